@@ -1,0 +1,45 @@
+# Two commands on a fresh machine:  make demo   and   make test
+# Each creates the virtual environment, installs multitest and the system
+# programs it needs (Graphviz `dot`; Chromium for the report test) when missing.
+
+PYTHON ?= python3
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
+
+.PHONY: demo test bench clean system-graphviz system-chromium
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[test]'
+	touch $@
+
+# Installs a Debian package when its program is missing and we are root;
+# otherwise says what is missing (the code degrades: DOT-only output, skipped browser test).
+define ensure
+	@if ! command -v $(1) >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing $(2) (for $(1))"; \
+	    (apt-get update -qq && $(APT) $(2)) >/dev/null || { echo "could not install $(2)" >&2; exit 1; }; \
+	  else echo "warning: '$(1)' not found and not root: install $(2) yourself" >&2; fi; \
+	fi
+endef
+
+system-graphviz:
+	$(call ensure,dot,graphviz)
+
+system-chromium:
+	$(call ensure,chromium,chromium fonts-dejavu-core)
+
+demo: $(VENV)/.installed system-graphviz
+	$(VENV)/bin/multitest demo --out demo-output --format svg --report
+
+test: $(VENV)/.installed system-graphviz system-chromium
+	$(PY) -m pytest -q -W error::RuntimeWarning
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/run.py
+
+clean:
+	rm -rf $(VENV) demo-output .pytest_cache

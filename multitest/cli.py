@@ -1,0 +1,249 @@
+"""The ``multitest`` command line.
+
+``multitest rank``, ``multitest demo``, ``multitest tests``.  Errors in the
+input are printed as one line and give exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from . import example_path
+from .corrections import CORRECTIONS
+import dataclasses
+
+from .costs import bundled_profiles, load_profile, profile_from_order, read_yaml
+from .errors import InputError, MultitestError
+from .pairwise import DEFAULT_TEST, available_tests
+from .ranking import ALTERNATIVES, CONTROL_METHODS, rank
+from .results import VALUE_KINDS, load_results
+from .second_pass import SECOND_PASS_METHODS
+
+__all__ = ["main"]
+
+_CONFIG_KEYS = ("costs", "order", "secondary_costs", "test", "alpha", "correction", "alternative",
+                "second_pass", "posthoc_correction", "friedman_gate", "control",
+                "control_method", "datasets", "algorithms", "value", "kind", "format", "report",
+                "out")
+
+
+def _split(text):
+    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+
+
+def _add_rank_options(parser):
+    parser.add_argument("results", help="per-fold results, long-format CSV")
+    prior = parser.add_argument_group("prior preference (one of)")
+    prior.add_argument("--costs", metavar="PROFILE",
+                       help="cost profile: YAML file or bundled name (%s)"
+                       % ", ".join(bundled_profiles()))
+    prior.add_argument("--order", metavar="A,B,...", help="explicit order, cheapest first")
+    prior.add_argument("--secondary-costs", metavar="PROFILE",
+                       help="profile that breaks ties of the main one")
+    tests = parser.add_argument_group("tests")
+    tests.add_argument("--test", metavar="NAME", help=f"pairwise test: a registered name "
+                       f"(multitest tests) or module:function (default {DEFAULT_TEST})")
+    tests.add_argument("--alpha", type=float, help="significance level (default 0.05)")
+    tests.add_argument("--correction", choices=CORRECTIONS,
+                       help="correction within a data set (default none)")
+    tests.add_argument("--alternative", choices=ALTERNATIVES,
+                       help="'greater': one-sided 'costlier is better' p-values")
+    tests.add_argument("--second-pass", choices=SECOND_PASS_METHODS,
+                       help="post-hoc test over data sets (default nemenyi)")
+    tests.add_argument("--posthoc-correction", choices=CORRECTIONS,
+                       help="correction for the wilcoxon/sign second pass (default holm)")
+    tests.add_argument("--no-friedman-gate", dest="friedman_gate", action="store_false",
+                       default=None, help="apply the post-hoc test even when Friedman does "
+                       "not reject")
+    tests.add_argument("--control", metavar="NAME",
+                       help="also compare every algorithm with this one")
+    tests.add_argument("--control-method", choices=CONTROL_METHODS,
+                       help="correction of the control comparisons (default holm)")
+    data = parser.add_argument_group("input")
+    data.add_argument("--datasets", metavar="D1,D2,...", help="use only these data sets")
+    data.add_argument("--algorithms", metavar="A1,A2,...", help="use only these algorithms")
+    data.add_argument("--value", metavar="COLUMN", help="column holding the values "
+                      "(default: the one named error/accuracy/...)")
+    data.add_argument("--kind", choices=VALUE_KINDS,
+                      help="how values become errors (default auto: from the column name)")
+    data.add_argument("--config", metavar="YAML", help="settings file; keys are the long "
+                      "options with '_' for '-' (command-line options win)")
+    out = parser.add_argument_group("output")
+    out.add_argument("--out", metavar="DIR", help="write result.json, CSV tables (and figures)")
+    out.add_argument("--format", metavar="svg[,png,pdf]",
+                     help="figure formats (DOT sources are always written with --out)")
+    out.add_argument("--report", action="store_true", default=None,
+                     help="write DIR/report.html")
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="multitest", description="Order learning algorithms by error and cost "
+        "(MultiTest / Multi²Test).")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    rank_parser = sub.add_parser("rank", help="order algorithms from per-fold results",
+                                 description="Order algorithms from per-fold results.")
+    _add_rank_options(rank_parser)
+    demo = sub.add_parser("demo", help="run the bundled report data with both bundled profiles")
+    demo.add_argument("--out", metavar="DIR", help="also write outputs under DIR/<profile>")
+    demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
+    demo.add_argument("--report", action="store_true", help="write report.html per profile")
+    sub.add_parser("tests", help="list the registered pairwise tests")
+    return parser
+
+
+def _config(path):
+    data, lines = read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError("a settings file must be a YAML mapping", source=path, row=1)
+    for key in data:
+        if key not in _CONFIG_KEYS:
+            raise InputError(f"unknown setting '{key}'; valid settings are "
+                             f"{', '.join(_CONFIG_KEYS)}", source=path, row=lines.get((key,)),
+                             field=key)
+    return data, os.path.dirname(os.path.abspath(path))
+
+
+def _settings(args):
+    """Merge command-line options over the --config file over the defaults."""
+    config, base = _config(args.config) if args.config else ({}, None)
+    merged = {}
+    for key in _CONFIG_KEYS:
+        value = getattr(args, key, None)
+        merged[key] = config.get(key) if value is None else value
+    for key in ("datasets", "algorithms", "format"):
+        if isinstance(merged[key], str):
+            merged[key] = _split(merged[key])
+    if base is not None:
+        for key in ("costs", "secondary_costs", "out"):
+            if getattr(args, key, None) is None and isinstance(config.get(key), str):
+                candidate = os.path.join(base, config[key])
+                merged[key] = candidate if os.path.exists(candidate) or key == "out" \
+                    else config[key]
+    return merged
+
+
+def _profile(settings):
+    costs, order = settings["costs"], settings["order"]
+    if (costs is None) == (order is None):
+        raise MultitestError("give exactly one prior preference: --costs PROFILE or "
+                             "--order A,B,...")
+    profile = load_profile(costs) if costs is not None else profile_from_order(
+        order if not isinstance(order, str) else _split(order))
+    if settings["secondary_costs"] is not None:
+        profile = dataclasses.replace(profile,
+                                      secondary=load_profile(settings["secondary_costs"]))
+    return profile
+
+
+def _run_rank(settings, results):
+    options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
+                                                "second_pass", "posthoc_correction",
+                                                "friedman_gate", "control", "control_method")
+               if settings[key] is not None}
+    return rank(results, _profile(settings), datasets=settings["datasets"],
+                algorithms=settings["algorithms"], **options)
+
+
+def _figure_writer(ranking, formats, report):
+    """Callback writing figures and the report into the staging directory."""
+    if not formats and not report:
+        return _dot_only(ranking)
+
+    def write(staging):
+        from .render import write_figures
+
+        warning = write_figures(ranking, staging, formats=formats or [])
+        if warning:
+            print(f"multitest: warning: {warning}", file=sys.stderr)
+        if report:
+            from .report import write_report
+
+            write_report(ranking, os.path.join(staging, "report.html"))
+    return write
+
+
+def _dot_only(ranking):
+    def write(staging):
+        from .render import write_figures
+
+        write_figures(ranking, staging, formats=[])
+    return write
+
+
+def _write(ranking, out, formats, report):
+    from .output import write_outputs
+
+    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report))
+
+
+def _print_summary(ranking, out=None, seconds=None, stream=None):
+    stream = stream or sys.stdout
+    from .summary import summary_text
+
+    print(summary_text(ranking), file=stream)
+    if seconds is not None:
+        print(f"\n({seconds:.2f} s)", file=stream)
+    if out is not None:
+        print(f"outputs written to {out}", file=stream)
+
+
+def _cmd_rank(args):
+    settings = _settings(args)
+    start = time.perf_counter()
+    results = load_results(args.results, **{k: settings[k] for k in ("value", "kind")
+                                            if settings[k] is not None})
+    ranking = _run_rank(settings, results)
+    elapsed = time.perf_counter() - start
+    if settings["out"]:
+        _write(ranking, settings["out"], settings["format"], settings["report"])
+    _print_summary(ranking, settings["out"], elapsed)
+    return 0
+
+
+def _cmd_demo(args):
+    results = load_results(example_path())
+    for name in ("training_time", "space_complexity"):
+        start = time.perf_counter()
+        ranking = rank(results, name)
+        elapsed = time.perf_counter() - start
+        print(f"=== bundled report data, cost profile: {name} ===")
+        out = os.path.join(args.out, name) if args.out else None
+        if out:
+            _write(ranking, out, _split(args.format), args.report)
+        _print_summary(ranking, out, elapsed)
+        print()
+    return 0
+
+
+def _cmd_tests(args):
+    registry = available_tests()
+    width = max(map(len, registry))
+    for name, test in registry.items():
+        marker = " (default)" if name == DEFAULT_TEST else ""
+        print(f"{name:<{width}}  {test.description}{marker}")
+    return 0
+
+
+def main(argv=None):
+    """Entry point of the ``multitest`` command."""
+    args = _parser().parse_args(argv)
+    command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests}[args.command]
+    try:
+        return command(args)
+    except MultitestError as exc:
+        print(f"multitest: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"multitest: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("multitest: interrupted; no output was changed", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

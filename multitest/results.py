@@ -1,0 +1,369 @@
+"""Loading and validating per-fold results.
+
+Results are long-format tables: one row per (data set, algorithm, fold) with an
+error or accuracy value.  :func:`load_results` reads them from a CSV file or a
+:class:`pandas.DataFrame`, checks them completely before anything is computed,
+and returns a :class:`Results` holding a dense ``(data sets, algorithms, folds)``
+array of errors.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .errors import InputError, MultitestError
+
+__all__ = ["Results", "load_results", "VALUE_KINDS"]
+
+#: How the value column is turned into an error (lower is better).
+VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
+
+_ERROR_NAMES = ("error", "err", "loss", "error_rate")
+_ACCURACY_NAMES = ("accuracy", "acc", "score")
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    """Validated per-fold errors.
+
+    Attributes
+    ----------
+    errors : ndarray, shape (n_datasets, n_algorithms, n_folds)
+        Error of every algorithm on every fold of every data set (lower is
+        better).  Folds are ordered replication-major: (1, 1), (1, 2), (2, 1)...
+    datasets, algorithms : tuple of str
+        Names, in order of first appearance in the input.
+    replications, folds_per_replication : int
+        The fold design; ``replications * folds_per_replication == n_folds``.
+        A score matrix (one value per data set and algorithm) has ``1`` and
+        ``1`` and ``has_folds`` false.
+    has_folds : bool
+        Whether per-fold values were given (False for a score matrix).
+    source : str
+        File name, or ``"<DataFrame>"``.
+    """
+
+    errors: np.ndarray
+    datasets: tuple
+    algorithms: tuple
+    replications: int
+    folds_per_replication: int
+    has_folds: bool
+    source: str
+
+    @property
+    def n_datasets(self):
+        return len(self.datasets)
+
+    @property
+    def n_algorithms(self):
+        return len(self.algorithms)
+
+    @property
+    def design(self):
+        """The :class:`multitest.pairwise.FoldDesign` of the folds."""
+        from .pairwise import FoldDesign
+
+        return FoldDesign(replications=self.replications, folds=self.folds_per_replication)
+
+    def subset(self, datasets=None, algorithms=None):
+        """Keep only the named data sets and/or algorithms, in the order given.
+
+        Raises
+        ------
+        MultitestError
+            If a name is unknown (the message lists the valid names) or fewer
+            than two algorithms would remain.
+        """
+        d_idx = _indices(datasets, self.datasets, "datasets")
+        a_idx = _indices(algorithms, self.algorithms, "algorithms")
+        if len(a_idx) < 2:
+            raise MultitestError("`algorithms`: at least 2 algorithms are needed to compare, "
+                                 f"got {len(a_idx)}")
+        errors = self.errors[np.ix_(d_idx, a_idx)]
+        errors.setflags(write=False)
+        return Results(errors=errors,
+                       datasets=tuple(self.datasets[i] for i in d_idx),
+                       algorithms=tuple(self.algorithms[i] for i in a_idx),
+                       replications=self.replications,
+                       folds_per_replication=self.folds_per_replication,
+                       has_folds=self.has_folds, source=self.source)
+
+    def to_frame(self):
+        """Long-format :class:`pandas.DataFrame` of the errors."""
+        S, L, F = self.errors.shape
+        k = self.folds_per_replication
+        frame = pd.DataFrame({
+            "dataset": np.repeat(self.datasets, L * F),
+            "algorithm": np.tile(np.repeat(self.algorithms, F), S),
+            "replication": np.tile(np.arange(F) // k + 1, S * L),
+            "fold": np.tile(np.arange(F) % k + 1, S * L),
+            "error": self.errors.ravel(),
+        })
+        return frame if self.has_folds else frame.drop(columns=["replication", "fold"])
+
+
+def _indices(names, valid, parameter):
+    if names is None:
+        return list(range(len(valid)))
+    names = list(names)
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise MultitestError(f"`{parameter}`: unknown name(s) {', '.join(map(str, unknown))}; "
+                             f"valid names are {', '.join(valid)}")
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise MultitestError(f"`{parameter}`: name(s) given twice: {', '.join(duplicated)}")
+    return [valid.index(n) for n in names]
+
+
+def load_results(source, *, dataset="dataset", algorithm="algorithm",
+                 replication="replication", fold="fold", value=None, kind="auto"):
+    """Read per-fold results from a CSV file or a data frame and validate them.
+
+    The default column names read the layout of the bundled report data
+    (``dataset, algorithm, replication, fold, accuracy``) with no arguments.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or pandas.DataFrame
+        A CSV file (long format, header on line 1) or a data frame.
+    dataset, algorithm : str
+        Column names of the data set and the algorithm.
+    replication, fold : str or None
+        Column names identifying a fold.  With both present a fold is
+        (replication, fold), as in 5x2 cv; with only ``fold`` present there is
+        one replication; with neither, the input is a score matrix: one value
+        per data set and algorithm, and no per-data-set test is possible.
+    value : str, optional
+        Column holding the value.  By default the only column named one of
+        ``error, err, loss, error_rate, accuracy, acc, score``.
+    kind : {'auto', 'error', 'accuracy', 'accuracy-percent'}
+        How to turn the value into an error: as is, ``1 - accuracy`` or
+        ``100 - accuracy``.  ``'auto'`` decides from the column name
+        (accuracy-like names are accuracies, in percent when any value
+        exceeds 1).
+
+    Returns
+    -------
+    Results
+
+    Raises
+    ------
+    InputError
+        On a missing column, a non-numeric or missing value, a duplicated
+        row, a missing fold or algorithm, or fewer than two algorithms; the
+        message names the file, row and field.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from multitest.results import load_results
+    >>> frame = pd.DataFrame({"dataset": ["d"] * 4, "algorithm": ["a", "a", "b", "b"],
+    ...                       "fold": [1, 2, 1, 2], "error": [0.1, 0.2, 0.3, 0.4]})
+    >>> res = load_results(frame)
+    >>> res.errors.shape
+    (1, 2, 2)
+    """
+    frame, name, row_offset = _read(source)
+    columns = _resolve_columns(frame, name, dataset, algorithm, replication, fold, value)
+    kind = _resolve_kind(kind, columns["value"])
+    values = _numeric(frame, columns["value"], name, row_offset)
+    keys = _key_columns(frame, columns, name, row_offset)
+    errors = _to_error(values, kind, columns["value"], name, row_offset)
+    return _assemble(keys, errors, columns, name, row_offset)
+
+
+def _read(source):
+    if isinstance(source, pd.DataFrame):
+        return source.reset_index(drop=True), "<DataFrame>", 0
+    name = os.fspath(source)
+    try:
+        frame = pd.read_csv(name, dtype=str, keep_default_na=False, skipinitialspace=True)
+    except FileNotFoundError:
+        raise InputError("no such file", source=name) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"not a readable CSV file ({detail})", source=name) from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    # Line numbers in messages count the header as line 1.
+    return frame, name, 2
+
+
+def _resolve_columns(frame, name, dataset, algorithm, replication, fold, value):
+    present = list(frame.columns)
+    for field, column in (("dataset", dataset), ("algorithm", algorithm)):
+        if column not in present:
+            raise InputError(f"missing column '{column}' (the {field}); columns are "
+                             f"{', '.join(present)}", source=name, field=column)
+    replication = replication if replication in present else None
+    fold = fold if fold in present else None
+    if replication is not None and fold is None:
+        raise InputError(f"column '{replication}' (replication) needs a fold column too",
+                         source=name, field=replication)
+    if value is None:
+        candidates = [c for c in present if c.lower() in _ERROR_NAMES + _ACCURACY_NAMES]
+        if len(candidates) != 1:
+            found = f"found {', '.join(candidates)}" if candidates else "found none"
+            raise InputError("cannot tell which column holds the values (expected exactly one of "
+                             f"{', '.join(_ERROR_NAMES + _ACCURACY_NAMES)}; {found}); "
+                             "name it with `value`/--value", source=name)
+        value = candidates[0]
+    elif value not in present:
+        raise InputError(f"missing value column '{value}'; columns are {', '.join(present)}",
+                         source=name, field=value)
+    return {"dataset": dataset, "algorithm": algorithm, "replication": replication,
+            "fold": fold, "value": value}
+
+
+def _resolve_kind(kind, value_column):
+    if kind not in VALUE_KINDS:
+        raise MultitestError(f"`kind` must be one of {', '.join(VALUE_KINDS)}, got {kind!r}")
+    if kind != "auto":
+        return kind
+    return "accuracy" if value_column.lower() in _ACCURACY_NAMES else "error"
+
+
+def _first_bad(mask, row_offset):
+    """Row of the first offending entry: a file line (header = 1) or a frame position."""
+    return int(np.flatnonzero(mask)[0]) + row_offset
+
+
+def _numeric(frame, column, name, row_offset):
+    raw = frame[column]
+    as_text = raw.astype(str).str.strip()
+    missing = as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy() | raw.isna().to_numpy()
+    if missing.any():
+        row = _first_bad(missing, row_offset)
+        raise InputError(f"missing value (NaN or empty); {int(missing.sum())} row(s) affected",
+                         source=name, row=row, field=column)
+    numbers = pd.to_numeric(as_text, errors="coerce").to_numpy(dtype=float)
+    bad = ~np.isfinite(numbers)
+    if bad.any():
+        i = np.flatnonzero(bad)[0]
+        raise InputError(f"not a finite number: {as_text.iloc[i]!r}", source=name,
+                         row=_first_bad(bad, row_offset), field=column)
+    return numbers
+
+
+def _key_columns(frame, columns, name, row_offset):
+    keys = {}
+    for role in ("dataset", "algorithm"):
+        text = frame[columns[role]].astype(str).str.strip()
+        empty = (text == "").to_numpy() | frame[columns[role]].isna().to_numpy()
+        if empty.any():
+            raise InputError(f"empty {role} name", source=name, field=columns[role],
+                             row=_first_bad(empty, row_offset))
+        keys[role] = text.to_numpy()
+    for role in ("replication", "fold"):
+        column = columns[role]
+        if column is None:
+            keys[role] = None
+            continue
+        text = frame[column].astype(str).str.strip()
+        numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
+        bad = ~np.isfinite(numbers) | (numbers != np.round(numbers))
+        if bad.any():
+            i = np.flatnonzero(bad)[0]
+            raise InputError(f"{role} must be an integer, got {text.iloc[i]!r}", source=name,
+                             row=_first_bad(bad, row_offset), field=column)
+        keys[role] = numbers.astype(np.int64)
+    return keys
+
+
+def _to_error(values, kind, column, name, row_offset):
+    if kind == "error":
+        return values
+    percent = kind == "accuracy-percent" or (kind == "accuracy" and values.max() > 1)
+    top = 100.0 if percent else 1.0
+    bad = (values < 0) | (values > top)
+    if bad.any():
+        i = np.flatnonzero(bad)[0]
+        raise InputError(f"accuracy {values[i]:g} is outside [0, {top:g}]", source=name,
+                         row=_first_bad(bad, row_offset), field=column)
+    return top - values
+
+
+def _assemble(keys, errors, columns, name, row_offset):
+    ds_codes, datasets = pd.factorize(keys["dataset"])
+    alg_codes, algorithms = pd.factorize(keys["algorithm"])
+    has_folds = keys["fold"] is not None
+    if has_folds:
+        rep = keys["replication"] if keys["replication"] is not None else np.ones_like(keys["fold"])
+        fold_keys = rep * (keys["fold"].max() + 1) + keys["fold"]
+        fold_codes, fold_labels = pd.factorize(fold_keys, sort=True)
+    else:
+        rep = None
+        fold_codes, fold_labels = np.zeros(len(errors), dtype=np.int64), np.array([0])
+    S, L, F = len(datasets), len(algorithms), len(fold_labels)
+    if L < 2:
+        raise InputError(f"at least 2 algorithms are needed, found {L} "
+                         f"({', '.join(algorithms)})", source=name, field=columns["algorithm"])
+    flat = (ds_codes * L + alg_codes) * F + fold_codes
+    _check_duplicates(flat, keys, columns, name, row_offset)
+    cube = np.full(S * L * F, np.nan)
+    cube[flat] = errors
+    cube = cube.reshape(S, L, F)
+    _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name)
+    replications, per_rep = _fold_design(fold_labels, keys, columns, name) if has_folds else (1, 1)
+    cube.setflags(write=False)
+    return Results(errors=cube, datasets=tuple(datasets), algorithms=tuple(algorithms),
+                   replications=replications, folds_per_replication=per_rep,
+                   has_folds=has_folds, source=name)
+
+
+def _check_duplicates(flat, keys, columns, name, row_offset):
+    duplicated = pd.Series(flat).duplicated(keep=False).to_numpy()
+    if not duplicated.any():
+        return
+    rows = np.flatnonzero(duplicated)
+    first = rows[0]
+    twin = rows[1:][flat[rows[1:]] == flat[first]][0]
+    what = [f"{keys['dataset'][first]}", f"{keys['algorithm'][first]}"]
+    if keys["replication"] is not None:
+        what.append(f"replication {keys['replication'][first]}")
+    if keys["fold"] is not None:
+        what.append(f"fold {keys['fold'][first]}")
+    raise InputError(f"duplicate row for {', '.join(what)} (also at row {first + row_offset})",
+                     source=name, row=int(twin) + row_offset)
+
+
+def _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name):
+    missing = np.isnan(cube)
+    if not missing.any():
+        return
+    per_pair = missing.all(axis=2)
+    if per_pair.any():
+        s = int(np.flatnonzero(per_pair.any(axis=1))[0])
+        absent = [algorithms[j] for j in np.flatnonzero(per_pair[s])]
+        raise InputError(f"data set '{datasets[s]}' has no results for algorithm(s) "
+                         f"{', '.join(absent)}", source=name, field=columns["algorithm"])
+    s, a, f = (int(x[0]) for x in np.nonzero(missing))
+    n_missing = int(missing.sum())
+    fold_text = _fold_text(fold_labels[f], keys, columns)
+    raise InputError(f"missing fold: data set '{datasets[s]}', algorithm '{algorithms[a]}' has "
+                     f"no {fold_text} ({n_missing} fold result(s) missing in all)",
+                     source=name, field=columns["fold"])
+
+
+def _fold_text(label, keys, columns):
+    base = keys["fold"].max() + 1
+    if columns["replication"] is None:
+        return f"fold {label % base}"
+    return f"replication {label // base}, fold {label % base}"
+
+
+def _fold_design(fold_labels, keys, columns, name):
+    base = keys["fold"].max() + 1
+    reps = np.unique(fold_labels // base)
+    folds = np.unique(fold_labels % base)
+    if len(reps) * len(folds) != len(fold_labels):
+        raise InputError(f"folds do not form a full replication x fold grid "
+                         f"({len(reps)} replications, {len(folds)} fold numbers, "
+                         f"{len(fold_labels)} distinct folds)", source=name,
+                         field=columns["fold"])
+    return len(reps), len(folds)

@@ -1,0 +1,122 @@
+"""Tests of multitest.costs: YAML profiles, orders, normalization, combinations."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from multitest import InputError, MultitestError, load_profile, profile_from_order
+from multitest.costs import bundled_profiles
+
+ALGS = ["c45", "mdt", "mlp", "lnp", "svl", "sv2", "svr", "5nn"]
+DATA = "multitest/data/ulas2008"
+
+
+@pytest.mark.parametrize("name", ["training_time", "space_complexity"])
+def test_bundled_profiles_equal_the_report_tables(name, example):
+    # Reference: the report's appendix tables as CSV (shared/data/ulas2008/<name>.csv).
+    table = pd.read_csv(f"{DATA}/{name}.csv", index_col="dataset")
+    profile = load_profile(name)
+    got = profile.cost_matrix(example.datasets, ALGS)
+    np.testing.assert_array_equal(got, table.loc[list(example.datasets), ALGS].to_numpy())
+    assert profile.source and profile.unit and profile.description
+
+
+def test_optdigits_training_time_prior_is_the_reports():
+    # METHOD.md section 4: 5nn < c45 < lnp < mlp < svr < svl < sv2 < mdt on optdigits.
+    costs = load_profile("training_time").cost_matrix(["optdigits"], ALGS)[0]
+    assert [ALGS[i] for i in np.argsort(costs)] == ["5nn", "c45", "lnp", "mlp", "svr", "svl",
+                                                      "sv2", "mdt"]
+
+
+def _yaml(tmp_path, text, name="p.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_single_values_and_normalizations(tmp_path):
+    text = "name: n\ncosts: {a: 2, b: 6, c: 2}\nnormalization: METHOD\n"
+    expected = {"none": [2, 6, 2], "max": [1 / 3, 1, 1 / 3], "sum": [0.2, 0.6, 0.2],
+                "rank": [1.5, 3, 1.5]}   # rank: average ranks of ties (scipy rankdata)
+    for method, want in expected.items():
+        profile = load_profile(_yaml(tmp_path, text.replace("METHOD", method)))
+        np.testing.assert_allclose(profile.cost_matrix(["x", "y"], "abc"), [want, want])
+
+
+def test_order_profile_and_inline_order(tmp_path):
+    profile = load_profile(_yaml(tmp_path, "order: [b, c, a]\n"))
+    np.testing.assert_array_equal(profile.cost_matrix(["d"], "abc"), [[2, 0, 1]])
+    np.testing.assert_array_equal(profile_from_order("b, c,a").cost_matrix(["d"], "abc"),
+                                  [[2, 0, 1]])
+    with pytest.raises(MultitestError, match="names an algorithm twice: b"):
+        profile_from_order("b,b,a")
+
+
+def test_secondary_breaks_ties(tmp_path):
+    _yaml(tmp_path, "costs: {a: 1, b: 3, c: 2}\n", "second.yaml")
+    profile = load_profile(_yaml(tmp_path, "costs: {a: 1, b: 1, c: 0}\nsecondary: second.yaml\n"))
+    keys = profile.keys(["d"], "abc")
+    assert keys.shape == (2, 1, 3)
+    np.testing.assert_array_equal(keys[:, 0], [[1, 1, 0], [1, 3, 2]])
+
+
+def test_lexicographic_and_weighted_bundled_examples(example):
+    lex = load_profile("time_then_space")
+    assert [p.name for p in lex.levels] == ["time_then_space", "space_complexity"]
+    np.testing.assert_array_equal(lex.cost_matrix(example.datasets, ALGS),
+                                  load_profile("training_time").cost_matrix(example.datasets, ALGS))
+    weighted = load_profile("time_and_space").cost_matrix(["optdigits"], ALGS)
+    # Hand computation from the report's optdigits rows: each profile divided by its
+    # maximum over the algorithms compared, then weighted 0.5 / 0.5.
+    rows = [pd.read_csv(f"{DATA}/{name}.csv", index_col="dataset").loc["optdigits", ALGS]
+            for name in ("training_time", "space_complexity")]
+    expected = sum(0.5 * row.to_numpy() / row.max() for row in rows)
+    np.testing.assert_allclose(weighted[0], expected)
+    assert weighted[0, ALGS.index("5nn")] == pytest.approx(
+        0.5 * 0.02 / 100.02 + 0.5 * 1.0)   # 5nn: fastest to train, largest model
+
+
+@pytest.mark.parametrize("text, message", [
+    ("costs: {a: 1, b: [2\n", r"p.yaml, row 2: malformed YAML"),
+    ("costs: {a: 1, b: -2}\n", r"row 1, field 'costs.b': cost must not be negative"),
+    ("costs:\n  a: 1\n  b:\n", r"row 3, field 'costs.b': missing cost"),
+    ("costs:\n  a: 1\n  b: fast\n", r"row 3, field 'costs.b': cost must be a finite number"),
+    ("cost: {a: 1}\n", r"row 1, field 'cost': unknown key 'cost'; valid keys are"),
+    ("name: x\n", r"needs exactly one of costs, per_dataset, order"),
+    ("costs: {a: 1}\nnormalization: mean\n", r"row 2, field 'normalization': normalization "
+                                             r"must be one of none, max, sum, rank"),
+    ("- a\n- b\n", "a cost profile must be a YAML mapping"),
+    ("order: [a, b, a]\n", "names an algorithm twice"),
+    ("costs: {a: 1}\nsecondary: nowhere.yaml\n", "nowhere.yaml: no such cost profile"),
+])
+def test_malformed_profiles_name_file_and_line(tmp_path, text, message):
+    with pytest.raises(InputError, match=message) as info:
+        load_profile(_yaml(tmp_path, text))
+    assert "\n" not in str(info.value)
+
+
+def test_names_that_differ_between_results_and_costs_are_listed(tmp_path):
+    profile = load_profile(_yaml(tmp_path, "costs:\n  c45: 1\n  svm: 2\n"))
+    with pytest.raises(InputError, match=r"row 1, field 'costs': no cost for algorithm\(s\) "
+                                         r"c4.5; the profile has svm instead"):
+        profile.cost_matrix(["d"], ["c45", "c4.5"])
+    table = load_profile(_yaml(tmp_path, "per_dataset:\n  d1: {a: 1, b: 2}\n  d2: {a: 1}\n"))
+    with pytest.raises(InputError, match=r"row 3, field 'per_dataset.d2': no cost for "
+                                         r"algorithm\(s\) b"):
+        table.cost_matrix(["d1", "d2"], "ab")
+    with pytest.raises(InputError, match=r"no costs for data set\(s\) d3"):
+        table.cost_matrix(["d1", "d3"], "a")
+
+
+def test_cycle_and_yaml_keys_stay_text(tmp_path):
+    _yaml(tmp_path, "costs: {a: 1}\nsecondary: b.yaml\n", "a.yaml")
+    _yaml(tmp_path, "costs: {a: 1}\nsecondary: a.yaml\n", "b.yaml")
+    with pytest.raises(InputError, match="cycle"):
+        load_profile(tmp_path / "a.yaml")
+    # YAML 1.1 would read the key `no` as False and `1` as an integer.
+    profile = load_profile(_yaml(tmp_path, "costs: {no: 1, 1: 2}\n"))
+    np.testing.assert_array_equal(profile.cost_matrix(["d"], ["no", "1"]), [[1, 2]])
+
+
+def test_bundled_list():
+    assert {"training_time", "space_complexity", "time_then_space",
+            "time_and_space"} <= set(bundled_profiles())
