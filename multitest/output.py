@@ -113,8 +113,8 @@ def _control(ranking):
     return {"control": names[c.control], "method": ranking.settings.control_method,
             "critical_difference": _number(c.critical_difference),
             "comparisons": [{"algorithm": names[i], "statistic": _number(c.statistic[i]),
-                             "pvalue": _number(c.pvalues[i]),
-                             "pvalue_adjusted": _number(c.pvalues_adjusted[i]),
+                             "pvalue": _number(c.raw_pvalues[i]),
+                             "pvalue_adjusted": _number(c.pvalues[i]),
                              "significant": bool(c.significant[i])} for i in others]}
 
 

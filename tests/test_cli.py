@@ -1,0 +1,173 @@
+"""Tests of multitest.cli: the command line, its outputs and its errors."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from multitest import example_path
+from multitest.cli import main
+
+from helpers import make_frame
+
+EXAMPLE = example_path()
+
+
+def run(argv, capsys):
+    status = main(argv)
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_rank_writes_json_and_tables(tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    status, out, err = run(["rank", EXAMPLE, "--costs", "training_time", "--out",
+                            str(out_dir)], capsys)
+    assert status == 0, err
+    doc = json.loads((out_dir / "result.json").read_text())
+    assert doc["final_order"][0] in out and "Friedman chi2" in out
+    for name in ("final_order.csv", "ranks.csv", "orders.csv", "pairwise.csv", "posthoc.csv",
+                 "second_pass.csv", "mean_errors.csv", "costs.csv"):
+        assert (out_dir / name).stat().st_size > 0, name
+    pairwise = pd.read_csv(out_dir / "pairwise.csv")
+    assert len(pairwise) == 38 * 28
+    assert doc["settings"]["test"] == "combined-5x2cv-f"
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".multitest-")]
+
+
+def test_inline_order_and_options(capsys):
+    status, out, err = run(["rank", EXAMPLE, "--order", "5nn,c45,lnp,mlp,mdt,svl,sv2,svr",
+                            "--datasets", "optdigits,zoo", "--alpha", "0.1",
+                            "--correction", "holm", "--test", "combined-5x2cv-t"], capsys)
+    assert status == 0, err
+    assert "test combined-5x2cv-t, alpha 0.1, correction holm" in out
+
+
+def test_demo_prints_both_orders(capsys):
+    status, out, err = run(["demo"], capsys)
+    assert status == 0, err
+    assert "cost profile: training_time" in out and "cost profile: space_complexity" in out
+    assert out.count("Final order") == 2
+
+
+def test_tests_lists_the_registry(capsys):
+    status, out, _ = run(["tests"], capsys)
+    assert status == 0
+    assert "combined-5x2cv-f" in out and "(default)" in out and "wilcoxon" in out
+
+
+def test_config_file_with_module_function_test(tmp_path, capsys, monkeypatch):
+    (tmp_path / "my_tests.py").write_text(
+        "from scipy import stats\n"
+        "def welch(a, b):\n"
+        "    r = stats.ttest_ind(a, b, equal_var=False)\n"
+        "    return r.statistic, r.pvalue\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    config = tmp_path / "run.yaml"
+    config.write_text("costs: training_time\ntest: my_tests:welch\nalpha: 0.05\n"
+                      "datasets: [optdigits, zoo]\n")
+    status, out, err = run(["rank", EXAMPLE, "--config", str(config)], capsys)
+    assert status == 0, err
+    assert "test my_tests:welch" in out or "welch" in out
+
+
+def test_benavoli_from_the_command_line(tmp_path, capsys):
+    accuracy = {"A": (50, 80), "B": (80, 50), "C": (55, 45), "D": (60, 85), "E": (65, 90)}
+    path = tmp_path / "benavoli.csv"
+    pd.DataFrame([(f"d{i}", a, v[i >= 10]) for i in range(20) for a, v in accuracy.items()],
+                 columns=["dataset", "algorithm", "accuracy"]).to_csv(path, index=False)
+    significant = {}
+    for method in ("nemenyi", "wilcoxon", "sign"):
+        out_dir = tmp_path / method
+        status, _, err = run(["rank", str(path), "--order", "A,B,C,D,E", "--second-pass",
+                              method, "--out", str(out_dir)], capsys)
+        assert status == 0, err
+        doc = json.loads((out_dir / "result.json").read_text())
+        significant[method] = [sorted(p) for p in doc["second_pass"]["significant"]]
+        if method != "nemenyi":
+            p_ab = [p for a, b, p in doc["second_pass"]["pvalues"] if {a, b} == {"A", "B"}]
+            assert p_ab == [1.0] and doc["second_pass"]["correction"] == "holm"
+    assert ["A", "B"] in significant["nemenyi"]
+    assert ["A", "B"] not in significant["wilcoxon"] + significant["sign"]
+
+
+def _frame_csv(tmp_path, frame, name="bad.csv"):
+    path = tmp_path / name
+    frame.to_csv(path, index=False)
+    return str(path)
+
+
+@pytest.fixture
+def good_frame():
+    return make_frame(np.random.default_rng(3).uniform(0.1, 0.3, (3, 3, 10)))
+
+
+BAD_CASES = {
+    "missing fold": (lambda f: f.drop(index=5), [], "missing fold"),
+    "nan": (lambda f: f.assign(error=f["error"].where(f.index != 9, np.nan)), [],
+            "row 11, field 'error': missing value"),
+    "non-numeric": (lambda f: f.assign(error=f["error"].astype(object).where(f.index != 9, "x")),
+                    [], "not a finite number"),
+    "duplicate row": (lambda f: pd.concat([f, f.iloc[[0]]]), [], "duplicate row"),
+    "one algorithm": (lambda f: f[f["algorithm"] == "a0"], [], "at least 2 algorithms"),
+    "misspelled algorithm": (lambda f: f.replace({"algorithm": {"a2": "a_2"}}), [],
+                             r"no cost for algorithm(s) a_2; the profile has a2 instead"),
+    "unknown test": (lambda f: f, ["--test", "t-test"], "valid names"),
+    "5x2 test on 10-fold": (lambda f: f.assign(replication=1, fold=f.groupby(
+        ["dataset", "algorithm"]).cumcount() + 1), [], "needs 5x2 cross-validation"),
+    "bad alpha": (lambda f: f, ["--alpha", "1.5"], "`alpha` must be"),
+    "unknown data set": (lambda f: f, ["--datasets", "d0,dd"], "unknown name(s) dd"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_CASES))
+def test_bad_input_one_line_exit_2_and_nothing_lost(case, tmp_path, capsys, good_frame):
+    edit, extra, message = BAD_CASES[case]
+    out_dir = tmp_path / "out"
+    out_dir.mkdir()
+    (out_dir / "result.json").write_text("previous")
+    path = _frame_csv(tmp_path, edit(good_frame))
+    status, out, err = run(["rank", path, "--order", "a0,a1,a2", "--out", str(out_dir)]
+                           + extra, capsys)
+    assert status == 2
+    assert err.count("\n") == 1 and err.startswith("multitest: error: ")
+    assert message in err and "Traceback" not in err
+    assert os.listdir(out_dir) == ["result.json"]
+    assert (out_dir / "result.json").read_text() == "previous"
+
+
+@pytest.mark.parametrize("yaml_text, message", [
+    ("costs: {a0: 1, a1: 2, a2: [\n", "row 2: malformed YAML"),
+    ("costs: {a0: 1, a1: -2, a2: 3}\n", "cost must not be negative"),
+    ("costs: {a0: 1, a1: 2}\n", "no cost for algorithm(s) a2"),
+])
+def test_bad_cost_profiles(tmp_path, capsys, good_frame, yaml_text, message):
+    profile = tmp_path / "costs.yaml"
+    profile.write_text(yaml_text)
+    status, _, err = run(["rank", _frame_csv(tmp_path, good_frame), "--costs", str(profile)],
+                         capsys)
+    assert status == 2 and message in err and str(profile) in err
+    assert err.count("\n") == 1
+
+
+def test_prior_must_be_given_once(capsys, good_frame, tmp_path):
+    path = _frame_csv(tmp_path, good_frame)
+    for extra in ([], ["--order", "a0,a1,a2", "--costs", "training_time"]):
+        status, _, err = run(["rank", path] + extra, capsys)
+        assert status == 2 and "exactly one prior preference" in err
+
+
+def test_console_script_end_to_end(tmp_path):
+    # The installed `multitest` entry point, as a user runs it.
+    exe = os.path.join(os.path.dirname(sys.executable), "multitest")
+    done = subprocess.run([exe, "rank", EXAMPLE, "--costs", "training_time", "--datasets",
+                           "optdigits"], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    first = [line for line in done.stdout.splitlines() if line.startswith("1 ")]
+    assert first and "svr" in first[0]
+    bad = subprocess.run([exe, "rank", str(tmp_path / "nope.csv"), "--order", "a,b"],
+                         capture_output=True, text=True, check=False)
+    assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr
