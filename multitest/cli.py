@@ -1,12 +1,13 @@
 """The ``multitest`` command line.
 
-``multitest rank``, ``multitest demo``, ``multitest tests``.  Errors in the
+``multitest rank``, ``multitest stability``, ``multitest demo``, ``multitest tests``.  Errors in the
 input are printed as one line and give exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 import time
@@ -34,7 +35,8 @@ def _split(text):
     return [part.strip() for part in text.split(",") if part.strip()] if text else None
 
 
-def _add_rank_options(parser):
+def _add_analysis_options(parser):
+    """Options shared by `rank` and `stability`: input, prior and tests."""
     parser.add_argument("results", help="per-fold results, long-format CSV")
     prior = parser.add_argument_group("prior preference (one of)")
     prior.add_argument("--costs", metavar="PROFILE",
@@ -71,6 +73,9 @@ def _add_rank_options(parser):
                       help="how values become errors (default auto: from the column name)")
     data.add_argument("--config", metavar="YAML", help="settings file; keys are the long "
                       "options with '_' for '-' (command-line options win)")
+
+
+def _add_rank_outputs(parser):
     out = parser.add_argument_group("output")
     out.add_argument("--out", metavar="DIR", help="write result.json, CSV tables (and figures)")
     out.add_argument("--format", metavar="svg[,png,pdf]",
@@ -86,7 +91,24 @@ def _parser():
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     rank_parser = sub.add_parser("rank", help="order algorithms from per-fold results",
                                  description="Order algorithms from per-fold results.")
-    _add_rank_options(rank_parser)
+    _add_analysis_options(rank_parser)
+    _add_rank_outputs(rank_parser)
+    stab = sub.add_parser("stability", help="how stable the final order is (bootstrap, alpha, "
+                          "cost profiles)", description="Resample the data sets with "
+                          "replacement and rerun the second pass; compare alphas and profiles.")
+    _add_analysis_options(stab)
+    extra = stab.add_argument_group("stability")
+    extra.add_argument("-B", "--bootstrap", type=int, default=1000, metavar="N",
+                       help="number of resamples (default 1000)")
+    extra.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    extra.add_argument("--alphas", default="0.01,0.05,0.1", metavar="A1,A2,...",
+                       help="alpha grid (default 0.01,0.05,0.1)")
+    extra.add_argument("--profiles", metavar="P1,P2,...",
+                       help="cost profiles to compare side by side")
+    extra.add_argument("--out", metavar="DIR", help="write stability.json, "
+                       "stability_positions.csv (and stability.html with --report)")
+    extra.add_argument("--report", action="store_true", default=None,
+                       help="write DIR/stability.html (heat maps)")
     demo = sub.add_parser("demo", help="run the bundled report data with both bundled profiles")
     demo.add_argument("--out", metavar="DIR", help="also write outputs under DIR/<profile>")
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
@@ -204,6 +226,47 @@ def _cmd_rank(args):
     return 0
 
 
+def _alphas(text):
+    try:
+        return [float(a) for a in _split(text)]
+    except ValueError:
+        raise MultitestError(f"`--alphas` must be numbers separated by commas, got {text!r}") \
+            from None
+
+
+def _cmd_stability(args):
+    from .output import atomic_directory
+    from .stability import stability, stability_text, stability_to_dict
+
+    settings = _settings(args)
+    results = load_results(args.results, **{k: settings[k] for k in ("value", "kind")
+                                            if settings[k] is not None})
+    options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
+                                                "second_pass", "posthoc_correction",
+                                                "friedman_gate")
+               if settings[key] is not None}
+    start = time.perf_counter()
+    result = stability(results, _profile(settings), n_bootstrap=args.bootstrap, seed=args.seed,
+                       alphas=_alphas(args.alphas), profiles=_split(args.profiles) or (),
+                       datasets=settings["datasets"], algorithms=settings["algorithms"],
+                       **options)
+    elapsed = time.perf_counter() - start
+    if settings["out"]:
+        with atomic_directory(settings["out"]) as staging:
+            with open(os.path.join(staging, "stability.json"), "w", encoding="utf-8") as f:
+                json.dump(stability_to_dict(result), f, indent=1, allow_nan=False)
+            result.position_frame().to_csv(os.path.join(staging, "stability_positions.csv"))
+            if settings["report"]:
+                from .render_stability import write_stability_report
+
+                write_stability_report(result, os.path.join(staging, "stability.html"))
+    print(stability_text(result))
+    print(f"\n({elapsed:.2f} s)")
+    if settings["out"]:
+        print(f"outputs written to {settings['out']}")
+    return 0
+
+
 def _cmd_demo(args):
     results = load_results(example_path())
     for name in ("training_time", "space_complexity"):
@@ -231,7 +294,8 @@ def _cmd_tests(args):
 def main(argv=None):
     """Entry point of the ``multitest`` command."""
     args = _parser().parse_args(argv)
-    command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests}[args.command]
+    command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,
+               "stability": _cmd_stability}[args.command]
     try:
         return command(args)
     except MultitestError as exc:

@@ -110,7 +110,8 @@ class Ranking:
                 f"test={self.settings.test!r}, alpha={self.settings.alpha})")
 
 
-def _resolve_results(results, datasets, algorithms):
+def resolve_results(results, datasets, algorithms):
+    """A :class:`Results` from a Results, a CSV path or a DataFrame, optionally subset."""
     if not isinstance(results, Results):
         if not isinstance(results, (str, os.PathLike, pd.DataFrame)):
             raise MultitestError("`results` must be a Results, a CSV path or a DataFrame, "
@@ -121,7 +122,8 @@ def _resolve_results(results, datasets, algorithms):
     return results
 
 
-def _resolve_profile(costs):
+def resolve_profile(costs):
+    """A :class:`CostProfile` from a profile, a YAML path / bundled name or an order."""
     if isinstance(costs, CostProfile):
         return costs
     if isinstance(costs, (str, os.PathLike)):
@@ -211,8 +213,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     """
     _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
                     control_method)
-    results = _resolve_results(results, datasets, algorithms)
-    profile = _resolve_profile(costs)
+    results = resolve_results(results, datasets, algorithms)
+    profile = resolve_profile(costs)
     keys = profile.keys(results.datasets, results.algorithms)
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:

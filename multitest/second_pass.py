@@ -201,7 +201,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         significant = np.asarray(posthoc.significant, dtype=bool)
     else:
         posthoc, significant = None, np.zeros((L, L), dtype=bool)
-    better = _better(method, average_ranks, mean_errors)
+    better = better_matrix(method, average_ranks, mean_errors)
     position_of = np.argsort(prior)
     overrides = overrides_from_decisions(position_of, significant, better)
     order = tuple(algorithms[prior[i]] for i in cost_ordered_sort(overrides))
@@ -214,7 +214,8 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     return fr, result
 
 
-def _better(method, average_ranks, mean_errors):
+def better_matrix(method, average_ranks, mean_errors):
+    """``better[a, b]``: ``a`` beats ``b`` by the method's criterion (see module doc)."""
     if method == "nemenyi":
         return average_ranks[:, None] < average_ranks[None, :]
     # Direction of a paired test over data sets: the median difference of mean

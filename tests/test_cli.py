@@ -171,3 +171,28 @@ def test_console_script_end_to_end(tmp_path):
     bad = subprocess.run([exe, "rank", str(tmp_path / "nope.csv"), "--order", "a,b"],
                          capture_output=True, text=True, check=False)
     assert bad.returncode == 2 and "no such file" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_stability_command_is_seeded_and_writes_outputs(tmp_path, capsys):
+    argv = ["stability", EXAMPLE, "--costs", "training_time", "-B", "200", "--seed", "7",
+            "--profiles", "space_complexity", "--alphas", "0.01,0.05"]
+    status, first, err = run(argv + ["--out", str(tmp_path / "s"), "--report"], capsys)
+    assert status == 0, err
+    doc = json.loads((tmp_path / "s" / "stability.json").read_text())
+    assert doc["n_bootstrap"] == 200 and doc["seed"] == 7
+    html = (tmp_path / "s" / "stability.html").read_text()
+    assert "<svg" in html and "http://" not in html.replace("http://www.w3.org", "")
+    positions = pd.read_csv(tmp_path / "s" / "stability_positions.csv", index_col=0)
+    np.testing.assert_allclose(positions.sum(axis=1), 1.0)
+    status, second, _ = run(argv, capsys)
+    strip = lambda text: text.split("\n(")[0]  # noqa: E731 (drop the timing line)
+    assert status == 0 and strip(first) == strip(second)
+
+
+def test_stability_bad_input(capsys):
+    status, _, err = run(["stability", EXAMPLE, "--costs", "training_time", "--alphas", "a"],
+                         capsys)
+    assert status == 2 and "`--alphas`" in err
+    status, _, err = run(["stability", EXAMPLE, "--costs", "training_time", "--datasets",
+                          "zoo"], capsys)
+    assert status == 2 and "at least" in err and err.count("\n") == 1

@@ -1,0 +1,272 @@
+"""Stability of the final order: bootstrap over data sets, α grid, cost profiles."""
+import json
+import os
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+from helpers import make_frame
+
+from multitest import MultitestError, load_results, profile_from_order, rank
+from multitest.render_stability import (orders_table_html, stability_heatmap_svg,
+                                        write_stability_report)
+from multitest.second_pass import second_pass
+from multitest.stability import (_bootstrap_orders, stability, stability_text,
+                                 stability_to_dict)
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def dominant_case(n_datasets=40, n_folds=20, seed=1):
+    """D, the costliest of A < B < C < D, is far better everywhere; A, B, C tie exactly.
+
+    On every data set the k-fold t test finds D better than each of A, B, C
+    (errors 0.05 against 0.30, noise 0.01) and nothing else (A, B and C have
+    identical errors: t = 0, p = 1), so MultiTest ranks D 1, A 2, B 3, C 4
+    everywhere.  Every resample therefore has the same rank matrix: Friedman
+    rejects, Nemenyi's CD for L = 4, S = 40 is 0.74 < 1, so D overrides A, B
+    and C, and B, C (worse average ranks than A) override nothing.  The final
+    order is D, A, B, C on every resample.
+    """
+    rng = np.random.default_rng(seed)
+    shared = 0.30 + rng.normal(0, 0.01, size=(n_datasets, 1, n_folds))
+    errors = np.repeat(shared, 4, axis=1)
+    errors[:, 3] = 0.05 + rng.normal(0, 0.01, size=(n_datasets, n_folds))
+    frame = make_frame(errors, algorithms=["A", "B", "C", "D"], replications=1)
+    return load_results(frame), profile_from_order(["A", "B", "C", "D"])
+
+
+def tied_case(n_datasets=12):
+    """Identical errors for all five algorithms on every data set: cost order everywhere."""
+    rng = np.random.default_rng(2)
+    errors = np.repeat(rng.uniform(0.1, 0.4, size=(n_datasets, 1, 10)), 5, axis=1)
+    frame = make_frame(errors, algorithms=["A", "B", "C", "D", "E"])
+    return load_results(frame), profile_from_order(["E", "C", "A", "D", "B"])
+
+
+@pytest.fixture(scope="module")
+def bundled(example):
+    return stability(example, "training_time", n_bootstrap=300, seed=0,
+                     profiles=["space_complexity", "time_and_space"])
+
+
+# -- cases whose answer is known ---------------------------------------------------
+
+def test_dominant_algorithm_is_always_first():
+    results, costs = dominant_case()
+    reference = rank(results, costs, test="kfold-t")
+    assert reference.final_order == ("D", "A", "B", "C")
+    assert reference.friedman.pvalue < 0.05
+    result = stability(results, costs, test="kfold-t", n_bootstrap=200, seed=3)
+    assert result.first_probability == {"A": 0.0, "B": 0.0, "C": 0.0, "D": 1.0}
+    d = result.algorithms.index("D")
+    np.testing.assert_array_equal(result.position_probability[d], [1, 0, 0, 0])
+    expected = np.zeros((4, 4))
+    for position, name in enumerate(("D", "A", "B", "C")):
+        expected[result.algorithms.index(name), position] = 1
+    np.testing.assert_array_equal(result.position_probability, expected)
+    assert result.reference_frequency == 1.0
+    assert result.posthoc_fraction == 1.0
+    assert result.order_frequencies == ((("D", "A", "B", "C"), 1.0),)
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"second_pass": "wilcoxon"}, {"second_pass": "sign"},
+    {"friedman_gate": False}, {"second_pass": "wilcoxon", "friedman_gate": False},
+])
+def test_identical_errors_give_the_cost_order(options):
+    results, costs = tied_case()
+    result = stability(results, costs, n_bootstrap=100, seed=5, **options)
+    cost_order = ("E", "C", "A", "D", "B")
+    assert result.reference_order == cost_order
+    expected = np.zeros((5, 5))
+    for position, name in enumerate(cost_order):
+        expected[result.algorithms.index(name), position] = 1
+    np.testing.assert_array_equal(result.position_probability, expected)
+    assert result.first_probability["E"] == 1.0
+    assert all(order == cost_order for order in result.orders_by_alpha.values())
+
+
+# -- the resampling shortcut agrees with the full second pass -------------------------
+
+@pytest.mark.parametrize("method", ["nemenyi", "wilcoxon", "sign"])
+@pytest.mark.parametrize("n_datasets", [38, 5])
+@pytest.mark.parametrize("gate", [True, False])
+def test_bootstrap_orders_match_second_pass(example, method, n_datasets, gate):
+    results = example.subset(datasets=example.datasets[:n_datasets])
+    reference = rank(results, "time_then_space")
+    ranks = reference.ranks_frame().to_numpy(dtype=float)
+    mean_errors = reference.datasets[0].table.mean_errors
+    keys = reference.profile.keys(results.datasets, results.algorithms)
+    draws = np.random.default_rng(11).integers(0, n_datasets, size=(25, n_datasets))
+    orders, applied = _bootstrap_orders(ranks, mean_errors, keys, results.algorithms, draws,
+                                        method=method, alpha=0.05, correction="holm",
+                                        friedman_gate=gate)
+    for idx, order, was_applied in zip(draws, orders, applied):
+        _, full = second_pass(ranks[idx], mean_errors[idx], keys[:, idx], results.algorithms,
+                              method=method, alpha=0.05, correction="holm",
+                              friedman_gate=gate)
+        assert tuple(results.algorithms[i] for i in order) == full.order
+        assert was_applied == full.applied
+
+
+def test_small_pool_sees_both_gate_outcomes(example):
+    results = example.subset(datasets=example.datasets[:5])
+    result = stability(results, "training_time", n_bootstrap=200)
+    assert 0 < result.posthoc_fraction < 1
+
+
+# -- reproducibility and bookkeeping ---------------------------------------------------
+
+def test_same_seed_same_result(example, bundled):
+    again = stability(example, "training_time", n_bootstrap=300, seed=0,
+                      profiles=["space_complexity", "time_and_space"])
+    np.testing.assert_array_equal(again.position_probability, bundled.position_probability)
+    assert again.order_frequencies == bundled.order_frequencies
+    assert stability_to_dict(again) == stability_to_dict(bundled)
+
+
+def test_different_seed_different_counts(example, bundled):
+    other = stability(example, "training_time", n_bootstrap=300, seed=1, alphas=())
+    assert not np.array_equal(other.position_probability, bundled.position_probability)
+    assert other.reference_order == bundled.reference_order
+
+
+def test_probabilities_are_distributions(bundled):
+    p = bundled.position_probability
+    assert p.shape == (8, 8)
+    np.testing.assert_allclose(p.sum(axis=1), 1)
+    np.testing.assert_allclose(p.sum(axis=0), 1)
+    assert not p.flags.writeable
+    counts = p * bundled.n_bootstrap
+    np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
+    # non-trivial: some algorithm moves between positions
+    assert ((p > 0) & (p < 1)).any()
+    assert bundled.first_probability == {a: p[i, 0] for i, a in enumerate(bundled.algorithms)}
+    assert sum(f for _, f in bundled.order_frequencies) == pytest.approx(1)
+    frame = bundled.position_frame()
+    assert list(frame.index) == list(bundled.reference_order)
+    assert list(frame.columns) == list(range(1, 9))
+
+
+def test_alpha_grid_and_profiles_match_rank(example, bundled):
+    assert bundled.alphas == (0.01, 0.05, 0.10)
+    assert bundled.orders_by_alpha[0.05] == rank(example, "training_time").final_order
+    assert bundled.orders_by_alpha[0.01] == rank(example, "training_time",
+                                                 alpha=0.01).final_order
+    assert bundled.reference_order == rank(example, "training_time").final_order
+    assert bundled.profiles == ("space_complexity", "time_and_space")
+    assert (bundled.orders_by_profile["space_complexity"]
+            == rank(example, "space_complexity").final_order)
+    assert (bundled.orders_by_profile["time_and_space"]
+            == rank(example, "time_and_space").final_order)
+
+
+def test_rank_options_are_passed_on(example):
+    result = stability(example, "training_time", n_bootstrap=20, alpha=0.1,
+                       second_pass="wilcoxon", alphas=[0.05, 0.01, 0.05],
+                       algorithms=["c45", "svl", "5nn", "mlp"])
+    assert result.algorithms == ("c45", "svl", "5nn", "mlp")
+    assert result.settings["alpha"] == 0.1
+    assert result.settings["second_pass"] == "wilcoxon"
+    assert result.settings["n_bootstrap"] == 20
+    assert result.alphas == (0.01, 0.05)
+    expected = rank(example, "training_time", alpha=0.01, second_pass="wilcoxon",
+                    algorithms=["c45", "svl", "5nn", "mlp"]).final_order
+    assert result.orders_by_alpha[0.01] == expected
+
+
+def test_text_and_dict(bundled):
+    text = stability_text(bundled)
+    for name in bundled.algorithms:
+        assert name in text
+    assert "alpha=0.01" in text and "space_complexity" in text
+    assert "300 bootstrap resamples of the 38 data sets" in text
+    doc = json.loads(json.dumps(stability_to_dict(bundled)))
+    assert doc["reference_order"] == list(bundled.reference_order)
+    assert doc["orders_by_alpha"]["0.05"] == list(bundled.orders_by_alpha[0.05])
+    assert doc["orders_by_profile"]["space_complexity"] == list(
+        bundled.orders_by_profile["space_complexity"])
+    for row in doc["position_probability"].values():
+        assert sum(row) == pytest.approx(1)
+    assert len(stability_to_dict(bundled, top_orders=2)["order_frequencies"]) == 2
+
+
+# -- rendering -----------------------------------------------------------------------
+
+def test_heatmap_svg(bundled):
+    svg = stability_heatmap_svg(bundled)
+    root = ET.fromstring(svg)
+    assert root.tag == SVG + "svg"
+    rects = root.findall(f".//{SVG}rect")
+    assert len(rects) == 8 * 8
+    assert all(r.get("class").startswith("cell") for r in rects)
+    labels = {"".join(t.itertext()) for t in root.iter(SVG + "text")}
+    for name in bundled.algorithms:
+        assert any(name in label for label in labels)
+    # shading grows with the probability
+    first = bundled.reference_order[0]
+    assert bundled.first_probability[first] > 0.5
+    fills = [r.get("fill") for r in rects]
+    assert "#ffffff" in fills
+
+
+def test_heatmap_many_long_names():
+    names = [f"algorithm <{i}> & a very long descriptive name number {i:02d} of the pool"
+             for i in range(50)]
+    rng = np.random.default_rng(4)
+    errors = rng.uniform(0.1, 0.5, size=(6, 50, 10))
+    results = load_results(make_frame(errors, algorithms=names))
+    result = stability(results, profile_from_order(names), n_bootstrap=10, alphas=())
+    svg = stability_heatmap_svg(result)
+    root = ET.fromstring(svg)
+    assert len(root.findall(f".//{SVG}rect")) == 50 * 50
+    for name in names:
+        assert name in svg.replace("&lt;", "<").replace("&gt;", ">").replace("&amp;", "&")
+    assert float(root.get("width")) < 2500
+
+
+def test_orders_table_html(bundled):
+    table = orders_table_html(bundled)
+    root = ET.fromstring(table)
+    header = [th.text for th in root.find("thead").iter("th")]
+    assert header[1].startswith("reference")
+    assert "alpha=0.01" in header and "space_complexity" in header
+    body = root.find("tbody").findall("tr")
+    assert len(body) == 8
+    assert [tr.findall("td")[0].text for tr in body] == list(bundled.reference_order)
+
+
+def test_report_is_self_contained_and_atomic(bundled, tmp_path):
+    target = tmp_path / "stability.html"
+    target.write_text("old")
+    written = write_stability_report(bundled, target)
+    assert written == str(target)
+    page = target.read_text(encoding="utf-8")
+    assert page.startswith("<!DOCTYPE html>") and "<svg" in page
+    assert "src=" not in page and "href=" not in page and "@import" not in page
+    assert os.listdir(tmp_path) == ["stability.html"]
+
+
+# -- invalid parameters ----------------------------------------------------------------
+
+@pytest.mark.parametrize("options, parameter", [
+    ({"n_bootstrap": 0}, "n_bootstrap"),
+    ({"n_bootstrap": 2.5}, "n_bootstrap"),
+    ({"n_bootstrap": True}, "n_bootstrap"),
+    ({"seed": -1}, "seed"),
+    ({"seed": "x"}, "seed"),
+    ({"alphas": (0.05, 1.0)}, "alphas"),
+    ({"alphas": (0,)}, "alphas"),
+    ({"alphas": ["a"]}, "alphas"),
+    ({"alphas": None}, "alphas"),
+    ({"profiles": 3}, "profiles"),
+    ({"profiles": ["training_time", "training_time"]}, "profiles"),
+    ({"alpha": 2}, "alpha"),
+    ({"datasets": ["optdigits"]}, "results"),
+    ({"bogus": 1}, "bogus"),
+])
+def test_bad_parameters(example, options, parameter):
+    with pytest.raises(MultitestError, match=f"`{parameter}`"):
+        stability(example, "training_time", n_bootstrap=options.pop("n_bootstrap", 5),
+                  **options)
