@@ -231,6 +231,12 @@ class DataSetResult:
                                mean_error_to=pair["mean_error_b"])
         return graph
 
+    def _repr_svg_(self):
+        # The override graph in Jupyter; rendering is imported only when asked for.
+        from .render import render_override_graph, to_svg
+
+        return to_svg(render_override_graph(self))
+
     def trace(self):
         """Steps of the cost-ordered sort, with algorithm names.
 

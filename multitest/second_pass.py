@@ -107,6 +107,12 @@ class SecondPassResult:
             graph.add_edge(a, b, **attributes)
         return graph
 
+    def _repr_svg_(self):
+        # The second-pass graph in Jupyter; rendering is imported only when asked for.
+        from .render import render_second_pass_result, to_svg
+
+        return to_svg(render_second_pass_result(self))
+
     def trace(self):
         """Steps of the cost-ordered sort, with algorithm names."""
         names = self.prior_order

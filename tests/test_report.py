@@ -1,0 +1,184 @@
+"""The HTML report (multitest.report): self-contained, complete, and it opens in a browser."""
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from multitest import rank
+from multitest.render import dataset_stems, figures
+from multitest.report import report_html, write_report
+
+HAS_DOT = shutil.which("dot") is not None
+CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
+                             shutil.which("google-chrome"), "/usr/bin/chromium")
+                 if p and os.path.exists(p)), None)
+
+
+@pytest.fixture(scope="module")
+def ranking(example):
+    return rank(example, "training_time")
+
+
+@pytest.fixture(scope="module")
+def report(ranking, tmp_path_factory):
+    path = tmp_path_factory.mktemp("report") / "report.html"
+    write_report(ranking, path)
+    return path
+
+
+def test_self_contained(report):
+    text = report.read_text(encoding="utf-8")
+    assert "http://" not in text and "https://" not in text and "//" not in re.sub(
+        r"<pre>.*?</pre>", "", text, flags=re.S)
+    assert "<script" not in text.lower() and "<link" not in text.lower()
+    assert "<iframe" not in text.lower() and "@import" not in text
+    # Every href is an anchor inside the page, every anchor exists.
+    hrefs = re.findall(r'href="([^"]*)"', text)
+    assert hrefs and all(h.startswith("#") for h in hrefs)
+    ids = set(re.findall(r'id="([^"]*)"', text))
+    assert {h[1:] for h in hrefs} <= ids
+    assert not re.search(r"\bsrc=", text)
+
+
+def test_contents(ranking, report):
+    text = report.read_text(encoding="utf-8")
+    # The final order comes first: before the index and every other section.
+    headings = re.findall(r"<h2>(.*?)</h2>", text)
+    assert headings[0] == "Final order"
+    first_list = re.search(r'<ol class="final">(.*?)</ol>', text).group(1)
+    assert re.findall(r"<li>(.*?)</li>", first_list) == list(ranking.final_order)
+    assert text.index('id="final-order"') < text.index('id="contents"')
+    for wanted in ("Second pass", "Nemenyi stage", "Friedman test and gate", "Data sets",
+                   "Settings", "Notes"):
+        assert wanted in headings
+    # A section per data set, reachable from the index.
+    for r, stem in zip(ranking.datasets, dataset_stems(ranking)):
+        assert f'<section id="ds-{stem}"><h3>{r.name}</h3>' in text
+        assert f'<a href="#ds-{stem}">{r.name}</a>' in text
+    assert text.count("<section id=\"ds-") == len(ranking.datasets) == 38
+    # Every figure, the gate decision, settings and notes.
+    for stem in figures(ranking):
+        assert f'id="fig-{stem}"' in text
+    assert html.escape(ranking.second_pass.gate) in text
+    for note in ranking.notes:
+        assert html.escape(note) in text
+    assert "combined-5x2cv-f" in text and "training_time" in text
+    optdigits = text[text.index('id="ds-optdigits"'):]
+    optdigits = optdigits[:optdigits.index("</section>")]
+    assert "svr, svl, sv2, 5nn, mlp, lnp, mdt, c45" in optdigits
+    assert optdigits.count('<tr class="override">') == 16
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_figures_are_inline_svg(ranking, report):
+    text = report.read_text(encoding="utf-8")
+    assert text.count("<svg") == len(figures(ranking)) == 4 + 2 * 38
+    assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<pre>" not in text
+
+
+def test_without_dot_embeds_dot_source(ranking, tmp_path, monkeypatch):
+    small = rank(ranking.results, "training_time", datasets=["optdigits", "iris"])
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    text = report_html(small)
+    assert "<svg" not in text
+    assert text.count("<pre>") == len(figures(small))
+    assert "Graphviz 'dot' was not found" in text
+    assert html.escape(figures(small)["final"].source) in text
+
+
+def test_names_are_escaped(tmp_path):
+    from test_render import synthetic_ranking
+
+    names = ["<script>alert(1)</script>", "a & b", 'q"q', "plain"]
+    r = synthetic_ranking(names, [0, -0.1, -0.15, -0.2], n_datasets=3, seed=0)
+    text = report_html(r)
+    assert "<script" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text and "a &amp; b" in text
+
+
+def test_atomic_write(ranking, tmp_path):
+    small = rank(ranking.results, "training_time", datasets=["iris", "wine"])
+    path = tmp_path / "report.html"
+    path.write_text("old")
+    assert write_report(small, path) == str(path)
+    assert path.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_single_data_set(ranking):
+    one = rank(ranking.results, "training_time", datasets=["optdigits"])
+    text = report_html(one)
+    assert "A single data set" in text and 'id="ds-optdigits"' in text
+    assert 'id="fig-cd"' not in text
+
+
+# -- the report in a real browser --------------------------------------------------------------
+
+_PROBE = """<script>
+window.__errors = [];
+window.addEventListener("error", function (e) {
+  var t = e.target;
+  window.__errors.push(t && t !== window ? "resource: " + (t.src || t.href || t.tagName)
+                                         : String(e.message));
+}, true);
+var __consoleError = console.error;
+console.error = function () { window.__errors.push("console: " + [].join.call(arguments, " "));
+                              __consoleError.apply(console, arguments); };
+window.addEventListener("load", function () {
+  var figures = Array.prototype.map.call(document.querySelectorAll("figure"), function (f) {
+    var s = f.querySelector("svg"), r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
+    return {id: f.id, width: r.width, height: r.height,
+            shapes: s ? s.querySelectorAll("path,polygon,text,ellipse,polyline").length : 0};
+  });
+  var p = document.createElement("pre");
+  p.id = "__probe";
+  p.textContent = JSON.stringify({errors: window.__errors, figures: figures,
+                                  svgs: document.querySelectorAll("svg").length});
+  document.body.appendChild(p);
+});
+</script>"""
+
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+          "--disable-background-networking", "--disable-component-update", "--disable-sync",
+          "--hide-scrollbars", "--enable-logging=stderr", "--v=0"]
+
+
+def _chromium(args, profile):
+    return subprocess.run([CHROMIUM] + _FLAGS + [f"--user-data-dir={profile}"] + args,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (CI installs it)")
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_report_in_headless_chromium(ranking, report, tmp_path):
+    # 1. The page as a browser builds it: a probe (in a copy; the report has no
+    #    script) records errors and measures every figure after the load event.
+    probed = tmp_path / "probed.html"
+    probed.write_text(report.read_text(encoding="utf-8").replace("<head>", "<head>" + _PROBE, 1),
+                      encoding="utf-8")
+    done = _chromium(["--window-size=1280,4000", "--dump-dom", probed.as_uri()],
+                     tmp_path / "profile-dom")
+    found = re.search(r'<pre id="__probe">(.*?)</pre>', done.stdout, re.S)
+    assert found, f"no probe output; chromium said:\n{done.stderr[-2000:]}"
+    probe = json.loads(html.unescape(found.group(1)))
+    assert probe["errors"] == []
+    console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []
+    expected = [f"fig-{stem}" for stem in figures(ranking)]
+    assert sorted(f["id"] for f in probe["figures"]) == sorted(expected)
+    assert probe["svgs"] == len(expected)
+    for figure in probe["figures"]:
+        assert figure["width"] > 50 and figure["height"] > 30 and figure["shapes"] > 5, figure
+    # 2. A screenshot of the report itself, for a person to look at.
+    shot = tmp_path / "report.png"
+    done = _chromium([f"--screenshot={shot}", "--window-size=1280,4000", report.as_uri()],
+                     tmp_path / "profile-shot")
+    assert shot.exists(), done.stderr[-2000:]
+    data = shot.read_bytes()
+    assert data.startswith(b"\x89PNG") and len(data) > 50_000
+    console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
+    assert console == []
