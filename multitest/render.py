@@ -305,6 +305,7 @@ class CDLayout:
     labels: tuple      # CDLabel, best first
     bars: tuple        # ((names, x0, x1, y), ...)
     cd_bar: tuple | None  # (x0, x1, y) or None
+    control_band: tuple | None  # (x0, x1, y): one CD either side of the control, or None
     fontsize: float
     row: float
 
@@ -317,7 +318,7 @@ def _text_width(text, fontsize):
 
 
 def cd_layout(names, average_ranks, significant=None, critical_difference=None, *,
-              fontsize=12.0):
+              control=None, fontsize=12.0):
     """Place a critical-difference diagram (Demšar 2006, figure 1).
 
     The axis runs over ranks 1..L, best (rank 1) on the left.  The better
@@ -333,6 +334,9 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
         Pairs found different; None draws no bars (no post-hoc test).
     critical_difference : float, optional
         Drawn as a bar above the axis.
+    control : tuple (name, critical difference), optional
+        Shade the band of one critical difference either side of this
+        algorithm (comparisons with a control, Bonferroni–Dunn).
     fontsize : float
 
     Returns
@@ -417,9 +421,15 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
     if critical_difference is not None and np.isfinite(critical_difference):
         length = min(float(critical_difference) * scale, axis_width)
         cd_bar = (x0, x0 + length, margin + 1.6 * fontsize)
+    control_band = None
+    if control is not None:
+        name, cd_control = control
+        rank_c = ranks[names.index(str(name))]
+        low, high = max(1.0, rank_c - cd_control), min(float(L), rank_c + cd_control)
+        control_band = (x0 + (low - 1) * scale, x0 + (high - 1) * scale, y_axis)
     return CDLayout(width=width, height=height, axis=(x0, x1, y_axis), ticks=ticks,
                     tick_labels=tick_labels, labels=tuple(labels), bars=bars, cd_bar=cd_bar,
-                    fontsize=fontsize, row=row)
+                    control_band=control_band, fontsize=fontsize, row=row)
 
 
 def _dot_string(text):
@@ -514,8 +524,18 @@ def render_cd_diagram(ranking):
     sp = _require_second_pass(ranking, "render_cd_diagram")
     significant = sp.significant if sp.applied else None
     cd = sp.critical_difference if sp.applied else None
-    layout = cd_layout(sp.algorithms, sp.average_ranks, significant, cd)
-    return graphviz.Source(_cd_source(layout, _cd_caption(sp, len(ranking.datasets))))
+    caption = _cd_caption(sp, len(ranking.datasets))
+    control = None
+    if ranking.control is not None:
+        c = ranking.control
+        name = sp.algorithms[c.control]
+        control = (name, float(c.critical_difference))
+        differ = [sp.algorithms[i] for i in np.flatnonzero(c.significant)]
+        caption.append(f"shaded: one Bonferroni\u2013Dunn CD = {c.critical_difference:.3f} "
+                       f"either side of the control {name}; {c.method} finds "
+                       f"{', '.join(differ) or 'none'} different from it")
+    layout = cd_layout(sp.algorithms, sp.average_ranks, significant, cd, control=control)
+    return graphviz.Source(_cd_source(layout, caption))
 
 
 def _cd_source(layout, caption):
@@ -524,6 +544,9 @@ def _cd_source(layout, caption):
     height = layout.height + caption_height
     d = _PinnedDot("cd", height)
     x0, x1, y = layout.axis
+    if layout.control_band is not None:
+        bx0, bx1, by = layout.control_band
+        d.line(bx0, by, bx1, by, penwidth="10", color="#f4a58299")
     d.line(x0, y, x1, y, penwidth="1.2")
     labelled = {x for _, x in layout.tick_labels}
     for _, x in layout.ticks:

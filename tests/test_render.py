@@ -422,3 +422,25 @@ def test_score_matrix_input(tmp_path):
     assert [(ids[a], ids[b]) for a, b, _ in visible_edges(trace)] == \
         list(zip(d.order, d.order[1:]))
     assert write_figures(r, tmp_path, formats=[]) is None
+
+
+def test_cd_diagram_shows_the_control_band(example):
+    # Band of one Bonferroni-Dunn CD either side of the control (Demsar 2006, figure 2).
+    from multitest import rank
+    from multitest.render import cd_layout, render_cd_diagram
+
+    ranking = rank(example, "training_time", control="5nn")
+    c = ranking.control
+    sp = ranking.second_pass
+    layout = cd_layout(sp.algorithms, sp.average_ranks, sp.significant,
+                       sp.critical_difference, control=("5nn", c.critical_difference))
+    x0, x1, _ = layout.axis
+    scale = (x1 - x0) / (len(sp.algorithms) - 1)
+    r = ranking.average_ranks["5nn"]
+    low, high = max(1, r - c.critical_difference), min(8, r + c.critical_difference)
+    band = layout.control_band
+    assert band[0] == pytest.approx(x0 + (low - 1) * scale)
+    assert band[1] == pytest.approx(x0 + (high - 1) * scale)
+    source = render_cd_diagram(ranking).source
+    assert "control 5nn" in source and "#f4a58299" in source
+    assert cd_layout(sp.algorithms, sp.average_ranks).control_band is None
