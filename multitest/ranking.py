@@ -151,7 +151,10 @@ def _check_settings(alpha, correction, alternative, second_pass_method, posthoc_
     _check_choice(control_method, CONTROL_METHODS, "control_method")
 
 
-def _check_test(test, results):
+def _check_test(test, results, alternative):
+    if alternative != "two-sided" and not test.supports_one_sided:
+        raise MultitestError(f"`alternative`: test '{test.name}' has no one-sided version; "
+                             "use 'two-sided' or a t-type, wilcoxon or sign test")
     if test.requires_5x2 and (results.replications, results.folds_per_replication) != (5, 2):
         raise MultitestError(
             f"test '{test.name}' needs 5x2 cross-validation (5 replications of 2 folds), but "
@@ -218,7 +221,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     keys = profile.keys(results.datasets, results.algorithms)
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
-        _check_test(pairwise_test, results)
+        _check_test(pairwise_test, results, alternative)
     if control is not None and control not in results.algorithms:
         raise MultitestError(f"`control`: unknown algorithm {control!r}; algorithms are "
                              f"{', '.join(results.algorithms)}")

@@ -186,6 +186,7 @@ def test_control_comparisons(example):
     ({"control": "knn"}, "`control`: unknown algorithm 'knn'"),
     ({"algorithms": ["svr"]}, "at least 2 algorithms"),
     ({"datasets": ["optdigit"]}, "unknown name.*optdigit.*valid names"),
+    ({"alternative": "greater"}, "`alternative`: test 'combined-5x2cv-f' has no one-sided"),
 ])
 def test_bad_settings(example, kwargs, message):
     with pytest.raises(MultitestError, match=message):
