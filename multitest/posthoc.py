@@ -53,8 +53,9 @@ __all__ = [
 
 # Pairs are processed in chunks of about this many (pair, data set) cells, so
 # that L = 300 algorithms on S = 1000 data sets never hold all 44 850 x 1000
-# differences at once.
-_CHUNK_CELLS = 2**19
+# differences at once. 2**16 (512 kB per float64 temporary) keeps the
+# temporaries in cache: 2**19 is 1.5 to 3 times slower.
+_CHUNK_CELLS = 2**16
 
 # scipy.stats.wilcoxon(method="auto"): exact distribution up to this many
 # observations (no ties, no zeros) ...
@@ -339,6 +340,141 @@ def friedman(ranks):
 
 
 # ---------------------------------------------------------------------------
+# Upper tail of the studentized range with infinite degrees of freedom
+# ---------------------------------------------------------------------------
+#
+# For the range Q of k independent standard normals, with z the largest of them,
+#
+#     P(Q > q) = k ∫ φ(z) Φ(z)^(k-1) [1 - (1 - Φ(z - q) / Φ(z))^(k-1)] dz,
+#
+# the complement of scipy's k ∫ φ(z) [Φ(z) - Φ(z - q)]^(k-1) dz (because
+# k ∫ φ Φ^(k-1) = 1) written with positive terms only, so that the far tail
+# keeps its relative accuracy instead of being 1 minus a number close to 1.
+# The integral is a Gauss--Legendre rule on a window that holds the integrand
+# (_sr_log_sf_quadrature). Nemenyi needs it at tens of thousands of distinct q
+# (L = 300: 44 850 pairs), so log P is interpolated in q: Chebyshev
+# interpolants of degree _SR_DEGREE on panels [i w, (i+1) w) of width
+# _SR_PANEL, built by the quadrature at their nodes for the panels that hold a
+# q. A q falls in the same panel whatever the other q are, so its p-value does
+# not depend on them. Against 40-digit mpmath values, k = 2..1000 and q up to
+# where P underflows: absolute error at most 1.3e-15, relative error at most
+# 2.5e-13 (that of exp(log P) with log P near -600; tests/test_posthoc.py).
+# scipy's sf is 1 minus an integral with epsabs = 1e-11: within 1e-10 of
+# p = 1 it is off by up to a few 1e-12, elsewhere it agrees to ~1e-13.
+
+_SR_NODES = 128  # Gauss--Legendre nodes in z (k = 1000 needs about 120)
+_SR_PANEL = 0.5
+_SR_DEGREE = 16
+# log of half the smallest subnormal: P(Q > q) below it rounds to 0.
+_LOG_UNDERFLOW = np.log(2.0) * -1075
+_LOG_SQRT_2PI = 0.5 * np.log(2 * np.pi)
+
+
+@functools.lru_cache(maxsize=None)
+def _gauss_legendre(n):
+    """Gauss--Legendre nodes and weights on [-1, 1], correctly rounded.
+
+    numpy's ``leggauss`` weights are off by up to 1e-14 relative; three Newton
+    steps on the Legendre recurrence in extended precision fix that.
+    """
+    x = np.polynomial.legendre.leggauss(n)[0].astype(np.longdouble)
+
+    def legendre_and_derivative(x):
+        previous, current = np.ones_like(x), x.copy()
+        for j in range(2, n + 1):
+            previous, current = current, ((2 * j - 1) * x * current - (j - 1) * previous) / j
+        return current, n * (x * current - previous) / (x * x - 1)
+
+    for _ in range(3):
+        value, derivative = legendre_and_derivative(x)
+        x = x - value / derivative
+    _, derivative = legendre_and_derivative(x)
+    weights = 2 / ((1 - x * x) * derivative * derivative)
+    return x.astype(np.float64), weights.astype(np.float64)
+
+
+def _sr_log_bound(q, k):
+    """log of the Bonferroni bound k (k - 1) Φ(-q / sqrt(2)) >= P(Q > q)."""
+    return np.log(k * (k - 1.0)) + special.log_ndtr(-q / np.sqrt(2))
+
+
+def _sr_log_sf_quadrature(q, k):
+    """log P(Q > q) for q > 0 (1-D array) and k means, by quadrature in z."""
+    n = k - 1
+    x, w = _gauss_legendre(_SR_NODES)
+    q = q[:, None]
+    # Window: below `lower_k` the integrand holds at most 1e-20 of P (it is at
+    # most k φ Φ(z)^(k-1) Φ(z - q)); it is concentrated around z = q / 2 (the
+    # product φ(z) Φ(z - q)) or, for small q, around the largest of k normals,
+    # about sqrt(2 log k); 7.5 on either side leaves out less than e^-56.
+    lower_k = special.ndtri(np.exp((np.log(1e-20) - np.log(k)) / k))
+    centre = np.maximum(q / 2, np.sqrt(2 * np.log(k)))
+    lower = np.maximum(lower_k, q / 2 - 7.5)
+    upper = centre + 7.5
+    half = (upper - lower) / 2
+    z = lower + half * (x + 1)
+    log_phi_z = special.log_ndtr(z)
+    log_ratio = special.log_ndtr(z - q) - log_phi_z  # log(Φ(z - q) / Φ(z)) < 0
+    ratio = np.exp(log_ratio)
+    with np.errstate(divide="ignore"):  # ratio == 1 (z - q and z far right): log1p -> -inf
+        log_bracket = np.log(-np.expm1(n * np.log1p(-ratio)))
+    # 1 - (1 - r)^n = n r (1 + O(n r)) once r underflows
+    log_bracket = np.where(log_ratio < -700, np.log(n) + log_ratio, log_bracket)
+    terms = (
+        np.log(k) - z * z / 2 - _LOG_SQRT_2PI + n * log_phi_z + log_bracket
+        + np.log(w * half)
+    )
+    largest = terms.max(axis=1, keepdims=True)
+    return (largest + np.log(np.exp(terms - largest).sum(axis=1, keepdims=True)))[:, 0]
+
+
+def _sr_log_sf(q, k):
+    """log P(Q > q) by panel-wise Chebyshev interpolation, q > 0 (1-D array)."""
+    panel = np.floor(q / _SR_PANEL).astype(np.intp)
+    panels, which = np.unique(panel, return_inverse=True)
+    degree = _SR_DEGREE
+    theta = np.pi * (np.arange(degree + 1) + 0.5) / (degree + 1)
+    left = panels[:, None] * _SR_PANEL
+    nodes = left + _SR_PANEL * (np.cos(theta) + 1) / 2
+    # Interpolate log P minus its Bonferroni bound where the bound is below 1
+    # (the tail): what is left is of order 1, so log P keeps ~1e-16 relative.
+    tail = (_sr_log_bound(left, k) < 0).astype(np.float64)
+    values = _sr_log_sf_quadrature(nodes.ravel(), k).reshape(nodes.shape)
+    values -= tail * _sr_log_bound(nodes, k)
+    # Chebyshev coefficients from values at the Chebyshev points (a DCT).
+    # Row by row (not a matrix product, whose rounding depends on the shape),
+    # so that a panel's interpolant does not depend on the other panels.
+    basis = np.cos(np.outer(np.arange(degree + 1), theta)) * (2 / (degree + 1))
+    basis[0] /= 2
+    c = np.stack([(values * row).sum(axis=1) for row in basis], axis=1)[which]
+    t = 2 * (q - left[which, 0]) / _SR_PANEL - 1
+    b1 = np.zeros_like(q)
+    b2 = np.zeros_like(q)
+    for j in range(degree, 0, -1):  # Clenshaw
+        b1, b2 = 2 * t * b1 - b2 + c[:, j], b1
+    return t * b1 - b2 + c[:, 0] + tail[which, 0] * _sr_log_bound(q, k)
+
+
+def _studentized_range_sf(q, n_means):
+    """P(Q > q) for the studentized range of `n_means` means, infinite df.
+
+    Agrees with ``scipy.stats.studentized_range.sf(q, n_means, np.inf)`` to
+    scipy's own accuracy (1e-13 absolute, a few 1e-12 within 1e-10 of 1,
+    where scipy's ``epsabs=1e-11`` shows) and is exact to about 1e-15
+    absolute and 3e-13 relative; 0 where P underflows, 1 at q = 0. About 20
+    ms for 45 000 distinct q (scipy: 2 to 4 s).
+    """
+    q = np.asarray(q, dtype=np.float64)
+    out = np.ones(q.shape)
+    positive = q > 0
+    out[positive] = 0.0
+    live = positive & (_sr_log_bound(q, n_means) >= _LOG_UNDERFLOW)
+    if live.any():
+        out[live] = np.minimum(1.0, np.exp(_sr_log_sf(q[live], n_means)))
+    return out
+
+
+# ---------------------------------------------------------------------------
 # Nemenyi
 # ---------------------------------------------------------------------------
 
@@ -389,12 +525,6 @@ def critical_difference(n_algorithms, n_datasets, alpha=0.05):
     return float(q_alpha * _rank_standard_error(n_algorithms, n_datasets))
 
 
-def _studentized_range_sf(q, n_means):
-    """Upper tail of the studentized range (df = inf), once per distinct q."""
-    unique_q, inverse = np.unique(q, return_inverse=True)
-    return stats.studentized_range.sf(unique_q, n_means, np.inf)[inverse]
-
-
 def nemenyi(ranks, alpha=0.05):
     """Nemenyi test: all pairs of algorithms by their average ranks.
 
@@ -429,6 +559,13 @@ def nemenyi(ranks, alpha=0.05):
     The decision between two algorithms depends on the other algorithms in the
     pool through their ranks (Benavoli et al. 2016); see
     :func:`pairwise_over_datasets` for pool-independent tests.
+
+    The p-values are those of ``scipy.stats.studentized_range.sf(q, L,
+    np.inf)``, computed by a vectorized quadrature that is exact to about
+    1e-15 (scipy's own integration is good to 1e-13, to a few 1e-12 within
+    1e-10 of p = 1) and keeps its relative accuracy in the far tail, where
+    scipy returns about 1e-16; a p-value below the smallest double is 0.
+    L = 300 (44 850 pairs) takes about 0.05 s.
 
     Examples
     --------
@@ -475,16 +612,57 @@ def _signed_ranks(d):
     Returns T+ (sum of the average ranks of |d| over positive d), the number
     of non-zero differences and the tie term sum(t^3 - t) over tie groups of
     non-zero |d|, as ``scipy.stats.wilcoxon(zero_method="wilcox")`` ranks them.
+    Every quantity is a sum of integers and half-integers, so exact.
+
+    One sort per row: the bit pattern of |d| (a uint64 that orders as |d|
+    does, with its top bit clear), shifted left, carries the sign of d in its
+    lowest bit, and zeros sort first. A positive d at sorted position j
+    (0-based) has rank ``j + 1 - zeros`` if untied; tie groups then move each
+    of their positive members to the middle of the group, which touches the
+    tied values only.
     """
+    n_rows, n_cols = d.shape
+    key = np.abs(d).view(np.uint64) << np.uint64(1)
+    key |= d > 0
+    key.sort(axis=1)
+    positive = (key & 1).astype(np.float64)
+    magnitude = key >> 1
+    zeros = np.count_nonzero(magnitude == 0, axis=1)
+    count = n_cols - zeros
+    # not a matrix product: BLAS is slow here and its rounding order varies
+    r_plus = np.einsum("ij,j->i", positive, np.arange(1.0, n_cols + 1))
+    r_plus -= zeros * positive.sum(axis=1)
+    tie_term = np.zeros(n_rows)
+    # joins[:, j]: element j ties with element j - 1 (zeros are not ranked)
+    joins = np.zeros((n_rows, n_cols + 1), dtype=bool)
+    np.equal(magnitude[:, 1:], magnitude[:, :-1], out=joins[:, 1:n_cols])
+    joins[:, 1:n_cols] &= magnitude[:, 1:] != 0
+    if not joins.any():
+        return r_plus, count, tie_term
+    tied = np.flatnonzero(joins[:, :-1] | joins[:, 1:])  # flat positions, row-major
+    group_start = np.flatnonzero(~joins[:, :-1].ravel()[tied])
+    size = np.diff(group_start, append=tied.size)
+    middle = tied[group_start] + (size - 1) / 2
+    shift = positive.ravel()[tied] * (np.repeat(middle, size) - tied)
+    # per-row sums through cumulative sums cut at the row boundaries
+    row_bounds = np.arange(n_rows + 1) * n_cols
+    cumulative = np.concatenate([[0.0], np.cumsum(shift)])
+    r_plus += np.diff(cumulative[np.searchsorted(tied, row_bounds)])
+    size = size.astype(np.float64)
+    cumulative = np.concatenate([[0.0], np.cumsum(size**3 - size)])
+    tie_term = np.diff(cumulative[np.searchsorted(tied[group_start], row_bounds)])
+    return r_plus, count, tie_term
+
+
+def _signed_rank_matrix(d):
+    """Average ranks of |d| within each row, zeros dropped (rank 0)."""
     n_rows, n_cols = d.shape
     nonzero = d != 0
     count = nonzero.sum(axis=1)
     key = np.where(nonzero, np.abs(d), np.inf)  # zeros sort last and are masked
-    order = np.argsort(key, axis=1)  # order within ties is irrelevant
+    order = np.argsort(key, axis=1)
     key = np.take_along_axis(key, order, axis=1)
-    positive = np.take_along_axis(d > 0, order, axis=1)
     valid = np.arange(n_cols) < count[:, None]
-
     position = np.broadcast_to(np.arange(n_cols), (n_rows, n_cols))
     starts = np.ones((n_rows, n_cols), dtype=bool)
     starts[:, 1:] = key[:, 1:] != key[:, :-1]
@@ -494,12 +672,9 @@ def _signed_ranks(d):
     last = np.minimum.accumulate(
         np.where(ends, position, n_cols - 1)[:, ::-1], axis=1
     )[:, ::-1]
-    rank = np.where(valid, (first + last) / 2 + 1, 0.0)
-    tie_size = last - first + 1
-    # a group of t tied values has t members each adding t^2 - 1: t^3 - t in all
-    tie_term = np.where(valid, tie_size**2 - 1, 0).sum(axis=1).astype(np.float64)
-    r_plus = (rank * positive).sum(axis=1)
-    return r_plus, count, tie_term, rank
+    rank = np.empty((n_rows, n_cols))
+    np.put_along_axis(rank, order, np.where(valid, (first + last) / 2 + 1, 0.0), axis=1)
+    return rank
 
 
 @functools.lru_cache(maxsize=None)
@@ -576,7 +751,7 @@ def _wilcoxon_pairs(d):
     ``method="auto"``), except that a row of zeros gives p = 1.
     """
     n_datasets = d.shape[1]
-    r_plus, count, tie_term, rank = _signed_ranks(d)
+    r_plus, count, tie_term = _signed_ranks(d)
     r_minus = count * (count + 1) / 2 - r_plus
     pvalues = np.ones(d.shape[0])
 
@@ -593,7 +768,8 @@ def _wilcoxon_pairs(d):
     if exact.any():
         pvalues[exact] = _wilcoxon_exact(r_plus[exact], n_datasets)
     if permutation.any():
-        pvalues[permutation] = _wilcoxon_permutation(rank[permutation], r_plus[permutation])
+        rank = _signed_rank_matrix(d[permutation])
+        pvalues[permutation] = _wilcoxon_permutation(rank, r_plus[permutation])
     if normal.any():
         pvalues[normal] = _wilcoxon_normal(r_plus[normal], count[normal], tie_term[normal])
     return np.minimum(r_plus, r_minus), pvalues
@@ -684,10 +860,11 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     a, b = np.triu_indices(n_algorithms, 1)
     statistic = np.empty(a.size)
     raw = np.empty(a.size)
+    by_algorithm = np.ascontiguousarray(x.T)
     step = max(1, _CHUNK_CELLS // n_datasets)
     for start in range(0, a.size, step):
         chunk = slice(start, start + step)
-        differences = (x[:, a[chunk]] - x[:, b[chunk]]).T
+        differences = by_algorithm[a[chunk]] - by_algorithm[b[chunk]]
         statistic[chunk], raw[chunk] = test(differences)
     adjusted = adjust_pvalues(raw, correction)
     return PosthocResult(

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
-from scipy import stats
+from scipy import special, stats
 
 import multitest.posthoc
 from multitest.corrections import CORRECTIONS, adjust_pvalues
@@ -316,7 +316,12 @@ def test_posthoc_nemenyi_large_pool_has_no_table_limit():
     ranks = _random_ranks(rng, 1000, 300, spread=3.0)
     res = nemenyi(ranks, alpha=0.01)
     assert res.critical_difference > 0 and res.significant.any()
-    assert ((res.pvalues > 0) & (res.pvalues <= 1)).all()
+    assert ((res.pvalues >= 0) & (res.pvalues <= 1)).all()
+    # p = 0 only where the true p-value is below the smallest double: there
+    # even the Bonferroni bound L (L - 1) Phi(-q / sqrt(2)) is below 2^-1075.
+    q = res.statistic[res.pvalues == 0]
+    assert q.size > 0
+    assert (np.log(300 * 299) + stats.norm.logcdf(-q / np.sqrt(2)) < -1075 * np.log(2)).all()
 
 
 def test_posthoc_nemenyi_demsar_worked_example():
@@ -373,6 +378,152 @@ def test_posthoc_critical_difference_invalid_input_raises(args, message):
 def test_posthoc_nemenyi_invalid_alpha_raises():
     with pytest.raises(MultitestError, match="`alpha`"):
         nemenyi(DEMSAR_TABLE_6, alpha=1.5)
+
+
+# ---------------------------------------------------------------------------
+# Upper tail of the studentized range (infinite df), the Nemenyi p-value
+# ---------------------------------------------------------------------------
+
+sr_sf = multitest.posthoc._studentized_range_sf
+
+# P(Q > q) for the range Q of k standard normals, mpmath 1.4.1 at 40 digits:
+#
+#   import mpmath as mp
+#   mp.mp.dps = 40
+#   def sf(q, k):
+#       q = mp.mpf(q); n = k - 1
+#       def g(z):
+#           P = mp.ncdf(z)
+#           return k * mp.npdf(z) * P**n * -mp.expm1(n * mp.log1p(-mp.ncdf(z - q) / P))
+#       c = max(q / 2, mp.sqrt(2 * mp.log(k)))
+#       return mp.quad(g, mp.linspace(-12, c + 12, int((c + 24) * 4) + 1),
+#                      method="gauss-legendre")
+#
+# (k = 2 checks it: 2 Phi(-q / sqrt(2)) to 1e-38 relative.) Rows k, columns q.
+MPMATH_Q = [0.1, 1.0, 3.0, 5.0, 6.5, 8.0, 12.0, 20.0, 40.0, 50.0]
+MPMATH_SF = {
+    2: [0.9436280222029834, 0.4795001221869535, 0.033894853524689274, 0.0004069520174449589,
+        4.302779463675122e-06, 1.541725790028002e-08, 2.1519736712498913e-17,
+        2.088487583762545e-45, 5.395865611607901e-176, 8.300172571196523e-274],
+    3: [0.9972471806248685, 0.7592873587706612, 0.085542571654958, 0.0011839912309870209,
+        1.2832505710229833e-05, 4.6214387129336174e-08, 6.455916377569021e-17,
+        6.265462751287632e-45, 1.6187596834823703e-175, 2.4900517713589567e-273],
+    5: [0.9999943491718828, 0.9549548551886442, 0.21087650496353783, 0.00373027380519444,
+        4.2294833619822225e-05, 1.5380313803521567e-07, 2.1519690365049885e-16,
+        2.0884875837625431e-44, 5.395865611607901e-175, 8.300172571196522e-273],
+    10: [0.9999999999991942, 0.9994801305445359, 0.5121840739708066, 0.014857437887783707,
+         0.0001854466775941478, 6.89462222084389e-07, 9.683825946252486e-16,
+         9.398194126931434e-44, 2.4281395252235556e-174, 3.735077657038435e-272],
+    30: [1.0, 0.9999999999958873, 0.9562261448912256, 0.09938163939116011,
+         0.0016462201110551988, 6.572635521572507e-06, 9.360897997877906e-15,
+         9.084920989367009e-43, 2.347201541049437e-173, 3.610575068470487e-271],
+    100: [1.0, 1.0, 0.9999966401783993, 0.47854770644698746, 0.015211262782642086,
+          7.191934654943737e-05, 1.0651529960162111e-13, 1.0338013539624352e-41,
+          2.670953477745911e-172, 4.108585422742279e-270],
+    300: [1.0, 1.0, 1.0, 0.9342883045039813, 0.09378664770294631, 0.000601521802281094,
+          9.64960801335269e-13, 9.36686681317434e-41, 2.4200457268061435e-171,
+          3.7226273981816404e-269],
+    1000: [1.0, 1.0, 1.0, 0.9999819133929037, 0.44924685585029256, 0.005616562076031942,
+           1.0742062898916158e-11, 1.0431995480891407e-39, 2.6952348729981464e-170,
+           4.1459361993126633e-268],
+}
+
+
+@pytest.mark.parametrize("k", sorted(MPMATH_SF))
+def test_posthoc_studentized_range_sf_matches_mpmath(k):
+    # Observed: 1.3e-15 absolute and 2.5e-13 relative at worst over k = 2..1000
+    # and q = 0.01..55 (the relative error is that of exp(log P), log P ~ -600).
+    assert_allclose(sr_sf(np.array(MPMATH_Q), k), MPMATH_SF[k], rtol=5e-13, atol=1e-14)
+
+
+def test_posthoc_studentized_range_sf_two_means_is_a_normal_tail():
+    # k = 2: the range is |Z1 - Z2| ~ sqrt(2) |Z|, so P(Q > q) = erfc(q / 2),
+    # down to 1e-300.
+    q = np.concatenate([np.geomspace(1e-8, 1, 50), np.linspace(1, 52, 400)])
+    assert_allclose(sr_sf(q, 2), special.erfc(q / 2), rtol=5e-13, atol=0)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 6, 9, 14, 22, 35, 57, 92, 150, 250, 420, 700, 1000])
+def test_posthoc_studentized_range_sf_matches_scipy(k):
+    # Reference: scipy.stats.studentized_range.sf(q, k, inf), which is 1 minus
+    # an adaptive integral of the CDF with epsabs = 1e-11: it is accurate to
+    # ~1e-13 except within ~1e-10 of p = 1, where it is off by up to its
+    # epsabs for k >= 200 (k = 700, q = 4.1273332925966315: mpmath
+    # 0.9999999999943011, ours ...43013, scipy 0.9999999999993776), and its
+    # tail floors at ~1e-16 instead of decaying.
+    rng = np.random.default_rng(k)
+    q = np.concatenate([np.linspace(0.05, 12, 60), rng.uniform(0, 12, 20)])
+    expected = stats.studentized_range.sf(q, k, np.inf)
+    computed = sr_sf(q, k)
+    away_from_one = expected < 1 - 1e-10
+    assert_allclose(computed[away_from_one], expected[away_from_one], rtol=0, atol=1e-12)
+    assert_allclose(computed, expected, rtol=0, atol=1e-11)
+
+
+def test_posthoc_studentized_range_sf_edges():
+    # q = 0 is p = 1 exactly; beyond the underflow of the Bonferroni bound
+    # k (k-1) Phi(-q / sqrt(2)) < 2^-1075 it is 0 exactly, without warnings.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = sr_sf(np.array([0.0, 1e-300, 1e-12, 55.0, 200.0, 1e300, np.inf]), 7)
+    assert_array_equal(p, [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
+    assert sr_sf(np.array([0.0]), 1000)[0] == 1.0
+
+
+def test_posthoc_studentized_range_sf_does_not_depend_on_the_other_q():
+    # A q gets the same interpolating panel whatever else is asked, so a
+    # p-value is bit-identical alone and in a batch.
+    rng = np.random.default_rng(31)
+    q = rng.uniform(0, 40, 300)
+    batch = sr_sf(q, 40)
+    alone = np.array([sr_sf(q[i : i + 1], 40)[0] for i in range(0, 300, 7)])
+    assert_array_equal(batch[::7], alone)
+    assert_array_equal(sr_sf(np.concatenate([q, q[::-1]]), 40), np.concatenate([batch, batch[::-1]]))
+
+
+@pytest.mark.parametrize("k", [2, 12, 300, 1000])
+def test_posthoc_studentized_range_sf_is_smooth_across_panels(k):
+    # Interpolants of neighbouring panels meet: no step at the panel edges
+    # beyond the interpolation error, and P decreases with q.
+    edges = np.arange(1, 100) * multitest.posthoc._SR_PANEL
+    below = sr_sf(np.nextafter(edges, 0), k)
+    above = sr_sf(edges, k)
+    assert_allclose(below, above, rtol=1e-12, atol=1e-15)
+    q = np.linspace(0, 30, 3001)
+    p = sr_sf(q, k)
+    assert (np.diff(p) <= 1e-15 * p[:-1]).all()
+
+
+def test_posthoc_studentized_range_sf_matches_direct_quadrature():
+    # The interpolation adds nothing visible to the quadrature it interpolates.
+    rng = np.random.default_rng(32)
+    for k in (3, 50, 1000):
+        q = rng.uniform(0.01, 45, 200)
+        direct = np.exp(multitest.posthoc._sr_log_sf_quadrature(q, k))
+        assert_allclose(sr_sf(q, k), direct, rtol=2e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("n", [2, 5, 20, 64, 128])
+def test_posthoc_gauss_legendre_rule_is_exact_for_polynomials(n):
+    # An n-point rule integrates x^j over [-1, 1] exactly for j < 2n: 2 / (j+1)
+    # for even j, 0 for odd j; nodes symmetric.
+    x, w = multitest.posthoc._gauss_legendre(n)
+    for j in range(0, min(2 * n, 40)):
+        expected = 2 / (j + 1) if j % 2 == 0 else 0.0
+        assert abs(np.sum(w * x**j) - expected) <= 4e-16 * np.sqrt(n)
+    assert_allclose(x, -x[::-1], rtol=0, atol=1e-16)
+
+
+def test_posthoc_nemenyi_large_pool_agrees_with_scipy():
+    # L = 120 on S = 500: every distinct q against scipy, within scipy's own
+    # accuracy (see test_posthoc_studentized_range_sf_matches_scipy).
+    rng = np.random.default_rng(33)
+    ranks = _random_ranks(rng, 500, 120, spread=2.0)
+    res = nemenyi(ranks)
+    upper = np.triu_indices(120, 1)
+    q, inverse = np.unique(res.statistic[upper], return_inverse=True)
+    expected = stats.studentized_range.sf(q, 120, np.inf)[inverse]
+    assert_allclose(res.pvalues[upper], expected, rtol=0, atol=2e-12)
 
 
 # ---------------------------------------------------------------------------
@@ -512,10 +663,64 @@ def test_posthoc_pairwise_chunks_do_not_change_results(monkeypatch):
         assert_array_equal(chunked.statistic, whole[method].statistic)
 
 
+def _signed_ranks_by_rankdata(d):
+    # Plain reference: rank |d| of the non-zero differences with rankdata.
+    r_plus, count, tie_term = [], [], []
+    for row in d:
+        nonzero = row[row != 0]
+        ranks = stats.rankdata(np.abs(nonzero))
+        r_plus.append(ranks[nonzero > 0].sum())
+        count.append(nonzero.size)
+        _, sizes = np.unique(np.abs(nonzero), return_counts=True)
+        tie_term.append(float(np.sum(sizes**3 - sizes)))
+    return np.array(r_plus), np.array(count), np.array(tie_term)
+
+
+@pytest.mark.parametrize("decimals", [None, 3, 1, 0])
+def test_posthoc_signed_ranks_equal_a_plain_ranking(decimals):
+    # One sort of sign-tagged bit patterns, then tie groups: T+, the count of
+    # non-zero differences and sum(t^3 - t), exactly as rankdata gives them,
+    # with zeros (also -0.0), all-zero rows, all-tied rows, subnormals and
+    # magnitudes of every exponent (|d| >= 2 sets the exponent's top bit).
+    rng = np.random.default_rng(34)
+    d = rng.normal(0, 1, size=(60, 37))
+    if decimals is not None:
+        d = np.round(d, decimals)
+    d[rng.uniform(size=d.shape) < 0.1] = 0.0
+    d[3] = 0.0
+    d[4] = -0.0
+    d[5] = np.where(np.arange(37) % 2, 0.5, -0.5)
+    d[6, :3] = [5e-324, -5e-324, 1e-310]
+    d[7, :6] = [1e300, -1e300, 3.0, -2.0, 2.0, -1e-300]
+    for got, expected in zip(multitest.posthoc._signed_ranks(d), _signed_ranks_by_rankdata(d)):
+        assert_array_equal(got, expected)
+
+
+def test_posthoc_signed_rank_matrix_equals_rankdata():
+    rng = np.random.default_rng(35)
+    d = np.round(rng.normal(0, 1, size=(20, 11)), 1)
+    rank = multitest.posthoc._signed_rank_matrix(d)
+    for row, got in zip(d, rank):
+        expected = np.zeros(row.size)
+        expected[row != 0] = stats.rankdata(np.abs(row[row != 0]))
+        assert_array_equal(got, expected)
+
+
+def test_posthoc_wilcoxon_many_datasets_with_ties_equals_scipy():
+    # S = 1000 rounded errors (ties and zeros), normal approximation.
+    rng = np.random.default_rng(36)
+    scores = np.round(rng.uniform(0.1, 0.4, size=(1000, 12)) + np.linspace(0, 0.02, 12), 3)
+    res = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    for a, b in zip(*np.triu_indices(12, 1)):
+        expected = stats.wilcoxon(scores[:, a], scores[:, b])
+        assert res.statistic[a, b] == expected.statistic
+        assert_allclose(res.raw_pvalues[a, b], expected.pvalue, **EXACT)
+
+
 def test_posthoc_wilcoxon_permutation_blocks_do_not_change_results():
     rng = np.random.default_rng(15)
     d = np.round(rng.uniform(-1, 1, size=(9, 8)), 1)
-    _, _, _, rank = multitest.posthoc._signed_ranks(d)
+    rank = multitest.posthoc._signed_rank_matrix(d)
     r_plus = multitest.posthoc._signed_ranks(d)[0]
     whole = multitest.posthoc._wilcoxon_permutation(rank, r_plus)
     assert_array_equal(multitest.posthoc._wilcoxon_permutation(rank, r_plus, block=2), whole)
