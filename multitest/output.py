@@ -4,27 +4,41 @@ All files of one run are first written to a temporary directory next to the
 output directory and then moved into place one by one with ``os.replace``, so
 that an existing output is never half-overwritten and a failed run leaves the
 previous outputs untouched.
+
+Small runs list every pairwise result inline in ``result.json`` (and in
+``pairwise.csv``).  Above :data:`INLINE_PAIRS_LIMIT` results in all,
+``result.json`` names :data:`PAIRWISE_FILE` instead: an uncompressed NumPy
+``.npz`` archive, one array per column, written column by column straight from
+the result arrays (see :func:`write_pairwise_file`; :func:`read_pairwise`
+turns it back into the table of :func:`pairwise_frame`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import math
 import os
 import shutil
 import tempfile
+import zipfile
 
 import numpy as np
 import pandas as pd
 
 __all__ = ["to_dict", "write_outputs", "atomic_directory", "INLINE_PAIRS_LIMIT",
-           "PAIRWISE_FILE"]
+           "PAIRWISE_FILE", "pairwise_frame", "stage_tables", "write_pairwise_file",
+           "read_pairwise"]
 
 #: Above this many pairwise results in all, ``result.json`` refers to
-#: :data:`PAIRWISE_FILE` instead of listing every pair inline.
+#: :data:`PAIRWISE_FILE` instead of listing every pair (and every edge) inline.
 INLINE_PAIRS_LIMIT = 100_000
-PAIRWISE_FILE = "pairwise.csv.gz"
+PAIRWISE_FILE = "pairwise.npz"
+
+#: Columns of :func:`pairwise_frame` (and of ``pairwise.csv``).
+PAIRWISE_COLUMNS = ("dataset", "a", "b", "statistic", "pvalue", "pvalue_adjusted",
+                    "mean_error_a", "mean_error_b", "override")
 
 
 def _number(value):
@@ -135,67 +149,200 @@ def _dataset(result, inline_pairs):
                                 pvalue=_number(p["pvalue"]),
                                 pvalue_adjusted=_number(p["pvalue_adjusted"])) for p in pairs]
     else:
-        doc["edges"] = [{"from": a, "to": b, "statistic": _number(s), "pvalue": _number(p)}
-                        for a, b, s, p in result.edges()]
+        # Every edge is a pair with override true in the pairwise file.
+        doc["n_edges"] = int(result.table.override[result.index].sum()) if result.tested else 0
     return doc
 
 
 # -- tables ----------------------------------------------------------------------
 
 def pairwise_frame(ranking):
-    """Every pairwise result of every data set, one row per pair."""
-    frames = []
-    names = np.asarray(ranking.algorithms, dtype=object)
-    for r in ranking.datasets:
-        if not r.tested:
-            continue
-        t, s = r.table, r.index
-        cheaper, costlier = t.prior[s][t.first], t.prior[s][t.second]
-        frames.append(pd.DataFrame({
-            "dataset": r.name, "a": names[cheaper], "b": names[costlier],
-            "statistic": t.statistic[s], "pvalue": t.pvalue[s],
-            "pvalue_adjusted": t.pvalue_adjusted[s],
-            "mean_error_a": t.mean_errors[s][cheaper], "mean_error_b": t.mean_errors[s][costlier],
-            "override": t.override[s]}))
-    columns = ["dataset", "a", "b", "statistic", "pvalue", "pvalue_adjusted", "mean_error_a",
-               "mean_error_b", "override"]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)
+    """Every pairwise result of every data set, one row per pair.
+
+    Columns :data:`PAIRWISE_COLUMNS`: data set, ``a`` (the cheaper), ``b``,
+    statistic, p-value, adjusted p-value, the two mean errors and whether
+    ``b`` overrides ``a``.  Data sets in input order, pairs in cost order.
+    """
+    table, names, datasets = _tested_table(ranking)
+    if table is None:
+        return pd.DataFrame(columns=list(PAIRWISE_COLUMNS))
+    S, P = table.statistic.shape
+    cheaper, costlier = table.prior[:, table.first], table.prior[:, table.second]
+    means = table.mean_errors
+    rows = np.arange(S)[:, None]
+    return pd.DataFrame({
+        "dataset": np.repeat(np.asarray(datasets, dtype=object), P),
+        "a": np.asarray(names, dtype=object)[cheaper.ravel()],
+        "b": np.asarray(names, dtype=object)[costlier.ravel()],
+        "statistic": table.statistic.ravel(), "pvalue": table.pvalue.ravel(),
+        "pvalue_adjusted": table.pvalue_adjusted.ravel(),
+        "mean_error_a": means[rows, cheaper].ravel(), "mean_error_b": means[rows, costlier].ravel(),
+        "override": table.override.ravel()})
+
+
+def _tested_table(ranking):
+    """``(table, algorithms, data set names)``: the rows of the data sets' results.
+
+    The :class:`~multitest.per_dataset.PairwiseTable` shared by the data sets
+    (itself when they are its rows in order, as :func:`multitest.rank` makes
+    them; a row selection otherwise), or None without pairwise tests.
+    """
+    results = ranking.datasets
+    datasets = [r.name for r in results]
+    if not results or not results[0].tested:
+        return None, ranking.algorithms, datasets
+    table = results[0].table
+    rows = [r.index for r in results]
+    if rows != list(range(table.statistic.shape[0])):
+        table = dataclasses.replace(
+            table, prior=table.prior[rows], statistic=table.statistic[rows],
+            pvalue=table.pvalue[rows], pvalue_adjusted=table.pvalue_adjusted[rows],
+            override=table.override[rows], mean_errors=table.mean_errors[rows])
+    return table, ranking.algorithms, datasets
+
+
+def _code_dtype(n):
+    return np.uint16 if n <= np.iinfo(np.uint16).max else np.int32
+
+
+def write_pairwise_file(ranking, path):
+    """Write every pairwise result to an uncompressed ``.npz`` archive.
+
+    One array per column, every array of length ``n`` (the number of pairs,
+    data sets in input order, pairs in cost order within a data set):
+
+    - ``dataset`` (int): index into ``datasets``;
+    - ``a``, ``b`` (int): indices into ``algorithms``; ``a`` is the cheaper;
+    - ``statistic``, ``pvalue`` (float64): as in ``pairwise.csv`` (infinite
+      statistics stay ``inf``);
+    - ``pvalue_adjusted`` (float64): only when it differs from ``pvalue``
+      (a within-data-set correction was applied); otherwise it would repeat
+      ``pvalue`` exactly, and :func:`read_pairwise` copies ``pvalue``;
+    - ``override`` (bool): ``b`` is significantly better than ``a``: the edges.
+
+    and the lookup arrays ``datasets`` (S,), ``algorithms`` (L,) (Unicode)
+    and ``mean_errors`` (S, L) (float64; ``mean_error_a`` of a pair is
+    ``mean_errors[dataset, a]``).  Index arrays are ``uint16`` when the names
+    fit, else ``int32``.  ``np.load(path)`` reads it without pickling;
+    :func:`read_pairwise` returns the table of :func:`pairwise_frame`.
+    The columns are written one after the other, so memory beyond the
+    results themselves stays at one column.
+    """
+    table, names, datasets = _tested_table(ranking)
+    if table is None:
+        raise ValueError("no pairwise tests to write (score-matrix input)")
+    S, P = table.statistic.shape
+    columns = (
+        ("datasets", lambda: np.asarray(datasets, dtype=str)),
+        ("algorithms", lambda: np.asarray(names, dtype=str)),
+        ("mean_errors", lambda: table.mean_errors),
+        ("dataset", lambda: np.repeat(np.arange(S, dtype=_code_dtype(S)), P)),
+        ("a", lambda: table.prior.astype(_code_dtype(len(names)))[:, table.first]),
+        ("b", lambda: table.prior.astype(_code_dtype(len(names)))[:, table.second]),
+        ("statistic", lambda: table.statistic),
+        ("pvalue", lambda: table.pvalue),
+        ("pvalue_adjusted", lambda: table.pvalue_adjusted),
+        ("override", lambda: table.override),
+    )
+    if _same_values(table.pvalue_adjusted, table.pvalue):
+        columns = tuple(c for c in columns if c[0] != "pvalue_adjusted")
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_STORED, allowZip64=True) as archive:
+        for key, make in columns:
+            array = make()
+            if key not in ("datasets", "algorithms", "mean_errors"):
+                array = array.reshape(-1)
+            with archive.open(f"{key}.npy", "w", force_zip64=True) as handle:
+                np.lib.format.write_array(handle, np.ascontiguousarray(array),
+                                          allow_pickle=False)
+            del array
+
+
+def _same_values(x, y):
+    return x is y or (x.shape == y.shape and np.array_equal(x, y))
+
+
+def read_pairwise(path):
+    """The table of :func:`pairwise_frame` from a file of :func:`write_pairwise_file`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``pairwise.npz`` written by :func:`write_outputs`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PAIRWISE_COLUMNS`, one row per pair.
+    """
+    with np.load(path, allow_pickle=False) as archive:
+        datasets = archive["datasets"].astype(object)
+        algorithms = archive["algorithms"].astype(object)
+        dataset = archive["dataset"].astype(np.intp)
+        a, b = archive["a"].astype(np.intp), archive["b"].astype(np.intp)
+        means = archive["mean_errors"]
+        return pd.DataFrame({
+            "dataset": datasets[dataset], "a": algorithms[a], "b": algorithms[b],
+            "statistic": archive["statistic"], "pvalue": archive["pvalue"],
+            "pvalue_adjusted": archive["pvalue_adjusted"] if "pvalue_adjusted" in archive
+            else archive["pvalue"],
+            "mean_error_a": means[dataset, a], "mean_error_b": means[dataset, b],
+            "override": archive["override"]})
 
 
 def stage_tables(ranking):
     """The CSV tables of every stage: ``{file name: DataFrame}``."""
     algorithms = list(ranking.algorithms)
+    names = np.asarray(algorithms, dtype=object)
+    results = ranking.datasets
+    datasets = [r.name for r in results]
+    positions = [f"position_{i}" for i in range(1, len(algorithms) + 1)]
+    prior = pd.DataFrame([r.prior_order for r in results], columns=positions)
+    final = pd.DataFrame([r.order for r in results], columns=positions)
+    prior.insert(0, "stage", "prior")
+    final.insert(0, "stage", "multitest")
+    for frame in (prior, final):
+        frame.insert(0, "dataset", datasets)
+    orders = pd.concat([prior, final], ignore_index=True).sort_values(
+        ["dataset", "stage"], kind="stable")
     tables = {
         "final_order.csv": pd.DataFrame({"rank": range(1, len(ranking.final_order) + 1),
                                          "algorithm": list(ranking.final_order)}),
         "ranks.csv": ranking.ranks_frame().reset_index(),
-        "orders.csv": pd.DataFrame(
-            [[r.name, "prior"] + list(r.prior_order) for r in ranking.datasets]
-            + [[r.name, "multitest"] + list(r.order) for r in ranking.datasets],
-            columns=["dataset", "stage"] + [f"position_{i}" for i in range(1, len(algorithms) + 1)]
-        ).sort_values(["dataset", "stage"], kind="stable"),
-        "mean_errors.csv": pd.DataFrame(
-            [[r.name] + [r.mean_errors[a] for a in algorithms] for r in ranking.datasets],
-            columns=["dataset"] + algorithms),
-        "costs.csv": pd.DataFrame(
-            [[r.name] + list(map(float, r.costs)) for r in ranking.datasets],
-            columns=["dataset"] + algorithms),
+        "orders.csv": orders,
+        "mean_errors.csv": _by_dataset(datasets, algorithms, _mean_error_matrix(ranking)),
+        "costs.csv": _by_dataset(datasets, algorithms,
+                                 np.array([np.asarray(r.costs, dtype=float) for r in results])
+                                 .reshape(len(results), len(algorithms))),
     }
     sp = ranking.second_pass
     if sp is not None:
+        prior_position = {a: i for i, a in enumerate(sp.prior_order, start=1)}
+        final_position = {a: i for i, a in enumerate(sp.order, start=1)}
         tables["second_pass.csv"] = pd.DataFrame({
             "algorithm": algorithms, "average_rank": sp.average_ranks,
             "average_cost": sp.average_costs,
-            "prior_position": [sp.prior_order.index(a) + 1 for a in algorithms],
-            "final_position": [sp.order.index(a) + 1 for a in algorithms]})
+            "prior_position": [prior_position[a] for a in algorithms],
+            "final_position": [final_position[a] for a in algorithms]})
         if sp.posthoc is not None:
             i, j = np.triu_indices(len(algorithms), k=1)
             tables["posthoc.csv"] = pd.DataFrame({
-                "a": np.asarray(algorithms, dtype=object)[i],
-                "b": np.asarray(algorithms, dtype=object)[j],
+                "a": names[i], "b": names[j],
                 "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
                 "significant": sp.significant[i, j]})
     return tables
+
+
+def _mean_error_matrix(ranking):
+    results = ranking.datasets
+    if results and [r.index for r in results] == list(range(results[0].table.mean_errors.shape[0])):
+        return results[0].table.mean_errors
+    return np.array([r._mean_errors() for r in results]).reshape(len(results), -1)
+
+
+def _by_dataset(datasets, algorithms, matrix):
+    frame = pd.DataFrame(matrix, columns=algorithms)
+    frame.insert(0, "dataset", datasets)
+    return frame
 
 
 # -- atomic writing -----------------------------------------------------------------
@@ -243,13 +390,20 @@ def write_outputs(ranking, out_dir, *, extra=None):
     with atomic_directory(out_dir) as staging:
         doc = to_dict(ranking)
         with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
-            json.dump(doc, handle, indent=1, allow_nan=False)
+            if doc["pairwise_file"]:
+                # Large runs: one line, through the C encoder (several times faster
+                # than the indenting one, which is pure Python).
+                handle.write(json.dumps(doc, allow_nan=False))
+            else:
+                json.dump(doc, handle, indent=1, allow_nan=False)
         for name, table in stage_tables(ranking).items():
             table.to_csv(os.path.join(staging, name), index=False)
         if ranking.results.has_folds:
-            name = PAIRWISE_FILE if doc["pairwise_file"] else "pairwise.csv"
-            pairwise_frame(ranking).to_csv(os.path.join(staging, name), index=False,
-                                           float_format="%.17g")
+            if doc["pairwise_file"]:
+                write_pairwise_file(ranking, os.path.join(staging, doc["pairwise_file"]))
+            else:
+                pairwise_frame(ranking).to_csv(os.path.join(staging, "pairwise.csv"),
+                                               index=False, float_format="%.17g")
         if extra is not None:
             extra(staging)
         written = sorted(os.path.relpath(os.path.join(root, f), staging)

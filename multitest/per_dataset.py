@@ -8,20 +8,23 @@ whose arrays are rows of the shared :class:`PairwiseTable`.
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
-from scipy.stats import rankdata
 
 from .corrections import adjust_pvalues
-from .ordering import SortStep, cost_ordered_sort, sort_trace
+from .ordering import SortStep, sort_trace
 
 __all__ = ["DataSetResult", "PairwiseTable", "prior_positions", "run_pairwise_tests",
            "multitest_per_dataset"]
 
-# Elements (pairs x folds) tested at once; bounds the memory of stage 1.
-_CHUNK_ELEMENTS = 2_000_000
+# Elements (pairs x folds) tested at once per thread; bounds the memory of
+# stage 1, and small enough (2 MB per array) for the arrays to stay in cache.
+_CHUNK_ELEMENTS = 1 << 18
+# Threads running stage-1 blocks of the built-in tests at once.
+_MAX_THREADS = 4
 
 
 def prior_positions(keys, names):
@@ -107,29 +110,104 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     Returns
     -------
     PairwiseTable
+
+    Notes
+    -----
+    The pairs are tested in blocks of at most about :data:`_CHUNK_ELEMENTS`
+    pairs x folds (several data sets per block when the algorithms are few,
+    a range of cheaper algorithms of one data set when they are many), so
+    memory beyond the ``(S, P)`` results stays bounded and the working arrays
+    stay in the processor's cache.  Inside a block the pairs ``(i, j > i)``
+    of one cheaper algorithm ``i`` are one broadcast subtraction.  The
+    built-in tests, which see the errors only through ``a - b``, receive the
+    differences and zeros (the same numbers, half the copying), and run on
+    several blocks at once in threads; other tests get ``a`` and ``b`` and
+    one thread.
     """
     S, L, F = errors.shape
     first, second = np.triu_indices(L, k=1)
-    statistic = np.empty((S, first.size))
-    pvalue = np.empty((S, first.size))
-    step = max(1, _CHUNK_ELEMENTS // max(1, first.size * F))
-    for start in range(0, S, step):
-        rows = slice(start, min(S, start + step))
-        in_prior = np.take_along_axis(errors[rows], prior[rows, :, None], axis=1)
-        cheaper = in_prior[:, first, :].reshape(-1, F)
-        costlier = in_prior[:, second, :].reshape(-1, F)
-        stat, p = test(cheaper, costlier, design, alternative=alternative)
-        statistic[rows] = np.reshape(stat, (-1, first.size))
-        pvalue[rows] = np.reshape(p, (-1, first.size))
+    P = first.size
+    statistic = np.empty((S, P))
+    pvalue = np.empty((S, P))
+    # Pairs of cheaper position i are the columns start[i]:start[i + 1].
+    start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1)))).astype(int)
+    differences = test._difference_only
+
+    def run_block(block):
+        s0, s1, i0, i1 = block
+        in_prior = np.take_along_axis(errors[s0:s1], prior[s0:s1, :, None], axis=1)
+        p0, p1 = start[i0], start[i1]
+        a = np.empty((s1 - s0, p1 - p0, F))
+        b = None if differences else np.empty_like(a)
+        for i in range(i0, i1):
+            cols = slice(start[i] - p0, start[i + 1] - p0)
+            if differences:
+                np.subtract(in_prior[:, i:i + 1], in_prior[:, i + 1:], out=a[:, cols])
+            else:
+                a[:, cols] = in_prior[:, i:i + 1]
+                b[:, cols] = in_prior[:, i + 1:]
+        a = a.reshape(-1, F)
+        b = np.broadcast_to(0.0, a.shape) if differences else b.reshape(-1, F)
+        stat, p = test._call_unchecked(a, b, design, alternative=alternative)
+        statistic[s0:s1, p0:p1] = stat.reshape(s1 - s0, -1)
+        pvalue[s0:s1, p0:p1] = p.reshape(s1 - s0, -1)
+
+    blocks = list(_blocks(S, L, F, start))
+    threads = min(_threads(), len(blocks)) if test._thread_safe else 1
+    if threads > 1:
+        # Blocks write disjoint slices; NumPy releases the GIL inside each array
+        # operation, so the cores share the work.
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            list(pool.map(run_block, blocks))   # re-raises the first error of a block
+    else:
+        for block in blocks:
+            run_block(block)
+    # With no correction the adjusted p-values are the same array (no copy).
     adjusted = pvalue if correction == "none" else adjust_pvalues(pvalue, correction, axis=-1)
     mean_errors = errors.mean(axis=2)
     mean_in_prior = np.take_along_axis(mean_errors, prior, axis=1)
-    override = (adjusted < alpha) & (mean_in_prior[:, second] < mean_in_prior[:, first])
+    override = np.empty((S, P), dtype=bool)
+    rows = max(1, _CHUNK_ELEMENTS // max(1, P))
+    for s0 in range(0, S, rows):
+        s1 = min(S, s0 + rows)
+        means = mean_in_prior[s0:s1]
+        np.logical_and(adjusted[s0:s1] < alpha, means[:, second] < means[:, first],
+                       out=override[s0:s1])
     for array in (statistic, pvalue, adjusted, override, mean_errors):
         array.setflags(write=False)
     return PairwiseTable(prior=prior, first=first, second=second, statistic=statistic,
                          pvalue=pvalue, pvalue_adjusted=adjusted, override=override,
                          mean_errors=mean_errors)
+
+
+def _threads():
+    """Threads for stage 1: the CPUs this process may use, at most :data:`_MAX_THREADS`."""
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:   # not on Linux
+        available = os.cpu_count() or 1
+    return max(1, min(_MAX_THREADS, available))
+
+
+def _blocks(S, L, F, start):
+    """Blocks ``(s0, s1, i0, i1)``: data sets ``s0:s1``, cheaper positions ``i0:i1``."""
+    elements = (L * (L - 1) // 2) * F      # of one data set
+    if elements <= _CHUNK_ELEMENTS:
+        step = max(1, _CHUNK_ELEMENTS // max(1, elements))
+        for s0 in range(0, S, step):
+            yield s0, min(S, s0 + step), 0, L - 1
+        return
+    ranges = []
+    i0 = 0
+    while i0 < L - 1:
+        i1 = i0 + 1
+        while i1 < L - 1 and (start[i1 + 1] - start[i0]) * F <= _CHUNK_ELEMENTS:
+            i1 += 1
+        ranges.append((i0, i1))
+        i0 = i1
+    for s0 in range(S):
+        for i0, i1 in ranges:
+            yield s0, s0 + 1, i0, i1
 
 
 @dataclass(frozen=True, eq=False)
@@ -196,8 +274,15 @@ class DataSetResult:
 
     def edges(self):
         """Override edges ``(cheaper, costlier, statistic, pvalue)``; costlier wins."""
-        return [(p["a"], p["b"], p["statistic"], p["pvalue"]) for p in self.pairs()
-                if p["override"]]
+        if not self.tested:
+            return []
+        t, s = self.table, self.index
+        hit = np.flatnonzero(t.override[s])
+        prior = t.prior[s]
+        names = self.algorithms
+        return [(names[a], names[b], st, p) for a, b, st, p in
+                zip(prior[t.first[hit]].tolist(), prior[t.second[hit]].tolist(),
+                    t.statistic[s, hit].tolist(), t.pvalue[s, hit].tolist())]
 
     def overrides(self):
         """Override matrix in prior order (see :mod:`multitest.ordering`)."""
@@ -217,6 +302,8 @@ class DataSetResult:
         ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``mean_error_from`` and
         ``mean_error_to`` attributes.
         """
+        import networkx as nx   # only when a graph object is asked for
+
         graph = nx.DiGraph(name=self.name)
         cost = dict(zip(self.algorithms, self.costs.tolist()))
         means = self.mean_errors
@@ -273,17 +360,20 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     if tested:
         table = run_pairwise_tests(results.errors, prior, test, results.design, alpha=alpha,
                                    correction=correction, alternative=alternative)
+        # Best first, as algorithm indices: the sort of each data set, all at once.
+        orders = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)
     else:
         table = _untested_table(results.errors, prior)
+    ties = _tied_rows(keys[0])
     out = []
     for s, dataset in enumerate(results.datasets):
         positions = prior[s]
         if tested:
-            overrides = np.zeros((len(names),) * 2, dtype=bool)
-            overrides[table.first, table.second] = table.override[s]
-            order = positions[cost_ordered_sort(overrides)]
+            order = orders[s]
             ranks = {names[a]: r for r, a in enumerate(order.tolist(), start=1)}
         else:
+            from scipy.stats import rankdata   # score matrices only
+
             values = table.mean_errors[s]
             average = rankdata(values)
             cost_position = np.argsort(positions)
@@ -291,9 +381,58 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
             ranks = {names[a]: float(average[a]) for a in range(len(names))}
         out.append(DataSetResult(
             name=dataset, index=s, algorithms=names, costs=keys[0, s],
-            prior_order=tuple(names[a] for a in positions), cost_ties=cost_ties(keys[0, s], names),
-            order=tuple(names[a] for a in order), ranks=ranks, tested=tested, table=table))
+            prior_order=tuple(names[a] for a in positions.tolist()),
+            cost_ties=cost_ties(keys[0, s], names) if ties[s] else (),
+            order=tuple(names[a] for a in order.tolist()), ranks=ranks, tested=tested,
+            table=table))
     return tuple(out)
+
+
+def _tied_rows(costs):
+    """Which data sets have two algorithms of equal primary cost (shape (S,))."""
+    ordered = np.sort(np.asarray(costs, dtype=float), axis=1)
+    return (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+
+
+#: Bound on the override matrices held at once by :func:`_cost_ordered_sorts`.
+_SORT_ELEMENTS = 1 << 24
+
+
+def _cost_ordered_sorts(table):
+    """:func:`multitest.ordering.cost_ordered_sort` of every data set, vectorized.
+
+    Returns
+    -------
+    ndarray of int, shape (S, L)
+        Prior positions, best first, for each data set.
+
+    Notes
+    -----
+    The same rule as the heap of :func:`~multitest.ordering.cost_ordered_sort`,
+    stepped for all data sets together: at each step, take on every data set
+    the cheapest remaining node that no remaining node beats, and discount
+    the nodes it beats.  ``L`` steps of ``O(S L)`` array work instead of a
+    Python loop over data sets and nodes.
+    """
+    S, L = table.prior.shape
+    out = np.empty((S, L), dtype=np.intp)
+    rows = max(1, _SORT_ELEMENTS // (L * L))
+    for s0 in range(0, S, rows):
+        s1 = min(S, s0 + rows)
+        n = s1 - s0
+        # beats[s, j, i]: the costlier j beats the cheaper i (edge i -> j).
+        beats = np.zeros((n, L, L), dtype=bool)
+        beats[:, table.second, table.first] = table.override[s0:s1]
+        better_remaining = beats.sum(axis=1, dtype=np.int64)
+        taken = np.zeros((n, L), dtype=bool)
+        index = np.arange(n)
+        for step in range(L):
+            free = (better_remaining == 0) & ~taken
+            pick = free.argmax(axis=1)   # the cheapest free node (acyclic: one exists)
+            out[s0:s1, step] = pick
+            taken[index, pick] = True
+            better_remaining -= beats[index, pick]
+    return out
 
 
 def _untested_table(errors, prior):

@@ -737,12 +737,13 @@ def safe_filename(name):
     return (text or "dataset")[:80]
 
 
-def figures(ranking):
+def figures(ranking, per_dataset=True):
     """Every figure of a ranking: ``{file stem: graphviz object}``, in report order.
 
     Stems: ``final``, ``second_pass``, ``cd``, ``significance`` (with at
     least two data sets), then ``override_<dataset>`` and ``trace_<dataset>``
-    for every data set (names made safe for file systems, made unique).
+    for every data set (names made safe for file systems, made unique) unless
+    ``per_dataset`` is false.
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
@@ -750,7 +751,7 @@ def figures(ranking):
         out["second_pass"] = render_second_pass(ranking)
         out["cd"] = render_cd_diagram(ranking)
         out["significance"] = render_significance_matrix(ranking)
-    for r, stem in zip(ranking.datasets, dataset_stems(ranking)):
+    for r, stem in zip(ranking.datasets if per_dataset else (), dataset_stems(ranking)):
         out[f"override_{stem}"] = render_override_graph(r, ranking.settings, ranking.profile)
         out[f"trace_{stem}"] = render_trace(r)
     return out
@@ -843,7 +844,7 @@ def _check_formats(formats):
     return list(dict.fromkeys(formats))
 
 
-def write_figures(ranking, out_dir, formats=("svg",), jobs=None):
+def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True):
     """Write every figure of ``ranking`` into ``out_dir``.
 
     The DOT source of every figure is always written (``<stem>.dot``, see
@@ -866,7 +867,7 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None):
     """
     formats = _check_formats(formats)
     os.makedirs(out_dir, exist_ok=True)
-    graphs = figures(ranking)
+    graphs = figures(ranking, per_dataset=per_dataset)
     sources = {stem: graph.source for stem, graph in graphs.items()}
     for stem, source in sources.items():
         with open(os.path.join(out_dir, f"{stem}.dot"), "w", encoding="utf-8") as handle:

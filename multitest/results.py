@@ -169,13 +169,76 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     >>> res.errors.shape
     (1, 2, 2)
     """
+    columns = {"dataset": dataset, "algorithm": algorithm, "replication": replication,
+               "fold": fold, "value": value}
+    if not isinstance(source, pd.DataFrame):
+        # Fast path: numeric columns parsed natively by the C reader.  Anything
+        # unusual (a bad value, a missing fold, an unreadable file...) falls back
+        # to the text path below, which reports the file, row and field.
+        try:
+            typed = _read_typed(source, columns)
+            if typed is not None:
+                frame, name, row_offset, present = typed
+                return _load(frame, name, row_offset, columns, kind, fast=True, present=present)
+        except (_Fallback, MultitestError, ValueError, OSError, UnicodeDecodeError):
+            pass
+    else:
+        try:
+            return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind,
+                         fast=True)
+        except (_Fallback, ValueError, TypeError):   # MultitestError is a ValueError
+            pass
     frame, name, row_offset = _read(source)
-    columns = _resolve_columns(frame, name, dataset, algorithm, replication, fold, value)
+    return _load(frame, name, row_offset, columns, kind, fast=False)
+
+
+class _Fallback(Exception):
+    """The fast path met something it leaves to the text path (and its messages)."""
+
+
+def _is_number_dtype(dtype):
+    """Float or integer (not boolean): values the fast path takes as they are."""
+    return (pd.api.types.is_float_dtype(dtype) or pd.api.types.is_integer_dtype(dtype)) \
+        and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _load(frame, name, row_offset, columns, kind, *, fast, present=None):
+    present = list(frame.columns) if present is None else present
+    columns = _resolve_columns(present, name, **columns)
     kind = _resolve_kind(kind, columns["value"])
-    values = _numeric(frame, columns["value"], name, row_offset)
-    keys = _key_columns(frame, columns, name, row_offset)
+    values = _numeric(frame, columns["value"], name, row_offset, fast)
+    keys = _key_columns(frame, columns, name, row_offset, fast)
     errors = _to_error(values, kind, columns["value"], name, row_offset)
     return _assemble(keys, errors, columns, name, row_offset)
+
+
+def _read_typed(source, columns):
+    """Read a CSV file with the value, replication and fold columns as floats.
+
+    Returns ``(frame, name, row_offset, header)``, or None when the header
+    does not name the columns (the text path then explains what is missing).
+    """
+    name = os.fspath(source)
+    header = pd.read_csv(name, nrows=0, skipinitialspace=True)
+    raw = {str(c).strip(): c for c in header.columns}
+    if len(raw) != len(header.columns):
+        return None
+    wanted = {columns["dataset"]: object, columns["algorithm"]: object}
+    for role in ("replication", "fold"):
+        if columns[role] in raw:
+            wanted[columns[role]] = np.float64
+    value = columns["value"]
+    if value is None:
+        found = [c for c in raw if c.lower() in _ERROR_NAMES + _ACCURACY_NAMES]
+        value = found[0] if len(found) == 1 else None
+    if value is None or any(c not in raw for c in list(wanted) + [value]):
+        return None
+    wanted[value] = np.float64
+    frame = pd.read_csv(name, usecols=[raw[c] for c in wanted], skipinitialspace=True,
+                        dtype={raw[c]: t for c, t in wanted.items()}, na_filter=False,
+                        keep_default_na=False)
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return frame, name, 2, list(raw)
 
 
 def _read(source):
@@ -194,8 +257,7 @@ def _read(source):
     return frame, name, 2
 
 
-def _resolve_columns(frame, name, dataset, algorithm, replication, fold, value):
-    present = list(frame.columns)
+def _resolve_columns(present, name, dataset, algorithm, replication, fold, value):
     for field, column in (("dataset", dataset), ("algorithm", algorithm)):
         if column not in present:
             raise InputError(f"missing column '{column}' (the {field}); columns are "
@@ -233,8 +295,15 @@ def _first_bad(mask, row_offset):
     return int(np.flatnonzero(mask)[0]) + row_offset
 
 
-def _numeric(frame, column, name, row_offset):
+def _numeric(frame, column, name, row_offset, fast):
     raw = frame[column]
+    if fast:
+        if not _is_number_dtype(raw.dtype):
+            raise _Fallback
+        numbers = raw.to_numpy(dtype=float)
+        if not np.isfinite(numbers).all():
+            raise _Fallback
+        return numbers
     as_text = raw.astype(str).str.strip()
     missing = as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy() | raw.isna().to_numpy()
     if missing.any():
@@ -250,19 +319,53 @@ def _numeric(frame, column, name, row_offset):
     return numbers
 
 
-def _key_columns(frame, columns, name, row_offset):
+def _names(column, fast):
+    """``(codes, names)`` of a name column: stripped names in order of first appearance.
+
+    Factorizes the raw values first and strips only the distinct ones, so that
+    a million rows cost one hash pass.  The fast path gives up (``_Fallback``)
+    on a value that is not a string or is empty once stripped.
+    """
+    if fast:
+        if not pd.api.types.is_string_dtype(column.dtype):   # object or str columns
+            raise _Fallback
+        codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+        if (len(uniques) and codes.min() < 0) or not all(isinstance(u, str) for u in uniques):
+            raise _Fallback
+        stripped = [u.strip() for u in uniques]
+        if "" in stripped:
+            raise _Fallback
+    else:
+        codes, uniques = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=False)
+        stripped = [str(u).strip() for u in uniques]
+    merged, names = pd.factorize(np.asarray(stripped, dtype=object))
+    return merged[codes] if len(names) < len(stripped) else codes, tuple(names)
+
+
+def _key_columns(frame, columns, name, row_offset, fast):
     keys = {}
     for role in ("dataset", "algorithm"):
-        text = frame[columns[role]].astype(str).str.strip()
-        empty = (text == "").to_numpy() | frame[columns[role]].isna().to_numpy()
-        if empty.any():
-            raise InputError(f"empty {role} name", source=name, field=columns[role],
-                             row=_first_bad(empty, row_offset))
-        keys[role] = text.to_numpy()
+        if not fast:
+            text = frame[columns[role]].astype(str).str.strip()
+            empty = (text == "").to_numpy() | frame[columns[role]].isna().to_numpy()
+            if empty.any():
+                raise InputError(f"empty {role} name", source=name, field=columns[role],
+                                 row=_first_bad(empty, row_offset))
+            keys[role] = _names(text, fast)
+        else:
+            keys[role] = _names(frame[columns[role]], fast)
     for role in ("replication", "fold"):
         column = columns[role]
         if column is None:
             keys[role] = None
+            continue
+        if fast:
+            if not _is_number_dtype(frame[column].dtype):
+                raise _Fallback
+            numbers = frame[column].to_numpy(dtype=float)
+            if not (np.isfinite(numbers).all() and (numbers == np.round(numbers)).all()):
+                raise _Fallback
+            keys[role] = numbers.astype(np.int64)
             continue
         text = frame[column].astype(str).str.strip()
         numbers = pd.to_numeric(text, errors="coerce").to_numpy(dtype=float)
@@ -289,8 +392,8 @@ def _to_error(values, kind, column, name, row_offset):
 
 
 def _assemble(keys, errors, columns, name, row_offset):
-    ds_codes, datasets = pd.factorize(keys["dataset"])
-    alg_codes, algorithms = pd.factorize(keys["algorithm"])
+    ds_codes, datasets = keys["dataset"]
+    alg_codes, algorithms = keys["algorithm"]
     has_folds = keys["fold"] is not None
     if has_folds:
         rep = keys["replication"] if keys["replication"] is not None else np.ones_like(keys["fold"])
@@ -311,19 +414,22 @@ def _assemble(keys, errors, columns, name, row_offset):
     _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name)
     replications, per_rep = _fold_design(fold_labels, keys, columns, name) if has_folds else (1, 1)
     cube.setflags(write=False)
-    return Results(errors=cube, datasets=tuple(datasets), algorithms=tuple(algorithms),
+    return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
                    has_folds=has_folds, source=name)
 
 
 def _check_duplicates(flat, keys, columns, name, row_offset):
+    if flat.size and np.bincount(flat).max() < 2:   # fast check first: no duplicate
+        return
     duplicated = pd.Series(flat).duplicated(keep=False).to_numpy()
     if not duplicated.any():
         return
     rows = np.flatnonzero(duplicated)
     first = rows[0]
     twin = rows[1:][flat[rows[1:]] == flat[first]][0]
-    what = [f"{keys['dataset'][first]}", f"{keys['algorithm'][first]}"]
+    what = [keys["dataset"][1][keys["dataset"][0][first]],
+            keys["algorithm"][1][keys["algorithm"][0][first]]]
     if keys["replication"] is not None:
         what.append(f"replication {keys['replication'][first]}")
     if keys["fold"] is not None:

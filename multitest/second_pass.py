@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import networkx as nx
 import numpy as np
 
 from .errors import MultitestError
@@ -95,6 +94,8 @@ class SecondPassResult:
 
     def graph(self):
         """The second-pass graph as a :class:`networkx.DiGraph`."""
+        import networkx as nx   # only when a graph object is asked for
+
         graph = nx.DiGraph(name="second pass")
         index = {a: i for i, a in enumerate(self.algorithms)}
         for position, name in enumerate(self.prior_order):

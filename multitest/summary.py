@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 __all__ = ["summary_text", "format_table"]
 
 
@@ -12,6 +14,18 @@ def format_table(header, rows):
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+#: Longest list of names or edges printed in one summary line; longer lists
+#: are cut with a count (every item is in the output files).
+_MAX_ITEMS = 20
+
+
+def _shorten(items, separator):
+    items = list(items)
+    if len(items) <= _MAX_ITEMS:
+        return separator.join(items)
+    return f"{separator.join(items[:_MAX_ITEMS])}{separator}... ({len(items)} in all)"
 
 
 def _p(value):
@@ -25,7 +39,7 @@ def summary_text(ranking):
     lines = [f"Final order (best first); test {s.test}, alpha {s.alpha:g}, correction "
              f"{s.correction}, costs {ranking.profile.name}, second pass "
              f"{s.second_pass if sp is not None else 'none'}", ""]
-    firsts = {a: sum(r.order[0] == a for r in ranking.datasets) for a in ranking.algorithms}
+    firsts = Counter(r.order[0] for r in ranking.datasets)
     index = {a: i for i, a in enumerate(ranking.algorithms)}
     rows = []
     for position, name in enumerate(ranking.final_order, start=1):
@@ -48,16 +62,16 @@ def summary_text(ranking):
     if sp is not None:
         cd = sp.critical_difference
         cd_text = f"critical difference {cd:.4g}; " if cd is not None else ""
-        edges = ", ".join(f"{a} -> {b}" for a, b in sp.edges()) or "none"
+        edges = _shorten((f"{a} -> {b}" for a, b in sp.edges()), ", ") or "none"
         lines.append(f"Second pass ({sp.method}{'' if sp.correction == 'none' else ', ' + sp.correction}): "
                      f"{cd_text}{len(sp.significant_pairs())} pair(s) differ; "
-                     f"prior (average cost) {' < '.join(sp.prior_order)}; overrides: {edges}")
+                     f"prior (average cost) {_shorten(sp.prior_order, ' < ')}; overrides: {edges}")
     if ranking.control is not None:
         c = ranking.control
         differ = [ranking.algorithms[i] for i in range(len(ranking.algorithms))
                   if i != c.control and c.significant[i]]
         lines.append(f"Against control {ranking.algorithms[c.control]} ({s.control_method}): "
-                     f"differ {', '.join(differ) or 'none'}")
+                     f"differ {_shorten(differ, ', ') or 'none'}")
     for note in ranking.notes:
         lines.append(f"Note: {note}")
     return "\n".join(lines)

@@ -196,3 +196,17 @@ def test_stability_bad_input(capsys):
     status, _, err = run(["stability", EXAMPLE, "--costs", "training_time", "--datasets",
                           "zoo"], capsys)
     assert status == 2 and "at least" in err and err.count("\n") == 1
+
+
+def test_large_runs_write_only_the_overall_dot_sources(tmp_path, capsys, monkeypatch):
+    # Above INLINE_PAIRS_LIMIT pairwise results, without --format: no override_*/trace_*
+    # DOT sources (they grow as S x L^2), a note on stderr, every pair in pairwise.npz.
+    from multitest import output
+
+    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 100)
+    status, _, err = run(["rank", EXAMPLE, "--costs", "training_time", "--out",
+                          str(tmp_path)], capsys)
+    assert status == 0 and "per-data-set figures" in err
+    files = os.listdir(tmp_path)
+    assert {"final.dot", "cd.dot", "second_pass.dot", "pairwise.npz"} <= set(files)
+    assert not [f for f in files if f.startswith(("override_", "trace_"))]

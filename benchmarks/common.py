@@ -1,0 +1,80 @@
+"""Helpers shared by the benchmarks: child processes, peak memory, medians.
+
+Every measurement runs in a child process of its own, so that its peak
+resident memory is its own: either a Python snippet that times itself and
+reports ``ru_maxrss`` of its own process, or a command (the ``multitest``
+program, as a user runs it) started from a fresh wrapper process that reports
+the wall time and ``getrusage(RUSAGE_CHILDREN).ru_maxrss``, the peak of its
+one child.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+__all__ = ["python_child", "timed_command", "median", "HERE", "ROOT", "multitest_program"]
+
+_WRAPPER = r"""
+import json, resource, subprocess, sys, time
+argv, timeout, limit_mb = json.loads(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3])
+
+def limit():   # address-space cap: a runaway case fails instead of exhausting the machine
+    if limit_mb > 0:
+        resource.setrlimit(resource.RLIMIT_AS, (limit_mb << 20, limit_mb << 20))
+
+start = time.perf_counter()
+try:
+    done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          timeout=timeout, preexec_fn=limit)
+    code, err = done.returncode, done.stderr.decode(errors="replace")[-2000:]
+except subprocess.TimeoutExpired:
+    code, err = None, "timeout"
+wall = time.perf_counter() - start
+peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(json.dumps({"wall_s": wall, "peak_mb": peak_kb / 1024, "returncode": code,
+                  "stderr": err}))
+"""
+
+
+def multitest_program():
+    """The installed ``multitest`` console script next to this interpreter."""
+    exe = Path(sys.executable).with_name("multitest")
+    if not exe.exists():
+        raise SystemExit(f"no `multitest` program next to {sys.executable}; "
+                         "install the package (make bench does)")
+    return str(exe)
+
+
+def timed_command(argv, timeout=600.0, memory_limit_mb=0, cwd=None):
+    """Run ``argv`` once from a fresh wrapper; ``{wall_s, peak_mb, returncode, stderr}``.
+
+    ``returncode`` is None when the command ran out of ``timeout`` seconds;
+    ``memory_limit_mb`` (0: none) caps its address space.
+    """
+    done = subprocess.run([sys.executable, "-c", _WRAPPER, json.dumps(list(map(str, argv))),
+                           str(timeout), str(int(memory_limit_mb))], capture_output=True,
+                          text=True, cwd=cwd, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def python_child(code, *args, timeout=None):
+    """Run a Python snippet in a child; it must print one JSON object last."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
+                          text=True, env=env, timeout=timeout)
+    if done.returncode != 0:
+        raise RuntimeError(f"benchmark child failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def median(values):
+    return statistics.median(values)

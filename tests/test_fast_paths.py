@@ -1,0 +1,223 @@
+"""The fast paths of loading and stage 1 give exactly what the simple paths give.
+
+- ``load_results`` parses numeric columns natively and falls back to the text
+  path (which names file, row and field) on anything unusual: same arrays,
+  same messages.
+- Stage 1 runs blocks of pairs (in threads for the built-in tests), passes
+  differences to the built-in tests, and sorts every data set at once: same
+  statistics, p-values, decisions and orders as the straightforward way.
+"""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import special, stats
+
+from multitest import InputError, load_results
+from multitest import per_dataset, results
+from multitest.ordering import cost_ordered_sort
+from multitest.pairwise import FoldDesign, _FisherF, _row_sum, _StudentT, get_test, \
+    register_test
+from multitest.per_dataset import prior_positions, run_pairwise_tests
+
+from helpers import make_frame
+
+
+# -- loading ------------------------------------------------------------------------
+
+def _text_path(monkeypatch):
+    """Make load_results skip its fast paths (files and frames)."""
+    monkeypatch.setattr(results, "_read_typed", lambda source, columns: None)
+    real_load = results._load
+
+    def text_only(*args, fast, **kwargs):
+        return real_load(*args, fast=False, **kwargs)
+    monkeypatch.setattr(results, "_load", text_only)
+
+
+def _same(a, b):
+    np.testing.assert_array_equal(a.errors, b.errors)
+    assert (a.datasets, a.algorithms, a.replications, a.folds_per_replication, a.has_folds,
+            a.source) == (b.datasets, b.algorithms, b.replications, b.folds_per_replication,
+                          b.has_folds, b.source)
+
+
+@pytest.fixture
+def awkward_csv(tmp_path):
+    # Names with spaces around them, numeric-looking and quoted names, 17-digit values,
+    # integers written as floats, an extra column, 4 replications of 3 folds.
+    rng = np.random.default_rng(8)
+    frame = make_frame(rng.uniform(0, 1, (3, 4, 12)), datasets=["007", " iris ", "a,b"],
+                       algorithms=["1", "svm ", "knn", "c4.5"], replications=4)
+    frame["replication"] = frame["replication"].astype(float)
+    frame["note"] = "x"
+    path = tmp_path / "awkward.csv"
+    frame.to_csv(path, index=False, float_format="%.17g")
+    return path
+
+
+def test_fast_csv_loader_matches_the_text_path(example, awkward_csv, monkeypatch):
+    from multitest import example_path
+
+    fast = [load_results(example_path()), load_results(awkward_csv),
+            load_results(pd.read_csv(awkward_csv))]
+    _text_path(monkeypatch)
+    slow = [load_results(example_path()), load_results(awkward_csv),
+            load_results(pd.read_csv(awkward_csv))]
+    for a, b in zip(fast, slow):
+        _same(a, b)
+    assert fast[1].datasets == ("007", "iris", "a,b")
+    assert fast[1].algorithms == ("1", "svm", "knn", "c4.5")
+    assert (fast[1].replications, fast[1].folds_per_replication) == (4, 3)
+
+
+def test_clean_files_take_the_fast_path(awkward_csv, monkeypatch):
+    def no_text_path(source):
+        raise AssertionError("the text path was used")
+    monkeypatch.setattr(results, "_read", no_text_path)
+    assert load_results(awkward_csv).errors.shape == (3, 4, 12)
+
+
+BAD_FILES = {
+    "empty value": lambda f: f.assign(error=f["error"].astype(object).where(f.index != 4, "")),
+    "NA value": lambda f: f.assign(error=f["error"].astype(object).where(f.index != 4, "NA")),
+    "nan value": lambda f: f.assign(error=f["error"].astype(object).where(f.index != 4, "nan")),
+    "inf value": lambda f: f.assign(error=f["error"].astype(object).where(f.index != 4, "inf")),
+    "huge value": lambda f: f.assign(error=f["error"].astype(object).where(f.index != 4,
+                                                                            "1e400")),
+    "text value": lambda f: f.assign(error=f["error"].astype(object).where(f.index != 4, "abc")),
+    "fractional fold": lambda f: f.assign(fold=f["fold"].astype(float).where(f.index != 3, 1.5)),
+    "text fold": lambda f: f.assign(fold=f["fold"].astype(object).where(f.index != 3, "x")),
+    "empty name": lambda f: f.assign(dataset=f["dataset"].where(f.index != 6, " ")),
+    "duplicate row": lambda f: pd.concat([f, f.iloc[[3]]]),
+    "missing fold": lambda f: f.drop(index=7),
+    "missing algorithm": lambda f: f[~((f["dataset"] == "d1") & (f["algorithm"] == "a1"))],
+    "one algorithm": lambda f: f[f["algorithm"] == "a0"],
+    "missing column": lambda f: f.drop(columns=["algorithm"]),
+    "two value columns": lambda f: f.assign(accuracy=1.0),
+    "replication without fold": lambda f: f.drop(columns=["fold"]),
+    "accuracy out of range": lambda f: f.rename(columns={"error": "accuracy"}).assign(
+        accuracy=lambda g: g["accuracy"].where(g.index != 5, 170.0) * 100),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_fast_loader_reports_what_the_text_path_reports(case, tmp_path, monkeypatch):
+    frame = BAD_FILES[case](make_frame(np.random.default_rng(0).uniform(0.1, 0.3, (2, 3, 10))))
+    path = tmp_path / "bad.csv"
+    frame.to_csv(path, index=False)
+    messages = []
+    for source in (path, frame.reset_index(drop=True)):
+        with pytest.raises(InputError) as fast:
+            load_results(source)
+        messages.append(str(fast.value))
+    _text_path(monkeypatch)
+    for k, source in enumerate((path, frame.reset_index(drop=True))):
+        with pytest.raises(InputError) as slow:
+            load_results(source)
+        assert messages[k] == str(slow.value)
+    assert str(path) in messages[0]
+
+
+# -- p-values and sums ------------------------------------------------------------------
+
+def test_fisher_f_closed_form_matches_scipy():
+    rng = np.random.default_rng(1)
+    x = np.concatenate([10 ** rng.uniform(-8, 8, 20000), rng.gamma(1, 2, 20000),
+                        [0.0, np.inf, 1e300, 5e-324]])
+    for dfn, dfd in [(10, 5), (2, 3), (4, 7), (6, 1)]:
+        ours, scipy_sf = _FisherF(dfn, dfd).sf(x), stats.f.sf(x, dfn, dfd)
+        np.testing.assert_allclose(ours, scipy_sf, rtol=1e-14, atol=0)
+        assert ours[-4] == 1.0 and ours[-3] == 0.0
+    # Odd dfn: the incomplete beta function itself.
+    np.testing.assert_array_equal(_FisherF(5, 10).sf(x), special.fdtrc(5, 10, x))
+
+
+def test_student_t_tails_are_scipys():
+    x = np.concatenate([np.random.default_rng(2).normal(0, 4, 10000),
+                        [0.0, -0.0, np.inf, -np.inf, 1e-300]])
+    for df in (1, 5, 9):
+        t = _StudentT(df)
+        np.testing.assert_array_equal(t.cdf(x), stats.t.cdf(x, df))
+        np.testing.assert_array_equal(t.sf(x), stats.t.sf(x, df))
+        np.testing.assert_array_equal(t.smaller_tail(x), np.minimum(t.cdf(x), t.sf(x)))
+
+
+@pytest.mark.parametrize("width", [1, 2, 5, 7, 8, 9, 10, 16, 17, 30, 129])
+def test_row_sum_is_numpys_sum(width):
+    rng = np.random.default_rng(width)
+    # Values of very different sizes, so that the order of the additions shows.
+    x = rng.normal(0, 1, (500, width)) * 10.0 ** rng.integers(-8, 8, (500, width))
+    np.testing.assert_array_equal(_row_sum(x), np.sum(x, axis=1))
+
+
+# -- stage 1 ----------------------------------------------------------------------
+
+def _straightforward(errors, prior, test, design, alpha, alternative="two-sided"):
+    """Every pair gathered at once and tested in one call, overrides as METHOD.md says."""
+    S, L, F = errors.shape
+    first, second = np.triu_indices(L, k=1)
+    in_prior = np.take_along_axis(errors, prior[:, :, None], axis=1)
+    a, b = in_prior[:, first].reshape(-1, F), in_prior[:, second].reshape(-1, F)
+    statistic, pvalue = test(a, b, design, alternative=alternative)
+    means = in_prior.mean(axis=2)
+    override = (pvalue.reshape(S, -1) < alpha) & (means[:, second] < means[:, first])
+    return statistic.reshape(S, -1), pvalue.reshape(S, -1), override
+
+
+@register_test("test-fast-paths-scalar-welch")
+def _scalar_welch(a, b):
+    """Welch t on the folds (a scalar custom test: not difference-only, not threaded)."""
+    result = stats.ttest_ind(a, b, equal_var=False)
+    return (0.0, 1.0) if np.isnan(result.pvalue) else (result.statistic, result.pvalue)
+
+
+@pytest.mark.parametrize("name", ["combined-5x2cv-f", "kfold-t", "wilcoxon",
+                                  "test-fast-paths-scalar-welch"])
+@pytest.mark.parametrize("chunk", [10 ** 9, 2000, 60])   # one block; several data sets; split L
+def test_blocks_threads_and_differences_change_nothing(name, chunk, monkeypatch):
+    rng = np.random.default_rng(3)
+    S, L = 7, 9
+    errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
+    errors[0, 1] = errors[0, 0]                # identical: statistic 0, p 1
+    errors[1, 2] = errors[1, 3] - 1 / 32       # constant difference: infinite statistic
+    keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
+    names = [f"a{j}" for j in range(L)]
+    prior = prior_positions(keys, names)
+    test, design = get_test(name), FoldDesign(5, 2)
+    expected = _straightforward(errors, prior, test, design, 0.05)
+    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
+    for threads in (1, 3):
+        monkeypatch.setattr(per_dataset, "_MAX_THREADS", threads)
+        table = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction="none",
+                                   alternative="two-sided")
+        np.testing.assert_array_equal(table.statistic, expected[0])
+        np.testing.assert_array_equal(table.pvalue, expected[1])
+        np.testing.assert_array_equal(table.override, expected[2])
+        assert table.pvalue_adjusted is table.pvalue
+
+
+@pytest.mark.parametrize("sort_elements", [1 << 24, 50])
+def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, monkeypatch):
+    rng = np.random.default_rng(6)
+    S, L = 40, 12
+    first, second = np.triu_indices(L, k=1)
+    override = rng.random((S, first.size)) < rng.uniform(0, 0.6, (S, 1))
+    table = per_dataset.PairwiseTable(
+        prior=np.tile(np.arange(L), (S, 1)), first=first, second=second,
+        statistic=np.zeros(override.shape), pvalue=np.zeros(override.shape),
+        pvalue_adjusted=np.zeros(override.shape), override=override,
+        mean_errors=np.zeros((S, L)))
+    monkeypatch.setattr(per_dataset, "_SORT_ELEMENTS", sort_elements)
+    orders = per_dataset._cost_ordered_sorts(table)
+    for s in range(S):
+        matrix = np.zeros((L, L), dtype=bool)
+        matrix[first, second] = override[s]
+        np.testing.assert_array_equal(orders[s], cost_ordered_sort(matrix))
+
+
+def test_edges_without_building_every_pair(example):
+    from multitest import rank
+
+    for result in rank(example, "training_time").datasets:
+        assert result.edges() == [(p["a"], p["b"], p["statistic"], p["pvalue"])
+                                  for p in result.pairs() if p["override"]]

@@ -1,0 +1,132 @@
+"""Tests of multitest.output: result.json, the CSV tables and the compact pairwise file."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from multitest import rank
+from multitest import output
+from multitest.output import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise,
+                              stage_tables, to_dict, write_outputs, write_pairwise_file)
+from multitest.summary import summary_text
+
+from helpers import make_frame
+
+
+@pytest.fixture(scope="module")
+def ranking(example):
+    return rank(example, "training_time")
+
+
+def test_small_runs_keep_every_pair_inline(ranking, tmp_path):
+    # 38 data sets x 28 pairs = 1064 <= INLINE_PAIRS_LIMIT: inline, and pairwise.csv.
+    written = write_outputs(ranking, tmp_path)
+    doc = json.loads((tmp_path / "result.json").read_text())
+    assert doc["pairwise_file"] is None and doc["n_pairwise_tests"] == 38 * 28
+    assert all(len(d["pairwise"]) == 28 and "edges" in d for d in doc["datasets"].values())
+    assert "pairwise.csv" in written and PAIRWISE_FILE not in written
+    assert (tmp_path / "result.json").read_text().startswith("{\n")   # indented
+
+
+def test_large_runs_refer_to_the_pairwise_file(ranking, tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 1000)
+    written = write_outputs(ranking, tmp_path)
+    doc = json.loads((tmp_path / "result.json").read_text())
+    assert doc["pairwise_file"] == PAIRWISE_FILE == "pairwise.npz"
+    assert doc["n_pairwise_tests"] == 38 * 28
+    assert PAIRWISE_FILE in written and "pairwise.csv" not in written
+    optdigits = doc["datasets"]["optdigits"]
+    assert "pairwise" not in optdigits and "edges" not in optdigits
+    assert optdigits["n_edges"] == len(ranking.dataset("optdigits").edges()) > 0
+    assert optdigits["order"] == list(ranking.dataset("optdigits").order)
+    # Every pair, exactly: the file reads back to the table of pairwise.csv.
+    back = read_pairwise(tmp_path / PAIRWISE_FILE)
+    pd.testing.assert_frame_equal(back, pairwise_frame(ranking), check_exact=True)
+    assert back["override"].sum() == sum(d["n_edges"] for d in doc["datasets"].values())
+
+
+def test_pairwise_file_layout_is_plain_numpy(ranking, tmp_path):
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    with np.load(path, allow_pickle=False) as archive:
+        assert set(archive.files) == {"datasets", "algorithms", "mean_errors", "dataset", "a",
+                                      "b", "statistic", "pvalue", "override"}
+        n = 38 * 28
+        assert all(archive[k].shape == (n,) for k in ("dataset", "a", "b", "statistic",
+                                                       "pvalue", "override"))
+        assert archive["a"].dtype == np.uint16 and archive["override"].dtype == bool
+        assert list(archive["algorithms"]) == list(ranking.algorithms)
+        assert archive["mean_errors"].shape == (38, 8)
+        # The first pair of the first data set: the two cheapest algorithms, cheaper first.
+        first = ranking.datasets[0]
+        pair = first.pairs()[0]
+        assert archive["algorithms"][archive["a"][0]] == pair["a"] == first.prior_order[0]
+        assert archive["algorithms"][archive["b"][0]] == pair["b"] == first.prior_order[1]
+        assert archive["pvalue"][0] == pair["pvalue"]
+        assert archive["mean_errors"][0, archive["a"][0]] == pair["mean_error_a"]
+
+
+def test_pairwise_file_keeps_infinite_statistics_and_corrections(tmp_path):
+    # A constant difference gives an infinite statistic; Holm adjusts the p-values.
+    rng = np.random.default_rng(4)
+    errors = rng.uniform(0.1, 0.3, (3, 4, 10))
+    errors[0, 1] = errors[0, 0] - 1 / 32
+    ranking = rank(make_frame(errors), ["a0", "a1", "a2", "a3"], correction="holm")
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    with np.load(path) as archive:
+        assert "pvalue_adjusted" in archive.files
+    back = read_pairwise(path)
+    pd.testing.assert_frame_equal(back, pairwise_frame(ranking), check_exact=True)
+    assert np.isinf(back["statistic"]).any()
+    assert (back["pvalue_adjusted"] >= back["pvalue"]).all()
+    assert (back["pvalue_adjusted"] > back["pvalue"]).any()
+
+
+def test_pairwise_frame_matches_the_pairs_of_each_data_set(ranking):
+    frame = pairwise_frame(ranking)
+    assert list(frame.columns) == list(PAIRWISE_COLUMNS) and len(frame) == 38 * 28
+    expected = pd.DataFrame([dict(p, dataset=r.name) for r in ranking.datasets
+                             for p in r.pairs()])[list(PAIRWISE_COLUMNS)]
+    pd.testing.assert_frame_equal(frame, expected, check_exact=True)
+
+
+def test_stage_tables_match_the_data_set_results(ranking):
+    tables = stage_tables(ranking)
+    algorithms = list(ranking.algorithms)
+    means = tables["mean_errors.csv"].set_index("dataset")
+    costs = tables["costs.csv"].set_index("dataset")
+    for r in ranking.datasets:
+        assert means.loc[r.name].tolist() == [r.mean_errors[a] for a in algorithms]
+        assert costs.loc[r.name].tolist() == list(map(float, r.costs))
+    orders = tables["orders.csv"]
+    assert list(orders.columns[:2]) == ["dataset", "stage"] and len(orders) == 2 * 38
+    optdigits = orders[orders["dataset"] == "optdigits"].set_index("stage")
+    assert optdigits.loc["multitest"].tolist()[1:] == list(ranking.dataset("optdigits").order)
+    assert optdigits.loc["prior"].tolist()[1:] == list(ranking.dataset("optdigits").prior_order)
+    assert orders["dataset"].tolist() == sorted(orders["dataset"].tolist())
+
+
+def test_large_result_json_is_valid_and_complete(ranking, tmp_path, monkeypatch):
+    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 0)
+    write_outputs(ranking, tmp_path)
+    doc = json.loads((tmp_path / "result.json").read_text())
+    small = to_dict(ranking, inline_pairs=True)
+    for key in ("final_order", "average_ranks", "friedman", "second_pass", "settings", "notes"):
+        assert doc[key] == json.loads(json.dumps(small[key]))
+
+
+def test_summary_shortens_long_lists():
+    # 30 algorithms, clear differences: many second-pass overrides, a long prior.
+    rng = np.random.default_rng(2)
+    L = 30
+    errors = 0.3 - 0.008 * np.arange(L)[None, :, None] + rng.normal(0, 0.003, (40, L, 10))
+    names = [f"alg{j:02d}" for j in range(L)]
+    ranking = rank(make_frame(errors, algorithms=names), names)
+    text = summary_text(ranking)
+    second = [line for line in text.splitlines() if line.startswith("Second pass")][0]
+    assert "... (30 in all)" in second
+    n_edges = len(ranking.second_pass.edges())
+    assert n_edges > 20 and f"... ({n_edges} in all)" in second
+    assert all(f"{position} " in text for position in range(1, L + 1))   # the full order
