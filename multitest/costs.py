@@ -15,7 +15,6 @@ from importlib import resources
 
 import numpy as np
 import yaml
-from scipy.stats import rankdata
 
 from .errors import InputError, MultitestError
 
@@ -162,6 +161,8 @@ def _normalize(raw, method):
     if method == "none":
         return raw
     if method == "rank":
+        from scipy.stats import rankdata
+
         return rankdata(raw, axis=1)
     scale = raw.max(axis=1, keepdims=True) if method == "max" else raw.sum(axis=1, keepdims=True)
     # A data set whose costs are all zero keeps them: every algorithm is equally cheap.
