@@ -172,42 +172,32 @@ def _run_rank(settings, results):
 
 
 def _figure_writer(ranking, formats, report):
-    """Callback writing figures and the report into the staging directory."""
-    if not formats and not report:
-        return _dot_only(ranking)
+    """Callback writing the figures (and the report) into the staging directory.
 
-    def write(staging):
-        from .render import write_figures
-
-        warning = write_figures(ranking, staging, formats=formats or [])
-        if warning:
-            print(f"multitest: warning: {warning}", file=sys.stderr)
-        if report:
-            from .report import write_report
-
-            write_report(ranking, os.path.join(staging, "report.html"))
-    return write
-
-
-def _dot_only(ranking):
-    # Without --format/--report only DOT sources are written.  Those of the
-    # per-data-set figures grow as S x L^2 (about 1 MB per data set at L = 100):
-    # above INLINE_PAIRS_LIMIT pairwise results only the overall figures are
-    # written, and a note says so.
+    DOT sources are always written.  Without --format or --report, above
+    INLINE_PAIRS_LIMIT pairwise results only the overall figures are written:
+    the per-data-set ones grow as S x L^2 (about 1 MB per data set at L = 100).
+    """
     from .output import INLINE_PAIRS_LIMIT
 
-    L = len(ranking.algorithms)
-    n_pairs = len(ranking.datasets) * L * (L - 1) // 2
-    per_dataset = n_pairs <= INLINE_PAIRS_LIMIT
+    n_pairs = ranking.datasets[0].table.statistic.size
+    per_dataset = bool(formats) or bool(report) or n_pairs <= INLINE_PAIRS_LIMIT
 
     def write(staging):
         from .render import write_figures
 
-        write_figures(ranking, staging, formats=[], per_dataset=per_dataset)
+        warning = write_figures(ranking, staging, formats=formats or [],
+                                per_dataset=per_dataset)
+        if warning and formats:
+            print(f"multitest: warning: {warning}", file=sys.stderr)
         if not per_dataset:
             print(f"multitest: note: {n_pairs} pairwise results: the per-data-set figures "
                   "(override_*, trace_*) are not written; ask for them with --format",
                   file=sys.stderr)
+        if report:
+            from .report import write_report
+
+            write_report(ranking, os.path.join(staging, "report.html"))
     return write
 
 
@@ -217,15 +207,14 @@ def _write(ranking, out, formats, report):
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report))
 
 
-def _print_summary(ranking, out=None, seconds=None, stream=None):
-    stream = stream or sys.stdout
+def _print_summary(ranking, out=None, seconds=None):
     from .summary import summary_text
 
-    print(summary_text(ranking), file=stream)
+    print(summary_text(ranking))
     if seconds is not None:
-        print(f"\n({seconds:.2f} s)", file=stream)
+        print(f"\n({seconds:.2f} s)")
     if out is not None:
-        print(f"outputs written to {out}", file=stream)
+        print(f"outputs written to {out}")
 
 
 def _cmd_rank(args):

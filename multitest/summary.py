@@ -46,7 +46,8 @@ def summary_text(ranking):
         cost = f"{sp.average_costs[index[name]]:.4g}" if sp is not None else \
             f"{ranking.datasets[0].costs[index[name]]:.4g}"
         rows.append([position, name, f"{ranking.average_ranks[name]:.3f}", cost, firsts[name]])
-    lines.append(format_table(["rank", "algorithm", "average rank", "average cost",
+    lines.append(format_table(["rank", "algorithm", "average rank",
+                               "average cost" if sp is not None else "cost",
                                "first on (data sets)"], rows))
     lines.append("")
     n_tests = ranking.datasets[0].table.statistic.size
