@@ -19,7 +19,8 @@ import numpy as np
 
 from .errors import MultitestError
 
-__all__ = ["SortStep", "cost_ordered_sort", "sort_trace", "overrides_from_decisions"]
+__all__ = ["SortStep", "cost_ordered_sort", "sort_trace", "named_trace",
+           "overrides_from_decisions"]
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,14 @@ def sort_trace(overrides):
     tuple of SortStep
     """
     return tuple(_steps(_check(overrides), record=True))
+
+
+def named_trace(overrides, names):
+    """:func:`sort_trace` with node names: ``names[i]`` is the node at prior position ``i``."""
+    return tuple(SortStep(remaining=tuple(names[i] for i in step.remaining),
+                          candidates=tuple(names[i] for i in step.candidates),
+                          taken=names[step.taken])
+                 for step in sort_trace(overrides))
 
 
 def _steps(overrides, record):

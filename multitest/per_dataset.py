@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .corrections import adjust_pvalues
-from .ordering import SortStep, sort_trace
+from .ordering import named_trace
 
 __all__ = ["DataSetResult", "PairwiseTable", "prior_positions", "run_pairwise_tests",
            "multitest_per_dataset"]
@@ -332,11 +332,7 @@ class DataSetResult:
         tuple of SortStep
             Whose ``remaining``, ``candidates`` and ``taken`` are names.
         """
-        names = self.prior_order
-        return tuple(SortStep(remaining=tuple(names[i] for i in step.remaining),
-                              candidates=tuple(names[i] for i in step.candidates),
-                              taken=names[step.taken])
-                     for step in sort_trace(self.overrides()))
+        return named_trace(self.overrides(), self.prior_order)
 
 
 def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .errors import MultitestError
-from .ordering import SortStep, cost_ordered_sort, overrides_from_decisions, sort_trace
+from .ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from .per_dataset import cost_ties, prior_positions
 from .posthoc import friedman, nemenyi, pairwise_over_datasets
 
@@ -116,11 +116,7 @@ class SecondPassResult:
 
     def trace(self):
         """Steps of the cost-ordered sort, with algorithm names."""
-        names = self.prior_order
-        return tuple(SortStep(remaining=tuple(names[i] for i in step.remaining),
-                              candidates=tuple(names[i] for i in step.candidates),
-                              taken=names[step.taken])
-                     for step in sort_trace(self.overrides()))
+        return named_trace(self.overrides(), self.prior_order)
 
 
 def order_by_decisions(prior_order, significant_pairs, average_ranks):
