@@ -18,7 +18,8 @@ from .ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from .per_dataset import cost_ties, prior_positions
 from .posthoc import friedman, nemenyi, pairwise_over_datasets
 
-__all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_decisions"]
+__all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_decisions",
+           "average_cost_prior", "final_order", "better_matrix"]
 
 #: Post-hoc tests available for the second pass.
 SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "sign")
@@ -192,8 +193,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     ranks = np.asarray(ranks, dtype=float)
     fr = friedman(ranks)
     average_ranks = ranks.mean(axis=0)
-    average_keys = np.asarray(keys, dtype=float).mean(axis=1)
-    prior = prior_positions(average_keys[:, None, :], algorithms)[0]
+    average_keys, prior = average_cost_prior(keys, algorithms)
     applied = fr.pvalue < alpha or not friedman_gate
     gate = _gate_sentence(fr, alpha, friedman_gate)
     L = len(algorithms)
@@ -205,9 +205,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     else:
         posthoc, significant = None, np.zeros((L, L), dtype=bool)
     better = better_matrix(method, average_ranks, mean_errors)
-    position_of = np.argsort(prior)
-    overrides = overrides_from_decisions(position_of, significant, better)
-    order = tuple(algorithms[prior[i]] for i in cost_ordered_sort(overrides))
+    order = tuple(algorithms[a] for a in final_order(prior, significant, better))
     result = SecondPassResult(
         method=method, correction="none" if method == "nemenyi" else correction, alpha=alpha,
         applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
@@ -215,6 +213,38 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         cost_ties=cost_ties(average_keys[0], algorithms), posthoc=posthoc,
         significant=significant, better=better, order=order)
     return fr, result
+
+
+def average_cost_prior(keys, algorithms):
+    """The second-pass prior: cost keys averaged over the data sets.
+
+    Parameters
+    ----------
+    keys : array_like, shape (levels, S, L)
+    algorithms : sequence of str
+
+    Returns
+    -------
+    average_keys : ndarray, shape (levels, L)
+    prior : ndarray of int, shape (L,)
+        The algorithm at each average-cost position, cheapest first.
+    """
+    average_keys = np.asarray(keys, dtype=float).mean(axis=1)
+    return average_keys, prior_positions(average_keys[:, None, :], algorithms)[0]
+
+
+def final_order(prior, significant, better):
+    """Algorithm indices, best first, from the post-hoc decisions (step 5).
+
+    Parameters
+    ----------
+    prior : ndarray of int, shape (L,)
+        From :func:`average_cost_prior`.
+    significant, better : ndarray of bool, shape (L, L)
+        The pairs found different; ``better[a, b]``: ``a`` beats ``b``.
+    """
+    overrides = overrides_from_decisions(np.argsort(prior), significant, better)
+    return prior[cost_ordered_sort(overrides)]
 
 
 def better_matrix(method, average_ranks, mean_errors):

@@ -38,11 +38,9 @@ from scipy import stats
 
 from .costs import CostProfile
 from .errors import MultitestError
-from .ordering import cost_ordered_sort, overrides_from_decisions
-from .per_dataset import prior_positions
 from .posthoc import critical_difference, pairwise_over_datasets
 from .ranking import resolve_profile, resolve_results, rank
-from .second_pass import better_matrix
+from .second_pass import average_cost_prior, better_matrix, final_order
 
 __all__ = ["StabilityResult", "stability", "stability_text", "stability_to_dict",
            "DEFAULT_ALPHAS", "DEFAULT_N_BOOTSTRAP"]
@@ -211,8 +209,7 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
     nothing = np.zeros((L, L), dtype=bool)
     orders = np.empty((B, L), dtype=np.intp)
     for b, idx in enumerate(draws):
-        average_keys = keys[:, idx, :].mean(axis=1)
-        prior = prior_positions(average_keys[:, None, :], algorithms)[0]
+        _, prior = average_cost_prior(keys[:, idx, :], algorithms)
         if method == "nemenyi":
             average_ranks = sums[b] / S
             better = average_ranks[:, None] < average_ranks[None, :]
@@ -224,8 +221,7 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
             significant = (pairwise_over_datasets(errors, method=method, correction=correction,
                                                   alpha=alpha).significant
                            if applied[b] else nothing)
-        overrides = overrides_from_decisions(np.argsort(prior), significant, better)
-        orders[b] = prior[cost_ordered_sort(overrides)]
+        orders[b] = final_order(prior, significant, better)
     return orders, applied
 
 
