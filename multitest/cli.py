@@ -178,10 +178,10 @@ def _figure_writer(ranking, formats, report):
     INLINE_PAIRS_LIMIT pairwise results only the overall figures are written:
     the per-data-set ones grow as S x L^2 (about 1 MB per data set at L = 100).
     """
-    from .output import INLINE_PAIRS_LIMIT
+    from .output import is_large
 
     n_pairs = ranking.datasets[0].table.statistic.size
-    per_dataset = bool(formats) or bool(report) or n_pairs <= INLINE_PAIRS_LIMIT
+    per_dataset = bool(formats) or bool(report) or not is_large(ranking)
 
     def write(staging):
         from .render import write_figures

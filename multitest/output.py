@@ -16,7 +16,6 @@ turns it back into the table of :func:`pairwise_frame`).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import math
 import os
@@ -29,7 +28,7 @@ import pandas as pd
 
 __all__ = ["to_dict", "write_outputs", "atomic_directory", "INLINE_PAIRS_LIMIT",
            "PAIRWISE_FILE", "pairwise_frame", "stage_tables", "write_pairwise_file",
-           "read_pairwise"]
+           "read_pairwise", "is_large"]
 
 #: Above this many pairwise results in all, ``result.json`` refers to
 #: :data:`PAIRWISE_FILE` instead of listing every pair (and every edge) inline.
@@ -49,6 +48,11 @@ def _number(value):
     return value
 
 
+def is_large(ranking):
+    """Whether the run has more than :data:`INLINE_PAIRS_LIMIT` pairwise results."""
+    return ranking.datasets[0].table.statistic.size > INLINE_PAIRS_LIMIT
+
+
 def to_dict(ranking, inline_pairs=None):
     """The ``result.json`` document of a ranking (schema in the README).
 
@@ -59,9 +63,8 @@ def to_dict(ranking, inline_pairs=None):
         List every pairwise result inline.  By default inline when there are
         at most :data:`INLINE_PAIRS_LIMIT` of them.
     """
-    n_pairs = ranking.datasets[0].table.statistic.size
     if inline_pairs is None:
-        inline_pairs = n_pairs <= INLINE_PAIRS_LIMIT
+        inline_pairs = not is_large(ranking)
     doc = {
         "final_order": list(ranking.final_order),
         "average_ranks": {a: float(r) for a, r in ranking.average_ranks.items()},
@@ -78,9 +81,8 @@ def to_dict(ranking, inline_pairs=None):
                   "folds_per_replication": ranking.results.folds_per_replication,
                   "has_folds": ranking.results.has_folds},
         "pairwise_file": None if inline_pairs else PAIRWISE_FILE,
-        "n_pairwise_tests": n_pairs if ranking.results.has_folds else 0,
+        "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
     }
-    doc["settings"]["friedman_gate"] = ranking.settings.friedman_gate
     return doc
 
 
@@ -141,8 +143,8 @@ def _dataset(result, inline_pairs):
            "cost_ties": [list(group) for group in result.cost_ties],
            "mean_errors": result.mean_errors,
            "tested": result.tested}
-    pairs = result.pairs() if inline_pairs else None
     if inline_pairs:
+        pairs = result.pairs()
         doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": _number(p["statistic"]),
                          "pvalue": _number(p["pvalue"])} for p in pairs if p["override"]]
         doc["pairwise"] = [dict(p, statistic=_number(p["statistic"]),
@@ -163,9 +165,10 @@ def pairwise_frame(ranking):
     statistic, p-value, adjusted p-value, the two mean errors and whether
     ``b`` overrides ``a``.  Data sets in input order, pairs in cost order.
     """
-    table, names, datasets = _tested_table(ranking)
+    table = _tested_table(ranking)
     if table is None:
         return pd.DataFrame(columns=list(PAIRWISE_COLUMNS))
+    names, datasets = ranking.algorithms, [r.name for r in ranking.datasets]
     S, P = table.statistic.shape
     cheaper, costlier = table.prior[:, table.first], table.prior[:, table.second]
     means = table.mean_errors
@@ -181,24 +184,13 @@ def pairwise_frame(ranking):
 
 
 def _tested_table(ranking):
-    """``(table, algorithms, data set names)``: the rows of the data sets' results.
+    """The :class:`~multitest.per_dataset.PairwiseTable` shared by the data sets.
 
-    The :class:`~multitest.per_dataset.PairwiseTable` shared by the data sets
-    (itself when they are its rows in order, as :func:`multitest.rank` makes
-    them; a row selection otherwise), or None without pairwise tests.
+    Its rows are the data sets, in order (as :func:`multitest.rank` builds
+    them); None without pairwise tests (score-matrix input).
     """
-    results = ranking.datasets
-    datasets = [r.name for r in results]
-    if not results or not results[0].tested:
-        return None, ranking.algorithms, datasets
-    table = results[0].table
-    rows = [r.index for r in results]
-    if rows != list(range(table.statistic.shape[0])):
-        table = dataclasses.replace(
-            table, prior=table.prior[rows], statistic=table.statistic[rows],
-            pvalue=table.pvalue[rows], pvalue_adjusted=table.pvalue_adjusted[rows],
-            override=table.override[rows], mean_errors=table.mean_errors[rows])
-    return table, ranking.algorithms, datasets
+    first = ranking.datasets[0]
+    return first.table if first.tested else None
 
 
 def _code_dtype(n):
@@ -228,9 +220,10 @@ def write_pairwise_file(ranking, path):
     The columns are written one after the other, so memory beyond the
     results themselves stays at one column.
     """
-    table, names, datasets = _tested_table(ranking)
+    table = _tested_table(ranking)
     if table is None:
         raise ValueError("no pairwise tests to write (score-matrix input)")
+    names, datasets = ranking.algorithms, [r.name for r in ranking.datasets]
     S, P = table.statistic.shape
     columns = (
         ("datasets", lambda: np.asarray(datasets, dtype=str)),
@@ -309,7 +302,7 @@ def stage_tables(ranking):
                                          "algorithm": list(ranking.final_order)}),
         "ranks.csv": ranking.ranks_frame().reset_index(),
         "orders.csv": orders,
-        "mean_errors.csv": _by_dataset(datasets, algorithms, _mean_error_matrix(ranking)),
+        "mean_errors.csv": _by_dataset(datasets, algorithms, results[0].table.mean_errors),
         "costs.csv": _by_dataset(datasets, algorithms,
                                  np.array([np.asarray(r.costs, dtype=float) for r in results])
                                  .reshape(len(results), len(algorithms))),
@@ -330,13 +323,6 @@ def stage_tables(ranking):
                 "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
                 "significant": sp.significant[i, j]})
     return tables
-
-
-def _mean_error_matrix(ranking):
-    results = ranking.datasets
-    if results and [r.index for r in results] == list(range(results[0].table.mean_errors.shape[0])):
-        return results[0].table.mean_errors
-    return np.array([r._mean_errors() for r in results]).reshape(len(results), -1)
 
 
 def _by_dataset(datasets, algorithms, matrix):

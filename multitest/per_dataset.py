@@ -248,10 +248,7 @@ class DataSetResult:
     @property
     def mean_errors(self):
         """Mean error of each algorithm, ``{algorithm: float}``."""
-        return dict(zip(self.algorithms, self._mean_errors().tolist()))
-
-    def _mean_errors(self):
-        return self.table.mean_errors[self.index]
+        return dict(zip(self.algorithms, self.table.mean_errors[self.index].tolist()))
 
     def pairs(self):
         """Every tested pair, cheaper first, as a list of dicts.
