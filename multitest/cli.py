@@ -18,7 +18,7 @@ from .corrections import CORRECTIONS
 import dataclasses
 
 from .costs import bundled_profiles, load_profile, profile_from_order, read_yaml
-from .errors import InputError, MultitestError
+from .errors import InputError, MultitestError, abbreviate, one_line
 from .pairwise import DEFAULT_TEST, available_tests
 from .ranking import ALTERNATIVES, CONTROL_METHODS, rank
 from .results import VALUE_KINDS, load_results
@@ -30,6 +30,21 @@ _CONFIG_KEYS = ("costs", "order", "secondary_costs", "test", "alpha", "correctio
                 "second_pass", "posthoc_correction", "friedman_gate", "control",
                 "control_method", "datasets", "algorithms", "value", "kind", "format", "report",
                 "out")
+
+
+#: Type of each setting of a --config file: text, list of text (or text split on
+#: commas), number or true/false.
+_CONFIG_TYPES = {"alpha": "number", "friedman_gate": "boolean", "report": "boolean",
+                 "order": "names", "datasets": "names", "algorithms": "names",
+                 "format": "names"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line (``multitest: error: ...``), exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"multitest: error: {one_line(message)} (see multitest "
+                     f"{self.prog.split()[-1]} --help)\n")
 
 
 def _split(text):
@@ -86,7 +101,7 @@ def _add_rank_outputs(parser):
 
 
 def _parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="multitest", description="Order learning algorithms by error and cost "
         "(MultiTest / Multi²Test).")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -127,7 +142,28 @@ def _config(path):
             raise InputError(f"unknown setting '{key}'; valid settings are "
                              f"{', '.join(_CONFIG_KEYS)}", source=path, row=lines.get((key,)),
                              field=key)
+        _check_config_type(key, data[key], path, lines.get((key,)))
     return data, os.path.dirname(os.path.abspath(path))
+
+
+def _check_config_type(key, value, path, row):
+    kind = _CONFIG_TYPES.get(key, "text")
+    if value is None:
+        return
+    if kind == "number":
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif kind == "boolean":
+        ok = isinstance(value, bool)
+    elif kind == "names":
+        ok = isinstance(value, str) or (isinstance(value, list) and value
+                                        and all(isinstance(v, str) for v in value))
+    else:
+        ok = isinstance(value, str)
+    if not ok:
+        expected = {"number": "a number", "boolean": "true or false", "text": "text",
+                    "names": "a list of names (or names separated by commas)"}[kind]
+        raise InputError(f"must be {expected}, got {type(value).__name__} "
+                         f"{abbreviate(repr(value))}", source=path, row=row, field=key)
 
 
 def _settings(args):
@@ -201,10 +237,11 @@ def _figure_writer(ranking, formats, report):
     return write
 
 
-def _write(ranking, out, formats, report):
+def _write(ranking, out, formats, report, inputs=()):
     from .output import write_outputs
 
-    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report))
+    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report),
+                         inputs=inputs)
 
 
 def _print_summary(ranking, out=None, seconds=None):
@@ -225,17 +262,21 @@ def _cmd_rank(args):
     ranking = _run_rank(settings, results)
     elapsed = time.perf_counter() - start
     if settings["out"]:
-        _write(ranking, settings["out"], settings["format"], settings["report"])
+        _write(ranking, settings["out"], settings["format"], settings["report"],
+               inputs=[args.results] + ([args.config] if args.config else []))
     _print_summary(ranking, settings["out"], elapsed)
     return 0
 
 
 def _alphas(text):
     try:
-        return [float(a) for a in _split(text)]
+        alphas = [float(a) for a in _split(text) or ()]
     except ValueError:
-        raise MultitestError(f"`--alphas` must be numbers separated by commas, got {text!r}") \
-            from None
+        alphas = None
+    if not alphas:
+        raise MultitestError("`--alphas` must be numbers separated by commas, got "
+                             f"{abbreviate(repr(text))}")
+    return alphas
 
 
 def _cmd_stability(args):
@@ -256,7 +297,12 @@ def _cmd_stability(args):
                        **options)
     elapsed = time.perf_counter() - start
     if settings["out"]:
-        with atomic_directory(settings["out"]) as staging:
+        manifest = {"command": "stability", "input": args.results, "bootstrap": args.bootstrap,
+                    "seed": args.seed, "alphas": args.alphas, "profiles": args.profiles,
+                    "settings": {k: v for k, v in settings.items() if k != "out"}}
+        inputs = [args.results, args.config] + [settings[k] for k in ("costs", "secondary_costs")]
+        with atomic_directory(settings["out"], settings=manifest,
+                              inputs=[p for p in inputs if p]) as staging:
             with open(os.path.join(staging, "stability.json"), "w", encoding="utf-8") as f:
                 json.dump(stability_to_dict(result), f, indent=1, allow_nan=False)
             result.position_frame().to_csv(os.path.join(staging, "stability_positions.csv"))
@@ -309,10 +355,12 @@ def main(argv=None):
     try:
         return command(args)
     except MultitestError as exc:
-        print(f"multitest: error: {exc}", file=sys.stderr)
+        print(f"multitest: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:
-        print(f"multitest: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"multitest: error: {one_line(where + (exc.strerror or str(exc)))}",
+              file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("multitest: interrupted; no output was changed", file=sys.stderr)

@@ -1,9 +1,8 @@
 """Writing a :class:`~multitest.ranking.Ranking`: ``result.json`` and CSV tables.
 
-All files of one run are first written to a temporary directory next to the
-output directory and then moved into place one by one with ``os.replace``, so
-that an existing output is never half-overwritten and a failed run leaves the
-previous outputs untouched.
+All files of one run are written through one output-folder transaction
+(:mod:`multitest.outdir`): the folder holds the previous run or the new one,
+never a mix, and ``manifest.json`` says which.
 
 Small runs list every pairwise result inline in ``result.json`` (and in
 ``pairwise.csv``).  Above :data:`INLINE_PAIRS_LIMIT` results in all,
@@ -15,16 +14,15 @@ turns it back into the table of :func:`pairwise_frame`).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
-import shutil
-import tempfile
 import zipfile
 
 import numpy as np
 import pandas as pd
+
+from .outdir import transaction
 
 __all__ = ["to_dict", "write_outputs", "atomic_directory", "INLINE_PAIRS_LIMIT",
            "PAIRWISE_FILE", "pairwise_frame", "stage_tables", "write_pairwise_file",
@@ -333,31 +331,18 @@ def _by_dataset(datasets, algorithms, matrix):
 
 # -- atomic writing -----------------------------------------------------------------
 
-@contextlib.contextmanager
-def atomic_directory(out_dir):
-    """Collect files in a staging directory; move them into ``out_dir`` on success.
+def atomic_directory(out_dir, *, settings=None, inputs=()):
+    """Collect files in a staging directory; make them the contents of ``out_dir``.
 
-    Yields the staging directory.  On an exception nothing in ``out_dir``
-    changes.  Each file is moved with :func:`os.replace` (atomic on POSIX), so
-    a reader sees either the old or the new version of every file.
+    Yields the staging directory (inside ``out_dir``).  On success the files
+    replace the previous run's as a whole; on an exception nothing in
+    ``out_dir`` changes.  A transaction of :func:`multitest.outdir.transaction`
+    (see there for the lock, the manifest and the recovery of killed runs).
     """
-    out_dir = os.path.abspath(out_dir)
-    parent = os.path.dirname(out_dir)
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".multitest-", dir=parent)
-    try:
-        yield staging
-        os.makedirs(out_dir, exist_ok=True)
-        for root, _, files in os.walk(staging):
-            target_root = os.path.join(out_dir, os.path.relpath(root, staging))
-            os.makedirs(target_root, exist_ok=True)
-            for name in files:
-                os.replace(os.path.join(root, name), os.path.join(target_root, name))
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+    return transaction(out_dir, settings=settings, inputs=inputs)
 
 
-def write_outputs(ranking, out_dir, *, extra=None):
+def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
     """Write ``result.json``, the CSV tables and (for large runs) the pairwise file.
 
     Parameters
@@ -367,13 +352,20 @@ def write_outputs(ranking, out_dir, *, extra=None):
     extra : callable, optional
         ``extra(staging_dir)`` writes more files (figures, the report) into
         the same atomic batch.
+    inputs : iterable of str, optional
+        More files the run read (a settings file); with the results file and
+        the cost profiles, no output may replace or remove them.
 
     Returns
     -------
     list of str
         The files written, relative to ``out_dir``.
     """
-    with atomic_directory(out_dir) as staging:
+    source = ranking.results.source
+    manifest = {"command": "rank", "input": source, "settings": ranking.settings.to_dict(),
+                "costs": ranking.profile.describe()}
+    inputs = [source, *_profile_paths(ranking.profile), *inputs]
+    with atomic_directory(out_dir, settings=manifest, inputs=inputs) as staging:
         doc = to_dict(ranking)
         with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
             if doc["pairwise_file"]:
@@ -395,3 +387,12 @@ def write_outputs(ranking, out_dir, *, extra=None):
         written = sorted(os.path.relpath(os.path.join(root, f), staging)
                          for root, _, files in os.walk(staging) for f in files)
     return written
+
+
+def _profile_paths(profile):
+    """The YAML files a cost profile was read from (its tie-breakers and components)."""
+    for level in profile.levels:
+        if level.path:
+            yield level.path
+        for component, _ in level.weighted or ():
+            yield from _profile_paths(component)

@@ -47,6 +47,7 @@ from multitest.errors import MultitestError, UnknownTestError
 
 __all__ = [
     "DEFAULT_TEST",
+    "TestFailure",
     "ENTRY_POINT_GROUP",
     "FoldDesign",
     "PairwiseTest",
@@ -219,10 +220,7 @@ class PairwiseTest:
         a, b = _iv_errors(a, b, design)
         self._check_design(design)
         kwargs = self._kwargs(design, alternative)
-        if self.vectorized:
-            out = self.func(a, b, **kwargs)
-        else:
-            out = _loop(self.func, a, b, kwargs, self.name)
+        out = self._run(a, b, kwargs)
         return self._check_output(out, a.shape[0])
 
     def _call_unchecked(self, a, b, design, alternative="two-sided"):
@@ -233,9 +231,20 @@ class PairwiseTest:
         """
         self._check_design(design)
         kwargs = self._kwargs(design, alternative)
-        out = self.func(a, b, **kwargs) if self.vectorized else _loop(self.func, a, b, kwargs,
-                                                                       self.name)
+        out = self._run(a, b, kwargs)
         return self._check_output(out, a.shape[0])
+
+    def _run(self, a, b, kwargs):
+        """Call the function; an exception it raises becomes a :class:`TestFailure`."""
+        if not self.vectorized:
+            return _loop(self.func, a, b, kwargs, self.name)
+        try:
+            return self.func(a, b, **kwargs)
+        except MultitestError:
+            raise
+        except Exception as exc:   # anything a user's code may raise
+            raise TestFailure(self.name, exc, *_failing_pair(self.func, a, b, kwargs)) \
+                from exc
 
     @property
     def _difference_only(self):
@@ -333,11 +342,69 @@ def _iv_errors(a, b, design):
     return a, b
 
 
+class TestFailure(MultitestError):
+    """A pairwise test raised an exception (a bug or a limit of a user's test).
+
+    Attributes
+    ----------
+    test : str
+        The test's name.
+    error : Exception
+        What it raised.
+    a, b : ndarray or None
+        The per-fold errors of the pair it failed on, when known; see
+        :meth:`located`.
+    """
+
+    __test__ = False   # not a pytest class
+
+    def __init__(self, test, error, a=None, b=None, where=""):
+        self.test, self.error, self.a, self.b = test, error, a, b
+        super().__init__(f"pairwise test '{test}' failed{where}: {_one_line(error)}")
+
+    def located(self, errors, datasets, algorithms):
+        """The same failure naming the data set and the pair it happened on.
+
+        Parameters
+        ----------
+        errors : ndarray, shape (S, L, F)
+            The errors the test ran on; the pair is the first data set and
+            two algorithms whose folds are ``a`` and ``b``.
+        datasets, algorithms : sequence of str
+        """
+        if self.a is None:
+            return self
+        errors = np.asarray(errors)
+        is_a = (errors == self.a).all(axis=2)
+        is_b = (errors == self.b).all(axis=2)
+        for s in np.flatnonzero(is_a.any(axis=1) & is_b.any(axis=1)):
+            x, y = np.flatnonzero(is_a[s])[0], np.flatnonzero(is_b[s])[0]
+            where = f" on data set {datasets[s]}, pair {algorithms[x]}–{algorithms[y]}"
+            return TestFailure(self.test, self.error, where=where)
+        return self
+
+
+def _failing_pair(func, a, b, kwargs, limit=1000):
+    """The folds of the first pair a vectorized test fails on alone (or nothing)."""
+    for i in range(min(limit, a.shape[0])):
+        try:
+            func(a[i:i + 1], b[i:i + 1], **kwargs)
+        except Exception:   # the failure being located
+            return a[i].copy(), b[i].copy()
+    return ()
+
+
 def _loop(func, a, b, kwargs, name):
     statistic = np.empty(a.shape[0])
     pvalue = np.empty(a.shape[0])
     for i in range(a.shape[0]):
-        s, p = _unpack(func(a[i], b[i], **kwargs), name)
+        try:
+            out = func(a[i], b[i], **kwargs)
+        except MultitestError:
+            raise
+        except Exception as exc:   # anything a user's code may raise
+            raise TestFailure(name, exc, a[i].copy(), b[i].copy()) from exc
+        s, p = _unpack(out, name)
         try:
             statistic[i], pvalue[i] = float(s), float(p)
         except (TypeError, ValueError) as exc:

@@ -12,7 +12,7 @@ import pandas as pd
 from .corrections import CORRECTIONS
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
-from .pairwise import DEFAULT_TEST, get_test
+from .pairwise import DEFAULT_TEST, TestFailure, get_test
 from .per_dataset import multitest_per_dataset
 from .posthoc import control_comparisons
 from .results import Results, load_results
@@ -228,8 +228,11 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     if control is not None and results.n_datasets < 2:
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 
-    per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
-                                        correction=correction, alternative=alternative)
+    try:
+        per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
+                                            correction=correction, alternative=alternative)
+    except TestFailure as exc:
+        raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
     friedman_result = second = control_result = None
