@@ -9,6 +9,7 @@ lexicographically or by a weighted sum of normalized costs.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field, replace
 from importlib import resources
@@ -16,7 +17,7 @@ from importlib import resources
 import numpy as np
 import yaml
 
-from .errors import InputError, MultitestError
+from .errors import InputError, MultitestError, abbreviate
 
 __all__ = ["CostProfile", "load_profile", "profile_from_order", "bundled_profiles",
            "NORMALIZATIONS"]
@@ -297,14 +298,33 @@ def _costs(node, lines, path, base, seen, prefix=("costs",)):
         key = prefix + (algorithm,)
         if value is None:
             raise InputError("missing cost", source=path, row=lines.get(key), field=".".join(key))
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value):
-            raise InputError(f"cost must be a finite number, got {value!r}", source=path,
-                             row=lines.get(key), field=".".join(key))
-        if value < 0:
-            raise InputError(f"cost must not be negative, got {value!r}", source=path,
-                             row=lines.get(key), field=".".join(key))
-        out[algorithm] = float(value)
+        out[algorithm] = _number(value, "cost", path, lines.get(key), ".".join(key),
+                                 positive=False)
     return out
+
+
+def _number(value, what, path, row, field, *, positive):
+    """``value`` as a finite float ``>= 0`` (``> 0`` if ``positive``), else InputError."""
+    number = None
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except OverflowError:   # an integer of hundreds of digits
+            pass
+    if number is None or not math.isfinite(number):
+        raise InputError(f"{what} must be a finite number, got {_show(value)}", source=path,
+                         row=row, field=field)
+    if number < 0 or (positive and number == 0):
+        rule = "be positive" if positive else "not be negative"
+        raise InputError(f"{what} must {rule}, got {_show(value)}", source=path, row=row,
+                         field=field)
+    return number
+
+
+def _show(value):
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 20:
+        return f"an integer of {len(str(abs(value)))} digits"
+    return abbreviate(repr(value))
 
 
 def _per_dataset(node, lines, path, base, seen):
@@ -334,10 +354,8 @@ def _weighted(node, lines, path, base, seen):
         if not isinstance(item, dict) or "profile" not in item:
             raise InputError("each entry needs a profile (and optionally a weight)", source=path,
                              row=lines.get(key), field=f"weighted[{i}]")
-        weight = item.get("weight", 1.0)
-        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight <= 0:
-            raise InputError(f"weight must be a positive number, got {weight!r}", source=path,
-                             row=lines.get(key + ("weight",)), field=f"weighted[{i}].weight")
+        weight = _number(item.get("weight", 1.0), "weight", path,
+                         lines.get(key + ("weight",)), f"weighted[{i}].weight", positive=True)
         component = _load(_locate(item["profile"], base), seen)
         if component.normalization == "none" and component.order is None:
             # Summing raw costs in different units is meaningless: scale each to [0, 1].
@@ -366,14 +384,30 @@ def _append(chain, tail):
 
 # -- YAML with line numbers ----------------------------------------------------
 
+#: Deepest nesting of lists and mappings accepted in a YAML file.
+YAML_MAX_DEPTH = 64
+#: Most values a YAML file may gain through aliases (every use of an alias
+#: counts all the values it stands for).
+YAML_MAX_ALIASED = 100_000
+_STANDARD_TAGS = {None, "!"} | {f"tag:yaml.org,2002:{t}"
+                                for t in ("str", "int", "float", "bool", "null", "seq", "map")}
+
+
 def read_yaml(path):
-    """Read a YAML file: ``(data, {key path: line})``; InputError with the line if malformed."""
+    """Read a YAML file: ``(data, {key path: line})``; InputError with the line if malformed.
+
+    Only the standard tags (str, int, float, bool, null, seq, map) are
+    accepted; nesting deeper than :data:`YAML_MAX_DEPTH` and aliases adding
+    more than :data:`YAML_MAX_ALIASED` values (so a "billion laughs" file is
+    refused at once) are errors.
+    """
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read ({exc.__class__.__name__})", source=path) from None
     try:
+        _check_events(text, path)
         node = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -383,24 +417,72 @@ def read_yaml(path):
     if node is None:
         raise InputError("empty file", source=path)
     lines = {}
-    return _construct(node, (), lines), lines
+    return _construct(node, (), lines, _Budget(path)), lines
 
 
-def _construct(node, path, lines):
+def _check_events(text, path):
+    """Refuse non-standard tags and deep nesting before anything is built.
+
+    The event stream is produced without recursion, unlike the composer,
+    which would overflow Python's stack on thousands of nested brackets.
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        tag = getattr(event, "tag", None)
+        if tag not in _STANDARD_TAGS:
+            shown = tag.replace("tag:yaml.org,2002:", "!!")
+            raise InputError(f"unsupported YAML tag '{abbreviate(shown)}' (only the standard "
+                             "str, int, float, bool, null, seq and map)", source=path,
+                             row=event.start_mark.line + 1)
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > YAML_MAX_DEPTH:
+                raise InputError(f"nested deeper than {YAML_MAX_DEPTH} levels", source=path,
+                                 row=event.start_mark.line + 1)
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+class _Budget:
+    """Counts the values built again because an alias refers to them."""
+
+    def __init__(self, path):
+        self.path, self.seen, self.aliased = path, set(), 0
+        self.scalars = yaml.SafeLoader("")   # one constructor: it caches aliased scalars
+
+    def spend(self, node, depth):
+        if id(node) in self.seen:
+            self.aliased += 1
+            if self.aliased > YAML_MAX_ALIASED:
+                raise InputError(f"aliases expand to more than {YAML_MAX_ALIASED} values",
+                                 source=self.path, row=node.start_mark.line + 1)
+        else:
+            self.seen.add(id(node))
+        if depth > YAML_MAX_DEPTH:
+            # Only reachable through an alias of a node inside itself.
+            raise InputError("an alias refers to a value that contains it",
+                             source=self.path, row=node.start_mark.line + 1)
+
+
+def _construct(node, path, lines, budget):
     """Plain Python from a YAML node, recording the line of every key.
 
     Mapping keys stay strings exactly as written, so algorithms named ``no``
     or ``1`` are not turned into booleans or numbers.
     """
+    budget.spend(node, len(path))
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         out = {}
         for key_node, value_node in node.value:
+            if not isinstance(key_node, yaml.ScalarNode):
+                raise InputError("a key must be a plain value, not a list or mapping",
+                                 source=budget.path, row=key_node.start_mark.line + 1)
             key = str(key_node.value)
             lines[path + (key,)] = key_node.start_mark.line + 1
-            out[key] = _construct(value_node, path + (key,), lines)
+            out[key] = _construct(value_node, path + (key,), lines, budget)
             lines[path + (key,)] = key_node.start_mark.line + 1
         return out
     if isinstance(node, yaml.SequenceNode):
-        return [_construct(item, path + (i,), lines) for i, item in enumerate(node.value)]
-    return yaml.SafeLoader(" ").construct_object(node)
+        return [_construct(item, path + (i,), lines, budget) for i, item in enumerate(node.value)]
+    return budget.scalars.construct_object(node)
