@@ -119,12 +119,13 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
         has changed then (except the repair of an earlier killed run).
     """
     out = os.fspath(out)
-    try:
-        os.makedirs(out, exist_ok=True)
-    except OSError as exc:
-        raise _output_error(exc, out, None) from None
-    with _Lock(out):
-        recover(out)
+    with contextlib.ExitStack() as stack:
+        try:
+            os.makedirs(out, exist_ok=True)
+            stack.enter_context(_Lock(out))
+            recover(out)
+        except OSError as exc:
+            raise _output_error(exc, out, None) from None
         run_id = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{uuid.uuid4().hex[:12]}"
         staging = os.path.join(out, _STAGING + run_id)
         try:
@@ -389,6 +390,11 @@ def _move(source, target):
     os.replace(source, target)
 
 
+def _newest(folder):
+    paths = [os.path.join(folder, n) for n in _listing(folder)] if os.path.isdir(folder) else []
+    return max(paths, key=os.path.getmtime, default=None)
+
+
 def _remove_empty_directories(out, names):
     for folder in sorted({os.path.dirname(n) for n in names if os.path.dirname(n)},
                          key=len, reverse=True):
@@ -399,8 +405,13 @@ def _remove_empty_directories(out, names):
 def _output_error(exc, out, staging):
     """A one-line error naming ``out`` (and the file), never the staging folder."""
     name = exc.filename if isinstance(exc.filename, str) else None
-    if name and staging and name.startswith(staging):
+    if name is None and staging:
+        # A failed write() names no file: it is the one being written, the newest.
+        name = _newest(staging)
+    if name and staging and name.startswith(staging + os.sep):
         name = os.path.join(out, os.path.relpath(name, staging))
+    elif name and name.startswith(os.path.join(out, ".multitest")):
+        name = out    # the staging folder, the lock or the journal: bookkeeping
     reason = exc.strerror or str(exc)
     where = f"{abbreviate(name)}" if name else abbreviate(out)
     return OutputError(f"cannot write the output folder {abbreviate(out)}: {where}: {reason}")
