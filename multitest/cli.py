@@ -43,8 +43,7 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors as one line (``multitest: error: ...``), exit status 2."""
 
     def error(self, message):
-        self.exit(2, f"multitest: error: {one_line(message)} (see multitest "
-                     f"{self.prog.split()[-1]} --help)\n")
+        self.exit(2, f"multitest: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
 def _split(text):

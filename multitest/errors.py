@@ -53,7 +53,7 @@ class OutputError(MultitestError):
 
 
 #: Longest name echoed in a message; longer ones keep their two ends.
-NAME_LIMIT = 80
+NAME_LIMIT = 200
 
 
 def abbreviate(text, limit=NAME_LIMIT):
@@ -71,7 +71,7 @@ def abbreviate(text, limit=NAME_LIMIT):
     return f"{text[:head]}…{text[-tail:]} ({len(text)} characters)"
 
 
-def one_line(message, limit=4 * NAME_LIMIT):
+def one_line(message, limit=5 * NAME_LIMIT):
     """A message as one line of at most about ``limit`` characters.
 
     Line breaks become spaces, every word longer than :data:`NAME_LIMIT` is
