@@ -258,3 +258,16 @@ def test_outdir_recover_without_a_journal_removes_only_leftovers(out):
     os.mkdir(os.path.join(out, ".multitest-backup-dead"))
     recover(out)
     assert_one_run(out, OLD)
+
+
+@pytest.mark.parametrize("step", [1, 4, 6])
+def test_outdir_failed_rename_is_rolled_back(out, step):
+    # A rename failing inside the process (here raised before step `step`):
+    # the moves made so far are undone and the previous run stays whole.
+    def on_step(k):
+        if k == step:
+            raise PermissionError(13, "Permission denied", os.path.join(out, "table.csv"))
+    write_run(out, OLD)
+    with pytest.raises(OutputError, match=r"table.csv: Permission denied$"):
+        write_run(out, NEW, on_step=on_step)
+    assert_one_run(out, OLD)
