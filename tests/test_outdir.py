@@ -4,7 +4,6 @@ Reference for the manifest: sizes from os.stat and SHA-256 from hashlib,
 computed here on the files as found.  Kills are real SIGKILLs of forked
 children, one at every step of the commit.
 """
-import contextlib
 import hashlib
 import json
 import os
@@ -15,6 +14,7 @@ import time
 import pytest
 
 from multitest.errors import OutputError
+from helpers import mounted
 from multitest.outdir import JOURNAL, LOCK, MANIFEST, read_run, recover, transaction
 
 OLD = {"result.json": "old result", "table.csv": "old table", "only_old.dot": "old figure"}
@@ -194,19 +194,6 @@ def test_outdir_through_a_symlink_to_another_file_system(tmp_path):
         assert os.listdir(tmp_path) == ["target"]    # nothing staged beside the link
     finally:
         subprocess.run(["rm", "-rf", elsewhere], check=True)
-
-
-@contextlib.contextmanager
-def mounted(path, options):
-    os.makedirs(path, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
-                          capture_output=True)
-    if done.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here (needs root)")
-    try:
-        yield str(path)
-    finally:
-        subprocess.run(["umount", "-l", str(path)], check=True)
 
 
 def test_outdir_mount_point_under_a_read_only_parent(tmp_path):

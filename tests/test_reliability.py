@@ -24,7 +24,7 @@ from multitest import example_path, load_profile
 from multitest.cli import main
 from multitest.outdir import JOURNAL, MANIFEST, read_run
 
-from helpers import make_frame
+from helpers import make_frame, mounted
 
 EXAMPLE = example_path()
 ORDER = ",".join(f"a{j}" for j in range(30))
@@ -350,30 +350,15 @@ def test_reliability_never_overwrites_the_input(tmp_path, capsys):
     assert sorted(os.listdir(exp)) == ["mean_errors.csv"]
 
 
-def _mount(path, options):
-    os.makedirs(path, exist_ok=True)
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
-                          capture_output=True)
-    if done.returncode != 0:
-        pytest.skip("cannot mount a tmpfs here (needs root)")
-    return str(path)
-
-
 def test_reliability_disk_full_and_read_only_name_out(tmp_path, capsys):
-    small = _mount(tmp_path / "small", "size=64k")
-    try:
+    with mounted(tmp_path / "small", "size=64k") as small:
         message = one_line_error(["rank", EXAMPLE, "--costs", "training_time", "--out", small],
                                  capsys)
         assert message.startswith(f"cannot write the output folder {small}: {small}/")
         assert message.endswith(": No space left on device") and "staging" not in message
         assert os.listdir(small) == []
-    finally:
-        subprocess.run(["umount", "-l", small], check=True)
-    frozen = _mount(tmp_path / "frozen", "size=64k,ro")
-    try:
+    with mounted(tmp_path / "frozen", "size=64k,ro") as frozen:
         message = one_line_error(["rank", EXAMPLE, "--costs", "training_time", "--out", frozen],
                                  capsys)
         assert message == f"cannot write the output folder {frozen}: {frozen}: Read-only file " \
                           "system"
-    finally:
-        subprocess.run(["umount", "-l", frozen], check=True)
