@@ -200,6 +200,16 @@ def test_reliability_large_then_small_removes_the_pairwise_file(tmp_path, capsys
     assert "pairwise.npz" not in os.listdir(out) and "pairwise.csv" in os.listdir(out)
 
 
+def test_reliability_stability_rerun_without_report_removes_it(tmp_path, capsys):
+    base = ["stability", EXAMPLE, "--costs", "training_time", "-B", "20", "--alphas", "0.05"]
+    out = str(tmp_path / "out")
+    assert run([*base, "--report", "--out", out], capsys)[0] == 0
+    assert "stability.html" in os.listdir(out)
+    assert run([*base, "--out", out], capsys)[0] == 0
+    assert outputs(out) == fresh(tmp_path, base, capsys)
+    assert read_run(out).settings["command"] == "stability"
+
+
 # -- every error a user can cause: one line, exit status 2 ------------------------------
 
 def one_line_error(argv, capsys):
