@@ -299,7 +299,8 @@ def _cmd_stability(args):
         manifest = {"command": "stability", "input": args.results, "bootstrap": args.bootstrap,
                     "seed": args.seed, "alphas": args.alphas, "profiles": args.profiles,
                     "settings": {k: v for k, v in settings.items() if k != "out"}}
-        inputs = [args.results, args.config] + [settings[k] for k in ("costs", "secondary_costs")]
+        inputs = [args.results, args.config, settings["costs"], settings["secondary_costs"],
+                  *(_split(args.profiles) or ())]
         with atomic_directory(settings["out"], settings=manifest,
                               inputs=[p for p in inputs if p]) as staging:
             with open(os.path.join(staging, "stability.json"), "w", encoding="utf-8") as f:
