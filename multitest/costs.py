@@ -485,4 +485,9 @@ def _construct(node, path, lines, budget):
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_construct(item, path + (i,), lines, budget) for i, item in enumerate(node.value)]
-    return budget.scalars.construct_object(node)
+    try:
+        return budget.scalars.construct_object(node)
+    except (ValueError, yaml.YAMLError) as exc:   # e.g. an integer of 5000 digits
+        message = getattr(exc, "problem", None) or str(exc).split(":")[0]
+        raise InputError(f"unreadable value: {message}", source=budget.path,
+                         row=node.start_mark.line + 1) from None

@@ -304,6 +304,8 @@ LAUGHS = "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n" + "".join(
     ("costs: {a: !custom 1, b: 1}\n", "row 1: unsupported YAML tag '!custom'"),
     ("costs: {a: " + "9" * 400 + ", b: 1}\n",
      "row 1, field 'costs.a': cost must be a finite number, got an integer of 400 digits"),
+    ("costs: {a: " + "9" * 5000 + ", b: 1}\n",
+     "row 1: unreadable value: Exceeds the limit (4300 digits) for integer string conversion"),
     ("costs: {a: .nan, b: 1}\n", "row 1, field 'costs.a': cost must be a finite number, got nan"),
     ("costs: {a: -1, b: 1}\n", "row 1, field 'costs.a': cost must not be negative, got -1"),
     ("weighted:\n - {profile: training_time, weight: .inf}\n - {profile: space_complexity}\n",
