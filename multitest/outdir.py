@@ -119,6 +119,8 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
         has changed then (except the repair of an earlier killed run).
     """
     out = os.fspath(out)
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
     with contextlib.ExitStack() as stack:
         try:
             os.makedirs(out, exist_ok=True)

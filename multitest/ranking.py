@@ -117,6 +117,8 @@ def resolve_results(results, datasets, algorithms):
             raise MultitestError("`results` must be a Results, a CSV path or a DataFrame, "
                                  f"got {type(results).__name__}")
         results = load_results(results)
+    if datasets is not None and len(datasets) == 0:
+        raise MultitestError("`datasets` names no data set; name at least one or leave it out")
     if datasets is not None or algorithms is not None:
         results = results.subset(datasets=datasets, algorithms=algorithms)
     return results

@@ -258,3 +258,12 @@ def test_outdir_failed_rename_is_rolled_back(out, step):
     with pytest.raises(OutputError, match=r"table.csv: Permission denied$"):
         write_run(out, NEW, on_step=on_step)
     assert_one_run(out, OLD)
+
+
+def test_outdir_out_that_is_a_file_is_refused(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_text("the user's file")
+    with pytest.raises(OutputError) as info:
+        write_run(str(path), NEW)
+    assert str(info.value) == f"{path} exists and is not a folder; choose another --out"
+    assert path.read_text() == "the user's file"

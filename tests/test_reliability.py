@@ -241,6 +241,8 @@ def test_reliability_config_values_of_the_wrong_type(tmp_path, capsys, line, exp
      "`--alphas` must be numbers separated by commas, got ''"),
     (["stability", EXAMPLE, "--costs", "training_time", "--alphas", " , "],
      "`--alphas` must be numbers separated by commas, got ' , '"),
+    (["rank", EXAMPLE, "--costs", "training_time", "--datasets", ",,"],
+     "`datasets` names no data set; name at least one or leave it out"),
     (["rank", EXAMPLE, "--costs", "training_time", "--alpha", "abc"],
      "argument --alpha: invalid float value: 'abc' (see multitest rank --help)"),
     (["rank", EXAMPLE, "--costs", "training_time", "--bogus"],
