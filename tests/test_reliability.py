@@ -115,11 +115,11 @@ def test_reliability_kill_loop_leaves_one_complete_run(experiment):
         references[config] = outputs(out)
     assert set(references["big"]) > set(references["small"])   # the small run has fewer files
     phases, raw_mixes, kills = collections.Counter(), 0, 0
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + 150    # a bound for a very loaded machine, not a target
     i = 0
-    while kills < 21 and time.monotonic() < deadline:
+    while kills < 20 and time.monotonic() < deadline:
         config = ("big", "small")[i % 2]
-        wait_for = (None, "staging", "journal")[i % 3]
+        wait_for = (None, "staging", None, "journal")[i % 4]
         limit = {None: 1.1 * seconds[config], "staging": 0.5 * seconds[config],
                  "journal": 0.0}[wait_for]
         phase = _kill_one(out, config, rng.uniform(0, limit), wait_for)
@@ -139,7 +139,7 @@ def test_reliability_kill_loop_leaves_one_complete_run(experiment):
     assert kills >= 20
     subprocess.run(command(out), check=True, capture_output=True)
     assert outputs(out) == references["big"] and user_bytes(out) == before
-    assert not [n for n in os.listdir(out) if n.startswith(".multitest") and n != ".multitest.lock"]
+    assert not [n for n in os.listdir(out) if n.startswith(".multitest")]
 
 
 def test_reliability_two_writers_never_interleave(experiment):
