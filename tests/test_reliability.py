@@ -93,9 +93,8 @@ def _kill_one(out, config, delay, wait_for):
         time.sleep(delay)
         finished = process.poll() is not None
     finally:
-        with_group = process.poll() is None
-        if with_group:
-            os.killpg(process.pid, signal.SIGKILL)
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)   # the run and any child it started
         process.wait()
     if finished:
         return "finished"
