@@ -76,7 +76,7 @@ def test_contents(ranking, report):
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_figures_are_inline_svg(ranking, report):
     text = report.read_text(encoding="utf-8")
-    assert text.count("<svg") == len(figures(ranking)) == 4 + 2 * 38
+    assert text.count("<svg") == len(figures(ranking)) == 5 + 2 * 38
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<pre>" not in text
 
 
