@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from . import example_path
+from . import __version__, example_path
 from .corrections import CORRECTIONS
 import dataclasses
 
@@ -85,19 +85,39 @@ def _add_rank_outputs(parser):
                      help="write DIR/report.html")
 
 
+_EXAMPLES = """examples:
+  multitest demo                                   # the bundled data, both cost profiles
+  multitest rank results.csv --costs training_time --out out --format svg --report
+  multitest rank results.csv --order knn,tree,svm  # inline prior, cheapest first
+  multitest stability results.csv --costs training_time -B 1000 --out stab --report
+  multitest tests                                  # the registered pairwise tests
+  multitest COMMAND --help                         # the options of one command
+"""
+
+
+def _add_quiet(parser, default=False):
+    parser.add_argument("-q", "--quiet", action="store_true", default=default,
+                        help="no progress bars on standard error")
+
+
 def _parser():
     parser = argparse.ArgumentParser(
         prog="multitest", description="Order learning algorithms by error and cost "
-        "(MultiTest / Multi²Test).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+        "(MultiTest / Multi²Test).", epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"multitest {__version__}")
+    _add_quiet(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     rank_parser = sub.add_parser("rank", help="order algorithms from per-fold results",
                                  description="Order algorithms from per-fold results.")
     _add_analysis_options(rank_parser)
     _add_rank_outputs(rank_parser)
+    _add_quiet(rank_parser, default=argparse.SUPPRESS)
     stab = sub.add_parser("stability", help="how stable the final order is (bootstrap, alpha, "
                           "cost profiles)", description="Resample the data sets with "
                           "replacement and rerun the second pass; compare alphas and profiles.")
     _add_analysis_options(stab)
+    _add_quiet(stab, default=argparse.SUPPRESS)
     extra = stab.add_argument_group("stability")
     extra.add_argument("-B", "--bootstrap", type=int, default=1000, metavar="N",
                        help="number of resamples (default 1000)")
@@ -114,6 +134,7 @@ def _parser():
     demo.add_argument("--out", metavar="DIR", help="also write outputs under DIR/<profile>")
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
+    _add_quiet(demo, default=argparse.SUPPRESS)
     sub.add_parser("tests", help="list the registered pairwise tests")
     return parser
 
@@ -303,7 +324,15 @@ def main(argv=None):
         # collector's sight, which spares the collections during the run and at
         # exit their traversal (about 0.15 s).
         gc.freeze()
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command is None:      # bare `multitest`: the help, not an error
+        parser.print_help()
+        return 0
+    if args.quiet:
+        from .progress import set_quiet
+
+        set_quiet()
     command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,
                "stability": _cmd_stability}[args.command]
     try:

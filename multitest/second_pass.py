@@ -109,6 +109,11 @@ class SecondPassResult:
             graph.add_edge(a, b, **attributes)
         return graph
 
+    def __repr__(self):
+        # Short: the dataclass repr would print every matrix.
+        return (f"SecondPassResult(method={self.method!r}, applied={self.applied}, "
+                f"order={list(self.order)}, overrides={len(self.edges())})")
+
     def _repr_svg_(self):
         # The second-pass graph in Jupyter; rendering is imported only when asked for.
         from .render import render_second_pass_result, to_svg
