@@ -219,10 +219,14 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
 
 
 def _order_row(name, prior_order, info, edges, legend):
-    g = _digraph(name)
+    # Top to bottom with every node on one rank: one row whatever the edges
+    # (with rankdir=LR the spans of long edges push nodes up and down).
+    g = _digraph(name, rankdir="TB")
     ids = {a: f"n{i}" for i, a in enumerate(prior_order)}
-    for a in prior_order:
-        g.node(ids[a], _label(_text(a), *(f"{h} {t}" for h, t in info[a])))
+    with g.subgraph(name="row") as row:
+        row.attr(rank="same")
+        for a in prior_order:
+            row.node(ids[a], _label(_text(a), *(f"{h} {t}" for h, t in info[a])))
     # Invisible chain pinning the cost order left to right.
     for a, b in zip(prior_order, prior_order[1:]):
         g.edge(ids[a], ids[b], style="invis", weight="10")
@@ -958,13 +962,17 @@ def render_final(ranking):
 
 def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
-    from .explain import explain_order   # computation: no rendering imports there
-
     g = _digraph("final")
     rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>"),
-             _cell("<B>average cost</B>"), _cell("<B>why here</B>")]]
+             _cell("<B>average cost</B>"), _cell("<B>beats (cheaper)</B>"),
+             _cell("<B>beaten by (costlier)</B>")]]
     sp = ranking.second_pass
-    explanations = explain_order(ranking)
+    edges = sp.edges() if sp is not None else [e[:2] for e in ranking.datasets[0].edges()]
+    wins = {a: 0 for a in ranking.final_order}
+    losses = dict(wins)
+    for cheaper, costlier in edges:
+        wins[costlier] += 1
+        losses[cheaper] += 1
     for position, a in enumerate(ranking.final_order, start=1):
         if sp is not None:
             i = sp.algorithms.index(a)
@@ -974,9 +982,13 @@ def _final_table(ranking):
             rank_text, cost_text = _num(r.ranks[a], 3), _num(r.costs[r.algorithms.index(a)])
         rows.append([_cell(str(position), "RIGHT"), _cell(f"<B>{_text(a)}</B>"),
                      _cell(rank_text, "RIGHT"), _cell(cost_text, "RIGHT"),
-                     _cell(_text(explanations[position - 1].reason))])
+                     _cell(str(wins[a]), "RIGHT"), _cell(str(losses[a]), "RIGHT")])
     _table_node(g, rows)
-    g.attr("graph", label=_legend(["<B>final order</B>, best first (one row per algorithm)"]))
+    source = "second pass" if sp is not None else ranking.datasets[0].name
+    g.attr("graph", label=_legend([
+        "<B>final order</B>, best first (one row per algorithm)",
+        f"beats / beaten by: overrides of the {_text(source)} won against cheaper and lost "
+        "against costlier algorithms (significantly better, costlier)"]))
     return g
 
 

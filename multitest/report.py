@@ -12,7 +12,8 @@ The report scales with the data: the figures choose their drawing by size
 (:mod:`multitest.render`), long pair lists are tables, and above
 :data:`INLINE_DATASETS_LIMIT` data sets each data set gets a page of its own
 (``report_datasets/<data set>.html``, as self-contained as the report, linked
-from its index), so that ``report.html`` stays small and opens quickly.
+from its index), and also above :data:`INLINE_REPORT_PAIRS` pairwise results,
+so that ``report.html`` stays small and opens quickly.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ PAIRWISE_ROWS_LIMIT = 1000
 
 #: Up to this many data sets their sections are in report.html; above, a page each.
 INLINE_DATASETS_LIMIT = 50
+
+#: ... and up to this many pairwise results in all (their tables are most of the bytes).
+INLINE_REPORT_PAIRS = 5000
 
 #: Folder, next to report.html, of the per-data-set pages.
 DATASET_PAGES = "report_datasets"
@@ -283,7 +287,8 @@ def _notes_section(ranking):
 
 
 def _paged(ranking):
-    return len(ranking.datasets) > INLINE_DATASETS_LIMIT
+    n_pairs = ranking.datasets[0].table.statistic.size if ranking.datasets[0].tested else 0
+    return len(ranking.datasets) > INLINE_DATASETS_LIMIT or n_pairs > INLINE_REPORT_PAIRS
 
 
 def _dataset_href(ranking, stem):
@@ -380,7 +385,8 @@ def write_report(ranking, path):
     The file is written next to ``path`` under a temporary name and moved
     into place with :func:`os.replace`, so a reader never sees half a report.
 
-    Above :data:`INLINE_DATASETS_LIMIT` data sets, each data set's section
+    Above :data:`INLINE_DATASETS_LIMIT` data sets (or
+    :data:`INLINE_REPORT_PAIRS` pairwise results), each data set's section
     is a page of its own, ``report_datasets/<data set>.html`` next to
     ``path``, written first (each atomically), so that the report never
     links to a page that is not there.
