@@ -196,13 +196,15 @@ def _figure_writer(ranking, formats, report):
     """Callback writing the figures (and the report) into the staging directory.
 
     DOT sources are always written.  Without --format or --report, above
-    INLINE_PAIRS_LIMIT pairwise results only the overall figures are written:
-    the per-data-set ones grow as S x L^2 (about 1 MB per data set at L = 100).
+    FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
+    the per-data-set ones grow as S x L^2 (about 0.2 MB per data set at L = 100).
     """
     from .output import is_large
+    from .render import FIGURE_PAIRS_LIMIT
 
     n_pairs = ranking.datasets[0].table.statistic.size
-    per_dataset = bool(formats) or bool(report) or not is_large(ranking)
+    per_dataset = bool(formats) or bool(report) or not (
+        is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
 
     def write(staging):
         from .render import write_figures

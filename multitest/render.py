@@ -46,7 +46,8 @@ __all__ = ["render_override_graph", "render_trace", "render_cd_diagram",
            "render_significance_matrix", "render_second_pass", "render_second_pass_result",
            "render_final", "render_second_pass_trace", "figures", "dataset_stems", "inline_svg",
            "write_figures", "to_svg", "render_svgs", "ranking_html", "cd_layout", "CDLayout",
-           "cd_groups", "safe_filename", "dot_available", "FORMATS", "ROW_LIMIT", "MATRIX_LIMIT"]
+           "cd_groups", "safe_filename", "dot_available", "FORMATS", "ROW_LIMIT", "MATRIX_LIMIT",
+           "FIGURE_PAIRS_LIMIT"]
 
 #: Image formats :func:`write_figures` accepts (those of a standard Graphviz build).
 FORMATS = ("svg", "png", "pdf")
@@ -55,6 +56,10 @@ FORMATS = ("svg", "png", "pdf")
 #: (override graphs, second pass, final order, sort traces); above it as a
 #: table, which stays legible and takes ``dot`` milliseconds at any size.
 ROW_LIMIT = 16
+
+#: Without an image format the CLI writes the per-data-set DOT sources only up
+#: to this many pairwise results (S x L(L-1)/2); the overall figures always.
+FIGURE_PAIRS_LIMIT = 20_000
 
 #: Up to this many algorithms the overrides and the post-hoc decisions are
 #: drawn as a matrix (one cell per pair); above it as one row per algorithm.
@@ -168,8 +173,8 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
         Cheapest first.
     info : dict
         ``{algorithm: [(heading, text), ...]}``: what each node or row shows.
-    edges : list of (str, str, str or None)
-        ``(cheaper, costlier, p-value text)`` overrides.
+    edges : list of (str, str, float or None)
+        ``(cheaper, costlier, p-value)`` overrides.
     legend : list of str
         Lines under the figure; a line on the drawing is added.
 
@@ -188,15 +193,19 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
     head = [_cell("<B>#</B>"), _cell("<B>algorithm</B>")] + [_cell(f"<B>{h}</B>")
                                                                for h in headings]
     if L <= MATRIX_LIMIT:
-        beaten = {(position[a], position[b]) for a, b, _ in edges}
+        beaten = np.zeros((L, L), dtype=bool)
+        for a, b, _ in edges:
+            beaten[position[a], position[b]] = True
+        # Bare cells (the table's padding sizes them): 9 bytes each, L^2 of them.
+        red, empty = f'<TD BGCOLOR="{_OVERRIDE}"></TD>', "<TD></TD>"
+        diagonal = '<TD BGCOLOR="#eeeeee"></TD>'
         rows = [head + [_cell(f"<B>{k}</B>", "CENTER") for k in range(1, L + 1)]]
         for i, a in enumerate(prior_order):
             cells = [_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
             cells += [_cell(text, "RIGHT") for _, text in info[a]]
-            cells += [_cell("", BGCOLOR=_OVERRIDE, WIDTH="11") if (i, j) in beaten else
-                      _cell("", BGCOLOR="#eeeeee" if i == j else "", WIDTH="11")
-                      for j in range(L)]
-            rows.append([c.replace(' BGCOLOR=""', "") for c in cells])
+            cells += [red if hit else empty for hit in beaten[i].tolist()]
+            cells[len(head) + i] = diagonal
+            rows.append(cells)
         drawing = (f"matrix of the {len(edges)} {what}: the cell in row i, column j is red when "
                    "the costlier j (column) is significantly better than the cheaper i (row); "
                    "rows and columns in cost order (cheapest first)")
@@ -213,7 +222,8 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
                         + [_cell(t, "RIGHT") for _, t in info[a]] + [_cell(text or "&#8211;")])
         drawing = (f"one row per algorithm in cost order (cheapest first), with the costlier "
                    f"algorithms that beat it ({len(edges)} {what})")
-    _table_node(g, rows, cellspacing=1 if L <= MATRIX_LIMIT else 0)
+    _table_node(g, rows, cellpadding=5 if L <= MATRIX_LIMIT else 2,
+                cellspacing=1 if L <= MATRIX_LIMIT else 0)
     g.attr("graph", label=_legend(legend[:1] + [drawing] + legend[1:]))
     return g
 
@@ -232,7 +242,7 @@ def _order_row(name, prior_order, info, edges, legend):
         g.edge(ids[a], ids[b], style="invis", weight="10")
     drawn = _reduced_edges(prior_order, edges)
     for a, b, p in drawn:
-        attrs = {} if p is None else {"label": f"p={p}"}
+        attrs = {} if p is None else {"label": f"p={_p(p)}"}
         g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, **attrs)
     hidden = _hidden_line(len(edges), len(drawn))
     g.attr("graph", label=_legend(legend + ([hidden] if hidden else [])))
@@ -271,8 +281,7 @@ def render_override_graph(dataset_result, settings=None, profile=None):
     info = {a: [(error_word, _num(means[a])), ("cost", _num(cost[a])),
                 ("rank", _num(r.ranks[a], 3))] for a in r.prior_order}
     adjusted = settings is not None and settings.correction != "none"
-    edges = [(pair["a"], pair["b"], _p(pair["pvalue_adjusted"] if adjusted else pair["pvalue"]))
-             for pair in r.pairs() if pair["override"]]
+    edges = _override_edges(r, adjusted)
     legend = [f"<B>{_text(r.name)}</B>: override graph (stage 2), cost order (cheapest first)"]
     if r.tested:
         legend.append(f"override i &#8594; j: the costlier j is significantly more accurate "
@@ -285,6 +294,18 @@ def render_override_graph(dataset_result, settings=None, profile=None):
     if profile is not None:
         legend.append(_cost_unit_line(profile))
     return _order_view(f"override_{r.name}", r.prior_order, info, edges, legend)
+
+
+def _override_edges(r, adjusted):
+    """``(cheaper, costlier, p-value)`` of the overrides of one data set, from its arrays."""
+    if not r.tested:
+        return []
+    t, s = r.table, r.index
+    hit = np.flatnonzero(t.override[s])
+    pvalues = (t.pvalue_adjusted if adjusted else t.pvalue)[s, hit].tolist()
+    prior, names = t.prior[s], r.algorithms
+    return [(names[a], names[b], p) for a, b, p in
+            zip(prior[t.first[hit]].tolist(), prior[t.second[hit]].tolist(), pvalues)]
 
 
 def _cost_unit_line(profile):
@@ -823,21 +844,18 @@ def _significance_caption(sp, drawing):
 def _significance_cells(sp, order):
     """The decisions as a matrix of small cells (no p-values): 21..MATRIX_LIMIT algorithms."""
     L = len(order)
+    coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
+    diagonal = '<TD BGCOLOR="#dddddd"></TD>'
     rows = [[_cell("<B>#</B>"), _cell("<B>algorithm (average rank)</B>")]
             + [_cell(f"<B>{k}</B>", "CENTER") for k in range(1, L + 1)]]
     for a_pos, a in enumerate(order, start=1):
         cells = [_cell(str(a_pos), "RIGHT"),
                  _cell(f"{_text(sp.algorithms[a])} ({sp.average_ranks[a]:.2f})")]
-        for b in order:
-            if a == b:
-                cells.append(_cell("", BGCOLOR="#dddddd", WIDTH="11"))
-            elif sp.significant[a, b]:
-                cells.append(_cell("", BGCOLOR=_SIGNIFICANT, WIDTH="11"))
-            else:
-                cells.append(_cell("", WIDTH="11"))
+        cells += [coloured if hit else empty for hit in sp.significant[a, order].tolist()]
+        cells[2 + a_pos - 1] = diagonal
         rows.append(cells)
     g = _digraph("significance")
-    _table_node(g, rows, cellspacing=1)
+    _table_node(g, rows, cellpadding=5, cellspacing=1)
     g.attr("graph", label=_significance_caption(
         sp, f"coloured cell: pair found different at &#945; = {sp.alpha:g}"))
     return g
@@ -845,19 +863,21 @@ def _significance_cells(sp, order):
 
 def _significance_list(sp, order):
     """The decisions as one row per algorithm: above MATRIX_LIMIT algorithms."""
-    position = np.empty(len(order), dtype=int)
-    position[order] = np.arange(1, len(order) + 1)
     rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>"),
              _cell("<B>found different from</B>"),
              _cell("<B>not different from (positions by rank)</B>")]]
-    for a in order:
-        same = sorted(position[b] for b in range(len(order))
-                      if b != a and not sp.significant[a, b])
-        span = f"{same[0]}&#8211;{same[-1]}" if same else "&#8211;"
-        rows.append([_cell(str(position[a]), "RIGHT"), _cell(_text(sp.algorithms[a])),
+    # Rows and columns by rank position: the "not different" positions of each row.
+    same = ~np.asarray(sp.significant, dtype=bool)[np.ix_(order, order)]
+    np.fill_diagonal(same, False)
+    count = same.sum(axis=1)
+    first = np.argmax(same, axis=1) + 1
+    last = len(order) - np.argmax(same[:, ::-1], axis=1)
+    for k, a in enumerate(order):
+        span = f"{first[k]}&#8211;{last[k]}" if count[k] else "&#8211;"
+        rows.append([_cell(str(k + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
                      _cell(f"{sp.average_ranks[a]:.2f}", "RIGHT"),
-                     _cell(str(int(sp.significant[a].sum())), "RIGHT"),
-                     _cell(f"{len(same)}: {span}")])
+                     _cell(str(len(order) - 1 - int(count[k])), "RIGHT"),
+                     _cell(f"{count[k]}: {span}")])
     g = _digraph("significance")
     _table_node(g, rows)
     g.attr("graph", label=_significance_caption(
@@ -889,10 +909,11 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     graphviz.Digraph
     """
     index = {a: i for i, a in enumerate(sp.algorithms)}
+    final = {a: k for k, a in enumerate(sp.order, start=1)}
     info = {a: [("rank", f"{sp.average_ranks[index[a]]:.3f}"),
                 ("cost", _num(sp.average_costs[index[a]])),
-                ("final #", str(sp.order.index(a) + 1))] for a in sp.prior_order}
-    edges = [(a, b, None if sp.posthoc is None else _p(sp.posthoc.pvalues[index[a], index[b]]))
+                ("final #", str(final[a]))] for a in sp.prior_order}
+    edges = [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
              for a, b in sp.edges()]
     over = f"&#160;over {n_datasets} data sets" if n_datasets else ""
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
@@ -973,9 +994,10 @@ def _final_table(ranking):
     for cheaper, costlier in edges:
         wins[costlier] += 1
         losses[cheaper] += 1
+    index = {a: i for i, a in enumerate(ranking.algorithms)}
     for position, a in enumerate(ranking.final_order, start=1):
         if sp is not None:
-            i = sp.algorithms.index(a)
+            i = index[a]
             rank_text, cost_text = f"{sp.average_ranks[i]:.3f}", _num(sp.average_costs[i])
         else:
             r = ranking.datasets[0]
