@@ -1,4 +1,4 @@
-"""Graphviz figures of every stage of MultiTest and Multi²Test (METHOD.md section 7).
+"""Graphviz figures of every stage of MultiTest and Multi²Test (docs/method.md section 7).
 
 One function per stage returns a :mod:`graphviz` object (its ``.source`` is
 the DOT text; the same input always gives the same text):

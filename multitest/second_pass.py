@@ -126,7 +126,7 @@ class SecondPassResult:
 
 
 def order_by_decisions(prior_order, significant_pairs, average_ranks):
-    """The second-pass rule on named inputs (METHOD.md section 5, step 5).
+    """The second-pass rule on named inputs (docs/method.md section 5, step 5).
 
     Parameters
     ----------

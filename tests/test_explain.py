@@ -17,7 +17,7 @@ from multitest.second_pass import order_by_decisions
 from helpers import make_frame
 
 
-# -- the worked examples of docs/method.md §5 (METHOD.md §5) -----------------------------
+# -- the worked examples of docs/method.md §5 (docs/method.md §5) -----------------------------
 
 def test_worked_example_one():
     # Prior C < A < D < B; average ranks A < B < C < D; A-C, A-D, B-D differ:
