@@ -46,7 +46,7 @@ __all__ = ["render_override_graph", "render_trace", "render_cd_diagram",
            "render_significance_matrix", "render_second_pass", "render_second_pass_result",
            "render_final", "render_second_pass_trace", "figures", "dataset_stems", "inline_svg",
            "write_figures", "to_svg", "render_svgs", "ranking_html", "cd_layout", "CDLayout",
-           "cd_groups", "safe_filename", "dot_available", "FORMATS", "ROW_LIMIT", "MATRIX_LIMIT",
+           "cd_groups", "safe_filename", "dot_available", "FORMATS", "ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT",
            "FIGURE_PAIRS_LIMIT"]
 
 #: Image formats :func:`write_figures` accepts (those of a standard Graphviz build).
@@ -56,6 +56,10 @@ FORMATS = ("svg", "png", "pdf")
 #: (override graphs, second pass, final order, sort traces); above it as a
 #: table, which stays legible and takes ``dot`` milliseconds at any size.
 ROW_LIMIT = 16
+
+#: ... and their transitive reduction has at most this many edges (more arcs
+#: over one row cannot be followed by eye): otherwise the matrix view is drawn.
+ROW_EDGE_LIMIT = 24
 
 #: Without an image format the CLI writes the per-data-set DOT sources only up
 #: to this many pairwise results (S x L(L-1)/2); the overall figures always.
@@ -78,6 +82,34 @@ _MISSING_DOT = "Graphviz 'dot' not found: wrote DOT sources only"
 def _text(value):
     """A name or a setting as text for an HTML-like Graphviz label."""
     return html.escape(" ".join(str(value).split()), quote=True)
+
+
+#: Names longer than this are wrapped over several lines in boxes.
+WRAP = 20
+
+
+def _wrap(value, width=WRAP):
+    """A name as escaped label text, broken after ``_ - . /`` or spaces into lines of
+    at most ``width`` characters (hard breaks only for longer pieces)."""
+    text = " ".join(str(value).split())
+    if len(text) <= width:
+        return _text(text)
+    pieces = [p for p in re.split(r"(?<=[_\-./ ])", text) if p]
+    lines, line = [], ""
+    for piece in pieces:
+        while len(piece) > width:
+            if line:
+                lines.append(line)
+                line = ""
+            lines.append(piece[:width])
+            piece = piece[width:]
+        if len(line) + len(piece) > width and line:
+            lines.append(line)
+            line = ""
+        line += piece
+    if line:
+        lines.append(line)
+    return "<BR/>".join(_text(line.rstrip()) if line.strip() else _text(line) for line in lines)
 
 
 def _p(value):
@@ -178,15 +210,18 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
     legend : list of str
         Lines under the figure; a line on the drawing is added.
 
-    Up to :data:`ROW_LIMIT` algorithms: boxes in one row, cheapest left, and
-    the edges of the transitive reduction (the legend counts the hidden
-    ones).  Up to :data:`MATRIX_LIMIT`: a matrix, a row per cheaper and a
+    Up to :data:`ROW_LIMIT` algorithms and :data:`ROW_EDGE_LIMIT` edges in
+    the transitive reduction: boxes in one row, cheapest left, and the edges
+    of the reduction (the legend counts the hidden ones).  Otherwise, up to
+    :data:`MATRIX_LIMIT` algorithms: a matrix, a row per cheaper and a
     column per costlier algorithm.  Above: a table, one row per algorithm
     with the costlier algorithms that beat it.
     """
     L = len(prior_order)
     if L <= ROW_LIMIT:
-        return _order_row(name, prior_order, info, edges, legend)
+        drawn = _reduced_edges(prior_order, edges)
+        if len(drawn) <= ROW_EDGE_LIMIT:
+            return _order_row(name, prior_order, info, edges, drawn, legend)
     g = _digraph(name)
     position = {a: i for i, a in enumerate(prior_order)}
     headings = [h for h, _ in next(iter(info.values()))]
@@ -228,7 +263,7 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
     return g
 
 
-def _order_row(name, prior_order, info, edges, legend):
+def _order_row(name, prior_order, info, edges, drawn, legend):
     # Top to bottom with every node on one rank: one row whatever the edges
     # (with rankdir=LR the spans of long edges push nodes up and down).
     g = _digraph(name, rankdir="TB")
@@ -236,11 +271,10 @@ def _order_row(name, prior_order, info, edges, legend):
     with g.subgraph(name="row") as row:
         row.attr(rank="same")
         for a in prior_order:
-            row.node(ids[a], _label(_text(a), *(f"{h} {t}" for h, t in info[a])))
+            row.node(ids[a], _label(_wrap(a), *(f"{h} {t}" for h, t in info[a])))
     # Invisible chain pinning the cost order left to right.
     for a, b in zip(prior_order, prior_order[1:]):
         g.edge(ids[a], ids[b], style="invis", weight="10")
-    drawn = _reduced_edges(prior_order, edges)
     for a, b, p in drawn:
         attrs = {} if p is None else {"label": f"p={_p(p)}"}
         g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, **attrs)
@@ -343,20 +377,20 @@ def _trace_graph(name, title, prior_order, steps, overrides):
                 row.attr(rank="same")
                 for a in prior_order:
                     if a == step.taken:
-                        row.node(ids[a], _label(_text(a)),
+                        row.node(ids[a], _label(_wrap(a)),
                                  style="rounded,filled,bold", fillcolor=_CANDIDATE,
                                  fontcolor="white", color=_CANDIDATE, penwidth="2",
                                  peripheries="2")
                     elif a in candidates:
-                        row.node(ids[a], _label(_text(a)), color=_CANDIDATE,
+                        row.node(ids[a], _label(_wrap(a)), color=_CANDIDATE,
                                  fontcolor=_CANDIDATE, peripheries="2", penwidth="1.5")
                     elif a in remaining:
                         i = position[a]
                         beaten = sum(overrides[i, position[b]] for b in step.remaining)
-                        row.node(ids[a], _label(_text(a), f"beaten by {beaten}",
+                        row.node(ids[a], _label(_wrap(a), f"beaten by {beaten}",
                                                 bold_first=False))
                     else:
-                        row.node(ids[a], _label(f"{_text(a)} #{placed[a]}", bold_first=False),
+                        row.node(ids[a], _label(f"{_wrap(a)} #{placed[a]}", bold_first=False),
                                  style="rounded,dashed", color=_FADED, fontcolor=_FADED)
                 for a, b in zip(prior_order, prior_order[1:]):
                     row.edge(ids[a], ids[b], style="invis")
@@ -948,7 +982,7 @@ def render_final(ranking):
     g = _digraph("final")
     ids = {a: f"n{i}" for i, a in enumerate(order)}
     for position, a in enumerate(order, start=1):
-        lines = [f"{position}. {_text(a)}"]
+        lines = [f"{position}. {_wrap(a)}"]
         if sp is not None:
             i = sp.algorithms.index(a)
             lines += [f"rank {sp.average_ranks[i]:.3f}", f"cost {_num(sp.average_costs[i])}"]
@@ -977,6 +1011,7 @@ def render_final(ranking):
               f"better than the cheaper): {len(edges)}"]
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
+    legend.append(_cost_unit_line(ranking.profile))
     g.attr("graph", label=_legend(legend))
     return g
 
@@ -1010,7 +1045,8 @@ def _final_table(ranking):
     g.attr("graph", label=_legend([
         "<B>final order</B>, best first (one row per algorithm)",
         f"beats / beaten by: overrides of the {_text(source)} won against cheaper and lost "
-        "against costlier algorithms (significantly better, costlier)"]))
+        "against costlier algorithms (significantly better, costlier)",
+        _cost_unit_line(ranking.profile)]))
     return g
 
 
