@@ -142,6 +142,7 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
     winners = {a: [] for a in order}       # costlier algorithms significantly better than a
     for a, b in edges:
         winners[a].append(b)
+    costs = np.array([cost[a] for a in order])   # cost position of each place
     out = []
     for k, a in enumerate(order):
         parts = []
@@ -151,16 +152,15 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
             parts.append(f"the costlier {_names(beaten_by)} "
                          f"{'is' if len(beaten_by) == 1 else 'are'} {better_words}"
                          f"{_p(pvalue(a, b))}")
-        cheaper_ahead = [c for c in order[:k] if cost[c] < cost[a]]
-        if cheaper_ahead:
-            c = cheaper_ahead[-1]      # the nearest one above
-            others = len(cheaper_ahead) - 1
-            more = f" (and {others} more)" if others else ""
+        ahead = np.flatnonzero(costs[:k] < costs[k])       # cheaper, placed before a
+        if ahead.size:
+            c = order[ahead[-1]]      # the nearest one above
+            more = f" (and {ahead.size - 1} more)" if ahead.size > 1 else ""
             parts.append(f"the cheaper {c}{more} comes first as {a} is not {better_words} "
                          f"than it{_p(pvalue(c, a))}")
-        cheaper_behind = [c for c in order[k + 1:] if cost[c] < cost[a]]
-        if cheaper_behind:
-            c = cheaper_behind[0]
+        behind = np.flatnonzero(costs[k + 1:] < costs[k])  # cheaper, placed after a
+        if behind.size:
+            c = order[k + 1 + behind[0]]
             if a in winners[c]:
                 parts.append(f"it is {better_words} than the cheaper {c}{_p(pvalue(c, a))}")
             else:

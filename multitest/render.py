@@ -39,6 +39,7 @@ import graphviz
 import numpy as np
 
 from .errors import MultitestError
+from .ordering import named_trace, sort_trace
 from .progress import progress
 from .reduction import transitive_reduction
 
@@ -194,7 +195,7 @@ def _table_node(g, rows, cellpadding=2, cellspacing=0, border=0):
            f'CELLPADDING="{cellpadding}">{body}</TABLE>>')
 
 
-def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
+def _order_view(name, prior_order, info, overrides, edges, legend):
     """An order of algorithms and the overrides between them, drawn by size.
 
     Parameters
@@ -205,8 +206,11 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
         Cheapest first.
     info : dict
         ``{algorithm: [(heading, text), ...]}``: what each node or row shows.
-    edges : list of (str, str, float or None)
-        ``(cheaper, costlier, p-value)`` overrides.
+    overrides : ndarray of bool, shape (L, L)
+        The override matrix in prior order (see :mod:`multitest.ordering`).
+    edges : callable
+        Returns the overrides as ``[(cheaper, costlier, p-value or None)]``;
+        called only for the row of boxes (at most :data:`ROW_LIMIT` algorithms).
     legend : list of str
         Lines under the figure; a line on the drawing is added.
 
@@ -219,18 +223,17 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
     """
     L = len(prior_order)
     if L <= ROW_LIMIT:
-        drawn = _reduced_edges(prior_order, edges)
+        listed = edges()
+        drawn = _reduced_edges(prior_order, listed)
         if len(drawn) <= ROW_EDGE_LIMIT:
-            return _order_row(name, prior_order, info, edges, drawn, legend)
+            return _order_row(name, prior_order, info, listed, drawn, legend)
+    overrides = np.asarray(overrides, dtype=bool)
+    n_edges = int(overrides.sum())
     g = _digraph(name)
-    position = {a: i for i, a in enumerate(prior_order)}
     headings = [h for h, _ in next(iter(info.values()))]
     head = [_cell("<B>#</B>"), _cell("<B>algorithm</B>")] + [_cell(f"<B>{h}</B>")
                                                                for h in headings]
     if L <= MATRIX_LIMIT:
-        beaten = np.zeros((L, L), dtype=bool)
-        for a, b, _ in edges:
-            beaten[position[a], position[b]] = True
         # Bare cells (the table's padding sizes them): 9 bytes each, L^2 of them.
         red, empty = f'<TD BGCOLOR="{_OVERRIDE}"></TD>', "<TD></TD>"
         diagonal = '<TD BGCOLOR="#eeeeee"></TD>'
@@ -238,25 +241,22 @@ def _order_view(name, prior_order, info, edges, legend, *, what="overrides"):
         for i, a in enumerate(prior_order):
             cells = [_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
             cells += [_cell(text, "RIGHT") for _, text in info[a]]
-            cells += [red if hit else empty for hit in beaten[i].tolist()]
+            cells += [red if hit else empty for hit in overrides[i].tolist()]
             cells[len(head) + i] = diagonal
             rows.append(cells)
-        drawing = (f"matrix of the {len(edges)} {what}: the cell in row i, column j is red when "
+        drawing = (f"matrix of the {n_edges} overrides: the cell in row i, column j is red when "
                    "the costlier j (column) is significantly better than the cheaper i (row); "
                    "rows and columns in cost order (cheapest first)")
     else:
-        beaters = {a: [] for a in prior_order}
-        for a, b, _ in edges:
-            beaters[a].append(position[b] + 1)
         rows = [head + [_cell("<B>beaten by (cost positions of costlier algorithms)</B>")]]
         for i, a in enumerate(prior_order):
-            won = sorted(beaters[a])
+            won = (np.flatnonzero(overrides[i]) + 1).tolist()
             text = ", ".join(map(str, won[:12])) + (f" &#8230; ({len(won)} in all)"
                                                      if len(won) > 12 else "")
             rows.append([_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
                         + [_cell(t, "RIGHT") for _, t in info[a]] + [_cell(text or "&#8211;")])
         drawing = (f"one row per algorithm in cost order (cheapest first), with the costlier "
-                   f"algorithms that beat it ({len(edges)} {what})")
+                   f"algorithms that beat it ({n_edges} overrides)")
     _table_node(g, rows, cellpadding=5 if L <= MATRIX_LIMIT else 2,
                 cellspacing=1 if L <= MATRIX_LIMIT else 0)
     g.attr("graph", label=_legend(legend[:1] + [drawing] + legend[1:]))
@@ -315,11 +315,12 @@ def render_override_graph(dataset_result, settings=None, profile=None):
     info = {a: [(error_word, _num(means[a])), ("cost", _num(cost[a])),
                 ("rank", _num(r.ranks[a], 3))] for a in r.prior_order}
     adjusted = settings is not None and settings.correction != "none"
-    edges = _override_edges(r, adjusted)
+    overrides = r.overrides()
+    n_edges = int(overrides.sum())
     legend = [f"<B>{_text(r.name)}</B>: override graph (stage 2), cost order (cheapest first)"]
     if r.tested:
         legend.append(f"override i &#8594; j: the costlier j is significantly more accurate "
-                      f"than the cheaper i ({len(edges)} override{'s' if len(edges) != 1 else ''})")
+                      f"than the cheaper i ({n_edges} override{'s' if n_edges != 1 else ''})")
     else:
         legend.append("score-matrix input: no pairwise test, no overrides; order by value")
     line = _settings_line(settings, profile)
@@ -327,7 +328,8 @@ def render_override_graph(dataset_result, settings=None, profile=None):
         legend.append(line)
     if profile is not None:
         legend.append(_cost_unit_line(profile))
-    return _order_view(f"override_{r.name}", r.prior_order, info, edges, legend)
+    return _order_view(f"override_{r.name}", r.prior_order, info, overrides,
+                       lambda: _override_edges(r, adjusted), legend)
 
 
 def _override_edges(r, adjusted):
@@ -351,13 +353,14 @@ def _cost_unit_line(profile):
 
 # -- stage 3: the sort trace ------------------------------------------------------
 
-def _trace_graph(name, title, prior_order, steps, overrides):
+def _trace_graph(name, title, prior_order, overrides):
     """Panels of a cost-ordered sort; ``overrides`` is the boolean matrix in prior order.
 
     Above :data:`ROW_LIMIT` algorithms the steps are rows of a table instead.
     """
     if len(prior_order) > ROW_LIMIT:
-        return _trace_table(name, title, steps)
+        return _trace_table(name, title, prior_order, overrides)
+    steps = named_trace(overrides, prior_order)
     g = _digraph(name, rankdir="TB")
     g.attr("graph", ranksep="0.35", nodesep="0.18", newrank="true")
     position = {a: i for i, a in enumerate(prior_order)}
@@ -412,14 +415,20 @@ def _names_cut(names, limit=10):
     return text + (f" &#8230; ({len(names)} in all)" if len(names) > limit else "")
 
 
-def _trace_table(name, title, steps):
+def _trace_table(name, title, prior_order, overrides):
+    # Steps in prior positions: only the candidates shown are named.
+    steps = sort_trace(overrides)
     g = _digraph(name)
     rows = [[_cell("<B>step</B>"), _cell("<B>taken</B>"), _cell("<B>remaining</B>"),
              _cell("<B>candidates (nothing remaining is significantly better), cheapest "
                    "first</B>")]]
     for k, step in enumerate(steps, start=1):
-        rows.append([_cell(str(k), "RIGHT"), _cell(f"<B>{_text(step.taken)}</B>"),
-                     _cell(str(len(step.remaining)), "RIGHT"), _cell(_names_cut(step.candidates))])
+        candidates = [prior_order[i] for i in step.candidates[:11]]
+        cut = _names_cut(candidates, 10)
+        if len(step.candidates) > 10:
+            cut = _names_cut(candidates[:10], 10) + f" &#8230; ({len(step.candidates)} in all)"
+        rows.append([_cell(str(k), "RIGHT"), _cell(f"<B>{_text(prior_order[step.taken])}</B>"),
+                     _cell(str(len(step.remaining)), "RIGHT"), _cell(cut)])
     _table_node(g, rows)
     g.attr("graph", label=_legend([f"<B>{title}</B>: cost-ordered topological sort, one row "
                                    "per step: the cheapest candidate is taken"]))
@@ -437,8 +446,7 @@ def render_second_pass_trace(ranking):
     graphviz.Digraph
     """
     sp = _require_second_pass(ranking, "render_second_pass_trace")
-    return _trace_graph("second_pass_trace", "second pass", sp.prior_order, sp.trace(),
-                        sp.overrides())
+    return _trace_graph("second_pass_trace", "second pass", sp.prior_order, sp.overrides())
 
 
 def render_trace(dataset_result):
@@ -467,8 +475,7 @@ def render_trace(dataset_result):
         g.attr("graph", label=_legend([f"<B>{_text(r.name)}</B>: score-matrix input, no "
                                        "pairwise test: ordered by value (ties by cost)"]))
         return g
-    return _trace_graph(f"trace_{r.name}", _text(r.name), r.prior_order, r.trace(),
-                        r.overrides())
+    return _trace_graph(f"trace_{r.name}", _text(r.name), r.prior_order, r.overrides())
 
 
 # -- stage 4: CD diagram and significance matrix ---------------------------------------
@@ -947,11 +954,15 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     info = {a: [("rank", f"{sp.average_ranks[index[a]]:.3f}"),
                 ("cost", _num(sp.average_costs[index[a]])),
                 ("final #", str(final[a]))] for a in sp.prior_order}
-    edges = [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
-             for a, b in sp.edges()]
+    overrides = sp.overrides()
+
+    def edges():
+        return [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
+                for a, b in sp.edges()]
+
     over = f"&#160;over {n_datasets} data sets" if n_datasets else ""
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
-    n_edges = len(edges)
+    n_edges = int(overrides.sum())
     legend = [f"<B>second pass</B>{over}: average-cost order (cheapest first);"
               " average rank, average cost, final position",
               f"override i &#8594; j: the post-hoc test ({_text(method)}) finds j better than the "
@@ -961,7 +972,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
         legend.append(f"critical difference {sp.critical_difference:.3f}")
     if profile is not None:
         legend.append(f"cost profile {_text(profile.name)}; {_cost_unit_line(profile)}")
-    return _order_view("second_pass", sp.prior_order, info, edges, legend)
+    return _order_view("second_pass", sp.prior_order, info, overrides, edges, legend)
 
 
 def render_final(ranking):
@@ -1023,12 +1034,10 @@ def _final_table(ranking):
              _cell("<B>average cost</B>"), _cell("<B>beats (cheaper)</B>"),
              _cell("<B>beaten by (costlier)</B>")]]
     sp = ranking.second_pass
-    edges = sp.edges() if sp is not None else [e[:2] for e in ranking.datasets[0].edges()]
-    wins = {a: 0 for a in ranking.final_order}
-    losses = dict(wins)
-    for cheaper, costlier in edges:
-        wins[costlier] += 1
-        losses[cheaper] += 1
+    sorted_on = sp if sp is not None else ranking.datasets[0]
+    overrides = sorted_on.overrides()          # in prior order
+    wins = dict(zip(sorted_on.prior_order, overrides.sum(axis=0).tolist()))
+    losses = dict(zip(sorted_on.prior_order, overrides.sum(axis=1).tolist()))
     index = {a: i for i, a in enumerate(ranking.algorithms)}
     for position, a in enumerate(ranking.final_order, start=1):
         if sp is not None:
