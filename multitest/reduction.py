@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import MultitestError
+from .ordering import _check as check_overrides   # the sort's own validation
 
 __all__ = ["transitive_reduction"]
 
@@ -43,12 +43,7 @@ def transitive_reduction(overrides):
            [0, 0, 1],
            [0, 0, 0]])
     """
-    adjacency = np.asarray(overrides, dtype=bool)
-    if adjacency.ndim != 2 or adjacency.shape[0] != adjacency.shape[1]:
-        raise MultitestError(f"`overrides` must be a square matrix, got shape {adjacency.shape}")
-    if np.tril(adjacency).any():
-        raise MultitestError("`overrides` may only have edges from cheaper to costlier "
-                             "(strictly upper triangular in prior order)")
+    adjacency = check_overrides(overrides)
     n = adjacency.shape[0]
     reach = np.zeros_like(adjacency)      # reach[i, j]: a path of length >= 1 from i to j
     reduced = np.zeros_like(adjacency)

@@ -88,14 +88,22 @@ def _table(header, rows, row_classes=None, numeric=()):
     return "".join(out)
 
 
-def _pairs_html(rows, header, joiner):
-    """Pairs ``(a, b, p-value text)``: inline text when few, a collapsible table when many."""
+def _pairs_html(rows, header, joiner, where):
+    """Pairs ``(a, b, p-value text)``: ``(sentence end, block)``.
+
+    Few pairs are listed in the sentence; many go to a collapsible table (its
+    first :data:`PAIRWISE_ROWS_LIMIT` rows; ``where`` names the file with all).
+    """
     if not rows:
-        return "none."
+        return "none.", ""
     if len(rows) <= PAIRS_AS_TEXT:
-        return _e(", ".join(f"{a} {joiner} {b}" for a, b, _ in rows)) + "."
-    return (f"{len(rows)} pairs.<details><summary>show the table</summary>"
-            + _table(header, rows, numeric={2}) + "</details>")
+        return _e(", ".join(f"{a} {joiner} {b}" for a, b, _ in rows)) + ".", ""
+    shown = rows[:PAIRWISE_ROWS_LIMIT]
+    cut = ("" if len(shown) == len(rows) else
+           f"<p>First {len(shown)} of {len(rows)} pairs shown; all are in {_e(where)}.</p>")
+    return (f"{len(rows)} pairs (table below).",
+            f"<details><summary>the {len(rows)} pairs</summary>"
+            + _table(header, shown, numeric={2}) + cut + "</details>")
 
 
 class _Figures:
@@ -177,17 +185,19 @@ def _second_pass_section(ranking, figs):
     if sp is None:
         return ""
     index = {a: i for i, a in enumerate(sp.algorithms)}
+    final = {a: k for k, a in enumerate(sp.order, start=1)}
     rows = [[p, a, _g(sp.average_costs[index[a]]), f"{sp.average_ranks[index[a]]:.3f}",
-             sp.order.index(a) + 1] for p, a in enumerate(sp.prior_order, start=1)]
+             final[a]] for p, a in enumerate(sp.prior_order, start=1)]
     p = (lambda a, b: "") if sp.posthoc is None else (
         lambda a, b: _p(sp.posthoc.pvalues[index[a], index[b]]))
-    edges = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
-                        ["cheaper", "costlier (better)", "p-value"], "→")
+    edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
+                                    ["cheaper", "costlier (better)", "p-value"], "→",
+                                    "result.json (second_pass.edges)")
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
     return ('<section id="second-pass"><h2>Second pass</h2>'
             f"<p>Prior: average cost over the data sets "
             f"({_e(cost_unit_sentence(ranking.profile))}). An edge i → j (i cheaper) when the "
-            f"post-hoc test ({_e(method)}) finds j better. Overrides: {edges}</p>"
+            f"post-hoc test ({_e(method)}) finds j better. Overrides: {edges}</p>{edge_table}"
             + figs.html("second_pass", "Second-pass graph: average-cost order, post-hoc overrides")
             + figs.html("second_pass_trace", "Second-pass sort trace: how the final order comes "
                         "out of the average-cost order and the overrides")
@@ -208,9 +218,9 @@ def _nemenyi_section(ranking, figs):
     index = {a: i for i, a in enumerate(sp.algorithms)}
     rows = [(a, b, "" if sp.posthoc is None else _p(sp.posthoc.pvalues[index[a], index[b]]))
             for a, b in sp.significant_pairs()]
-    pairs = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–")
+    pairs, table = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–", "posthoc.csv")
     return (f'<section id="posthoc"><h2>{_e(title)}</h2><p>{_e(text)}Pairs found different: '
-            f"{pairs}</p>"
+            f"{pairs}</p>{table}"
             + figs.html("cd", "Critical-difference diagram (Demšar 2006)")
             + figs.html("significance", "Significance matrix of the post-hoc test")
             + "</section>")

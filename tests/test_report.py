@@ -261,4 +261,4 @@ def test_long_pair_lists_are_tables(tmp_path):
     assert len(pairs) > 12
     text = report_html(r)
     section = text[text.index('id="posthoc"'):]
-    assert f"{len(pairs)} pairs.<details>" in section
+    assert f"{len(pairs)} pairs (table below).</p><details>" in section
