@@ -409,11 +409,6 @@ def _trace_graph(name, title, prior_order, overrides):
     return g
 
 
-def _names_cut(names, limit=10):
-    names = list(names)
-    text = ", ".join(map(_text, names[:limit]))
-    return text + (f" &#8230; ({len(names)} in all)" if len(names) > limit else "")
-
 
 def _trace_table(name, title, prior_order, overrides):
     # Steps in prior positions: only the candidates shown are named.
@@ -423,10 +418,10 @@ def _trace_table(name, title, prior_order, overrides):
              _cell("<B>candidates (nothing remaining is significantly better), cheapest "
                    "first</B>")]]
     for k, step in enumerate(steps, start=1):
-        candidates = [prior_order[i] for i in step.candidates[:11]]
-        cut = _names_cut(candidates, 10)
-        if len(step.candidates) > 10:
-            cut = _names_cut(candidates[:10], 10) + f" &#8230; ({len(step.candidates)} in all)"
+        n = len(step.candidates)
+        cut = ", ".join(_text(prior_order[i]) for i in step.candidates[:10])
+        if n > 10:
+            cut += f" &#8230; ({n} in all)"
         rows.append([_cell(str(k), "RIGHT"), _cell(f"<B>{_text(prior_order[step.taken])}</B>"),
                      _cell(str(len(step.remaining)), "RIGHT"), _cell(cut)])
     _table_node(g, rows)
