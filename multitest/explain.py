@@ -121,8 +121,10 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
         The sorted order, best first.
     prior_order : sequence of str
         Cheapest first.
-    edges : iterable of (str, str)
-        ``(cheaper, costlier)``: the costlier is significantly better.
+    edges : iterable of (str, str), or ndarray of bool, shape (L, L)
+        ``(cheaper, costlier)``: the costlier is significantly better; or
+        the override matrix in prior order (``edges[i, j]``: the costlier
+        ``j`` beats the cheaper ``i``), cheaper for many algorithms.
     pvalue : callable, optional
         ``pvalue(a, b)``: the p-value of the pair, or None.
     better_words : str
@@ -138,15 +140,19 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
         raise MultitestError("`order` and `prior_order` must hold the same algorithms")
     pvalue = pvalue or (lambda a, b: None)
     cost = {a: i for i, a in enumerate(prior_order)}
-    place = {a: i for i, a in enumerate(order)}
-    winners = {a: [] for a in order}       # costlier algorithms significantly better than a
-    for a, b in edges:
-        winners[a].append(b)
     costs = np.array([cost[a] for a in order])   # cost position of each place
+    # beats[p, q]: the algorithm placed q is significantly better than the one placed p.
+    if isinstance(edges, np.ndarray):
+        beats = np.asarray(edges, dtype=bool)[np.ix_(costs, costs)]
+    else:
+        place = {a: i for i, a in enumerate(order)}
+        beats = np.zeros((len(order), len(order)), dtype=bool)
+        for a, b in edges:
+            beats[place[a], place[b]] = True
     out = []
     for k, a in enumerate(order):
         parts = []
-        beaten_by = sorted(winners[a], key=place.get)
+        beaten_by = [order[q] for q in np.flatnonzero(beats[k])]     # in order of place
         if beaten_by:
             b = beaten_by[0]
             parts.append(f"the costlier {_names(beaten_by)} "
@@ -160,11 +166,12 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
                          f"than it{_p(pvalue(c, a))}")
         behind = np.flatnonzero(costs[k + 1:] < costs[k])  # cheaper, placed after a
         if behind.size:
-            c = order[k + 1 + behind[0]]
-            if a in winners[c]:
+            q = k + 1 + behind[0]
+            c = order[q]
+            if beats[q, k]:
                 parts.append(f"it is {better_words} than the cheaper {c}{_p(pvalue(c, a))}")
             else:
-                w = sorted(winners[c], key=place.get)[0]
+                w = order[np.flatnonzero(beats[q])[0]]
                 parts.append(f"the cheaper {c} comes later: the costlier {w} is {better_words} "
                              f"than it{_p(pvalue(c, w))}")
         if not parts:
@@ -212,7 +219,7 @@ def explain_order(ranking):
 
     words = ("significantly better on average rank" if sp.method == "nemenyi"
              else f"significantly better ({sp.method} test over data sets)")
-    return explain_sort(sp.order, sp.prior_order, sp.edges(), pvalue, better_words=words)
+    return explain_sort(sp.order, sp.prior_order, sp.overrides(), pvalue, better_words=words)
 
 
 def friedman_power(average_ranks, n_datasets, alpha):

@@ -61,6 +61,8 @@ def test_every_sentence_names_the_deciding_pair_of_the_sort():
         matrix = np.triu(rng.random((7, 7)) < 0.3, 1)
         edges = [(names[i], names[j]) for i, j in zip(*np.nonzero(matrix))]
         order = [names[k] for k in cost_ordered_sort(matrix)]
+        # The override matrix in prior order says the same as the list of edges.
+        assert explain_sort(order, names, matrix) == explain_sort(order, names, edges)
         for e in explain_sort(order, names, edges):
             for claim in e.reason.split("; "):
                 if claim.startswith("the costlier") and claim.endswith("significantly better"):
