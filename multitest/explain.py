@@ -81,16 +81,17 @@ class FriedmanPower:
     power: float
     datasets_needed: int | None
 
-    def sentence(self, alpha):
-        """The plain warning printed when the test cannot reject."""
+    def sentence(self, alpha, gate=True):
+        """The plain warning printed when the test cannot reject (``gate``: the
+        post-hoc test is then skipped, as by default)."""
         text = (f"With {self.n_datasets} data sets the Friedman test cannot reject at "
                 f"alpha={alpha:g} (chi2={self.statistic:.3g}, needs {self.critical_value:.3g})")
         if self.datasets_needed is None:
             return text + ": the average ranks are all equal, there is no effect to detect."
         return (text + f"; if the observed average ranks were the true effect, the test "
                 f"would have had power {self.power:.2f}, and the same average ranks would "
-                f"reject from {self.datasets_needed} data sets on. Until then the final order "
-                "is the cost order.")
+                f"reject from {self.datasets_needed} data sets on."
+                + (" Until then the final order is the cost order." if gate else ""))
 
 
 def ordinal(k):

@@ -96,8 +96,9 @@ def _explanations(ranking):
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:
         power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+        warning = power.sentence(sp.alpha, ranking.settings.friedman_gate)
         out["friedman_power"] = {"power": power.power, "datasets_needed": power.datasets_needed,
-                                 "warning": power.sentence(sp.alpha)}
+                                 "warning": warning}
     return out
 
 

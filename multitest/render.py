@@ -5,9 +5,11 @@ the DOT text; the same input always gives the same text):
 
 =============================  ==================================================
 :func:`render_override_graph`  one data set: nodes in cost order, an edge for
-                               every override with its p-value
+                               every override of the transitive reduction
+                               with its p-value
 :func:`render_trace`           one data set: the cost-ordered sort, one panel
                                per step, the taken node highlighted
+:func:`render_second_pass_trace`  the same sort for the second pass
 :func:`render_cd_diagram`      the Nemenyi stage: a critical-difference diagram
                                in Demšar's style
 :func:`render_significance_matrix`  pairwise decisions of the post-hoc test
@@ -17,8 +19,14 @@ the DOT text; the same input always gives the same text):
 =============================  ==================================================
 
 :func:`write_figures` writes the DOT source of every figure and, where the
-Graphviz ``dot`` program is installed, the images, running several ``dot``
-processes at once.  Rendering depends on the engine, never the reverse.
+Graphviz ``dot`` program is installed, the images, one ``dot`` process per
+figure (Graphviz keeps state between the graphs of one process), several at
+once.  Rendering depends on the engine, never the reverse.
+
+The drawing is chosen by size (docs/figures.md): up to :data:`ROW_LIMIT`
+algorithms an order is a row of boxes; above, a matrix, and above
+:data:`MATRIX_LIMIT` a table, so that every figure stays legible and quick
+to draw at 1000 algorithms.
 """
 
 from __future__ import annotations
@@ -47,8 +55,8 @@ __all__ = ["render_override_graph", "render_trace", "render_cd_diagram",
            "render_significance_matrix", "render_second_pass", "render_second_pass_result",
            "render_final", "render_second_pass_trace", "figures", "dataset_stems", "inline_svg",
            "write_figures", "to_svg", "render_svgs", "ranking_html", "cd_layout", "CDLayout",
-           "cd_groups", "safe_filename", "dot_available", "FORMATS", "ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT",
-           "FIGURE_PAIRS_LIMIT"]
+           "cd_groups", "safe_filename", "dot_available", "FORMATS", "ROW_LIMIT",
+           "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "FIGURE_PAIRS_LIMIT", "WRAP"]
 
 #: Image formats :func:`write_figures` accepts (those of a standard Graphviz build).
 FORMATS = ("svg", "png", "pdf")
@@ -1066,9 +1074,9 @@ def figures(ranking, per_dataset=True):
     """Every figure of a ranking: ``{file stem: graphviz object}``, in report order.
 
     Stems: ``final``, ``second_pass``, ``second_pass_trace``, ``cd``,
-    ``significance`` (with at least two data sets), then ``override_<dataset>`` and ``trace_<dataset>``
-    for every data set (names made safe for file systems, made unique) unless
-    ``per_dataset`` is false.
+    ``significance`` (with at least two data sets), then ``override_<dataset>`` and
+    ``trace_<dataset>`` for every data set (names made safe for file systems, made
+    unique) unless ``per_dataset`` is false.
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)

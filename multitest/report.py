@@ -163,7 +163,7 @@ def _power_warning(ranking):
     if fr is None or fr.pvalue < sp.alpha:
         return ""
     power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
-    return f'<p class="note">{_e(power.sentence(sp.alpha))}</p>'
+    return f'<p class="note">{_e(power.sentence(sp.alpha, ranking.settings.friedman_gate))}</p>'
 
 
 def _friedman_section(ranking):

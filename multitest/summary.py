@@ -95,5 +95,5 @@ def _why_lines(ranking):
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:
         power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
-        lines.append(f"Warning: {power.sentence(sp.alpha)}")
+        lines.append(f"Warning: {power.sentence(sp.alpha, ranking.settings.friedman_gate)}")
     return lines

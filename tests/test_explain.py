@@ -1,4 +1,4 @@
-"""Explanations of the order (multitest.explain) and the transitive reduction (multitest.reduction)."""
+"""Explanations of the order (multitest.explain); transitive reduction (multitest.reduction)."""
 import networkx as nx
 import numpy as np
 import pytest
