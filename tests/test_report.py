@@ -262,3 +262,22 @@ def test_long_pair_lists_are_tables(tmp_path):
     text = report_html(r)
     section = text[text.index('id="posthoc"'):]
     assert f"{len(pairs)} pairs (table below).</p><details>" in section
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (CI installs it)")
+def test_thousand_data_sets_report_stays_small(tmp_path, monkeypatch):
+    # S = 1000: a page per data set, report.html small enough to open at once.
+    # Without dot (PATH emptied) to keep the test quick: the structure is the same.
+    from test_render import synthetic_ranking
+
+    r = synthetic_ranking(["a", "b", "c", "d"], [0, -0.02, -0.04, -0.06], n_datasets=1000)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    path = write_report(r, tmp_path / "out" / "report.html")
+    text = open(path, encoding="utf-8").read()
+    assert len(text.encode()) < 1_000_000
+    pages = sorted((tmp_path / "out" / "report_datasets").iterdir())
+    assert len(pages) == 1000
+    assert len(set(re.findall(r'href="(report_datasets/[^"]+)"', text))) == 1000
+    monkeypatch.undo()
+    probe = _probe(tmp_path / "out" / "report.html", tmp_path, "thousand")
+    assert probe["errors"] == []
