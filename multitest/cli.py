@@ -95,6 +95,20 @@ _EXAMPLES = """examples:
 """
 
 
+_RANK_EXAMPLES = """examples:
+  multitest rank results.csv --costs training_time
+  multitest rank results.csv --order knn,tree,svm --out out --format svg --report
+  multitest rank results.csv --costs my_costs.yaml --test kfold-t --alpha 0.01
+  multitest rank results.csv --config run.yaml --quiet
+"""
+
+_STABILITY_EXAMPLES = """examples:
+  multitest stability results.csv --costs training_time -B 1000 --seed 0
+  multitest stability results.csv --costs training_time --alphas 0.01,0.05,0.1 \\
+      --profiles training_time,space_complexity --out stab --report
+"""
+
+
 def _add_quiet(parser, default=False):
     parser.add_argument("-q", "--quiet", action="store_true", default=default,
                         help="no progress bars on standard error")
@@ -108,14 +122,18 @@ def _parser():
     parser.add_argument("--version", action="version", version=f"multitest {__version__}")
     _add_quiet(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    rank_parser = sub.add_parser("rank", help="order algorithms from per-fold results",
-                                 description="Order algorithms from per-fold results.")
+    rank_parser = sub.add_parser(
+        "rank", help="order algorithms from per-fold results",
+        description="Order algorithms from per-fold results.", epilog=_RANK_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_analysis_options(rank_parser)
     _add_rank_outputs(rank_parser)
     _add_quiet(rank_parser, default=argparse.SUPPRESS)
     stab = sub.add_parser("stability", help="how stable the final order is (bootstrap, alpha, "
                           "cost profiles)", description="Resample the data sets with "
-                          "replacement and rerun the second pass; compare alphas and profiles.")
+                          "replacement and rerun the second pass; compare alphas and profiles.",
+                          epilog=_STABILITY_EXAMPLES,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_analysis_options(stab)
     _add_quiet(stab, default=argparse.SUPPRESS)
     extra = stab.add_argument_group("stability")

@@ -252,3 +252,12 @@ def test_posthoc_csv_has_a_header_when_the_gate_closes(tmp_path, capsys):
     doc = json.loads((out / "result.json").read_text())
     assert doc["second_pass"]["applied"] is False
     assert doc["explanations"]["friedman_power"]["datasets_needed"] > 5
+
+
+@pytest.mark.parametrize("command", ["rank", "stability"])
+def test_command_help_shows_examples(command, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert stop.value.code == 0 and "examples:" in out and f"multitest {command} results.csv" in out
+    assert "--quiet" in out
