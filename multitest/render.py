@@ -275,6 +275,9 @@ def _order_row(name, prior_order, info, edges, drawn, legend):
     # Top to bottom with every node on one rank: one row whatever the edges
     # (with rankdir=LR the spans of long edges push nodes up and down).
     g = _digraph(name, rankdir="TB")
+    # p-values as external labels: placed after the layout, next to their
+    # arcs, instead of a band of label nodes that widens the row.
+    g.attr("graph", forcelabels="true", nodesep="0.4")
     ids = {a: f"n{i}" for i, a in enumerate(prior_order)}
     with g.subgraph(name="row") as row:
         row.attr(rank="same")
@@ -284,7 +287,7 @@ def _order_row(name, prior_order, info, edges, drawn, legend):
     for a, b in zip(prior_order, prior_order[1:]):
         g.edge(ids[a], ids[b], style="invis", weight="10")
     for a, b, p in drawn:
-        attrs = {} if p is None else {"label": f"p={_p(p)}"}
+        attrs = {} if p is None else {"xlabel": f"p={_p(p)}"}
         g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, **attrs)
     hidden = _hidden_line(len(edges), len(drawn))
     g.attr("graph", label=_legend(legend + ([hidden] if hidden else [])))
