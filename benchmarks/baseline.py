@@ -3,7 +3,7 @@
 One Python loop over data sets and pairs, calling SciPy once per pair, as one
 would write it without thinking about speed:
 
-- combined 5x2 cv F: ``f`` computed for the pair with NumPy (METHOD.md section
+- combined 5x2 cv F: ``f`` computed for the pair with NumPy (docs/method.md section
   3, written out directly), then ``scipy.stats.f.sf(f, 10, 5)``;
 - k-fold cv paired t: ``scipy.stats.ttest_rel(cheaper, costlier)``.
 

@@ -13,7 +13,7 @@ import os
 import sys
 import time
 
-from . import example_path
+from . import __version__, example_path
 from .corrections import CORRECTIONS
 import dataclasses
 
@@ -99,19 +99,57 @@ def _add_rank_outputs(parser):
                      help="write DIR/report.html")
 
 
+_EXAMPLES = """examples:
+  multitest demo                                   # the bundled data, both cost profiles
+  multitest rank results.csv --costs training_time --out out --format svg --report
+  multitest rank results.csv --order knn,tree,svm  # inline prior, cheapest first
+  multitest stability results.csv --costs training_time -B 1000 --out stab --report
+  multitest tests                                  # the registered pairwise tests
+  multitest COMMAND --help                         # the options of one command
+"""
+
+
+_RANK_EXAMPLES = """examples:
+  multitest rank results.csv --costs training_time
+  multitest rank results.csv --order knn,tree,svm --out out --format svg --report
+  multitest rank results.csv --costs my_costs.yaml --test kfold-t --alpha 0.01
+  multitest rank results.csv --config run.yaml --quiet
+"""
+
+_STABILITY_EXAMPLES = """examples:
+  multitest stability results.csv --costs training_time -B 1000 --seed 0
+  multitest stability results.csv --costs training_time --alphas 0.01,0.05,0.1 \\
+      --profiles training_time,space_complexity --out stab --report
+"""
+
+
+def _add_quiet(parser, default=False):
+    parser.add_argument("-q", "--quiet", action="store_true", default=default,
+                        help="no progress bars on standard error")
+
+
 def _parser():
     parser = _Parser(
         prog="multitest", description="Order learning algorithms by error and cost "
-        "(MultiTest / Multi²Test).")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    rank_parser = sub.add_parser("rank", help="order algorithms from per-fold results",
-                                 description="Order algorithms from per-fold results.")
+        "(MultiTest / Multi²Test).", epilog=_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"multitest {__version__}")
+    _add_quiet(parser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    rank_parser = sub.add_parser(
+        "rank", help="order algorithms from per-fold results",
+        description="Order algorithms from per-fold results.", epilog=_RANK_EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_analysis_options(rank_parser)
     _add_rank_outputs(rank_parser)
+    _add_quiet(rank_parser, default=argparse.SUPPRESS)
     stab = sub.add_parser("stability", help="how stable the final order is (bootstrap, alpha, "
                           "cost profiles)", description="Resample the data sets with "
-                          "replacement and rerun the second pass; compare alphas and profiles.")
+                          "replacement and rerun the second pass; compare alphas and profiles.",
+                          epilog=_STABILITY_EXAMPLES,
+                          formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_analysis_options(stab)
+    _add_quiet(stab, default=argparse.SUPPRESS)
     extra = stab.add_argument_group("stability")
     extra.add_argument("-B", "--bootstrap", type=int, default=1000, metavar="N",
                        help="number of resamples (default 1000)")
@@ -128,6 +166,7 @@ def _parser():
     demo.add_argument("--out", metavar="DIR", help="also write outputs under DIR/<profile>")
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
+    _add_quiet(demo, default=argparse.SUPPRESS)
     sub.add_parser("tests", help="list the registered pairwise tests")
     return parser
 
@@ -210,13 +249,15 @@ def _figure_writer(ranking, formats, report):
     """Callback writing the figures (and the report) into the staging directory.
 
     DOT sources are always written.  Without --format or --report, above
-    INLINE_PAIRS_LIMIT pairwise results only the overall figures are written:
-    the per-data-set ones grow as S x L^2 (about 1 MB per data set at L = 100).
+    FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
+    the per-data-set ones grow as S x L^2 (about 0.2 MB per data set at L = 100).
     """
     from .output import is_large
+    from .render import FIGURE_PAIRS_LIMIT
 
     n_pairs = ranking.datasets[0].table.statistic.size
-    per_dataset = bool(formats) or bool(report) or not is_large(ranking)
+    per_dataset = bool(formats) or bool(report) or not (
+        is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
 
     def write(staging):
         from .render import write_figures
@@ -349,7 +390,15 @@ def main(argv=None):
         # collector's sight, which spares the collections during the run and at
         # exit their traversal (about 0.15 s).
         gc.freeze()
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.command is None:      # bare `multitest`: the help, not an error
+        parser.print_help()
+        return 0
+    if args.quiet:
+        from .progress import set_quiet
+
+        set_quiet()
     command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,
                "stability": _cmd_stability}[args.command]
     try:

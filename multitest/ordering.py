@@ -68,7 +68,7 @@ def cost_ordered_sort(overrides):
 
     Examples
     --------
-    Prior A < B < C; C beats both A and B (METHOD.md section 5):
+    Prior A < B < C; C beats both A and B (docs/method.md section 5):
 
     >>> import numpy as np
     >>> from multitest.ordering import cost_ordered_sort

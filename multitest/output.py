@@ -81,7 +81,23 @@ def to_dict(ranking, inline_pairs=None):
         "pairwise_file": None if inline_pairs else PAIRWISE_FILE,
         "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
     }
+    doc["explanations"] = _explanations(ranking)
     return doc
+
+
+def _explanations(ranking):
+    """One sentence per final position, and the Friedman power when it cannot reject."""
+    from .explain import explain_order, friedman_power
+
+    out = {"positions": [{"position": e.position, "algorithm": e.algorithm,
+                          "sentence": e.sentence} for e in explain_order(ranking)]}
+    fr, sp = ranking.friedman, ranking.second_pass
+    if fr is not None and fr.pvalue >= sp.alpha:
+        power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+        warning = power.sentence(sp.alpha, ranking.settings.friedman_gate)
+        out["friedman_power"] = {"power": power.power, "datasets_needed": power.datasets_needed,
+                                 "warning": warning}
+    return out
 
 
 def _friedman(ranking):
@@ -320,6 +336,11 @@ def stage_tables(ranking):
                 "a": names[i], "b": names[j],
                 "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
                 "significant": sp.significant[i, j]})
+        else:
+            # The Friedman gate kept the post-hoc test from running: the file is
+            # there, with its header and no row, rather than silently absent.
+            tables["posthoc.csv"] = pd.DataFrame(
+                columns=["a", "b", "statistic", "pvalue", "significant"])
     return tables
 
 

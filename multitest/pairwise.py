@@ -830,7 +830,7 @@ def _variance(d):
 
 
 def _five_by_two(a, b):
-    """``p`` of shape (n, 5, 2) and ``s_i^2`` of shape (n, 5) (METHOD.md section 3)."""
+    """``p`` of shape (n, 5, 2) and ``s_i^2`` of shape (n, 5) (docs/method.md section 3)."""
     p = (a - b).reshape(a.shape[0], 5, 2)
     p_bar = (p[:, :, 0] + p[:, :, 1]) / 2
     s2 = (p[:, :, 0] - p_bar) ** 2 + (p[:, :, 1] - p_bar) ** 2

@@ -315,6 +315,12 @@ class DataSetResult:
                                mean_error_to=pair["mean_error_b"])
         return graph
 
+    def __repr__(self):
+        # Short: the dataclass repr would print the arrays of every data set.
+        n_edges = int(self.table.override[self.index].sum()) if self.tested else 0
+        return (f"DataSetResult(name={self.name!r}, order={list(self.order)}, "
+                f"prior_order={list(self.prior_order)}, overrides={n_edges})")
+
     def _repr_svg_(self):
         # The override graph in Jupyter; rendering is imported only when asked for.
         from .render import render_override_graph, to_svg

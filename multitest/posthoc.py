@@ -1,9 +1,9 @@
 """Tests over many data sets: Friedman, Nemenyi, pairwise tests, control comparisons.
 
-Stage 5 of Multi²Test (METHOD.md §5) compares L algorithms over S data sets
+Stage 5 of Multi²Test (docs/method.md §5) compares L algorithms over S data sets
 through their ranks: the Friedman test and its Iman--Davenport refinement ask
 whether the algorithms differ at all, the Nemenyi test finds the pairs that do.
-METHOD.md §6 adds pool-independent alternatives: Wilcoxon signed-rank and sign
+docs/method.md §6 adds pool-independent alternatives: Wilcoxon signed-rank and sign
 tests over data sets with a multiple-comparison correction
 (:func:`pairwise_over_datasets`), and comparisons with a control
 (:func:`control_comparisons`).
@@ -289,7 +289,7 @@ def friedman(ranks):
 
     Notes
     -----
-    The statistics are those of METHOD.md §5 and Demšar (2006), from the
+    The statistics are those of docs/method.md §5 and Demšar (2006), from the
     average ranks ``R_j``, without a correction for ties (with tied ranks the
     statistic is smaller than R's tie-corrected ``friedman.test``; without ties
     both are equal)::

@@ -7,6 +7,13 @@ settings and the notes.  Figures are inline SVG (rendered by Graphviz
 ``dot``; without it their DOT source is shown instead), styles are inline,
 there are no scripts and no external URL of any kind, so the file opens
 anywhere, offline, and can be mailed as is.
+
+The report scales with the data: the figures choose their drawing by size
+(:mod:`multitest.render`), long pair lists are tables, and above
+:data:`INLINE_DATASETS_LIMIT` data sets each data set gets a page of its own
+(``report_datasets/<data set>.html``, as self-contained as the report, linked
+from its index), and also above :data:`INLINE_REPORT_PAIRS` pairwise results,
+so that ``report.html`` stays small and opens quickly.
 """
 
 from __future__ import annotations
@@ -15,12 +22,26 @@ import html
 import os
 import uuid
 
+from .explain import cost_unit_sentence, explain_order, friedman_power
 from .render import (dataset_stems, dot_available, figures, inline_svg, render_svgs)
 
-__all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT"]
+__all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
+           "DATASET_PAGES"]
 
 #: A data set's pairwise table lists at most this many pairs (all are in pairwise.csv).
 PAIRWISE_ROWS_LIMIT = 1000
+
+#: Up to this many data sets their sections are in report.html; above, a page each.
+INLINE_DATASETS_LIMIT = 50
+
+#: ... and up to this many pairwise results in all (their tables are most of the bytes).
+INLINE_REPORT_PAIRS = 5000
+
+#: Folder, next to report.html, of the per-data-set pages.
+DATASET_PAGES = "report_datasets"
+
+#: Lists of up to this many pairs are printed as text; longer ones as tables.
+PAIRS_AS_TEXT = 12
 
 _CSS = """
 body{font-family:Helvetica,Arial,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
@@ -38,6 +59,7 @@ nav ul.sets{columns:4;font-size:.9em}pre{background:#f6f6f6;padding:.6em;overflo
 font-size:.8em}
 .note{color:#7a4b00;background:#fff6e0;padding:.4em .8em;border-left:4px solid #e0a000}
 .gate{font-weight:bold}
+.small{font-size:.85em;color:#555}
 """
 
 
@@ -66,6 +88,24 @@ def _table(header, rows, row_classes=None, numeric=()):
     return "".join(out)
 
 
+def _pairs_html(rows, header, joiner, where):
+    """Pairs ``(a, b, p-value text)``: ``(sentence end, block)``.
+
+    Few pairs are listed in the sentence; many go to a collapsible table (its
+    first :data:`PAIRWISE_ROWS_LIMIT` rows; ``where`` names the file with all).
+    """
+    if not rows:
+        return "none.", ""
+    if len(rows) <= PAIRS_AS_TEXT:
+        return _e(", ".join(f"{a} {joiner} {b}" for a, b, _ in rows)) + ".", ""
+    shown = rows[:PAIRWISE_ROWS_LIMIT]
+    cut = ("" if len(shown) == len(rows) else
+           f"<p>First {len(shown)} of {len(rows)} pairs shown; all are in {_e(where)}.</p>")
+    return (f"{len(rows)} pairs (table below).",
+            f"<details><summary>the {len(rows)} pairs</summary>"
+            + _table(header, shown, numeric={2}) + cut + "</details>")
+
+
 class _Figures:
     """SVG (or DOT, without Graphviz) of every figure, keyed by file stem."""
 
@@ -92,22 +132,38 @@ def _final_section(ranking, figs):
     sp = ranking.second_pass
     firsts = {a: sum(r.order[0] == a for r in ranking.datasets) for a in ranking.algorithms}
     index = {a: i for i, a in enumerate(ranking.algorithms)}
+    why = explain_order(ranking)
     rows = []
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None
                 else ranking.datasets[0].costs[index[a]])
-        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", _g(cost), firsts[a]])
+        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", _g(cost), firsts[a],
+                     why[position - 1].reason])
     items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
     s = ranking.settings
     return (f'<section id="final-order"><h2>Final order</h2>'
             f'<p>Best first. {len(ranking.datasets)} data set(s), '
             f"{len(ranking.algorithms)} algorithms; pairwise test {_e(s.test)}, "
             f"&alpha; = {s.alpha:g}, cost profile {_e(ranking.profile.name)}.</p>"
-            f'<ol class="final">{items}</ol>'
-            + _table(["rank", "algorithm", "average rank", "average cost", "first on (data sets)"],
-                     rows, numeric={0, 2, 3, 4})
-            + figs.html("final", "Final order as a chain; dashed: the overrides that shaped it")
+            + _power_warning(ranking)
+            + f'<ol class="final">{items}</ol>'
+            + _table(["rank", "algorithm", "average rank", "average cost", "first on (data sets)",
+                      "why here"], rows, numeric={0, 2, 3, 4})
+            + f"<p class=\"small\">Average cost: {_e(cost_unit_sentence(ranking.profile))}. "
+            "First on: the number of data sets on which MultiTest put the algorithm first. "
+            "Why here: the comparisons that decide the position in the cost-ordered sort "
+            "(the second pass over several data sets).</p>"
+            + figs.html("final", "Final order; dashed: the overrides that shaped it")
             + "</section>")
+
+
+def _power_warning(ranking):
+    """A plain warning when the Friedman test cannot reject (few data sets, small effect)."""
+    fr, sp = ranking.friedman, ranking.second_pass
+    if fr is None or fr.pvalue < sp.alpha:
+        return ""
+    power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+    return f'<p class="note">{_e(power.sentence(sp.alpha, ranking.settings.friedman_gate))}</p>'
 
 
 def _friedman_section(ranking):
@@ -121,7 +177,7 @@ def _friedman_section(ranking):
              _p(fr.iman_davenport_pvalue)]]
     table = _table(["statistic", "value", "df", "p-value"], rows, numeric={1, 3})
     return (f'<section id="friedman"><h2>Friedman test and gate</h2>{table}'
-            f'<p class="gate">{_e(sp.gate)}</p></section>')
+            f'<p class="gate">{_e(sp.gate)}</p>{_power_warning(ranking)}</section>')
 
 
 def _second_pass_section(ranking, figs):
@@ -129,14 +185,22 @@ def _second_pass_section(ranking, figs):
     if sp is None:
         return ""
     index = {a: i for i, a in enumerate(sp.algorithms)}
+    final = {a: k for k, a in enumerate(sp.order, start=1)}
     rows = [[p, a, _g(sp.average_costs[index[a]]), f"{sp.average_ranks[index[a]]:.3f}",
-             sp.order.index(a) + 1] for p, a in enumerate(sp.prior_order, start=1)]
-    edges = ", ".join(f"{a} → {b}" for a, b in sp.edges()) or "none"
+             final[a]] for p, a in enumerate(sp.prior_order, start=1)]
+    p = (lambda a, b: "") if sp.posthoc is None else (
+        lambda a, b: _p(sp.posthoc.pvalues[index[a], index[b]]))
+    edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
+                                    ["cheaper", "costlier (better)", "p-value"], "→",
+                                    "result.json (second_pass.edges)")
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
     return ('<section id="second-pass"><h2>Second pass</h2>'
-            f"<p>Prior: average cost over the data sets. An edge i → j (i cheaper) when the "
-            f"post-hoc test ({_e(method)}) finds j better. Overrides: {_e(edges)}.</p>"
+            f"<p>Prior: average cost over the data sets "
+            f"({_e(cost_unit_sentence(ranking.profile))}). An edge i → j (i cheaper) when the "
+            f"post-hoc test ({_e(method)}) finds j better. Overrides: {edges}</p>{edge_table}"
             + figs.html("second_pass", "Second-pass graph: average-cost order, post-hoc overrides")
+            + figs.html("second_pass_trace", "Second-pass sort trace: how the final order comes "
+                        "out of the average-cost order and the overrides")
             + _table(["cost position", "algorithm", "average cost", "average rank",
                       "final position"], rows, numeric={0, 2, 3, 4})
             + "</section>")
@@ -151,9 +215,12 @@ def _nemenyi_section(ranking, figs):
             if sp.critical_difference is not None else "")
     if not sp.applied:
         text = "The Friedman test does not reject: no post-hoc test was applied. "
-    pairs = ", ".join(f"{a}–{b}" for a, b in sp.significant_pairs()) or "none"
+    index = {a: i for i, a in enumerate(sp.algorithms)}
+    rows = [(a, b, "" if sp.posthoc is None else _p(sp.posthoc.pvalues[index[a], index[b]]))
+            for a, b in sp.significant_pairs()]
+    pairs, table = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–", "posthoc.csv")
     return (f'<section id="posthoc"><h2>{_e(title)}</h2><p>{_e(text)}Pairs found different: '
-            f"{_e(pairs)}.</p>"
+            f"{pairs}</p>{table}"
             + figs.html("cd", "Critical-difference diagram (Demšar 2006)")
             + figs.html("significance", "Significance matrix of the post-hoc test")
             + "</section>")
@@ -173,7 +240,7 @@ def _control_section(ranking):
             + "</section>")
 
 
-def _dataset_section(result, stem, figs, settings):
+def _dataset_section(result, stem, figs, settings, back="#contents"):
     r = result
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
@@ -206,7 +273,7 @@ def _dataset_section(result, stem, figs, settings):
     rows = [[k, a, r.ranks[a], _g(r.mean_errors[a])] for k, a in enumerate(r.order, start=1)]
     parts.append(_table(["position", "algorithm", "rank", "mean error"], rows,
                         numeric={0, 2, 3}))
-    parts.append('<p><a href="#contents">back to the index</a></p></section>')
+    parts.append(f'<p><a href="{back}">back to the index</a></p></section>')
     return "".join(parts)
 
 
@@ -229,6 +296,15 @@ def _notes_section(ranking):
     return f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>'
 
 
+def _paged(ranking):
+    n_pairs = ranking.datasets[0].table.statistic.size if ranking.datasets[0].tested else 0
+    return len(ranking.datasets) > INLINE_DATASETS_LIMIT or n_pairs > INLINE_REPORT_PAIRS
+
+
+def _dataset_href(ranking, stem):
+    return f"{DATASET_PAGES}/{stem}.html" if _paged(ranking) else f"#ds-{stem}"
+
+
 def _index(ranking, stems):
     entries = [("final-order", "Final order")]
     if ranking.second_pass is not None:
@@ -238,16 +314,36 @@ def _index(ranking, stems):
         entries.append(("control", "Comparisons with the control"))
     entries += [("datasets", "Data sets"), ("settings", "Settings"), ("notes", "Notes")]
     top = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in entries)
-    sets = "".join(f'<li><a href="#ds-{_e(stem)}">{_e(r.name)}</a></li>'
+    sets = "".join(f'<li><a href="{_dataset_href(ranking, stem)}">{_e(r.name)}</a></li>'
                    for r, stem in zip(ranking.datasets, stems))
     return (f'<nav id="contents"><h2>Contents</h2><ul>{top}</ul><h3>Data sets</h3>'
             f'<ul class="sets">{sets}</ul></nav>')
 
 
-def report_html(ranking):
-    """The report as one HTML string (see :func:`write_report`)."""
+def _datasets_table(ranking, stems):
+    """One row per data set, linking to its page (when the data sets have pages)."""
+    rows = []
+    for r, stem in zip(ranking.datasets, stems):
+        n_edges = int(r.table.override[r.index].sum()) if r.tested else 0
+        rows.append(f'<tr><td><a href="{_dataset_href(ranking, stem)}">{_e(r.name)}</a></td>'
+                    f"<td>{_e(', '.join(r.order[:3]))}{', …' if len(r.order) > 3 else ''}</td>"
+                    f'<td class="num">{n_edges}</td></tr>')
+    return ("<table><thead><tr><th>data set</th><th>order (best first)</th><th>overrides</th>"
+            "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def _page(title, body):
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n"
+            + "\n".join(part for part in body if part) + "\n</body></html>\n")
+
+
+def _report_pages(ranking):
+    """``(report.html text, {stem: data set page text})``; no pages up to the inline limit."""
     figs = _Figures(ranking)
     stems = dataset_stems(ranking)
+    paged = _paged(ranking)
     final = _final_section(ranking, figs)
     body = [f"<h1>multitest report</h1><p>Cost-conscious ordering of "
             f"{len(ranking.algorithms)} algorithms over {len(ranking.datasets)} data set(s) "
@@ -256,14 +352,41 @@ def report_html(ranking):
             _nemenyi_section(ranking, figs), _friedman_section(ranking),
             _control_section(ranking),
             '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
-            "graph, sort trace, pairwise tests and order.</p>"]
-    body += [_dataset_section(r, stem, figs, ranking.settings)
-             for r, stem in zip(ranking.datasets, stems)]
+            "graph, sort trace, pairwise tests and order"
+            + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
+    pages = {}
+    if paged:
+        body.append(_datasets_table(ranking, stems))
+        for r, stem in zip(ranking.datasets, stems):
+            section = _dataset_section(r, stem, figs, ranking.settings,
+                                       back="../report.html#datasets")
+            pages[stem] = _page(f"multitest: {r.name}", [
+                f'<p><a href="../report.html">multitest report</a> › data set</p>', section])
+    else:
+        body += [_dataset_section(r, stem, figs, ranking.settings)
+                 for r, stem in zip(ranking.datasets, stems)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>multitest report</title><style>{_CSS}</style></head><body>\n"
-            + "\n".join(part for part in body if part) + "\n</body></html>\n")
+    return _page("multitest report", body), pages
+
+
+def report_html(ranking):
+    """The report as one HTML string (see :func:`write_report`; without the data set pages)."""
+    return _report_pages(ranking)[0]
+
+
+def _write_atomic(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+    try:
+        # Mode "x" creates the file with the usual permissions (umask), unlike mkstemp.
+        with open(temporary, "x", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
 
 
 def write_report(ranking, path):
@@ -271,6 +394,12 @@ def write_report(ranking, path):
 
     The file is written next to ``path`` under a temporary name and moved
     into place with :func:`os.replace`, so a reader never sees half a report.
+
+    Above :data:`INLINE_DATASETS_LIMIT` data sets (or
+    :data:`INLINE_REPORT_PAIRS` pairwise results), each data set's section
+    is a page of its own, ``report_datasets/<data set>.html`` next to
+    ``path``, written first (each atomically), so that the report never
+    links to a page that is not there.
 
     Parameters
     ----------
@@ -284,17 +413,9 @@ def write_report(ranking, path):
         The path written.
     """
     path = os.fspath(path)
-    text = report_html(ranking)
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
-    try:
-        # Mode "x" creates the file with the usual permissions (umask), unlike mkstemp.
-        with open(temporary, "x", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
+    text, pages = _report_pages(ranking)
+    folder = os.path.join(os.path.dirname(os.path.abspath(path)), DATASET_PAGES)
+    for stem, page in pages.items():
+        _write_atomic(os.path.join(folder, f"{stem}.html"), page)
+    _write_atomic(path, text)
     return path

@@ -109,6 +109,11 @@ class SecondPassResult:
             graph.add_edge(a, b, **attributes)
         return graph
 
+    def __repr__(self):
+        # Short: the dataclass repr would print every matrix.
+        return (f"SecondPassResult(method={self.method!r}, applied={self.applied}, "
+                f"order={list(self.order)}, overrides={len(self.edges())})")
+
     def _repr_svg_(self):
         # The second-pass graph in Jupyter; rendering is imported only when asked for.
         from .render import render_second_pass_result, to_svg
@@ -121,7 +126,7 @@ class SecondPassResult:
 
 
 def order_by_decisions(prior_order, significant_pairs, average_ranks):
-    """The second-pass rule on named inputs (METHOD.md section 5, step 5).
+    """The second-pass rule on named inputs (docs/method.md section 5, step 5).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Stability of the final order (METHOD.md section 6).
+"""Stability of the final order (docs/method.md section 6).
 
 Three questions a reader of a Multi²Test order asks, answered by one call to
 :func:`stability`:

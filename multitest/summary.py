@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-__all__ = ["summary_text", "format_table"]
+__all__ = ["summary_text", "format_table", "WHY_POSITIONS"]
+
+#: The summary explains this many top positions (all are in result.json and the report).
+WHY_POSITIONS = 5
 
 
 def format_table(header, rows):
@@ -75,4 +78,22 @@ def summary_text(ranking):
                      f"differ {_shorten(differ, ', ') or 'none'}")
     for note in ranking.notes:
         lines.append(f"Note: {note}")
+    lines += _why_lines(ranking)
     return "\n".join(lines)
+
+
+def _why_lines(ranking):
+    """Why the top positions are what they are; the Friedman power warning."""
+    from .explain import cost_unit_sentence, explain_order, friedman_power
+
+    lines = ["", "Why this order:"]
+    explanations = explain_order(ranking)
+    lines += [f"  {e.sentence}" for e in explanations[:WHY_POSITIONS]]
+    if len(explanations) > WHY_POSITIONS:
+        lines.append(f"  ... (every position is explained in result.json, key 'explanations')")
+    lines.append(f"Costs: {cost_unit_sentence(ranking.profile)}.")
+    fr, sp = ranking.friedman, ranking.second_pass
+    if fr is not None and fr.pvalue >= sp.alpha:
+        power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+        lines.append(f"Warning: {power.sentence(sp.alpha, ranking.settings.friedman_gate)}")
+    return lines

@@ -210,3 +210,54 @@ def test_large_runs_write_only_the_overall_dot_sources(tmp_path, capsys, monkeyp
     files = os.listdir(tmp_path)
     assert {"final.dot", "cd.dot", "second_pass.dot", "pairwise.npz"} <= set(files)
     assert not [f for f in files if f.startswith(("override_", "trace_"))]
+
+
+# -- onboarding: help, version, quiet; posthoc.csv when the gate closes --------------------------
+
+def test_bare_command_prints_help_with_examples(capsys):
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: multitest") and "examples:" in out
+    assert "multitest rank results.csv --costs training_time" in out
+
+
+def test_version(capsys):
+    from multitest import __version__
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"multitest {__version__}"
+
+
+def test_quiet_switches_progress_off(capsys):
+    from multitest import progress
+
+    try:
+        assert main(["rank", str(example_path()), "--costs", "training_time", "--datasets",
+                     "iris,wine", "--quiet"]) == 0
+        assert progress.is_quiet()
+    finally:
+        progress.set_quiet(False)
+
+
+def test_posthoc_csv_has_a_header_when_the_gate_closes(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["rank", str(example_path()), "--costs", "training_time", "--datasets",
+                 "optdigits,iris,wine,zoo,car", "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Warning: With 5 data sets the Friedman test cannot reject" in text
+    frame = pd.read_csv(out / "posthoc.csv")
+    assert list(frame.columns) == ["a", "b", "statistic", "pvalue", "significant"]
+    assert frame.empty
+    doc = json.loads((out / "result.json").read_text())
+    assert doc["second_pass"]["applied"] is False
+    assert doc["explanations"]["friedman_power"]["datasets_needed"] > 5
+
+
+@pytest.mark.parametrize("command", ["rank", "stability"])
+def test_command_help_shows_examples(command, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert stop.value.code == 0 and "examples:" in out and f"multitest {command} results.csv" in out
+    assert "--quiet" in out

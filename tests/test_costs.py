@@ -21,7 +21,7 @@ def test_bundled_profiles_equal_the_report_tables(name, example):
 
 
 def test_optdigits_training_time_prior_is_the_reports():
-    # METHOD.md section 4: 5nn < c45 < lnp < mlp < svr < svl < sv2 < mdt on optdigits.
+    # docs/method.md section 4: 5nn < c45 < lnp < mlp < svr < svl < sv2 < mdt on optdigits.
     costs = load_profile("training_time").cost_matrix(["optdigits"], ALGS)[0]
     assert [ALGS[i] for i in np.argsort(costs)] == ["5nn", "c45", "lnp", "mlp", "svr", "svl",
                                                       "sv2", "mdt"]

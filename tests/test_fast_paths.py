@@ -153,7 +153,7 @@ def test_row_sum_is_numpys_sum(width):
 # -- stage 1 ----------------------------------------------------------------------
 
 def _straightforward(errors, prior, test, design, alpha, alternative="two-sided"):
-    """Every pair gathered at once and tested in one call, overrides as METHOD.md says."""
+    """Every pair gathered at once and tested in one call, overrides as docs/method.md says."""
     S, L, F = errors.shape
     first, second = np.triu_indices(L, k=1)
     in_prior = np.take_along_axis(errors, prior[:, :, None], axis=1)

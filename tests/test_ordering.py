@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from multitest import MultitestError
 from multitest.ordering import cost_ordered_sort, overrides_from_decisions, sort_trace
 
-# METHOD.md section 4, optdigits: prior 5nn < c45 < lnp < mlp < svr < svl < sv2 < mdt and the
+# docs/method.md section 4, optdigits: prior 5nn < c45 < lnp < mlp < svr < svl < sv2 < mdt and the
 # table "row significantly more accurate than column"; only rows costlier than the column
 # become edges (column -> row).
 PRIOR = ["5nn", "c45", "lnp", "mlp", "svr", "svl", "sv2", "mdt"]
@@ -33,7 +33,7 @@ def test_optdigits_order_and_steps():
     assert order == ["svr", "svl", "sv2", "5nn", "mlp", "lnp", "mdt", "c45"]
     steps = sort_trace(overrides)
     named = [([PRIOR[i] for i in s.candidates], PRIOR[s.taken]) for s in steps]
-    # METHOD.md: "the sinks are svl, sv2, svr and mdt, and svr is the cheapest of them; then
+    # docs/method.md: "the sinks are svl, sv2, svr and mdt, and svr is the cheapest of them; then
     # svl; then sv2; then 5nn, mlp and mdt are sinks and 5nn is cheapest; ..."
     assert named[0] == (["svr", "svl", "sv2", "mdt"], "svr")
     assert named[3] == (["5nn", "mlp", "mdt"], "5nn")

@@ -3,7 +3,7 @@
 Every expected value comes from an independent reference named in a comment:
 SciPy's own tests (ttest_rel, wilcoxon, binomtest, f.sf, t.sf), hand computation,
 R (tests/fixtures/pairwise_r.R -> pairwise_r.csv), brute-force enumeration, or
-the worked example of METHOD.md section 4.
+the worked example of docs/method.md section 4.
 """
 
 import itertools
@@ -143,7 +143,7 @@ def test_corrected_t_formula(alternative, design):
 
 
 def _five_by_two_reference(a, b):
-    """Plain-Python p_i^(j), s_i^2 (METHOD.md section 3) for one pair."""
+    """Plain-Python p_i^(j), s_i^2 (docs/method.md section 3) for one pair."""
     p = [[a[2 * i + j] - b[2 * i + j] for j in range(2)] for i in range(5)]
     s2 = [(pi[0] - (pi[0] + pi[1]) / 2) ** 2 + (pi[1] - (pi[0] + pi[1]) / 2) ** 2 for pi in p]
     return p, s2
@@ -296,11 +296,11 @@ def test_r_fixture_is_reproducible(tmp_path):
     assert out.read_text() == (FIXTURES / "pairwise_r.csv").read_text()
 
 
-# ------------------------------------------------ METHOD.md section 4 worked example
+# ------------------------------------------------ docs/method.md section 4 worked example
 
 
 def test_optdigits_worked_example():
-    # METHOD.md section 4: "row significantly more accurate than column", combined 5x2 cv
+    # docs/method.md section 4: "row significantly more accurate than column", combined 5x2 cv
     # F test at alpha = 0.05 (significant = p < 0.05 and the row has the lower mean error)
     names = ["c45", "mdt", "mlp", "lnp", "svl", "sv2", "svr", "5nn"]
     expected = np.array([

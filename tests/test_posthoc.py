@@ -152,7 +152,7 @@ def test_posthoc_friedman_demsar_worked_example():
 
 
 def test_posthoc_friedman_ties_use_the_uncorrected_formula():
-    # METHOD.md §5: chi2_F = 12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4], no tie
+    # docs/method.md §5: chi2_F = 12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4], no tie
     # correction, so it is below R's / scipy's tie-corrected statistic.
     S, L = DEMSAR_TABLE_6.shape
     R = DEMSAR_TABLE_6.mean(axis=0)
@@ -230,7 +230,7 @@ def _q_alpha(n_algorithms, alpha):
 
 
 def test_posthoc_nemenyi_q_for_eight_algorithms():
-    # METHOD.md §5 and Demšar (2006) Table 5a: k = 8, alpha = 0.05 gives 3.031.
+    # docs/method.md §5 and Demšar (2006) Table 5a: k = 8, alpha = 0.05 gives 3.031.
     assert round(_q_alpha(8, 0.05), 3) == 3.031
 
 

@@ -10,7 +10,7 @@ from multitest.output import to_dict
 
 from helpers import make_frame
 
-# METHOD.md section 4: optdigits, "row significantly more accurate than column".
+# docs/method.md section 4: optdigits, "row significantly more accurate than column".
 OPTDIGITS_TABLE = """
 alg c45 mdt mlp lnp svl sv2 svr 5nn
 c45   0   0   0   0   0   0   0   0
@@ -41,7 +41,7 @@ def test_optdigits_pairwise_table_matches_the_report(optdigits):
 
 
 def test_optdigits_order_ranks_and_graph(optdigits):
-    # METHOD.md section 4: order svr, svl, sv2, 5nn, mlp, lnp, mdt, c45.
+    # docs/method.md section 4: order svr, svl, sv2, 5nn, mlp, lnp, mdt, c45.
     result = optdigits.datasets[0]
     order = ("svr", "svl", "sv2", "5nn", "mlp", "lnp", "mdt", "c45")
     assert result.prior_order == ("5nn", "c45", "lnp", "mlp", "svr", "svl", "sv2", "mdt")

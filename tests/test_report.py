@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
 
 from multitest import rank
@@ -76,7 +77,7 @@ def test_contents(ranking, report):
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_figures_are_inline_svg(ranking, report):
     text = report.read_text(encoding="utf-8")
-    assert text.count("<svg") == len(figures(ranking)) == 4 + 2 * 38
+    assert text.count("<svg") == len(figures(ranking)) == 5 + 2 * 38
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<pre>" not in text
 
 
@@ -182,3 +183,101 @@ def test_report_in_headless_chromium(ranking, report, tmp_path):
     assert data.startswith(b"\x89PNG") and len(data) > 50_000
     console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
     assert console == []
+
+
+def _probe(page, tmp_path, name):
+    """Errors and figure sizes of ``page`` as headless Chromium builds it, and the time taken."""
+    probed = page.with_name(f"probed-{page.name}")
+    probed.write_text(page.read_text(encoding="utf-8").replace("<head>", "<head>" + _PROBE, 1),
+                      encoding="utf-8")
+    done = _chromium(["--window-size=1280,4000", "--dump-dom", probed.as_uri()],
+                     tmp_path / f"profile-{name}")
+    probed.unlink()
+    found = re.search(r'<pre id="__probe">(.*?)</pre>', done.stdout, re.S)
+    assert found, f"no probe output; chromium said:\n{done.stderr[-2000:]}"
+    return json.loads(html.unescape(found.group(1)))
+
+
+@pytest.fixture(scope="module")
+def big_run(tmp_path_factory):
+    """40 long-named algorithms x 30 data sets through the CLI, figures and report."""
+    from multitest.cli import main
+    from test_render_layout import long_name_results
+
+    tmp = tmp_path_factory.mktemp("big")
+    path, names = long_name_results(tmp, S=30, L=40, seed=1)
+    out = tmp / "out"
+    assert main(["rank", str(path), "--order", ",".join(names), "--out", str(out),
+                 "--format", "svg", "--report", "-q"]) == 0
+    return out
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (CI installs it)")
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_big_report_in_headless_chromium(big_run, tmp_path):
+    report = big_run / "report.html"
+    assert report.stat().st_size <= 5 * 1024 * 1024
+    probe = _probe(report, tmp_path, "big")
+    assert probe["errors"] == []
+    ids = sorted(f["id"] for f in probe["figures"])
+    assert ids == sorted(f"fig-{stem}" for stem in
+                         ("final", "second_pass", "second_pass_trace", "cd", "significance"))
+    for figure in probe["figures"]:
+        assert figure["width"] > 50 and figure["height"] > 30 and figure["shapes"] > 5, figure
+    # Every data set page opens too, with its two figures, and links back.
+    text = report.read_text(encoding="utf-8")
+    pages = re.findall(r'href="(report_datasets/[^"]+)"', text)
+    assert len(set(pages)) == 30
+    page = big_run / pages[0]
+    assert 'href="../report.html#datasets"' in page.read_text(encoding="utf-8")
+    probe = _probe(page, tmp_path, "page")
+    assert probe["errors"] == [] and probe["svgs"] == 2
+
+
+def test_report_explains_the_order(ranking, report):
+    from multitest.explain import explain_order
+
+    text = report.read_text(encoding="utf-8")
+    final = text[text.index('id="final-order"'):text.index('id="contents"')]
+    for e in explain_order(ranking):
+        assert f"<td>{html.escape(e.reason)}</td>" in final
+    assert "normalized training time" in final and "First on: the number of data sets" in final
+
+
+def test_report_warns_when_friedman_cannot_reject(ranking):
+    five = rank(ranking.results, "training_time",
+                datasets=["optdigits", "iris", "wine", "zoo", "car"])
+    text = report_html(five)
+    assert "With 5 data sets the Friedman test cannot reject" in text
+    assert "would reject from" in text
+
+
+def test_long_pair_lists_are_tables(tmp_path):
+    from test_render import synthetic_ranking
+
+    names = [f"alg{i}" for i in range(14)]
+    r = synthetic_ranking(names, np.linspace(0, -0.3, 14), n_datasets=20, seed=1)
+    pairs = r.second_pass.significant_pairs()
+    assert len(pairs) > 12
+    text = report_html(r)
+    section = text[text.index('id="posthoc"'):]
+    assert f"{len(pairs)} pairs (table below).</p><details>" in section
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (CI installs it)")
+def test_thousand_data_sets_report_stays_small(tmp_path, monkeypatch):
+    # S = 1000: a page per data set, report.html small enough to open at once.
+    # Without dot (PATH emptied) to keep the test quick: the structure is the same.
+    from test_render import synthetic_ranking
+
+    r = synthetic_ranking(["a", "b", "c", "d"], [0, -0.02, -0.04, -0.06], n_datasets=1000)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    path = write_report(r, tmp_path / "out" / "report.html")
+    text = open(path, encoding="utf-8").read()
+    assert len(text.encode()) < 1_000_000
+    pages = sorted((tmp_path / "out" / "report_datasets").iterdir())
+    assert len(pages) == 1000
+    assert len(set(re.findall(r'href="(report_datasets/[^"]+)"', text))) == 1000
+    monkeypatch.undo()
+    probe = _probe(tmp_path / "out" / "report.html", tmp_path, "thousand")
+    assert probe["errors"] == []

@@ -7,7 +7,7 @@ from multitest.second_pass import order_by_decisions, second_pass
 
 
 def test_method_example_one():
-    # METHOD.md section 5: prior C < A < D < B; average ranks A < B < C < D; Nemenyi finds
+    # docs/method.md section 5: prior C < A < D < B; average ranks A < B < C < D; Nemenyi finds
     # A-C, A-D and B-D different -> edges C -> A and D -> B; order A, C, B, D.
     order, edges = order_by_decisions("CADB", [("A", "C"), ("A", "D"), ("B", "D")],
                                       {"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0})
@@ -16,7 +16,7 @@ def test_method_example_one():
 
 
 def test_method_example_two():
-    # METHOD.md section 5: prior A < B < C; ranks C < A < B; C differs from A and B.
+    # docs/method.md section 5: prior A < B < C; ranks C < A < B; C differs from A and B.
     order, edges = order_by_decisions("ABC", [("C", "A"), ("C", "B")],
                                       {"C": 1.2, "A": 2.0, "B": 2.8})
     assert order == ("C", "A", "B")
