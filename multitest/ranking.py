@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import numbers
 import os
 from dataclasses import asdict, dataclass
@@ -14,7 +16,7 @@ from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
 from .pairwise import DEFAULT_TEST, get_test
 from .per_dataset import multitest_per_dataset
-from .posthoc import control_comparisons
+from .posthoc import FRIEDMAN_TIES, control_comparisons
 from .results import Results, load_results
 from .second_pass import SECOND_PASS_METHODS, second_pass as run_second_pass
 
@@ -39,6 +41,8 @@ class Settings:
     friedman_gate: bool
     control: str | None
     control_method: str
+    friedman_ties: str = "corrected"
+    test_train_ratio: float | None = None
 
     def to_dict(self):
         return asdict(self)
@@ -165,7 +169,7 @@ def _check_test(test, results, alternative):
 def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
          alternative="two-sided", second_pass="nemenyi", posthoc_correction="holm",
          friedman_gate=True, control=None, control_method="holm", datasets=None,
-         algorithms=None):
+         algorithms=None, friedman_ties="corrected", test_train_ratio=None):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
     Parameters
@@ -196,6 +200,11 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     control_method : {'holm', 'bonferroni-dunn'}
     datasets, algorithms : sequence of str, optional
         Restrict the analysis to these.
+    friedman_ties : {'corrected', 'uncorrected'}, default 'corrected'
+        Friedman statistic with R's tie correction, or Demšar's uncorrected one.
+    test_train_ratio : float, (n_test, n_train) or str, optional
+        ``n_test / n_train`` for the corrected resampled t test (default
+        ``1/(k - 1)``); e.g. ``"1/9"`` for random subsampling with 10 % test sets.
 
     Returns
     -------
@@ -216,6 +225,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     """
     _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
                     control_method)
+    _check_choice(friedman_ties, FRIEDMAN_TIES, "friedman_ties")
     results = resolve_results(results, datasets, algorithms)
     profile = resolve_profile(costs)
     keys = profile.keys(results.datasets, results.algorithms)
@@ -228,8 +238,10 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     if control is not None and results.n_datasets < 2:
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 
+    design = _design(results, pairwise_test, test_train_ratio)
     per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
-                                        correction=correction, alternative=alternative)
+                                        correction=correction, alternative=alternative,
+                                        design=design)
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
     friedman_result = second = control_result = None
@@ -237,7 +249,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         mean_errors = per_dataset[0].table.mean_errors
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=second_pass, alpha=alpha,
-            correction=posthoc_correction, friedman_gate=friedman_gate)
+            correction=posthoc_correction, friedman_gate=friedman_gate,
+            friedman_ties=friedman_ties)
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
@@ -255,11 +268,23 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
         second_pass=second_pass,
         posthoc_correction="none" if second_pass == "nemenyi" else posthoc_correction,
-        friedman_gate=bool(friedman_gate), control=control, control_method=control_method)
+        friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
+        friedman_ties=friedman_ties,
+        test_train_ratio=None if design is None else design.test_train_ratio)
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
                    settings=settings, profile=profile, results=results, notes=tuple(notes))
+
+
+def _design(results, pairwise_test, test_train_ratio):
+    """The fold design of stage 1, with the test/train ratio when one is given."""
+    if test_train_ratio is None:
+        return None
+    if pairwise_test is None or "design" not in inspect.signature(pairwise_test.func).parameters:
+        raise MultitestError("`test_train_ratio` is used by the corrected-t test (and tests "
+                             "with a `design` parameter); choose --test corrected-t")
+    return dataclasses.replace(results.design, test_train_ratio=test_train_ratio)
 
 
 def _notes(results, per_dataset, pairwise_test):

@@ -162,7 +162,7 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
 
 
 def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha=0.05,
-                correction="holm", friedman_gate=True):
+                correction="holm", friedman_gate=True, friedman_ties="corrected"):
     """Run the Friedman test, the post-hoc test and the second-pass sort.
 
     Parameters
@@ -180,6 +180,8 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         Family-wise correction for ``'wilcoxon'`` and ``'sign'``.
     friedman_gate : bool
         Apply the post-hoc test only when the Friedman test rejects.
+    friedman_ties : {'corrected', 'uncorrected'}
+        Tie correction of the Friedman statistic (see :func:`multitest.posthoc.friedman`).
 
     Returns
     -------
@@ -191,7 +193,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
                              f"got {method!r}")
     algorithms = tuple(algorithms)
     ranks = np.asarray(ranks, dtype=float)
-    fr = friedman(ranks)
+    fr = friedman(ranks, ties=friedman_ties)
     average_ranks = ranks.mean(axis=0)
     average_keys, prior = average_cost_prior(keys, algorithms)
     applied = fr.pvalue < alpha or not friedman_gate
@@ -263,10 +265,15 @@ def better_matrix(method, average_ranks, mean_errors):
     return better
 
 
+_TIES_WORDS = {"corrected": "tie-corrected", "uncorrected": "without tie correction"}
+
+
 def _gate_sentence(fr, alpha, friedman_gate):
     verdict = "rejects" if fr.pvalue < alpha else "does not reject"
-    text = (f"Friedman test {verdict} equal average ranks at alpha={alpha:g} "
-            f"(chi2={fr.statistic:.4g}, p={fr.pvalue:.4g})")
+    text = (f"Friedman test ({_TIES_WORDS[fr.ties]}) {verdict} equal average ranks at "
+            f"alpha={alpha:g} (chi2={fr.statistic:.4g}, p={fr.pvalue:.4g})")
+    if fr.all_tied:
+        text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
     if not friedman_gate:
         return text + "; gate off: the post-hoc test is applied regardless."
     if fr.pvalue < alpha:

@@ -36,6 +36,7 @@ from multitest.pairwise import (
     get_test,
     register_test,
 )
+from multitest.signed_rank import EXACT_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -49,6 +50,8 @@ BUILTINS = {
     "kfold-t": (pairwise.kfold_t, False, True),
     "corrected-t": (pairwise.corrected_t, False, True),
     "wilcoxon": (pairwise.wilcoxon_signed_rank, False, True),
+    "wilcoxon-pratt": (pairwise.wilcoxon_pratt, False, True),
+    "wilcoxon-scipy": (pairwise.wilcoxon_scipy, False, True),
     "sign": (pairwise.sign_test, False, True),
 }
 T_TESTS = ["5x2cv-t", "combined-5x2cv-t", "kfold-t", "corrected-t"]
@@ -209,7 +212,7 @@ def test_wilcoxon_matches_scipy(alternative, folds, rows, ties):
     if ties:  # one row with a single zero, one all zeros
         a[0, 0] = b[0, 0]
         a[-1] = b[-1]
-    w, p = get_test("wilcoxon")(a, b, FoldDesign(1, folds), alternative=alternative)
+    w, p = get_test("wilcoxon-scipy")(a, b, FoldDesign(1, folds), alternative=alternative)
     for i in range(rows):  # reference: scipy.stats.wilcoxon defaults, pair by pair
         assert_allclose([w[i], p[i]], _wilcoxon_reference(a[i], b[i], alternative),
                         rtol=1e-10, atol=0)
@@ -229,10 +232,12 @@ def _sign_flip_reference(d, alternative):
 
 
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
-def test_wilcoxon_with_ties_matches_brute_force(alternative):
+@pytest.mark.parametrize("name", ["wilcoxon", "wilcoxon-scipy"])
+def test_wilcoxon_with_ties_matches_brute_force(alternative, name):
+    # below 14 folds the exact conditional test and scipy's permutation agree
     rng = np.random.default_rng(4)
     a, b = random_errors(rng, 60, 10, ties=True)
-    _, p = get_test("wilcoxon")(a, b, FIVE_BY_TWO, alternative=alternative)
+    _, p = get_test(name)(a, b, FIVE_BY_TWO, alternative=alternative)
     assert_allclose(p, [_sign_flip_reference(a[i] - b[i], alternative) for i in range(60)],
                     rtol=1e-12)
 
@@ -280,12 +285,17 @@ def test_matches_r(row):
     a = np.array(row.a.split(), dtype=float)[np.newaxis]
     b = np.array(row.b.split(), dtype=float)[np.newaxis]
     design = FoldDesign(int(row.replications), int(row.folds))
-    statistic, pvalue = get_test(row.test)(a, b, design, alternative=row.alternative)
+    # the fixture's Wilcoxon follows scipy's conventions (normal approximation with ties)
+    name = "wilcoxon-scipy" if row.test == "wilcoxon" else row.test
+    statistic, pvalue = get_test(name)(a, b, design, alternative=row.alternative)
     assert_allclose([statistic[0], pvalue[0]], [row.statistic, row.pvalue], rtol=1e-9)
 
 
 def test_r_fixture_covers_every_builtin():
-    assert set(R_FIXTURE.test) == set(BUILTINS)
+    # the exact Wilcoxon variants are checked against coin / exactRankTests
+    # (ties_exact_r.csv, test_wilcoxon_exact_matches_r); pairwise_r.csv's
+    # "wilcoxon" is R's wilcox.test, scipy's conventions
+    assert set(R_FIXTURE.test) | {"wilcoxon-pratt", "wilcoxon-scipy"} == set(BUILTINS)
 
 
 @pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
@@ -391,7 +401,7 @@ def test_5x2cv_t_zero_numerator_and_variance():
     assert_array_equal([t[0], p[0]], [0.0, 1.0])
 
 
-@pytest.mark.parametrize("name", ["wilcoxon", "sign"])
+@pytest.mark.parametrize("name", ["wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign"])
 def test_constant_difference_rank_tests(name):
     a = np.full((1, 10), 0.25)
     b = a - 0.125
@@ -401,7 +411,7 @@ def test_constant_difference_rank_tests(name):
     # references: scipy.stats.wilcoxon(a, b, alternative='greater') -> (55, 1/1024)
     # (ties: all ten |d| equal, exact sign flips); binomtest(10, 10, alternative='greater')
     # -> 1/1024
-    expected = {"wilcoxon": 55.0, "sign": 10.0}[name]
+    expected = {"sign": 10.0}.get(name, 55.0)
     assert_allclose([statistic[0], pvalue[0]], [expected, 1 / 1024], rtol=1e-12)
 
 
@@ -447,7 +457,7 @@ def test_greater_is_less_swapped(a, b):
 @settings(max_examples=40, deadline=None)
 @given(a=errors_5x2, b=errors_5x2)
 def test_two_sided_rank_tests_symmetric(a, b):
-    for name in ["combined-5x2cv-f", "wilcoxon"]:
+    for name in ["combined-5x2cv-f", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy"]:
         assert_allclose(get_test(name)(a, b, FIVE_BY_TWO), get_test(name)(b, a, FIVE_BY_TWO),
                         rtol=1e-12)
     k_ab, p_ab = get_test("sign")(a, b, FIVE_BY_TWO)
@@ -629,7 +639,7 @@ def test_scalar_function_matches_vectorized_builtin():
         assert_allclose(get_test(scipy_t)(a, b, FIVE_BY_TWO, alternative),
                         get_test("kfold-t")(a, b, FIVE_BY_TWO, alternative), rtol=1e-12)
         assert_allclose(get_test(scipy_wilcoxon)(a, b, FIVE_BY_TWO, alternative),
-                        get_test("wilcoxon")(a, b, FIVE_BY_TWO, alternative), rtol=1e-12)
+                        get_test("wilcoxon-scipy")(a, b, FIVE_BY_TWO, alternative), rtol=1e-12)
     scalar = get_test(plain_tuple)
     assert not scalar.vectorized and not scalar.supports_one_sided
     assert_allclose(scalar(a, b, FIVE_BY_TWO), get_test("kfold-t")(a, b, FIVE_BY_TWO),
@@ -736,3 +746,108 @@ def test_custom_test_example_by_path(registry, monkeypatch):
         assert_allclose(p, [2 / 1024])
     finally:
         sys.modules.pop("custom_test", None)
+
+
+# ------------------------------------------- exact conditional Wilcoxon (issue 11)
+
+R_EXACT = pd.read_csv(FIXTURES / "ties_exact_r.csv", comment="#")
+R_EXACT_CASES = sorted(c for c in set(R_EXACT.case) if c.startswith("wilcoxon"))
+R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
+
+
+def _r_differences(case):
+    rows = R_EXACT[(R_EXACT.case == case) & (R_EXACT.quantity == "difference")]
+    return rows.sort_values("i").value.to_numpy(dtype=float)[np.newaxis]
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("case", R_EXACT_CASES)
+@pytest.mark.parametrize(("name", "references"), [
+    ("wilcoxon", ["exact", "coin_wilcoxon"]), ("wilcoxon-pratt", ["coin_pratt"])])
+def test_wilcoxon_exact_matches_r(case, alternative, name, references):
+    # reference: tests/fixtures/ties_exact_r.R, R 4.2.2:
+    # exactRankTests::wilcox.exact(d, 0, paired = TRUE, exact = TRUE) and
+    # coin::wilcoxsign_test(d ~ 0, distribution = "exact", zero.method = ...)
+    d = _r_differences(case)
+    _, p = get_test(name)(d, np.zeros_like(d), FoldDesign(1, d.shape[1]), alternative)
+    for reference in references:
+        quantity = f"{reference}_{R_ALTERNATIVE[alternative]}"
+        expected = R_EXACT[(R_EXACT.case == case) & (R_EXACT.quantity == quantity)].value
+        assert_allclose(p[0], float(expected.iloc[0]), rtol=1e-12)
+
+
+def test_wilcoxon_issue_examples():
+    # Issue 11: 14 folds with 5 non-zero differences .01 ... .05: exact conditional
+    # p = 2 / 2**5 = 0.0625 (scipy's normal approximation: 0.0431); one non-zero fold
+    # out of 100: p = 1 (scipy: 0.317).
+    d = np.array([[.01, .02, .03, .04, .05] + [0] * 9])
+    zeros = np.zeros_like(d)
+    for name in ("wilcoxon", "wilcoxon-pratt"):
+        assert get_test(name)(d, zeros, FoldDesign(1, 14))[1][0] == 0.0625
+    assert_allclose(get_test("wilcoxon-scipy")(d, zeros, FoldDesign(1, 14))[1], [0.0431],
+                    atol=5e-5)
+    one = np.array([[.02] + [0] * 99])
+    assert get_test("wilcoxon")(one, np.zeros_like(one), FoldDesign(1, 100))[1][0] == 1.0
+
+
+def _pratt_reference(d, alternative):
+    """Brute force: Pratt ranks (zeros ranked, then dropped), all sign flips."""
+    ranks = stats.rankdata(np.abs(d))
+    kept = [(r, x) for r, x in zip(ranks, d) if x != 0]
+    v = sum(r for r, x in kept if x > 0)
+    null = [sum(r for (r, _), s in zip(kept, signs) if s)
+            for signs in itertools.product([0, 1], repeat=len(kept))]
+    less = sum(x <= v + 1e-9 for x in null) / len(null)
+    greater = sum(x >= v - 1e-9 for x in null) / len(null)
+    return {"two-sided": min(1.0, 2 * min(less, greater)), "less": less,
+            "greater": greater}[alternative]
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_wilcoxon_exact_matches_brute_force_on_many_rows(alternative):
+    # reference: enumeration of all 2**m sign flips (m <= 12 non-zero folds),
+    # rows with ties, zeros, both and neither, in one call
+    rng = np.random.default_rng(11)
+    d = np.round(rng.normal(0.1, 1.0, (80, 12)), 1)
+    d[:20] = rng.normal(0.1, 1.0, (20, 12))          # untied rows
+    d[20:30, :4] = 0.0                                # zeros, untied otherwise
+    zeros = np.zeros_like(d)
+    design = FoldDesign(1, 12)
+    _, p = get_test("wilcoxon")(d, zeros, design, alternative)
+    assert_allclose(p, [_sign_flip_reference(row, alternative) for row in d], rtol=1e-12)
+    _, p = get_test("wilcoxon-pratt")(d, zeros, design, alternative)
+    assert_allclose(p, [_pratt_reference(row, alternative) for row in d], rtol=1e-12)
+
+
+def test_wilcoxon_exact_far_tail_keeps_relative_accuracy():
+    # 300 positive untied differences: P(T+ = max) = 2**-300 exactly (one
+    # configuration of the signs); with one tie the same holds.
+    d = np.arange(1.0, 301.0)[np.newaxis]
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert_allclose(p, [2.0**-300], rtol=1e-12)
+    d[0, 1] = d[0, 0]
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert_allclose(p, [2.0**-300], rtol=1e-12)
+
+
+def test_wilcoxon_normal_approximation_beyond_exact_limit():
+    # reference: scipy.stats.wilcoxon(method="approx", correction=False) uses the
+    # same tie-corrected normal approximation with zeros dropped
+    rng = np.random.default_rng(5)
+    n = EXACT_MAX + 50
+    d = np.round(rng.normal(0.05, 1.0, (3, n)), 2)
+    d[1, :10] = 0.0
+    for alternative in ALTERNATIVES:
+        _, p = get_test("wilcoxon")(d, np.zeros_like(d), FoldDesign(1, n), alternative)
+        expected = [stats.wilcoxon(row, alternative=alternative, method="approx",
+                                   correction=False).pvalue for row in d]
+        assert_allclose(p, expected, rtol=1e-10)
+
+
+def test_wilcoxon_exact_limit_is_exact():
+    # at n = EXACT_MAX without ties the exact distribution is used: one
+    # negative difference of rank 1 gives P(T+ >= max - 1) = 2 / 2**n
+    d = np.arange(1.0, EXACT_MAX + 1)[np.newaxis]
+    d[0, 0] = -1.0
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert_allclose(p, [2.0 * 2.0**-EXACT_MAX], rtol=1e-10)

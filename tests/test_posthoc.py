@@ -142,25 +142,74 @@ def test_posthoc_friedman_equals_scipy_without_ties(n_datasets, n_algorithms):
 def test_posthoc_friedman_demsar_worked_example():
     # Demšar (2006), section 3.2.4: chi2_F = 9.28 and F_F = 3.69 for the four
     # C4.5 variants on 14 data sets (Table 6); F(3, 39) critical value 2.85.
-    res = friedman(DEMSAR_TABLE_6)
+    # Table 6 has tied ranks and Demšar does not correct for them.
+    res = friedman(DEMSAR_TABLE_6, ties="uncorrected")
     assert_allclose(DEMSAR_TABLE_6.mean(axis=0), [3.143, 2.000, 2.893, 1.964], atol=5e-4)
     assert round(res.statistic, 2) == 9.28
     assert round(res.iman_davenport_statistic, 2) == 3.69
     assert res.iman_davenport_df == (3, 39)
     assert round(stats.f.ppf(0.95, 3, 39), 2) == 2.85
     assert res.iman_davenport_pvalue < 0.05
+    assert res.ties == "uncorrected"
 
 
-def test_posthoc_friedman_ties_use_the_uncorrected_formula():
+def test_posthoc_friedman_uncorrected_is_demsars_formula():
     # METHOD.md §5: chi2_F = 12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4], no tie
     # correction, so it is below R's / scipy's tie-corrected statistic.
     S, L = DEMSAR_TABLE_6.shape
     R = DEMSAR_TABLE_6.mean(axis=0)
     chi2 = 12 * S / (L * (L + 1)) * (np.sum(R**2) - L * (L + 1) ** 2 / 4)
-    res = friedman(DEMSAR_TABLE_6)
+    res = friedman(DEMSAR_TABLE_6, ties="uncorrected")
     assert_allclose(res.statistic, chi2, **EXACT)
     assert_allclose(res.iman_davenport_statistic, (S - 1) * chi2 / (S * (L - 1) - chi2), **EXACT)
-    assert res.statistic < stats.friedmanchisquare(*DEMSAR_TABLE_6.T).statistic
+    assert res.statistic < friedman(DEMSAR_TABLE_6).statistic
+
+
+def test_posthoc_friedman_corrected_is_the_default_and_equals_scipy():
+    # Reference: scipy.stats.friedmanchisquare (tie-corrected, as R's friedman.test)
+    # on Demšar's Table 6; Iman-Davenport from the corrected statistic.
+    expected = stats.friedmanchisquare(*DEMSAR_TABLE_6.T)
+    res = friedman(DEMSAR_TABLE_6)
+    assert res.ties == "corrected" and not res.all_tied
+    assert_allclose([res.statistic, res.pvalue], [expected.statistic, expected.pvalue], **EXACT)
+    S, L = DEMSAR_TABLE_6.shape
+    chi2 = expected.statistic
+    assert_allclose(res.iman_davenport_statistic, (S - 1) * chi2 / (S * (L - 1) - chi2), **EXACT)
+    assert_allclose(res.iman_davenport_pvalue,
+                    stats.f.sf(res.iman_davenport_statistic, L - 1, (L - 1) * (S - 1)),
+                    rtol=1e-12)
+
+
+R_TIES = pd.read_csv(FIXTURES / "ties_exact_r.csv", comment="#")
+R_FRIEDMAN_TIES_CASES = sorted(c for c in set(R_TIES.case) if c.startswith("friedman"))
+
+
+@pytest.mark.parametrize("case", R_FRIEDMAN_TIES_CASES)
+def test_posthoc_friedman_ties_match_r(case):
+    # Reference: R 4.2.2 friedman.test on rank matrices with ties
+    # (tests/fixtures/ties_exact_r.R), to 1e-12.
+    ranks = _r_input(R_TIES, case, "rank")
+    res = friedman(ranks)
+    assert_allclose(res.statistic, _r_value(R_TIES, case, "friedman_statistic"), **EXACT)
+    assert_allclose(res.pvalue, _r_value(R_TIES, case, "friedman_pvalue"), **EXACT)
+
+
+def test_posthoc_friedman_issue_example_tied_data_sets_carry_no_information():
+    # Issue 11: 8 data sets x 4 algorithms, accuracies [90, 85, 80, 75] x 4 and
+    # [80, 80, 80, 80] x 4. R friedman.test: chi2 = 12, p = 0.00738 (as the 4
+    # informative data sets alone); uncorrected (Demšar): 6, p = 0.1116.
+    ranks = stats.rankdata(-np.array([[90, 85, 80, 75]] * 4 + [[80] * 4] * 4), axis=1)
+    res = friedman(ranks)
+    assert_allclose([res.statistic, res.pvalue], [12.0, 0.0073831605053597711], **EXACT)
+    informative = friedman(ranks[:4])
+    assert_allclose(res.statistic, informative.statistic, **EXACT)
+    old = friedman(ranks, ties="uncorrected")
+    assert_allclose([old.statistic, round(old.pvalue, 4)], [6.0, 0.1116], **EXACT)
+
+
+def test_posthoc_friedman_rejects_unknown_ties():
+    with pytest.raises(MultitestError, match="`ties` must be one of"):
+        friedman(DEMSAR_TABLE_6, ties="average")
 
 
 @pytest.mark.parametrize(("n_datasets", "n_algorithms"), [(2, 2), (7, 5), (1000, 300)])
@@ -178,13 +227,16 @@ def test_posthoc_friedman_identical_rankings_are_degenerate(n_datasets, n_algori
     assert res.pvalue == stats.chi2.sf(n_datasets * (n_algorithms - 1), n_algorithms - 1)
 
 
-def test_posthoc_friedman_all_tied_is_degenerate():
-    # All algorithms tied on every data set: chi2_F = F_F = 0, both p-values 1.
+@pytest.mark.parametrize("ties", ["corrected", "uncorrected"])
+def test_posthoc_friedman_all_tied_is_degenerate(ties):
+    # All algorithms tied on every data set: chi2_F = F_F = 0, both p-values 1
+    # (the corrected statistic would be 0/0), flagged as all_tied.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = friedman(np.full((6, 4), 2.5))
+        res = friedman(np.full((6, 4), 2.5), ties=ties)
     assert (res.statistic, res.pvalue) == (0.0, 1.0)
     assert (res.iman_davenport_statistic, res.iman_davenport_pvalue) == (0.0, 1.0)
+    assert res.all_tied
 
 
 def test_posthoc_friedman_balanced_rankings_give_zero():
