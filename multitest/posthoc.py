@@ -37,6 +37,7 @@ from scipy import special
 
 from multitest.corrections import CORRECTIONS, adjust_pvalues
 from multitest.errors import MultitestError
+from multitest.signed_rank import signed_rank_test
 
 __all__ = [
     "CONTROL_METHODS",
@@ -116,7 +117,7 @@ class PosthocResult:
     Attributes
     ----------
     method : str
-        ``"nemenyi"``, ``"wilcoxon"`` or ``"sign"``.
+        ``"nemenyi"``, ``"wilcoxon"``, ``"wilcoxon-pratt"``, ``"wilcoxon-scipy"`` or ``"sign"``.
     correction : str
         The multiple-comparison correction applied to `raw_pvalues`; ``"none"``
         for Nemenyi, which is a simultaneous test.
@@ -863,7 +864,23 @@ def _sign_pairs(d):
     return smaller.astype(np.float64), pvalues
 
 
-_PAIRWISE_TESTS = {"wilcoxon": _wilcoxon_pairs, "sign": _sign_pairs}
+def _wilcoxon_exact_pairs(d, zero_method="wilcox"):
+    """Two-sided exact conditional Wilcoxon signed-rank test on each row of `d`.
+
+    :func:`multitest.signed_rank.signed_rank_test`: exact distribution given
+    the mid-ranks for up to ``EXACT_MAX`` non-zero differences (cached per
+    ``S`` without ties), normal approximation beyond; statistic ``min(T+, T-)``.
+    """
+    r_plus, r_minus, pvalues = signed_rank_test(d, "two-sided", zero_method)
+    return np.minimum(r_plus, r_minus), pvalues
+
+
+def _wilcoxon_pratt_pairs(d):
+    return _wilcoxon_exact_pairs(d, "pratt")
+
+
+_PAIRWISE_TESTS = {"wilcoxon": _wilcoxon_exact_pairs, "wilcoxon-pratt": _wilcoxon_pratt_pairs,
+                   "wilcoxon-scipy": _wilcoxon_pairs, "sign": _sign_pairs}
 
 PAIRWISE_METHODS = tuple(_PAIRWISE_TESTS)
 """Names of the tests accepted by :func:`pairwise_over_datasets`."""
@@ -883,9 +900,15 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
         Per-data-set mean error of each algorithm (lower is better),
         ``S, L >= 2``. The tests are two-sided, so accuracies give the same
         p-values.
-    method : {'wilcoxon', 'sign'}, default: 'wilcoxon'
-        ``"wilcoxon"``: Wilcoxon signed-rank test on the differences, exactly
-        as ``scipy.stats.wilcoxon`` with its defaults: zero differences dropped
+    method : {'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}, default: 'wilcoxon'
+        ``"wilcoxon"``: Wilcoxon signed-rank test on the differences with the
+        exact conditional distribution given the mid-ranks, zero differences
+        dropped, for up to 1000 non-zero differences (normal approximation
+        beyond; :mod:`multitest.signed_rank`, equal to R's
+        ``exactRankTests::wilcox.exact``); ``"wilcoxon-pratt"``: the same with
+        Pratt's treatment of zeros (ranked, then dropped).
+        ``"wilcoxon-scipy"``: exactly as ``scipy.stats.wilcoxon`` with its
+        defaults: zero differences dropped
         (``zero_method="wilcox"``); exact null distribution when
         ``S <= 50`` and there are no ties or zeros; exact sign-flip
         distribution of the tied ranks when ``S <= 13`` and there are ties or

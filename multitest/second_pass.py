@@ -22,7 +22,7 @@ __all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_d
            "average_cost_prior", "final_order", "better_matrix"]
 
 #: Post-hoc tests available for the second pass.
-SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "sign")
+SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign")
 
 
 @dataclass(frozen=True, eq=False)

@@ -1,5 +1,6 @@
 """Tests of multitest.posthoc (Friedman, Nemenyi, pairwise tests, control comparisons)."""
 import dataclasses
+import itertools
 import doctest
 import warnings
 from pathlib import Path
@@ -603,7 +604,7 @@ def test_posthoc_wilcoxon_equals_scipy_per_pair(n_datasets, kind):
     # scipy's permutation test is slow: fewer pairs for S = 10..13
     n_algorithms = 6 if n_datasets < 10 or n_datasets > 13 else 3
     scores = _scores(rng, n_datasets, n_algorithms, kind)
-    res = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    res = pairwise_over_datasets(scores, "wilcoxon-scipy", correction="none")
     for a, b in zip(*np.triu_indices(n_algorithms, 1)):
         if (scores[:, a] == scores[:, b]).all():
             continue  # scipy returns NaN (S > 13) or 1; see the all-zero test
@@ -627,9 +628,10 @@ def test_posthoc_sign_test_equals_scipy_binomtest(n_datasets, kind):
         assert_allclose(res.raw_pvalues[a, b], expected, **EXACT)
 
 
-@pytest.mark.parametrize("method", PAIRWISE_METHODS)
+@pytest.mark.parametrize(("method", "fixture"), [("wilcoxon-scipy", "wilcoxon"),
+                                                  ("sign", "sign")])
 @pytest.mark.parametrize("case", R_SCORE_CASES)
-def test_posthoc_pairwise_matches_r(case, method):
+def test_posthoc_pairwise_matches_r(case, method, fixture):
     # Reference (posthoc_r.R): wilcox.test(x, y, paired = TRUE, exact = TRUE) for
     # the exact case, wilcox.test(..., exact = FALSE, correct = FALSE) for the
     # normal one, enumeration of the 2^n sign flips for the permutation one;
@@ -639,11 +641,11 @@ def test_posthoc_pairwise_matches_r(case, method):
     upper = np.triu_indices(L, 1)
     for correction in ("holm", "hommel"):
         res = pairwise_over_datasets(scores, method, correction=correction)
-        expected = _r_matrix(R_POSTHOC, case, f"{method}_statistic", (L, L))[upper]
+        expected = _r_matrix(R_POSTHOC, case, f"{fixture}_statistic", (L, L))[upper]
         assert_array_equal(res.statistic[upper], expected)
-        expected = _r_matrix(R_POSTHOC, case, f"{method}_pvalue", (L, L))[upper]
+        expected = _r_matrix(R_POSTHOC, case, f"{fixture}_pvalue", (L, L))[upper]
         assert_allclose(res.raw_pvalues[upper], expected, **EXACT)
-        expected = _r_matrix(R_POSTHOC, case, f"{method}_{correction}", (L, L))[upper]
+        expected = _r_matrix(R_POSTHOC, case, f"{fixture}_{correction}", (L, L))[upper]
         assert_allclose(res.pvalues[upper], expected, **EXACT)
 
 
@@ -696,8 +698,11 @@ def test_posthoc_pairwise_significance_includes_p_equal_to_alpha():
 
 def test_posthoc_pairwise_is_invariant_to_orientation():
     # Two-sided tests: accuracies (1 - error) give the same p-values as errors.
+    # Scores on a binary grid (multiples of 1/8), so that their differences are
+    # exact and the ties among |d| are the same both ways (ties are exact
+    # floating-point equality, as in R and scipy).
     rng = np.random.default_rng(12)
-    errors = _scores(rng, 12, 5, "ties")
+    errors = np.round(rng.uniform(size=(12, 5)) * 8) / 8
     for method in PAIRWISE_METHODS:
         a = pairwise_over_datasets(errors, method)
         b = pairwise_over_datasets(1 - errors, method)
@@ -762,11 +767,54 @@ def test_posthoc_wilcoxon_many_datasets_with_ties_equals_scipy():
     # S = 1000 rounded errors (ties and zeros), normal approximation.
     rng = np.random.default_rng(36)
     scores = np.round(rng.uniform(0.1, 0.4, size=(1000, 12)) + np.linspace(0, 0.02, 12), 3)
-    res = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    res = pairwise_over_datasets(scores, "wilcoxon-scipy", correction="none")
     for a, b in zip(*np.triu_indices(12, 1)):
         expected = stats.wilcoxon(scores[:, a], scores[:, b])
         assert res.statistic[a, b] == expected.statistic
         assert_allclose(res.raw_pvalues[a, b], expected.pvalue, **EXACT)
+
+
+@pytest.mark.parametrize("case", sorted(c for c in set(R_TIES.case) if c.startswith("wilcoxon")))
+def test_posthoc_wilcoxon_exact_matches_r(case):
+    # Reference: exactRankTests::wilcox.exact(d, 0, paired = TRUE) (zeros dropped)
+    # and coin::wilcoxsign_test(zero.method = "Pratt"), two-sided, R 4.2.2
+    # (tests/fixtures/ties_exact_r.R): the second pass on scores (d, 0).
+    rows = R_TIES[(R_TIES.case == case) & (R_TIES.quantity == "difference")]
+    d = rows.sort_values("i").value.to_numpy(dtype=float)
+    scores = np.column_stack([d, np.zeros_like(d)])
+    for method, quantity in (("wilcoxon", "exact_two.sided"),
+                             ("wilcoxon-pratt", "coin_pratt_two.sided")):
+        res = pairwise_over_datasets(scores, method, correction="none")
+        assert_allclose(res.raw_pvalues[0, 1], _r_value(R_TIES, case, quantity), **EXACT)
+
+
+def test_posthoc_wilcoxon_exact_issue_example_and_scipy_mode():
+    # Issue 11: 14 data sets, 5 non-zero differences .01 ... .05: exact
+    # conditional p = 0.0625; scipy's method="auto" (normal beyond 13): 0.0431.
+    d = np.array([.01, .02, .03, .04, .05] + [0] * 9)
+    scores = np.column_stack([d, np.zeros_like(d)])
+    exact = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    assert exact.raw_pvalues[0, 1] == 0.0625 and exact.statistic[0, 1] == 0.0
+    scipy_mode = pairwise_over_datasets(scores, "wilcoxon-scipy", correction="none")
+    assert_allclose(scipy_mode.raw_pvalues[0, 1], stats.wilcoxon(d).pvalue, **EXACT)
+
+
+def test_posthoc_wilcoxon_exact_equals_sign_flip_enumeration():
+    # Reference: all 2^m sign flips of the non-zero differences (m <= 11),
+    # rounded scores (ties and zeros), every pair.
+    rng = np.random.default_rng(37)
+    scores = np.round(rng.uniform(size=(11, 5)), 1)
+    res = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    for a, b in zip(*np.triu_indices(5, 1)):
+        d = scores[:, a] - scores[:, b]
+        d = d[d != 0]
+        ranks = stats.rankdata(np.abs(d))
+        observed = ranks[d > 0].sum()
+        null = np.array([ranks[np.array(signs, dtype=bool)].sum()
+                         for signs in itertools.product([0, 1], repeat=d.size)])
+        expected = min(1.0, 2 * min(np.mean(null <= observed + 1e-9),
+                                    np.mean(null >= observed - 1e-9)))
+        assert_allclose(res.raw_pvalues[a, b], expected, **EXACT)
 
 
 def test_posthoc_wilcoxon_permutation_blocks_do_not_change_results():
@@ -782,7 +830,7 @@ def test_posthoc_pairwise_large_pool_is_vectorized():
     # L = 60 algorithms (1770 pairs) on S = 400 data sets, normal approximation.
     rng = np.random.default_rng(14)
     scores = np.round(rng.uniform(size=(400, 60)), 2)
-    res = pairwise_over_datasets(scores, "wilcoxon")
+    res = pairwise_over_datasets(scores, "wilcoxon-scipy")
     assert res.pvalues.shape == (60, 60)
     expected = stats.wilcoxon(scores[:, 3], scores[:, 41])
     assert_allclose(res.raw_pvalues[3, 41], expected.pvalue, **EXACT)
@@ -791,7 +839,7 @@ def test_posthoc_pairwise_large_pool_is_vectorized():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        (dict(method="t-test"), r"`method` must be one of \('wilcoxon', 'sign'\)"),
+        (dict(method="t-test"), r"`method` must be one of \('wilcoxon', 'wilcoxon-pratt'"),
         (dict(correction="BH"), r"`correction` must be one of \('none', 'bonferroni'"),
         (dict(alpha=0), r"`alpha` must be in \(0, 1\)"),
         (dict(scores=[0.1, 0.2]), "`scores` must be two-dimensional"),
