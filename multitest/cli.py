@@ -14,7 +14,7 @@ import sys
 import time
 
 from . import example_path
-from .corrections import CORRECTIONS
+from .corrections import CORRECTIONS, PAIRWISE_CORRECTIONS
 import dataclasses
 
 from .costs import bundled_profiles, load_profile, profile_from_order, read_yaml
@@ -57,7 +57,7 @@ def _add_analysis_options(parser):
                        help="'greater': one-sided 'costlier is better' p-values")
     tests.add_argument("--second-pass", choices=SECOND_PASS_METHODS,
                        help="post-hoc test over data sets (default nemenyi)")
-    tests.add_argument("--posthoc-correction", choices=CORRECTIONS,
+    tests.add_argument("--posthoc-correction", choices=PAIRWISE_CORRECTIONS,
                        help="correction for the wilcoxon/sign second pass (default holm)")
     tests.add_argument("--no-friedman-gate", dest="friedman_gate", action="store_false",
                        default=None, help="apply the post-hoc test even when Friedman does "

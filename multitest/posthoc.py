@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from multitest.corrections import CORRECTIONS, adjust_pvalues
+from multitest.corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs, adjust_pvalues
 from multitest.errors import MultitestError
 from multitest.signed_rank import signed_rank_test
 
@@ -915,9 +915,11 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
         zeros; otherwise the normal approximation with tie-corrected variance
         and no continuity correction. ``"sign"``: two-sided binomial test of
         wins against losses, tied data sets dropped.
-    correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel'}, default: 'holm'
+    correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel', 'shaffer', \
+'bergmann-hommel'}, default: 'holm'
         Applied to the family of all pairs (see
-        :func:`multitest.corrections.adjust_pvalues`).
+        :func:`multitest.corrections.adjust_all_pairs`; ``'bergmann-hommel'``
+        for at most 10 algorithms).
     alpha : float, default: 0.05
         Significance level, in (0, 1).
 
@@ -952,7 +954,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     """
     x = _as_2d_float(scores, "scores")
     test = _PAIRWISE_TESTS[_iv_choice(method, "method", PAIRWISE_METHODS)]
-    correction = _iv_choice(correction, "correction", CORRECTIONS)
+    correction = _iv_choice(correction, "correction", PAIRWISE_CORRECTIONS)
     alpha = _iv_alpha(alpha)
     n_datasets, n_algorithms = x.shape
     a, b = np.triu_indices(n_algorithms, 1)
@@ -964,7 +966,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
         chunk = slice(start, start + step)
         differences = by_algorithm[a[chunk]] - by_algorithm[b[chunk]]
         statistic[chunk], raw[chunk] = test(differences)
-    adjusted = adjust_pvalues(raw, correction)
+    adjusted = adjust_all_pairs(raw, n_algorithms, correction)
     return PosthocResult(
         method=method,
         correction=correction,

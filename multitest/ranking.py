@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from .corrections import CORRECTIONS
+from .corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
 from .pairwise import DEFAULT_TEST, get_test
@@ -151,7 +151,7 @@ def _check_settings(alpha, correction, alternative, second_pass_method, posthoc_
     _check_choice(correction, CORRECTIONS, "correction")
     _check_choice(alternative, ALTERNATIVES, "alternative")
     _check_choice(second_pass_method, SECOND_PASS_METHODS, "second_pass")
-    _check_choice(posthoc_correction, CORRECTIONS, "posthoc_correction")
+    _check_choice(posthoc_correction, PAIRWISE_CORRECTIONS, "posthoc_correction")
     _check_choice(control_method, CONTROL_METHODS, "control_method")
 
 
@@ -189,10 +189,13 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     alternative : {'two-sided', 'greater'}
         ``'greater'``: one-sided p-values for "the costlier is better"
         (tests that support it).
-    second_pass : {'nemenyi', 'wilcoxon', 'sign'}
-        Post-hoc test over data sets.
-    posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'none'}
-        Family-wise correction for the Wilcoxon and sign second passes.
+    second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}
+        Post-hoc test over data sets (the Wilcoxon tests: exact conditional
+        with zeros dropped, with Pratt's zeros, or scipy's conventions).
+    posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
+'bergmann-hommel', 'none'}
+        Family-wise correction for the Wilcoxon and sign second passes
+        (``'bergmann-hommel'``: at most 10 algorithms).
     friedman_gate : bool, default True
         Apply the post-hoc test only when the Friedman test rejects.
     control : str, optional
@@ -232,6 +235,11 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
         _check_test(pairwise_test, results, alternative)
+    if (posthoc_correction == "bergmann-hommel" and second_pass != "nemenyi"
+            and results.n_algorithms > BERGMANN_HOMMEL_MAX):
+        raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
+                             f"{BERGMANN_HOMMEL_MAX} algorithms (it enumerates every exhaustive "
+                             f"set of hypotheses); got {results.n_algorithms}; use shaffer")
     if control is not None and control not in results.algorithms:
         raise MultitestError(f"`control`: unknown algorithm {control!r}; algorithms are "
                              f"{', '.join(results.algorithms)}")

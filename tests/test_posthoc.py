@@ -12,7 +12,12 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special, stats
 
 import multitest.posthoc
-from multitest.corrections import CORRECTIONS, adjust_pvalues
+from multitest.corrections import (
+    CORRECTIONS,
+    PAIRWISE_CORRECTIONS,
+    adjust_all_pairs,
+    adjust_pvalues,
+)
 from multitest.errors import MultitestError
 from multitest.posthoc import (
     CONTROL_METHODS,
@@ -671,7 +676,7 @@ def test_posthoc_pairwise_all_equal_pair_gives_p_one(method, n_datasets):
     assert res.raw_pvalues[0, 1] == 1.0
 
 
-@pytest.mark.parametrize("correction", CORRECTIONS)
+@pytest.mark.parametrize("correction", PAIRWISE_CORRECTIONS)
 @pytest.mark.parametrize("method", PAIRWISE_METHODS)
 def test_posthoc_pairwise_corrects_over_the_family_of_all_pairs(method, correction):
     rng = np.random.default_rng(9)
@@ -680,7 +685,7 @@ def test_posthoc_pairwise_corrects_over_the_family_of_all_pairs(method, correcti
     upper = np.triu_indices(7, 1)
     assert res.correction == correction and res.method == method
     assert res.critical_difference is None
-    assert_array_equal(res.pvalues[upper], adjust_pvalues(res.raw_pvalues[upper], correction))
+    assert_array_equal(res.pvalues[upper], adjust_all_pairs(res.raw_pvalues[upper], 7, correction))
     assert_array_equal(res.significant, (res.pvalues <= 0.1) & ~np.eye(7, dtype=bool))
     for matrix in (res.statistic, res.pvalues, res.raw_pvalues, res.significant):
         assert_array_equal(matrix, matrix.T)
