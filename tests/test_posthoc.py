@@ -12,12 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special, stats
 
 import multitest.posthoc
-from multitest.corrections import (
-    CORRECTIONS,
-    PAIRWISE_CORRECTIONS,
-    adjust_all_pairs,
-    adjust_pvalues,
-)
+from multitest.corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
 from multitest.errors import MultitestError
 from multitest.posthoc import (
     CONTROL_METHODS,
