@@ -851,3 +851,45 @@ def test_wilcoxon_exact_limit_is_exact():
     d[0, 0] = -1.0
     _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
     assert_allclose(p, [2.0 * 2.0**-EXACT_MAX], rtol=1e-10)
+
+
+# ------------------------------------------------ corrected-t test/train ratio (issue 11)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("1/9", 1 / 9), ("100/900", 1 / 9), ((100, 900), 1 / 9), ([1, 4], 0.25), (0.25, 0.25),
+    ("0.25", 0.25), (np.float64(0.5), 0.5)])
+def test_parse_test_train_ratio(value, expected):
+    assert pairwise.parse_test_train_ratio(value) == expected
+
+
+@pytest.mark.parametrize("value", ["1/0", "0", "-1/9", "x", "1/2/3", (1, 2, 3), True, "nan",
+                                   float("inf"), None, [1, "a"]])
+def test_parse_test_train_ratio_rejects(value):
+    with pytest.raises(MultitestError, match="`test_train_ratio` must be"):
+        pairwise.parse_test_train_ratio(value)
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_corrected_t_ratio_matches_hand_computation(alternative):
+    # Reference: Nadeau & Bengio (2003), t = mean(d) / sqrt((1/J + n_test/n_train) s^2)
+    # with J - 1 df, computed with numpy and scipy.stats.t; 10 x 1 random subsampling
+    # with 10 % test sets, and the k-fold default 1/(k - 1) given explicitly.
+    rng = np.random.default_rng(21)
+    a, b = random_errors(rng, 8, 10)
+    d = a - b
+    for design, ratio in ((FoldDesign(10, 1, test_train_ratio="1/9"), 1 / 9),
+                          (FoldDesign(2, 5, test_train_ratio=(200, 800)), 0.25),
+                          (FoldDesign(2, 5), 0.25)):
+        t, p = pairwise.corrected_t(a, b, design, alternative=alternative)
+        expected = d.mean(axis=1) / np.sqrt((1 / 10 + ratio) * d.var(axis=1, ddof=1))
+        assert_allclose(t, expected, rtol=1e-12)
+        tail = {"two-sided": 2 * stats.t.sf(np.abs(expected), 9),
+                "greater": stats.t.sf(expected, 9), "less": stats.t.cdf(expected, 9)}
+        assert_allclose(p, tail[alternative], rtol=1e-10)
+
+
+def test_corrected_t_one_fold_needs_a_ratio():
+    a = np.full((1, 10), 0.2)
+    with pytest.raises(MultitestError, match="test/train ratio"):
+        pairwise.corrected_t(a, a - 0.01, FoldDesign(10, 1))
