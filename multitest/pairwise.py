@@ -295,6 +295,11 @@ class PairwiseTest:
         return self._check_output(out, a.shape[0])
 
     @property
+    def uses_design(self):
+        """Whether ``func`` takes the :class:`FoldDesign` (and so a test/train ratio)."""
+        return _has_parameter(self.func, "design")
+
+    @property
     def _difference_only(self):
         """Whether the test sees the errors only through ``a - b`` (built-in tests).
 

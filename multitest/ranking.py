@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
 import numbers
 import os
 from dataclasses import asdict, dataclass
@@ -289,7 +288,7 @@ def _design(results, pairwise_test, test_train_ratio):
     """The fold design of stage 1, with the test/train ratio when one is given."""
     if test_train_ratio is None:
         return None
-    if pairwise_test is None or "design" not in inspect.signature(pairwise_test.func).parameters:
+    if pairwise_test is None or not pairwise_test.uses_design:
         raise MultitestError("`test_train_ratio` is used by the corrected-t test (and tests "
                              "with a `design` parameter); choose --test corrected-t")
     return dataclasses.replace(results.design, test_train_ratio=test_train_ratio)

@@ -32,7 +32,7 @@ class SecondPassResult:
     Attributes
     ----------
     method : str
-        ``'nemenyi'``, ``'wilcoxon'`` or ``'sign'``.
+        One of :data:`SECOND_PASS_METHODS`.
     correction : str
         Family-wise correction of the post-hoc p-values (``'none'`` for
         Nemenyi, which is simultaneous by construction).
@@ -174,7 +174,8 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     keys : ndarray, shape (levels, S, L)
         Cost sort keys; their averages over data sets give the prior.
     algorithms : sequence of str
-    method : {'nemenyi', 'wilcoxon', 'sign'}
+    method : str
+        One of :data:`SECOND_PASS_METHODS`.
     alpha : float
     correction : str
         Family-wise correction for ``'wilcoxon'`` and ``'sign'``.
@@ -270,8 +271,8 @@ _TIES_WORDS = {"corrected": "tie-corrected", "uncorrected": "without tie correct
 
 def _gate_sentence(fr, alpha, friedman_gate):
     verdict = "rejects" if fr.pvalue < alpha else "does not reject"
-    text = (f"Friedman test ({_TIES_WORDS[fr.ties]}) {verdict} equal average ranks at "
-            f"alpha={alpha:g} (chi2={fr.statistic:.4g}, p={fr.pvalue:.4g})")
+    text = (f"Friedman test {verdict} equal average ranks at alpha={alpha:g} "
+            f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, p={fr.pvalue:.4g})")
     if fr.all_tied:
         text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
     if not friedman_gate:

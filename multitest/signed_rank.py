@@ -196,26 +196,35 @@ def _tied_pvalues(doubled, r_plus2, total2, alternative):
 
 
 def _lower_cdf(weights, size):
-    """``P(2 T+ <= x)`` for x = 0 .. size - 1, each row its own doubled ranks."""
+    """``P(2 T+ <= x)`` for x = 0 .. size - 1, each row its own doubled ranks.
+
+    The ranks are added smallest first, so that the support reached so far,
+    ``sum`` of the ranks added, stays below `size` for as long as possible and
+    only that part of the table is updated.
+    """
     n_rows = len(weights)
+    weights = np.sort(weights, axis=1)                  # zeros (dropped) first: no-ops
+    reach = np.minimum(np.cumsum(weights, axis=1).max(axis=0), size - 1)
     p = np.zeros((n_rows, size))
     p[:, 0] = 1.0
     if size > _ROW_WISE_SIZE:
         for r in range(n_rows):
             row = p[r]
-            for w in weights[r][weights[r] > 0]:
-                if w < size:
-                    row[w:] = 0.5 * (row[w:] + row[:-w])
-                    row[:w] *= 0.5
-                else:
-                    row *= 0.5
+            for w, top in zip(weights[r], np.minimum(np.cumsum(weights[r]), size - 1)):
+                if w == 0:
+                    continue
+                end = top + 1                           # entries above top are zero
+                if w < end:
+                    row[w:end] = 0.5 * (row[w:end] + row[:end - w])
+                row[:min(w, end)] *= 0.5
         return np.cumsum(p, axis=1)
-    column = np.arange(size)
     for k in range(weights.shape[1]):
+        end = reach[k] + 1
         w = weights[:, k:k + 1]
-        source = column - w
-        shifted = np.take_along_axis(p, np.maximum(source, 0), axis=1)
-        p = 0.5 * (p + np.where(source >= 0, shifted, 0.0))   # w = 0 (a zero): unchanged
+        source = np.arange(end) - w
+        shifted = np.take_along_axis(p[:, :end], np.maximum(source, 0), axis=1)
+        # w = 0 (a dropped zero): shifted is p itself, unchanged
+        p[:, :end] = 0.5 * (p[:, :end] + np.where(source >= 0, shifted, 0.0))
     return np.cumsum(p, axis=1)
 
 

@@ -218,13 +218,17 @@ def test_wilcoxon_matches_scipy(alternative, folds, rows, ties):
                         rtol=1e-10, atol=0)
 
 
-def _sign_flip_reference(d, alternative):
-    """Brute force: R+ over all 2**m sign flips of the non-zero differences."""
-    d = [x for x in d if x != 0]
-    ranks = stats.rankdata(np.abs(d))
-    v = sum(r for r, x in zip(ranks, d) if x > 0)
-    null = [sum(r for r, s in zip(ranks, signs) if s)
-            for signs in itertools.product([0, 1], repeat=len(d))]
+def _sign_flip_reference(d, alternative, pratt=False):
+    """Brute force: R+ over all 2**m sign flips of the non-zero differences.
+
+    Zeros are dropped before ranking, or with ``pratt`` ranked and then dropped.
+    """
+    if not pratt:
+        d = [x for x in d if x != 0]
+    kept = [(r, x) for r, x in zip(stats.rankdata(np.abs(d)), d) if x != 0]
+    v = sum(r for r, x in kept if x > 0)
+    null = [sum(r for (r, _), s in zip(kept, signs) if s)
+            for signs in itertools.product([0, 1], repeat=len(kept))]
     less = sum(x <= v + 1e-9 for x in null) / len(null)
     greater = sum(x >= v - 1e-9 for x in null) / len(null)
     return {"two-sided": min(1.0, 2 * min(less, greater)), "less": less,
@@ -790,19 +794,6 @@ def test_wilcoxon_issue_examples():
     assert get_test("wilcoxon")(one, np.zeros_like(one), FoldDesign(1, 100))[1][0] == 1.0
 
 
-def _pratt_reference(d, alternative):
-    """Brute force: Pratt ranks (zeros ranked, then dropped), all sign flips."""
-    ranks = stats.rankdata(np.abs(d))
-    kept = [(r, x) for r, x in zip(ranks, d) if x != 0]
-    v = sum(r for r, x in kept if x > 0)
-    null = [sum(r for (r, _), s in zip(kept, signs) if s)
-            for signs in itertools.product([0, 1], repeat=len(kept))]
-    less = sum(x <= v + 1e-9 for x in null) / len(null)
-    greater = sum(x >= v - 1e-9 for x in null) / len(null)
-    return {"two-sided": min(1.0, 2 * min(less, greater)), "less": less,
-            "greater": greater}[alternative]
-
-
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
 def test_wilcoxon_exact_matches_brute_force_on_many_rows(alternative):
     # reference: enumeration of all 2**m sign flips (m <= 12 non-zero folds),
@@ -816,7 +807,8 @@ def test_wilcoxon_exact_matches_brute_force_on_many_rows(alternative):
     _, p = get_test("wilcoxon")(d, zeros, design, alternative)
     assert_allclose(p, [_sign_flip_reference(row, alternative) for row in d], rtol=1e-12)
     _, p = get_test("wilcoxon-pratt")(d, zeros, design, alternative)
-    assert_allclose(p, [_pratt_reference(row, alternative) for row in d], rtol=1e-12)
+    assert_allclose(p, [_sign_flip_reference(row, alternative, pratt=True) for row in d],
+                    rtol=1e-12)
 
 
 def test_wilcoxon_exact_far_tail_keeps_relative_accuracy():
