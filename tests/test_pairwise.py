@@ -885,3 +885,18 @@ def test_corrected_t_one_fold_needs_a_ratio():
     a = np.full((1, 10), 0.2)
     with pytest.raises(MultitestError, match="test/train ratio"):
         pairwise.corrected_t(a, a - 0.01, FoldDesign(10, 1))
+
+
+def test_wilcoxon_pratt_counts_zeros_towards_the_exact_limit():
+    # Pratt ranks the zeros too, so n = all differences: beyond EXACT_MAX the
+    # normal approximation with the conditional moments of the non-zero ranks
+    # (mean sum(r)/2, variance sum(r^2)/4), computed here by hand.
+    n = EXACT_MAX + 10
+    d = np.zeros((1, n))
+    d[0, :5] = [.01, .02, .03, .04, .05]
+    _, p = pairwise.wilcoxon_pratt(d, np.zeros_like(d), alternative="greater")
+    ranks = np.arange(n - 4, n + 1, dtype=float)       # zeros take ranks 1 .. n - 5
+    z = (ranks.sum() - ranks.sum() / 2) / np.sqrt((ranks**2).sum() / 4)
+    assert_allclose(p, [stats.norm.sf(z)], rtol=1e-12)
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert p[0] == 2.0**-5                             # exact: 5 non-zero differences
