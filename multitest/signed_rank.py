@@ -51,7 +51,7 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 # Blocks of rows processed together by the tied programme: about this many cells.
 _BLOCK_CELLS = 2**20
 # Above this many support points a row is programmed alone (slices beat gathers).
-_ROW_WISE_SIZE = 256
+_ROW_WISE_SIZE = 2048
 
 
 def signed_rank_test(d, alternative="two-sided", zero_method="wilcox"):
