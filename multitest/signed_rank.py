@@ -226,7 +226,8 @@ def _lower_cdf(weights, size):
                     row[w:end] = 0.5 * (row[w:end] + row[:end - w])
                 row[:min(w, end)] *= 0.5
         return np.cumsum(p, axis=1)
-    for k in range(weights.shape[1]):
+    first = int(np.argmax(weights.any(axis=0))) if weights.any() else weights.shape[1]
+    for k in range(first, weights.shape[1]):      # columns of dropped zeros only: no-ops
         end = reach[k] + 1
         w = weights[:, k:k + 1]
         source = np.arange(end) - w
