@@ -218,13 +218,14 @@ def _lower_cdf(weights, size):
     if size > _ROW_WISE_SIZE:
         for r in range(n_rows):
             row = p[r]
-            for w, top in zip(weights[r], np.minimum(np.cumsum(weights[r]), size - 1)):
+            tops = np.minimum(np.cumsum(weights[r]), size - 1).tolist()
+            for w, top in zip(weights[r].tolist(), tops):
                 if w == 0:
                     continue
                 end = top + 1                           # entries above top are zero
                 if w < end:
-                    row[w:end] = 0.5 * (row[w:end] + row[:end - w])
-                row[:min(w, end)] *= 0.5
+                    row[w:end] += row[:end - w]         # overlapping: numpy buffers
+                row[:end] *= 0.5
         return np.cumsum(p, axis=1)
     first = int(np.argmax(weights.any(axis=0))) if weights.any() else weights.shape[1]
     for k in range(first, weights.shape[1]):      # columns of dropped zeros only: no-ops
