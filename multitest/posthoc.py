@@ -314,7 +314,7 @@ def friedman(ranks, ties="corrected"):
         F_F = (S - 1) chi2_F / (S (L - 1) - chi2_F)                ~ F(L - 1, (L-1)(S-1))
 
     ``chi2_F ~ chi2(L - 1)``; ``ties="uncorrected"`` drops the ``sum (t^3 - t)``
-    term, which gives METHOD.md §5's ``12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4]``.
+    term, which gives docs/method.md §5's ``12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4]``.
     A data set on which every algorithm ties then still counts in ``S``, so it
     shrinks the statistic; corrected, it carries no information, as it should.
     Iman--Davenport is computed from the chosen ``chi2_F``. The arithmetic is

@@ -155,7 +155,7 @@ def test_posthoc_friedman_demsar_worked_example():
 
 
 def test_posthoc_friedman_uncorrected_is_demsars_formula():
-    # METHOD.md §5: chi2_F = 12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4], no tie
+    # docs/method.md §5: chi2_F = 12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4], no tie
     # correction, so it is below R's / scipy's tie-corrected statistic.
     S, L = DEMSAR_TABLE_6.shape
     R = DEMSAR_TABLE_6.mean(axis=0)
