@@ -14,12 +14,13 @@ import sys
 import time
 
 from . import __version__, example_path
-from .corrections import CORRECTIONS
+from .corrections import CORRECTIONS, PAIRWISE_CORRECTIONS
 import dataclasses
 
 from .costs import bundled_profiles, load_profile, profile_from_order, read_yaml
 from .errors import InputError, MultitestError, abbreviate, one_line
 from .pairwise import DEFAULT_TEST, available_tests
+from .posthoc import FRIEDMAN_TIES
 from .ranking import ALTERNATIVES, CONTROL_METHODS, rank
 from .results import VALUE_KINDS, load_results
 from .second_pass import SECOND_PASS_METHODS
@@ -29,7 +30,7 @@ __all__ = ["main"]
 _CONFIG_KEYS = ("costs", "order", "secondary_costs", "test", "alpha", "correction", "alternative",
                 "second_pass", "posthoc_correction", "friedman_gate", "control",
                 "control_method", "datasets", "algorithms", "value", "kind", "format", "report",
-                "out")
+                "out", "friedman_ties", "test_train_ratio")
 
 
 #: Type of each setting of a --config file: text, list of text (or text split on
@@ -70,11 +71,17 @@ def _add_analysis_options(parser):
                        help="'greater': one-sided 'costlier is better' p-values")
     tests.add_argument("--second-pass", choices=SECOND_PASS_METHODS,
                        help="post-hoc test over data sets (default nemenyi)")
-    tests.add_argument("--posthoc-correction", choices=CORRECTIONS,
+    tests.add_argument("--posthoc-correction", choices=PAIRWISE_CORRECTIONS,
                        help="correction for the wilcoxon/sign second pass (default holm)")
     tests.add_argument("--no-friedman-gate", dest="friedman_gate", action="store_false",
                        default=None, help="apply the post-hoc test even when Friedman does "
                        "not reject")
+    tests.add_argument("--friedman-ties", choices=FRIEDMAN_TIES,
+                       help="Friedman statistic with R's tie correction (default corrected) "
+                       "or Demsar's uncorrected one")
+    tests.add_argument("--test-train-ratio", metavar="N_TEST/N_TRAIN",
+                       help="corrected-t: test/train size ratio, e.g. 1/9 or 100/900 "
+                       "(default 1/(k-1) for k folds)")
     tests.add_argument("--control", metavar="NAME",
                        help="also compare every algorithm with this one")
     tests.add_argument("--control-method", choices=CONTROL_METHODS,
@@ -239,7 +246,8 @@ def _profile(settings):
 def _run_rank(settings, results):
     options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
                                                 "second_pass", "posthoc_correction",
-                                                "friedman_gate", "control", "control_method")
+                                                "friedman_gate", "control", "control_method",
+                                                "friedman_ties", "test_train_ratio")
                if settings[key] is not None}
     return rank(results, _profile(settings), datasets=settings["datasets"],
                 algorithms=settings["algorithms"], **options)
@@ -328,7 +336,8 @@ def _cmd_stability(args):
                                             if settings[k] is not None})
     options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
                                                 "second_pass", "posthoc_correction",
-                                                "friedman_gate")
+                                                "friedman_gate", "friedman_ties",
+                                                "test_train_ratio")
                if settings[key] is not None}
     start = time.perf_counter()
     result = stability(results, _profile(settings), n_bootstrap=args.bootstrap, seed=args.seed,

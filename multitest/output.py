@@ -108,6 +108,7 @@ def _friedman(ranking):
             "iman_davenport_statistic": _number(fr.iman_davenport_statistic),
             "iman_davenport_pvalue": _number(fr.iman_davenport_pvalue),
             "iman_davenport_df": list(fr.iman_davenport_df),
+            "ties": fr.ties, "all_tied": fr.all_tied,
             "rejected": bool(fr.pvalue < ranking.settings.alpha),
             "gate": ranking.settings.friedman_gate,
             "decision": ranking.second_pass.gate}

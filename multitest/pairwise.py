@@ -26,8 +26,11 @@ Degenerate folds never produce a warning or a NaN:
   p-value 0 two-sided and 0 or 1 one-sided, depending on the direction; the
   F statistic is ``inf`` with p-value 0. More generally a ratio ``0/0`` gives
   statistic 0 and p-value 1, and ``x/0`` with ``x != 0`` gives ``+-inf``.
-- the Wilcoxon and sign tests are finite by construction; they follow
-  :func:`scipy.stats.wilcoxon` and :func:`scipy.stats.binomtest`.
+- the Wilcoxon and sign tests are finite by construction. ``wilcoxon`` and
+  ``wilcoxon-pratt`` use the exact conditional distribution
+  (:mod:`multitest.signed_rank`, R's ``coin`` / ``exactRankTests``);
+  ``wilcoxon-scipy`` and ``sign`` follow :func:`scipy.stats.wilcoxon` and
+  :func:`scipy.stats.binomtest`.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ import numpy as np
 from scipy import special
 
 from multitest.errors import MultitestError, UnknownTestError
+from multitest.signed_rank import signed_rank_test
 
 __all__ = [
     "DEFAULT_TEST",
@@ -58,8 +62,11 @@ __all__ = [
     "get_test",
     "kfold_t",
     "paired_5x2cv_t",
+    "parse_test_train_ratio",
     "register_test",
     "sign_test",
+    "wilcoxon_pratt",
+    "wilcoxon_scipy",
     "wilcoxon_signed_rank",
 ]
 
@@ -85,12 +92,18 @@ class FoldDesign:
     replications : int
         Number of replications ``r`` (5 for 5x2 cv, 1 for plain k-fold cv).
     folds : int
-        Number of folds ``k`` per replication (2 for 5x2 cv).
+        Number of folds ``k`` per replication (2 for 5x2 cv; 1 for random
+        subsampling, one test set per replication).
+    test_train_ratio : float, optional
+        ``n_test / n_train`` of every split, used by the corrected resampled t
+        test; None (default) means ``1 / (k - 1)``, that of k-fold cv. Any
+        input :func:`parse_test_train_ratio` accepts (``"1/9"``, ``(100, 900)``).
 
     Raises
     ------
     MultitestError
-        If either number is not a positive integer.
+        If either count is not a positive integer or the ratio is not a
+        positive finite number.
 
     Examples
     --------
@@ -102,6 +115,7 @@ class FoldDesign:
 
     replications: int
     folds: int
+    test_train_ratio: float | None = None
 
     def __post_init__(self):
         for field in ("replications", "folds"):
@@ -109,6 +123,9 @@ class FoldDesign:
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
                 raise MultitestError(f"`{field}` must be a positive integer; got {value!r}")
             object.__setattr__(self, field, int(value))
+        if self.test_train_ratio is not None:
+            object.__setattr__(self, "test_train_ratio",
+                               parse_test_train_ratio(self.test_train_ratio))
 
     @property
     def n(self) -> int:
@@ -122,6 +139,46 @@ class FoldDesign:
 
     def __str__(self):
         return f"{self.replications}x{self.folds}"
+
+
+def parse_test_train_ratio(value):
+    """``n_test / n_train`` from a number, a pair of sizes or a string.
+
+    Parameters
+    ----------
+    value : float, (n_test, n_train) or str
+        A positive number; two positive sizes; or a string ``"0.111"``,
+        ``"1/9"`` or ``"100/900"`` (command line, YAML).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    MultitestError
+        If `value` is not one of these or not positive and finite.
+
+    Examples
+    --------
+    >>> from multitest.pairwise import parse_test_train_ratio
+    >>> parse_test_train_ratio("1/9") == parse_test_train_ratio((100, 900)) == 1 / 9
+    True
+    """
+    message = (f"`test_train_ratio` must be a positive number, two sizes (n_test, n_train) "
+               f"or a string like '1/9'; got {value!r}")
+    parts = value.split("/") if isinstance(value, str) else (
+        list(value) if isinstance(value, (tuple, list)) else [value])
+    if len(parts) not in (1, 2):
+        raise MultitestError(message)
+    try:
+        numbers = [float(part) for part in parts]
+    except (TypeError, ValueError):
+        raise MultitestError(message) from None
+    if any(isinstance(part, bool) for part in parts) or not all(
+            np.isfinite(x) and x > 0 for x in numbers):
+        raise MultitestError(message)
+    return numbers[0] / numbers[1] if len(numbers) == 2 else numbers[0]
 
 
 @dataclass(frozen=True)
@@ -245,6 +302,11 @@ class PairwiseTest:
         except Exception as exc:   # anything a user's code may raise
             raise TestFailure(self.name, exc, *_failing_pair(self.func, a, b, kwargs)) \
                 from exc
+
+    @property
+    def uses_design(self):
+        """Whether ``func`` takes the :class:`FoldDesign` (and so a test/train ratio)."""
+        return _has_parameter(self.func, "design")
 
     @property
     def _difference_only(self):
@@ -989,22 +1051,25 @@ def corrected_t(a, b, design, alternative="two-sided"):
     Parameters
     ----------
     a, b : ndarray, shape (n, J)
-        Per-fold errors of the cheaper and the costlier algorithm, ``J = r k``.
+        Per-fold errors of the cheaper and the costlier algorithm, ``J`` splits.
     design : FoldDesign
-        ``r`` replications of ``k >= 2`` folds; ``n_test / n_train = 1/(k - 1)``.
+        ``r`` replications of ``k`` folds, ``J = r k >= 2``. The correction uses
+        ``design.test_train_ratio`` when set (random subsampling, e.g. ``r = 10``
+        splits of ``k = 1`` with ratio 1/9), otherwise ``1/(k - 1)``, which
+        needs ``k >= 2``.
     alternative : {'two-sided', 'less', 'greater'}
         ``'greater'``: the costlier algorithm has the lower error.
 
     Returns
     -------
     statistic, pvalue : ndarray, shape (n,)
-        ``t = mean(d) / sqrt((1/J + 1/(k - 1)) s_d^2)``. Identical errors give
-        ``t = 0``, ``p = 1``; a constant non-zero difference ``t = +-inf``.
+        ``t = mean(d) / sqrt((1/J + n_test/n_train) s_d^2)``. Identical errors
+        give ``t = 0``, ``p = 1``; a constant non-zero difference ``t = +-inf``.
 
     Raises
     ------
     MultitestError
-        If ``k < 2`` or ``J < 2``.
+        If ``J < 2``, or ``k < 2`` without a test/train ratio.
 
     Examples
     --------
@@ -1015,15 +1080,22 @@ def corrected_t(a, b, design, alternative="two-sided"):
     >>> t, p = corrected_t(a, b, FoldDesign(5, 2))
     >>> t.round(4), p.round(4)
     (array([1.0349]), array([0.3277]))
+    >>> t, p = corrected_t(a, b, FoldDesign(10, 1, test_train_ratio="1/9"))
+    >>> t.round(4), p.round(4)
+    (array([2.3623]), array([0.0424]))
     """
-    if design.folds < 2:
-        raise MultitestError(
-            f"pairwise test 'corrected-t' needs at least 2 folds per replication; "
-            f"the design is {design}"
-        )
+    ratio = design.test_train_ratio
+    if ratio is None:
+        if design.folds < 2:
+            raise MultitestError(
+                f"pairwise test 'corrected-t' needs at least 2 folds per replication, or "
+                f"a test/train ratio (test_train_ratio, --test-train-ratio) for random "
+                f"subsampling; the design is {design}"
+            )
+        ratio = 1 / (design.folds - 1)
     folds = _require_folds(a, 2, "corrected-t")
     d = a - b
-    scale = np.sqrt((1 / folds + 1 / (design.folds - 1)) * _variance(d))
+    scale = np.sqrt((1 / folds + ratio) * _variance(d))
     return _ratio_test(_row_mean(d), scale, _StudentT(folds - 1), alternative)
 
 
@@ -1037,6 +1109,61 @@ def _require_folds(a, minimum, name):
 
 @register_test("wilcoxon", vectorized=True)
 def wilcoxon_signed_rank(a, b, alternative="two-sided"):
+    """Wilcoxon signed-rank test on the folds, exact conditional (zeros dropped).
+
+    The exact distribution of the signed-rank statistic given the observed
+    mid-ranks, zero differences dropped before ranking, for up to 1000
+    non-zero folds, normal approximation beyond; see
+    :mod:`multitest.signed_rank`. Equal to R's
+    ``exactRankTests::wilcox.exact`` and ``coin::wilcoxsign_test(distribution =
+    "exact", zero.method = "Wilcoxon")``.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, F)
+        Per-fold errors of the cheaper and the costlier algorithm.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm has the lower error.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        ``min(R+, R-)`` for the two-sided test, ``R+`` (the rank sum of the
+        folds where ``a > b``) for a one-sided one. Identical errors give
+        statistic 0 and p-value 1.
+
+    Examples
+    --------
+    Fourteen folds, five with a non-zero difference: the exact conditional
+    p-value is ``2 / 2**5`` (scipy's normal approximation gives 0.0431).
+
+    >>> import numpy as np
+    >>> from multitest.pairwise import wilcoxon_signed_rank
+    >>> d = np.array([[.01, .02, .03, .04, .05] + [0] * 9])
+    >>> wilcoxon_signed_rank(d, np.zeros_like(d))
+    (array([0.]), array([0.0625]))
+    """
+    return _exact_signed_rank(a - b, alternative, "wilcox")
+
+
+@register_test("wilcoxon-pratt", vectorized=True)
+def wilcoxon_pratt(a, b, alternative="two-sided"):
+    """Wilcoxon signed-rank test on the folds, exact conditional, Pratt's zeros.
+
+    As :func:`wilcoxon_signed_rank`, except that zero differences are ranked
+    with the others and then dropped (Pratt 1959; R's
+    ``coin::wilcoxsign_test(zero.method = "Pratt")``).
+    """
+    return _exact_signed_rank(a - b, alternative, "pratt")
+
+
+def _exact_signed_rank(d, alternative, zero_method):
+    r_plus, r_minus, pvalue = signed_rank_test(d, alternative, zero_method)
+    return (np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus), pvalue
+
+
+@register_test("wilcoxon-scipy", vectorized=True)
+def wilcoxon_scipy(a, b, alternative="two-sided"):
     """Wilcoxon signed-rank test on the folds, as scipy.stats.wilcoxon.
 
     The result equals ``scipy.stats.wilcoxon(a[i], b[i], alternative=...)``
@@ -1063,10 +1190,10 @@ def wilcoxon_signed_rank(a, b, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.pairwise import wilcoxon_signed_rank
+    >>> from multitest.pairwise import wilcoxon_scipy
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
-    >>> w, p = wilcoxon_signed_rank(a, b)
+    >>> w, p = wilcoxon_scipy(a, b)
     >>> w, p.round(4)
     (array([4.]), array([0.0137]))
     """
@@ -1247,7 +1374,8 @@ class _HalfBinomial:
 #: Built-in tests whose first step is ``d = a - b`` and which never look at
 #: ``a`` or ``b`` otherwise (see :attr:`PairwiseTest._difference_only`).
 _DIFFERENCE_ONLY = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
-                              corrected_t, wilcoxon_signed_rank, sign_test})
+                              corrected_t, wilcoxon_signed_rank, wilcoxon_pratt,
+                              wilcoxon_scipy, sign_test})
 
 #: Built-in tests made of NumPy and scipy.special calls only (see
 #: :attr:`PairwiseTest._thread_safe`).

@@ -338,7 +338,7 @@ class DataSetResult:
         return named_trace(self.overrides(), self.prior_order)
 
 
-def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative):
+def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, design=None):
     """Run MultiTest on every data set.
 
     Parameters
@@ -348,6 +348,8 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         Cost sort keys from :meth:`multitest.costs.CostProfile.keys`.
     test : multitest.pairwise.PairwiseTest or None
         None for a score matrix: each data set is then ordered by its values.
+    design : multitest.pairwise.FoldDesign, optional
+        Overrides ``results.design`` (e.g. with a test/train ratio).
 
     Returns
     -------
@@ -357,7 +359,8 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     prior = prior_positions(keys, names)
     tested = results.has_folds
     if tested:
-        table = run_pairwise_tests(results.errors, prior, test, results.design, alpha=alpha,
+        design = results.design if design is None else design
+        table = run_pairwise_tests(results.errors, prior, test, design, alpha=alpha,
                                    correction=correction, alternative=alternative)
         # Best first, as algorithm indices: the sort of each data set, all at once.
         orders = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)

@@ -35,13 +35,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from multitest.corrections import CORRECTIONS, adjust_pvalues
+from multitest.corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs, adjust_pvalues
 from multitest.errors import MultitestError
+from multitest.progress import progress
+from multitest.signed_rank import signed_rank_test
 
 __all__ = [
     "CONTROL_METHODS",
     "PAIRWISE_METHODS",
     "ControlResult",
+    "FRIEDMAN_TIES",
     "FriedmanResult",
     "PosthocResult",
     "control_comparisons",
@@ -76,7 +79,8 @@ class FriedmanResult:
     Attributes
     ----------
     statistic : float
-        Friedman's chi-square, ``chi2_F = 12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4]``.
+        Friedman's chi-square, tie-corrected or not according to `ties` (see
+        :func:`friedman`).
     pvalue : float
         Upper tail of chi-square with `df` degrees of freedom.
     df : int
@@ -89,6 +93,10 @@ class FriedmanResult:
         statistic is ``inf``).
     iman_davenport_df : tuple of int
         ``(L - 1, (L - 1) (S - 1))``.
+    ties : str
+        ``"corrected"`` (R's ``friedman.test``) or ``"uncorrected"`` (Demšar).
+    all_tied : bool
+        Every algorithm tied on every data set: both statistics 0, p-values 1.
     """
 
     statistic: float
@@ -97,6 +105,8 @@ class FriedmanResult:
     iman_davenport_statistic: float
     iman_davenport_pvalue: float
     iman_davenport_df: tuple[int, int]
+    ties: str = "corrected"
+    all_tied: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -108,7 +118,7 @@ class PosthocResult:
     Attributes
     ----------
     method : str
-        ``"nemenyi"``, ``"wilcoxon"`` or ``"sign"``.
+        ``"nemenyi"``, ``"wilcoxon"``, ``"wilcoxon-pratt"``, ``"wilcoxon-scipy"`` or ``"sign"``.
     correction : str
         The multiple-comparison correction applied to `raw_pvalues`; ``"none"``
         for Nemenyi, which is a simultaneous test.
@@ -268,7 +278,11 @@ def _symmetric(values, n, diagonal, dtype=np.float64):
 # ---------------------------------------------------------------------------
 
 
-def friedman(ranks):
+FRIEDMAN_TIES = ("corrected", "uncorrected")
+"""Values of `ties` in :func:`friedman`: R's tie-corrected statistic or Demšar's."""
+
+
+def friedman(ranks, ties="corrected"):
     """Friedman test and Iman--Davenport statistic from a rank matrix.
 
     Parameters
@@ -276,6 +290,10 @@ def friedman(ranks):
     ranks : array_like, shape (S, L)
         Rank of algorithm ``j`` on data set ``i`` (1 = best; average ranks for
         ties), ``S >= 2``, ``L >= 2``.
+    ties : {'corrected', 'uncorrected'}, default: 'corrected'
+        ``"corrected"``: the statistic divided by the tie correction, equal to
+        R's ``friedman.test``; ``"uncorrected"``: Demšar's (2006) formula from
+        the average ranks alone (his printed numbers). Without ties both agree.
 
     Returns
     -------
@@ -285,26 +303,29 @@ def friedman(ranks):
     ------
     MultitestError
         If `ranks` is not an ``(S, L)`` matrix whose rows are rankings of ``L``
-        algorithms.
+        algorithms, or `ties` is unknown.
 
     Notes
     -----
-    The statistics are those of docs/method.md §5 and Demšar (2006), from the
-    average ranks ``R_j``, without a correction for ties (with tied ranks the
-    statistic is smaller than R's tie-corrected ``friedman.test``; without ties
-    both are equal)::
+    With ``T_j`` the rank sum of algorithm ``j`` and ``t`` the sizes of the
+    groups of equal ranks within each row (data set)::
 
-        chi2_F = 12 S / (L (L+1)) [sum_j R_j^2 - L (L+1)^2 / 4]    ~ chi2(L - 1)
+        chi2_F = 12 sum_j (T_j - S (L+1)/2)^2 / (S L (L+1) - sum (t^3 - t) / (L - 1))
         F_F = (S - 1) chi2_F / (S (L - 1) - chi2_F)                ~ F(L - 1, (L-1)(S-1))
 
-    They are computed from the column rank sums, exactly for integer and
-    half-integer ranks. Degenerate cases, without warnings:
+    ``chi2_F ~ chi2(L - 1)``; ``ties="uncorrected"`` drops the ``sum (t^3 - t)``
+    term, which gives docs/method.md §5's ``12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4]``.
+    A data set on which every algorithm ties then still counts in ``S``, so it
+    shrinks the statistic; corrected, it carries no information, as it should.
+    Iman--Davenport is computed from the chosen ``chi2_F``. The arithmetic is
+    exact for integer and half-integer ranks up to the final division.
+    Degenerate cases, without warnings:
 
-    - every data set ranks the algorithms the same way (no ties):
-      ``chi2_F = S (L - 1)``, the Iman--Davenport denominator is 0,
-      ``F_F = inf`` and its p-value 0;
-    - all algorithms tied on every data set: ``chi2_F = F_F = 0``, both
-      p-values 1.
+    - every data set ranks the algorithms the same way: ``chi2_F = S (L - 1)``,
+      the Iman--Davenport denominator is 0, ``F_F = inf`` and its p-value 0;
+    - all algorithms tied on every data set: no information at all; both
+      statistics are 0 and both p-values 1 (``"corrected"`` would be 0/0),
+      and :attr:`FriedmanResult.all_tied` is true.
 
     Examples
     --------
@@ -314,29 +335,66 @@ def friedman(ranks):
     (4.5, 2, (2, 6))
     >>> round(res.pvalue, 4), round(res.iman_davenport_pvalue, 4)
     (0.1054, 0.0837)
+    >>> tied = [[1.5, 1.5, 3]] * 4 + [[2, 2, 2]] * 4
+    >>> round(friedman(tied).statistic, 4), round(friedman(tied, "uncorrected").statistic, 4)
+    (8.0, 3.0)
     """
     r = _iv_ranks(ranks)
+    ties = _iv_choice(ties, "ties", FRIEDMAN_TIES)
     n_datasets, n_algorithms = r.shape
-    centred_sums = r.sum(axis=0) - n_datasets * (n_algorithms + 1) / 2
-    spread = float(centred_sums @ centred_sums)  # sum_j (T_j - S (L+1)/2)^2
-    statistic = 12 * spread / (n_datasets * n_algorithms * (n_algorithms + 1))
+    all_ties = float(_rank_tie_terms(r).sum())
+    tie_term = all_ties if ties == "corrected" else 0.0
+    statistic, id_statistic = (
+        float(x[0]) for x in _friedman_statistics(r.sum(axis=0)[None, :], n_datasets,
+                                                  np.array([tie_term])))
     df = n_algorithms - 1
-    # S^2 L (L^2 - 1) - 12 spread = S L (L+1) (S (L-1) - chi2_F), exact
-    residual = n_datasets**2 * n_algorithms * (n_algorithms**2 - 1) - 12 * spread
     id_df = (df, df * (n_datasets - 1))
-    if residual <= 0:
-        id_statistic, id_pvalue = np.inf, 0.0
+    if np.isinf(id_statistic):
+        id_pvalue = 0.0
     else:
-        id_statistic = (n_datasets - 1) * 12 * spread / residual
         id_pvalue = float(special.fdtrc(*id_df, id_statistic))
     return FriedmanResult(
         statistic=statistic,
         pvalue=float(special.chdtrc(df, statistic)),
         df=df,
-        iman_davenport_statistic=float(id_statistic),
+        iman_davenport_statistic=id_statistic,
         iman_davenport_pvalue=id_pvalue,
         iman_davenport_df=id_df,
+        ties=ties,
+        all_tied=bool(all_ties == n_datasets * (n_algorithms**3 - n_algorithms)),
     )
+
+
+def _rank_tie_terms(ranks):
+    """``sum (t^3 - t)`` over the groups of equal ranks of each row, shape (S,)."""
+    r = np.sort(ranks, axis=1)
+    n_rows, n_cols = r.shape
+    starts = np.ones((n_rows, n_cols), dtype=bool)
+    starts[:, 1:] = r[:, 1:] != r[:, :-1]
+    flat = np.flatnonzero(starts)
+    size = np.diff(np.append(flat, r.size)).astype(np.float64)
+    return np.bincount(flat // n_cols, weights=size**3 - size, minlength=n_rows)
+
+
+def _friedman_statistics(sums, n_datasets, tie_terms):
+    """Friedman chi-square and Iman--Davenport F, vectorized over rows of `sums`.
+
+    `sums` (B, L) holds column rank sums, `tie_terms` (B,) the total
+    ``sum (t^3 - t)`` (0 for the uncorrected statistic). Shared by
+    :func:`friedman` and the stability bootstrap, so both agree to the bit.
+    """
+    n_algorithms = sums.shape[1]
+    centred = sums - n_datasets * (n_algorithms + 1) / 2
+    spread12 = 12 * (centred * centred).sum(axis=1)   # 12 sum_j (T_j - S (L+1)/2)^2
+    # denominator * (L - 1) = S L (L^2 - 1) - ties; residual = S (L - 1) denominator - spread12
+    scaled_denominator = n_datasets * n_algorithms * (n_algorithms**2 - 1) - tie_terms
+    residual = n_datasets * scaled_denominator - spread12
+    informative = scaled_denominator > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi2 = np.where(informative, (n_algorithms - 1) * spread12 / scaled_denominator, 0.0)
+        id_statistic = np.where(residual > 0, (n_datasets - 1) * spread12 / residual, np.inf)
+    id_statistic = np.where(informative, id_statistic, 0.0)
+    return chi2, id_statistic
 
 
 # ---------------------------------------------------------------------------
@@ -807,7 +865,23 @@ def _sign_pairs(d):
     return smaller.astype(np.float64), pvalues
 
 
-_PAIRWISE_TESTS = {"wilcoxon": _wilcoxon_pairs, "sign": _sign_pairs}
+def _wilcoxon_exact_pairs(d, zero_method="wilcox"):
+    """Two-sided exact conditional Wilcoxon signed-rank test on each row of `d`.
+
+    :func:`multitest.signed_rank.signed_rank_test`: exact distribution given
+    the mid-ranks for up to ``EXACT_MAX`` non-zero differences (cached per
+    ``S`` without ties), normal approximation beyond; statistic ``min(T+, T-)``.
+    """
+    r_plus, r_minus, pvalues = signed_rank_test(d, "two-sided", zero_method)
+    return np.minimum(r_plus, r_minus), pvalues
+
+
+def _wilcoxon_pratt_pairs(d):
+    return _wilcoxon_exact_pairs(d, "pratt")
+
+
+_PAIRWISE_TESTS = {"wilcoxon": _wilcoxon_exact_pairs, "wilcoxon-pratt": _wilcoxon_pratt_pairs,
+                   "wilcoxon-scipy": _wilcoxon_pairs, "sign": _sign_pairs}
 
 PAIRWISE_METHODS = tuple(_PAIRWISE_TESTS)
 """Names of the tests accepted by :func:`pairwise_over_datasets`."""
@@ -827,18 +901,26 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
         Per-data-set mean error of each algorithm (lower is better),
         ``S, L >= 2``. The tests are two-sided, so accuracies give the same
         p-values.
-    method : {'wilcoxon', 'sign'}, default: 'wilcoxon'
-        ``"wilcoxon"``: Wilcoxon signed-rank test on the differences, exactly
-        as ``scipy.stats.wilcoxon`` with its defaults: zero differences dropped
+    method : {'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}, default: 'wilcoxon'
+        ``"wilcoxon"``: Wilcoxon signed-rank test on the differences with the
+        exact conditional distribution given the mid-ranks, zero differences
+        dropped, for up to 1000 non-zero differences (normal approximation
+        beyond; :mod:`multitest.signed_rank`, equal to R's
+        ``exactRankTests::wilcox.exact``); ``"wilcoxon-pratt"``: the same with
+        Pratt's treatment of zeros (ranked, then dropped).
+        ``"wilcoxon-scipy"``: exactly as ``scipy.stats.wilcoxon`` with its
+        defaults: zero differences dropped
         (``zero_method="wilcox"``); exact null distribution when
         ``S <= 50`` and there are no ties or zeros; exact sign-flip
         distribution of the tied ranks when ``S <= 13`` and there are ties or
         zeros; otherwise the normal approximation with tie-corrected variance
         and no continuity correction. ``"sign"``: two-sided binomial test of
         wins against losses, tied data sets dropped.
-    correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel'}, default: 'holm'
+    correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel', 'shaffer', \
+'bergmann-hommel'}, default: 'holm'
         Applied to the family of all pairs (see
-        :func:`multitest.corrections.adjust_pvalues`).
+        :func:`multitest.corrections.adjust_all_pairs`; ``'bergmann-hommel'``
+        for at most 10 algorithms).
     alpha : float, default: 0.05
         Significance level, in (0, 1).
 
@@ -873,7 +955,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     """
     x = _as_2d_float(scores, "scores")
     test = _PAIRWISE_TESTS[_iv_choice(method, "method", PAIRWISE_METHODS)]
-    correction = _iv_choice(correction, "correction", CORRECTIONS)
+    correction = _iv_choice(correction, "correction", PAIRWISE_CORRECTIONS)
     alpha = _iv_alpha(alpha)
     n_datasets, n_algorithms = x.shape
     a, b = np.triu_indices(n_algorithms, 1)
@@ -881,11 +963,14 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     raw = np.empty(a.size)
     by_algorithm = np.ascontiguousarray(x.T)
     step = max(1, _CHUNK_CELLS // n_datasets)
-    for start in range(0, a.size, step):
-        chunk = slice(start, start + step)
-        differences = by_algorithm[a[chunk]] - by_algorithm[b[chunk]]
-        statistic[chunk], raw[chunk] = test(differences)
-    adjusted = adjust_pvalues(raw, correction)
+    # exact Wilcoxon p-values of tied pairs over ~1000 data sets take ~1 s each
+    with progress(a.size, f"{method} over data sets") as bar:
+        for start in range(0, a.size, step):
+            chunk = slice(start, start + step)
+            differences = by_algorithm[a[chunk]] - by_algorithm[b[chunk]]
+            statistic[chunk], raw[chunk] = test(differences)
+            bar.update(differences.shape[0])
+    adjusted = adjust_all_pairs(raw, n_algorithms, correction)
     return PosthocResult(
         method=method,
         correction=correction,

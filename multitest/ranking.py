@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 import os
 from dataclasses import asdict, dataclass
@@ -9,12 +10,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from .corrections import CORRECTIONS
+from .corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
 from .pairwise import DEFAULT_TEST, TestFailure, get_test
 from .per_dataset import multitest_per_dataset
-from .posthoc import control_comparisons
+from .posthoc import FRIEDMAN_TIES, control_comparisons
 from .results import Results, load_results
 from .second_pass import SECOND_PASS_METHODS, second_pass as run_second_pass
 
@@ -39,6 +40,8 @@ class Settings:
     friedman_gate: bool
     control: str | None
     control_method: str
+    friedman_ties: str = "corrected"
+    test_train_ratio: float | None = None
 
     def to_dict(self):
         return asdict(self)
@@ -149,7 +152,7 @@ def _check_settings(alpha, correction, alternative, second_pass_method, posthoc_
     _check_choice(correction, CORRECTIONS, "correction")
     _check_choice(alternative, ALTERNATIVES, "alternative")
     _check_choice(second_pass_method, SECOND_PASS_METHODS, "second_pass")
-    _check_choice(posthoc_correction, CORRECTIONS, "posthoc_correction")
+    _check_choice(posthoc_correction, PAIRWISE_CORRECTIONS, "posthoc_correction")
     _check_choice(control_method, CONTROL_METHODS, "control_method")
 
 
@@ -167,7 +170,7 @@ def _check_test(test, results, alternative):
 def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
          alternative="two-sided", second_pass="nemenyi", posthoc_correction="holm",
          friedman_gate=True, control=None, control_method="holm", datasets=None,
-         algorithms=None):
+         algorithms=None, friedman_ties="corrected", test_train_ratio=None):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
     Parameters
@@ -187,10 +190,13 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     alternative : {'two-sided', 'greater'}
         ``'greater'``: one-sided p-values for "the costlier is better"
         (tests that support it).
-    second_pass : {'nemenyi', 'wilcoxon', 'sign'}
-        Post-hoc test over data sets.
-    posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'none'}
-        Family-wise correction for the Wilcoxon and sign second passes.
+    second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}
+        Post-hoc test over data sets (the Wilcoxon tests: exact conditional
+        with zeros dropped, with Pratt's zeros, or scipy's conventions).
+    posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
+'bergmann-hommel', 'none'}
+        Family-wise correction for the Wilcoxon and sign second passes
+        (``'bergmann-hommel'``: at most 10 algorithms).
     friedman_gate : bool, default True
         Apply the post-hoc test only when the Friedman test rejects.
     control : str, optional
@@ -198,6 +204,11 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     control_method : {'holm', 'bonferroni-dunn'}
     datasets, algorithms : sequence of str, optional
         Restrict the analysis to these.
+    friedman_ties : {'corrected', 'uncorrected'}, default 'corrected'
+        Friedman statistic with R's tie correction, or Demšar's uncorrected one.
+    test_train_ratio : float, (n_test, n_train) or str, optional
+        ``n_test / n_train`` for the corrected resampled t test (default
+        ``1/(k - 1)``); e.g. ``"1/9"`` for random subsampling with 10 % test sets.
 
     Returns
     -------
@@ -218,21 +229,29 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     """
     _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
                     control_method)
+    _check_choice(friedman_ties, FRIEDMAN_TIES, "friedman_ties")
     results = resolve_results(results, datasets, algorithms)
     profile = resolve_profile(costs)
     keys = profile.keys(results.datasets, results.algorithms)
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
         _check_test(pairwise_test, results, alternative)
+    if (posthoc_correction == "bergmann-hommel" and second_pass != "nemenyi"
+            and results.n_algorithms > BERGMANN_HOMMEL_MAX):
+        raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
+                             f"{BERGMANN_HOMMEL_MAX} algorithms (it enumerates every exhaustive "
+                             f"set of hypotheses); got {results.n_algorithms}; use shaffer")
     if control is not None and control not in results.algorithms:
         raise MultitestError(f"`control`: unknown algorithm {control!r}; algorithms are "
                              f"{', '.join(results.algorithms)}")
     if control is not None and results.n_datasets < 2:
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 
+    design = _design(results, pairwise_test, test_train_ratio)
     try:
         per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
-                                            correction=correction, alternative=alternative)
+                                            correction=correction, alternative=alternative,
+                                            design=design)
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
@@ -242,7 +261,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         mean_errors = per_dataset[0].table.mean_errors
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=second_pass, alpha=alpha,
-            correction=posthoc_correction, friedman_gate=friedman_gate)
+            correction=posthoc_correction, friedman_gate=friedman_gate,
+            friedman_ties=friedman_ties)
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
@@ -260,11 +280,23 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
         second_pass=second_pass,
         posthoc_correction="none" if second_pass == "nemenyi" else posthoc_correction,
-        friedman_gate=bool(friedman_gate), control=control, control_method=control_method)
+        friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
+        friedman_ties=friedman_ties,
+        test_train_ratio=None if design is None else design.test_train_ratio)
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
                    settings=settings, profile=profile, results=results, notes=tuple(notes))
+
+
+def _design(results, pairwise_test, test_train_ratio):
+    """The fold design of stage 1, with the test/train ratio when one is given."""
+    if test_train_ratio is None:
+        return None
+    if pairwise_test is None or not pairwise_test.uses_design:
+        raise MultitestError("`test_train_ratio` is used by the corrected-t test (and tests "
+                             "with a `design` parameter); choose --test corrected-t")
+    return dataclasses.replace(results.design, test_train_ratio=test_train_ratio)
 
 
 def _notes(results, per_dataset, pairwise_test):

@@ -171,7 +171,7 @@ def _friedman_section(ranking):
     if fr is None:
         return ('<section id="friedman"><h2>Friedman test and gate</h2><p>A single data set: '
                 "no test over data sets.</p></section>")
-    rows = [["Friedman χ²", _g(fr.statistic), f"{fr.df}", _p(fr.pvalue)],
+    rows = [[f"Friedman χ² ({fr.ties} for ties)", _g(fr.statistic), f"{fr.df}", _p(fr.pvalue)],
             ["Iman–Davenport F", _g(fr.iman_davenport_statistic),
              f"{fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}",
              _p(fr.iman_davenport_pvalue)]]

@@ -22,7 +22,7 @@ __all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_d
            "average_cost_prior", "final_order", "better_matrix"]
 
 #: Post-hoc tests available for the second pass.
-SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "sign")
+SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign")
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,7 +32,7 @@ class SecondPassResult:
     Attributes
     ----------
     method : str
-        ``'nemenyi'``, ``'wilcoxon'`` or ``'sign'``.
+        One of :data:`SECOND_PASS_METHODS`.
     correction : str
         Family-wise correction of the post-hoc p-values (``'none'`` for
         Nemenyi, which is simultaneous by construction).
@@ -167,7 +167,7 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
 
 
 def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha=0.05,
-                correction="holm", friedman_gate=True):
+                correction="holm", friedman_gate=True, friedman_ties="corrected"):
     """Run the Friedman test, the post-hoc test and the second-pass sort.
 
     Parameters
@@ -179,12 +179,15 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     keys : ndarray, shape (levels, S, L)
         Cost sort keys; their averages over data sets give the prior.
     algorithms : sequence of str
-    method : {'nemenyi', 'wilcoxon', 'sign'}
+    method : str
+        One of :data:`SECOND_PASS_METHODS`.
     alpha : float
     correction : str
         Family-wise correction for ``'wilcoxon'`` and ``'sign'``.
     friedman_gate : bool
         Apply the post-hoc test only when the Friedman test rejects.
+    friedman_ties : {'corrected', 'uncorrected'}
+        Tie correction of the Friedman statistic (see :func:`multitest.posthoc.friedman`).
 
     Returns
     -------
@@ -196,7 +199,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
                              f"got {method!r}")
     algorithms = tuple(algorithms)
     ranks = np.asarray(ranks, dtype=float)
-    fr = friedman(ranks)
+    fr = friedman(ranks, ties=friedman_ties)
     average_ranks = ranks.mean(axis=0)
     average_keys, prior = average_cost_prior(keys, algorithms)
     applied = fr.pvalue < alpha or not friedman_gate
@@ -268,10 +271,15 @@ def better_matrix(method, average_ranks, mean_errors):
     return better
 
 
+_TIES_WORDS = {"corrected": "tie-corrected", "uncorrected": "without tie correction"}
+
+
 def _gate_sentence(fr, alpha, friedman_gate):
     verdict = "rejects" if fr.pvalue < alpha else "does not reject"
     text = (f"Friedman test {verdict} equal average ranks at alpha={alpha:g} "
-            f"(chi2={fr.statistic:.4g}, p={fr.pvalue:.4g})")
+            f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, p={fr.pvalue:.4g})")
+    if fr.all_tied:
+        text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
     if not friedman_gate:
         return text + "; gate off: the post-hoc test is applied regardless."
     if fr.pvalue < alpha:

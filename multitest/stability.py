@@ -38,7 +38,8 @@ from scipy import stats
 
 from .costs import CostProfile
 from .errors import MultitestError
-from .posthoc import critical_difference, pairwise_over_datasets
+from .posthoc import (_friedman_statistics, _rank_tie_terms, critical_difference,
+                      pairwise_over_datasets)
 from .ranking import resolve_profile, resolve_results, rank
 from .second_pass import average_cost_prior, better_matrix, final_order
 
@@ -175,20 +176,19 @@ def _iv_stability(n_bootstrap, seed, alphas, profiles, rank_options):
 
 # -- the bootstrap ---------------------------------------------------------------
 
-def _friedman_pvalues(sums, n_datasets, n_algorithms):
+def _friedman_pvalues(sums, n_datasets, n_algorithms, tie_terms):
     """Friedman p-values from column rank sums, shape (B, L) -> (B,).
 
-    The same arithmetic as :func:`multitest.posthoc.friedman` (exact for
-    integer and half-integer ranks), vectorized over resamples.
+    The arithmetic of :func:`multitest.posthoc.friedman` (the same helper),
+    vectorized over resamples; `tie_terms` (B,) is each resample's
+    ``sum (t^3 - t)``, zeros for the uncorrected statistic.
     """
-    centred = sums - n_datasets * (n_algorithms + 1) / 2
-    spread = (centred * centred).sum(axis=1)
-    statistic = 12 * spread / (n_datasets * n_algorithms * (n_algorithms + 1))
-    return stats.chi2.sf(statistic, n_algorithms - 1)
+    chi2, _ = _friedman_statistics(sums, n_datasets, tie_terms)
+    return stats.chi2.sf(chi2, n_algorithms - 1)
 
 
 def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, alpha,
-                      correction, friedman_gate):
+                      correction, friedman_gate, friedman_ties="corrected"):
     """Final order (algorithm indices, best first) of every resample.
 
     Equivalent to :func:`multitest.second_pass.second_pass` on
@@ -204,7 +204,9 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
     B, S = draws.shape
     L = len(algorithms)
     sums = np.stack([ranks[idx].sum(axis=0) for idx in draws])
-    applied = (_friedman_pvalues(sums, S, L) < alpha) | (not friedman_gate)
+    row_ties = _rank_tie_terms(ranks) if friedman_ties == "corrected" else np.zeros(S)
+    applied = (_friedman_pvalues(sums, S, L, row_ties[draws].sum(axis=1)) < alpha
+               ) | (not friedman_gate)
     cd = critical_difference(L, S, alpha) if method == "nemenyi" else None
     nothing = np.zeros((L, L), dtype=bool)
     orders = np.empty((B, L), dtype=np.intp)
@@ -299,7 +301,7 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     orders, applied = _bootstrap_orders(
         ranks, mean_errors, keys, algorithms, draws, method=settings.second_pass,
         alpha=settings.alpha, correction=settings.posthoc_correction,
-        friedman_gate=settings.friedman_gate)
+        friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties)
 
     counts = np.zeros((L, L))
     np.add.at(counts, (orders, np.broadcast_to(np.arange(L), orders.shape)), 1)

@@ -59,7 +59,8 @@ def summary_text(ranking):
                  "overrides")
     fr = ranking.friedman
     if fr is not None:
-        lines.append(f"Friedman chi2 = {fr.statistic:.4g} (df {fr.df}), p = {_p(fr.pvalue)}; "
+        lines.append(f"Friedman chi2 ({fr.ties} for ties) = {fr.statistic:.4g} (df {fr.df}), "
+                     f"p = {_p(fr.pvalue)}; "
                      f"Iman-Davenport F = {fr.iman_davenport_statistic:.4g} "
                      f"(df {fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}), "
                      f"p = {_p(fr.iman_davenport_pvalue)}")

@@ -8,7 +8,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import multitest.corrections
-from multitest.corrections import CORRECTIONS, adjust_pvalues
+from multitest.corrections import CORRECTIONS, adjust_all_pairs, adjust_pvalues
 from multitest.errors import MultitestError
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -152,3 +152,134 @@ def test_corrections_invalid_input_raises(kwargs, message):
 def test_corrections_docstring_examples_run():
     result = doctest.testmod(multitest.corrections, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# ---------------------------------------------------------------------------
+# Shaffer and Bergmann-Hommel (all pairwise comparisons; García & Herrera 2008)
+# ---------------------------------------------------------------------------
+
+
+def _pairs(k):
+    return list(zip(*np.triu_indices(k, 1)))
+
+
+def _partitions(items):
+    """Every partition of `items` (recursive insertion, independent of the module)."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for partition in _partitions(rest):
+        yield [[first]] + partition
+        for i in range(len(partition)):
+            yield partition[:i] + [[first] + partition[i]] + partition[i + 1:]
+
+
+def _exhaustive_by_partitions(k):
+    pairs = _pairs(k)
+    sets = set()
+    for partition in _partitions(list(range(k))):
+        group = {a: g for g, block in enumerate(partition) for a in block}
+        members = frozenset(h for h, (a, b) in enumerate(pairs) if group[a] == group[b])
+        if members:
+            sets.add(members)
+    return sets
+
+
+def _exhaustive_by_closure(k):
+    """Definition: a non-empty set of pair hypotheses is exhaustive when "a = b"
+    and "b = c" in it always imply "a = c" in it (all 2^m subsets, k <= 5)."""
+    pairs = _pairs(k)
+    index = {pair: h for h, pair in enumerate(pairs)}
+    out = set()
+    for mask in range(1, 2 ** len(pairs)):
+        members = {h for h in range(len(pairs)) if mask >> h & 1}
+        equal = {frozenset(pairs[h]) for h in members}
+        closed = all(frozenset((a, c)) in equal
+                     for x in equal for y in equal if x != y and len(x & y) == 1
+                     for a, c in [tuple(x ^ y)])
+        if closed:
+            out.add(frozenset(index[tuple(sorted(pair))] for pair in equal))
+    return out
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+def test_corrections_exhaustive_sets_are_the_transitively_closed_ones(k):
+    # Reference: the definition, by brute force over every subset of hypotheses.
+    assert _exhaustive_by_partitions(k) == _exhaustive_by_closure(k)
+    members, sizes = multitest.corrections._exhaustive_sets(k)
+    module_sets = {frozenset(np.flatnonzero(row)) for row in members}
+    assert module_sets == _exhaustive_by_partitions(k)
+    assert_array_equal(sizes, members.sum(axis=1))
+
+
+def _brute_shaffer(p, k):
+    sizes = {0} | {len(s) for s in _exhaustive_by_partitions(k)}
+    m = len(p)
+    order = np.argsort(p, kind="stable")
+    adjusted, running = np.empty(m), 0.0
+    for i, h in enumerate(order):               # i = 0 .. m-1; i hypotheses already false
+        t = max(s for s in sizes if s <= m - i)
+        running = max(running, t * p[h])
+        adjusted[h] = min(1.0, running)
+    return adjusted
+
+
+def _brute_bergmann_hommel(p, k):
+    sets = _exhaustive_by_partitions(k)
+    return np.array([min(1.0, max(len(s) * min(p[j] for j in s) for s in sets if h in s))
+                     for h in range(len(p))])
+
+
+def test_corrections_shaffer_published_multipliers():
+    # Shaffer (1986) / García & Herrera (2008), section 3.1: for k = 4 the numbers
+    # of true hypotheses possible are {0, 1, 2, 3, 6}, multipliers 6, 3, 3, 3, 2, 1;
+    # for k = 5, {0, 1, 2, 3, 4, 6, 10}: 10, 6, 6, 6, 6, 4, 4, 3, 2, 1.
+    assert multitest.corrections.shaffer_multipliers(4).tolist() == [6, 3, 3, 3, 2, 1]
+    assert multitest.corrections.shaffer_multipliers(5).tolist() == [10, 6, 6, 6, 6, 4, 4, 3,
+                                                                     2, 1]
+    assert multitest.corrections.shaffer_multipliers(2).tolist() == [1]
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 7, 8])
+def test_corrections_shaffer_and_bergmann_hommel_equal_brute_force(k):
+    # Reference: the definitions of García & Herrera (2008), computed over an
+    # independent enumeration of the exhaustive sets (partitions, above).
+    rng = np.random.default_rng(k)
+    m = k * (k - 1) // 2
+    for p in (rng.uniform(size=m) ** 4, np.round(rng.uniform(size=m) ** 2, 2)):
+        assert_allclose(adjust_all_pairs(p, k, "shaffer"), _brute_shaffer(p, k), rtol=1e-15)
+        assert_allclose(adjust_all_pairs(p, k, "bergmann-hommel"), _brute_bergmann_hommel(p, k),
+                        rtol=1e-15)
+
+
+@pytest.mark.parametrize("k", [3, 5, 9])
+def test_corrections_bergmann_hommel_below_shaffer_below_holm(k):
+    # Power ordering (García & Herrera 2008): every adjusted p-value of
+    # Bergmann-Hommel <= Shaffer <= Holm; Shaffer equals Holm for k = 3 only at
+    # the first step (3, 1, 1 against 3, 2, 1).
+    rng = np.random.default_rng(20 + k)
+    p = rng.uniform(size=(30, k * (k - 1) // 2)) ** 3
+    holm = adjust_pvalues(p, "holm")
+    shaffer = adjust_all_pairs(p, k, "shaffer")
+    bh = adjust_all_pairs(p, k, "bergmann-hommel")
+    assert (shaffer <= holm + 1e-15).all() and (bh <= shaffer + 1e-15).all()
+    assert_array_equal(bh[0], adjust_all_pairs(p[0], k, "bergmann-hommel"))
+
+
+def test_corrections_all_pairs_passes_other_methods_to_p_adjust():
+    p = np.random.default_rng(3).uniform(size=10)
+    for method in CORRECTIONS:
+        assert_array_equal(adjust_all_pairs(p, 5, method), adjust_pvalues(p, method))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (([0.1] * 6, 4, "tukey"), "`method` must be one of"),
+    (([0.1] * 5, 4, "shaffer"), "must hold the 6 pairs of 4 algorithms"),
+    (([0.1] * 6, 1, "shaffer"), "`n_algorithms` must be an integer >= 2"),
+    (([0.1] * 66, 12, "bergmann-hommel"), "supports at most 10 algorithms; got 12"),
+    (([0.1] * 5 + [1.5], 4, "shaffer"), r"`pvalues` must lie in \[0, 1\]"),
+])
+def test_corrections_all_pairs_validation(args, message):
+    with pytest.raises(MultitestError, match=message):
+        adjust_all_pairs(*args)

@@ -36,6 +36,7 @@ from multitest.pairwise import (
     get_test,
     register_test,
 )
+from multitest.signed_rank import EXACT_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -49,6 +50,8 @@ BUILTINS = {
     "kfold-t": (pairwise.kfold_t, False, True),
     "corrected-t": (pairwise.corrected_t, False, True),
     "wilcoxon": (pairwise.wilcoxon_signed_rank, False, True),
+    "wilcoxon-pratt": (pairwise.wilcoxon_pratt, False, True),
+    "wilcoxon-scipy": (pairwise.wilcoxon_scipy, False, True),
     "sign": (pairwise.sign_test, False, True),
 }
 T_TESTS = ["5x2cv-t", "combined-5x2cv-t", "kfold-t", "corrected-t"]
@@ -209,19 +212,23 @@ def test_wilcoxon_matches_scipy(alternative, folds, rows, ties):
     if ties:  # one row with a single zero, one all zeros
         a[0, 0] = b[0, 0]
         a[-1] = b[-1]
-    w, p = get_test("wilcoxon")(a, b, FoldDesign(1, folds), alternative=alternative)
+    w, p = get_test("wilcoxon-scipy")(a, b, FoldDesign(1, folds), alternative=alternative)
     for i in range(rows):  # reference: scipy.stats.wilcoxon defaults, pair by pair
         assert_allclose([w[i], p[i]], _wilcoxon_reference(a[i], b[i], alternative),
                         rtol=1e-10, atol=0)
 
 
-def _sign_flip_reference(d, alternative):
-    """Brute force: R+ over all 2**m sign flips of the non-zero differences."""
-    d = [x for x in d if x != 0]
-    ranks = stats.rankdata(np.abs(d))
-    v = sum(r for r, x in zip(ranks, d) if x > 0)
-    null = [sum(r for r, s in zip(ranks, signs) if s)
-            for signs in itertools.product([0, 1], repeat=len(d))]
+def _sign_flip_reference(d, alternative, pratt=False):
+    """Brute force: R+ over all 2**m sign flips of the non-zero differences.
+
+    Zeros are dropped before ranking, or with ``pratt`` ranked and then dropped.
+    """
+    if not pratt:
+        d = [x for x in d if x != 0]
+    kept = [(r, x) for r, x in zip(stats.rankdata(np.abs(d)), d) if x != 0]
+    v = sum(r for r, x in kept if x > 0)
+    null = [sum(r for (r, _), s in zip(kept, signs) if s)
+            for signs in itertools.product([0, 1], repeat=len(kept))]
     less = sum(x <= v + 1e-9 for x in null) / len(null)
     greater = sum(x >= v - 1e-9 for x in null) / len(null)
     return {"two-sided": min(1.0, 2 * min(less, greater)), "less": less,
@@ -229,10 +236,12 @@ def _sign_flip_reference(d, alternative):
 
 
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
-def test_wilcoxon_with_ties_matches_brute_force(alternative):
+@pytest.mark.parametrize("name", ["wilcoxon", "wilcoxon-scipy"])
+def test_wilcoxon_with_ties_matches_brute_force(alternative, name):
+    # below 14 folds the exact conditional test and scipy's permutation agree
     rng = np.random.default_rng(4)
     a, b = random_errors(rng, 60, 10, ties=True)
-    _, p = get_test("wilcoxon")(a, b, FIVE_BY_TWO, alternative=alternative)
+    _, p = get_test(name)(a, b, FIVE_BY_TWO, alternative=alternative)
     assert_allclose(p, [_sign_flip_reference(a[i] - b[i], alternative) for i in range(60)],
                     rtol=1e-12)
 
@@ -280,12 +289,17 @@ def test_matches_r(row):
     a = np.array(row.a.split(), dtype=float)[np.newaxis]
     b = np.array(row.b.split(), dtype=float)[np.newaxis]
     design = FoldDesign(int(row.replications), int(row.folds))
-    statistic, pvalue = get_test(row.test)(a, b, design, alternative=row.alternative)
+    # the fixture's Wilcoxon follows scipy's conventions (normal approximation with ties)
+    name = "wilcoxon-scipy" if row.test == "wilcoxon" else row.test
+    statistic, pvalue = get_test(name)(a, b, design, alternative=row.alternative)
     assert_allclose([statistic[0], pvalue[0]], [row.statistic, row.pvalue], rtol=1e-9)
 
 
 def test_r_fixture_covers_every_builtin():
-    assert set(R_FIXTURE.test) == set(BUILTINS)
+    # the exact Wilcoxon variants are checked against coin / exactRankTests
+    # (ties_exact_r.csv, test_wilcoxon_exact_matches_r); pairwise_r.csv's
+    # "wilcoxon" is R's wilcox.test, scipy's conventions
+    assert set(R_FIXTURE.test) | {"wilcoxon-pratt", "wilcoxon-scipy"} == set(BUILTINS)
 
 
 @pytest.mark.skipif(shutil.which("Rscript") is None, reason="Rscript not installed")
@@ -391,7 +405,7 @@ def test_5x2cv_t_zero_numerator_and_variance():
     assert_array_equal([t[0], p[0]], [0.0, 1.0])
 
 
-@pytest.mark.parametrize("name", ["wilcoxon", "sign"])
+@pytest.mark.parametrize("name", ["wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign"])
 def test_constant_difference_rank_tests(name):
     a = np.full((1, 10), 0.25)
     b = a - 0.125
@@ -401,7 +415,7 @@ def test_constant_difference_rank_tests(name):
     # references: scipy.stats.wilcoxon(a, b, alternative='greater') -> (55, 1/1024)
     # (ties: all ten |d| equal, exact sign flips); binomtest(10, 10, alternative='greater')
     # -> 1/1024
-    expected = {"wilcoxon": 55.0, "sign": 10.0}[name]
+    expected = {"sign": 10.0}.get(name, 55.0)
     assert_allclose([statistic[0], pvalue[0]], [expected, 1 / 1024], rtol=1e-12)
 
 
@@ -447,7 +461,7 @@ def test_greater_is_less_swapped(a, b):
 @settings(max_examples=40, deadline=None)
 @given(a=errors_5x2, b=errors_5x2)
 def test_two_sided_rank_tests_symmetric(a, b):
-    for name in ["combined-5x2cv-f", "wilcoxon"]:
+    for name in ["combined-5x2cv-f", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy"]:
         assert_allclose(get_test(name)(a, b, FIVE_BY_TWO), get_test(name)(b, a, FIVE_BY_TWO),
                         rtol=1e-12)
     k_ab, p_ab = get_test("sign")(a, b, FIVE_BY_TWO)
@@ -629,7 +643,7 @@ def test_scalar_function_matches_vectorized_builtin():
         assert_allclose(get_test(scipy_t)(a, b, FIVE_BY_TWO, alternative),
                         get_test("kfold-t")(a, b, FIVE_BY_TWO, alternative), rtol=1e-12)
         assert_allclose(get_test(scipy_wilcoxon)(a, b, FIVE_BY_TWO, alternative),
-                        get_test("wilcoxon")(a, b, FIVE_BY_TWO, alternative), rtol=1e-12)
+                        get_test("wilcoxon-scipy")(a, b, FIVE_BY_TWO, alternative), rtol=1e-12)
     scalar = get_test(plain_tuple)
     assert not scalar.vectorized and not scalar.supports_one_sided
     assert_allclose(scalar(a, b, FIVE_BY_TWO), get_test("kfold-t")(a, b, FIVE_BY_TWO),
@@ -736,3 +750,153 @@ def test_custom_test_example_by_path(registry, monkeypatch):
         assert_allclose(p, [2 / 1024])
     finally:
         sys.modules.pop("custom_test", None)
+
+
+# ------------------------------------------- exact conditional Wilcoxon (issue 11)
+
+R_EXACT = pd.read_csv(FIXTURES / "ties_exact_r.csv", comment="#")
+R_EXACT_CASES = sorted(c for c in set(R_EXACT.case) if c.startswith("wilcoxon"))
+R_ALTERNATIVE = {"two-sided": "two.sided", "less": "less", "greater": "greater"}
+
+
+def _r_differences(case):
+    rows = R_EXACT[(R_EXACT.case == case) & (R_EXACT.quantity == "difference")]
+    return rows.sort_values("i").value.to_numpy(dtype=float)[np.newaxis]
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("case", R_EXACT_CASES)
+@pytest.mark.parametrize(("name", "references"), [
+    ("wilcoxon", ["exact", "coin_wilcoxon"]), ("wilcoxon-pratt", ["coin_pratt"])])
+def test_wilcoxon_exact_matches_r(case, alternative, name, references):
+    # reference: tests/fixtures/ties_exact_r.R, R 4.2.2:
+    # exactRankTests::wilcox.exact(d, 0, paired = TRUE, exact = TRUE) and
+    # coin::wilcoxsign_test(d ~ 0, distribution = "exact", zero.method = ...)
+    d = _r_differences(case)
+    _, p = get_test(name)(d, np.zeros_like(d), FoldDesign(1, d.shape[1]), alternative)
+    for reference in references:
+        quantity = f"{reference}_{R_ALTERNATIVE[alternative]}"
+        expected = R_EXACT[(R_EXACT.case == case) & (R_EXACT.quantity == quantity)].value
+        assert_allclose(p[0], float(expected.iloc[0]), rtol=1e-12)
+
+
+def test_wilcoxon_issue_examples():
+    # Issue 11: 14 folds with 5 non-zero differences .01 ... .05: exact conditional
+    # p = 2 / 2**5 = 0.0625 (scipy's normal approximation: 0.0431); one non-zero fold
+    # out of 100: p = 1 (scipy: 0.317).
+    d = np.array([[.01, .02, .03, .04, .05] + [0] * 9])
+    zeros = np.zeros_like(d)
+    for name in ("wilcoxon", "wilcoxon-pratt"):
+        assert get_test(name)(d, zeros, FoldDesign(1, 14))[1][0] == 0.0625
+    assert_allclose(get_test("wilcoxon-scipy")(d, zeros, FoldDesign(1, 14))[1], [0.0431],
+                    atol=5e-5)
+    one = np.array([[.02] + [0] * 99])
+    assert get_test("wilcoxon")(one, np.zeros_like(one), FoldDesign(1, 100))[1][0] == 1.0
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_wilcoxon_exact_matches_brute_force_on_many_rows(alternative):
+    # reference: enumeration of all 2**m sign flips (m <= 12 non-zero folds),
+    # rows with ties, zeros, both and neither, in one call
+    rng = np.random.default_rng(11)
+    d = np.round(rng.normal(0.1, 1.0, (80, 12)), 1)
+    d[:20] = rng.normal(0.1, 1.0, (20, 12))          # untied rows
+    d[20:30, :4] = 0.0                                # zeros, untied otherwise
+    zeros = np.zeros_like(d)
+    design = FoldDesign(1, 12)
+    _, p = get_test("wilcoxon")(d, zeros, design, alternative)
+    assert_allclose(p, [_sign_flip_reference(row, alternative) for row in d], rtol=1e-12)
+    _, p = get_test("wilcoxon-pratt")(d, zeros, design, alternative)
+    assert_allclose(p, [_sign_flip_reference(row, alternative, pratt=True) for row in d],
+                    rtol=1e-12)
+
+
+def test_wilcoxon_exact_far_tail_keeps_relative_accuracy():
+    # 300 positive untied differences: P(T+ = max) = 2**-300 exactly (one
+    # configuration of the signs); with one tie the same holds.
+    d = np.arange(1.0, 301.0)[np.newaxis]
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert_allclose(p, [2.0**-300], rtol=1e-12)
+    d[0, 1] = d[0, 0]
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert_allclose(p, [2.0**-300], rtol=1e-12)
+
+
+def test_wilcoxon_normal_approximation_beyond_exact_limit():
+    # reference: scipy.stats.wilcoxon(method="approx", correction=False) uses the
+    # same tie-corrected normal approximation with zeros dropped
+    rng = np.random.default_rng(5)
+    n = EXACT_MAX + 50
+    d = np.round(rng.normal(0.05, 1.0, (3, n)), 2)
+    d[1, :10] = 0.0
+    for alternative in ALTERNATIVES:
+        _, p = get_test("wilcoxon")(d, np.zeros_like(d), FoldDesign(1, n), alternative)
+        expected = [stats.wilcoxon(row, alternative=alternative, method="approx",
+                                   correction=False).pvalue for row in d]
+        assert_allclose(p, expected, rtol=1e-10)
+
+
+def test_wilcoxon_exact_limit_is_exact():
+    # at n = EXACT_MAX without ties the exact distribution is used: one
+    # negative difference of rank 1 gives P(T+ >= max - 1) = 2 / 2**n
+    d = np.arange(1.0, EXACT_MAX + 1)[np.newaxis]
+    d[0, 0] = -1.0
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert_allclose(p, [2.0 * 2.0**-EXACT_MAX], rtol=1e-10)
+
+
+# ------------------------------------------------ corrected-t test/train ratio (issue 11)
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("1/9", 1 / 9), ("100/900", 1 / 9), ((100, 900), 1 / 9), ([1, 4], 0.25), (0.25, 0.25),
+    ("0.25", 0.25), (np.float64(0.5), 0.5)])
+def test_parse_test_train_ratio(value, expected):
+    assert pairwise.parse_test_train_ratio(value) == expected
+
+
+@pytest.mark.parametrize("value", ["1/0", "0", "-1/9", "x", "1/2/3", (1, 2, 3), True, "nan",
+                                   float("inf"), None, [1, "a"]])
+def test_parse_test_train_ratio_rejects(value):
+    with pytest.raises(MultitestError, match="`test_train_ratio` must be"):
+        pairwise.parse_test_train_ratio(value)
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_corrected_t_ratio_matches_hand_computation(alternative):
+    # Reference: Nadeau & Bengio (2003), t = mean(d) / sqrt((1/J + n_test/n_train) s^2)
+    # with J - 1 df, computed with numpy and scipy.stats.t; 10 x 1 random subsampling
+    # with 10 % test sets, and the k-fold default 1/(k - 1) given explicitly.
+    rng = np.random.default_rng(21)
+    a, b = random_errors(rng, 8, 10)
+    d = a - b
+    for design, ratio in ((FoldDesign(10, 1, test_train_ratio="1/9"), 1 / 9),
+                          (FoldDesign(2, 5, test_train_ratio=(200, 800)), 0.25),
+                          (FoldDesign(2, 5), 0.25)):
+        t, p = pairwise.corrected_t(a, b, design, alternative=alternative)
+        expected = d.mean(axis=1) / np.sqrt((1 / 10 + ratio) * d.var(axis=1, ddof=1))
+        assert_allclose(t, expected, rtol=1e-12)
+        tail = {"two-sided": 2 * stats.t.sf(np.abs(expected), 9),
+                "greater": stats.t.sf(expected, 9), "less": stats.t.cdf(expected, 9)}
+        assert_allclose(p, tail[alternative], rtol=1e-10)
+
+
+def test_corrected_t_one_fold_needs_a_ratio():
+    a = np.full((1, 10), 0.2)
+    with pytest.raises(MultitestError, match="test/train ratio"):
+        pairwise.corrected_t(a, a - 0.01, FoldDesign(10, 1))
+
+
+def test_wilcoxon_pratt_counts_zeros_towards_the_exact_limit():
+    # Pratt ranks the zeros too, so n = all differences: beyond EXACT_MAX the
+    # normal approximation with the conditional moments of the non-zero ranks
+    # (mean sum(r)/2, variance sum(r^2)/4), computed here by hand.
+    n = EXACT_MAX + 10
+    d = np.zeros((1, n))
+    d[0, :5] = [.01, .02, .03, .04, .05]
+    _, p = pairwise.wilcoxon_pratt(d, np.zeros_like(d), alternative="greater")
+    ranks = np.arange(n - 4, n + 1, dtype=float)       # zeros take ranks 1 .. n - 5
+    z = (ranks.sum() - ranks.sum() / 2) / np.sqrt((ranks**2).sum() / 4)
+    assert_allclose(p, [stats.norm.sf(z)], rtol=1e-12)
+    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    assert p[0] == 2.0**-5                             # exact: 5 non-zero differences

@@ -1,5 +1,6 @@
 """Tests of multitest.posthoc (Friedman, Nemenyi, pairwise tests, control comparisons)."""
 import dataclasses
+import itertools
 import doctest
 import warnings
 from pathlib import Path
@@ -11,7 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special, stats
 
 import multitest.posthoc
-from multitest.corrections import CORRECTIONS, adjust_pvalues
+from multitest.corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
 from multitest.errors import MultitestError
 from multitest.posthoc import (
     CONTROL_METHODS,
@@ -142,25 +143,74 @@ def test_posthoc_friedman_equals_scipy_without_ties(n_datasets, n_algorithms):
 def test_posthoc_friedman_demsar_worked_example():
     # Demšar (2006), section 3.2.4: chi2_F = 9.28 and F_F = 3.69 for the four
     # C4.5 variants on 14 data sets (Table 6); F(3, 39) critical value 2.85.
-    res = friedman(DEMSAR_TABLE_6)
+    # Table 6 has tied ranks and Demšar does not correct for them.
+    res = friedman(DEMSAR_TABLE_6, ties="uncorrected")
     assert_allclose(DEMSAR_TABLE_6.mean(axis=0), [3.143, 2.000, 2.893, 1.964], atol=5e-4)
     assert round(res.statistic, 2) == 9.28
     assert round(res.iman_davenport_statistic, 2) == 3.69
     assert res.iman_davenport_df == (3, 39)
     assert round(stats.f.ppf(0.95, 3, 39), 2) == 2.85
     assert res.iman_davenport_pvalue < 0.05
+    assert res.ties == "uncorrected"
 
 
-def test_posthoc_friedman_ties_use_the_uncorrected_formula():
+def test_posthoc_friedman_uncorrected_is_demsars_formula():
     # docs/method.md §5: chi2_F = 12 S / (L (L+1)) [sum R_j^2 - L (L+1)^2 / 4], no tie
     # correction, so it is below R's / scipy's tie-corrected statistic.
     S, L = DEMSAR_TABLE_6.shape
     R = DEMSAR_TABLE_6.mean(axis=0)
     chi2 = 12 * S / (L * (L + 1)) * (np.sum(R**2) - L * (L + 1) ** 2 / 4)
-    res = friedman(DEMSAR_TABLE_6)
+    res = friedman(DEMSAR_TABLE_6, ties="uncorrected")
     assert_allclose(res.statistic, chi2, **EXACT)
     assert_allclose(res.iman_davenport_statistic, (S - 1) * chi2 / (S * (L - 1) - chi2), **EXACT)
-    assert res.statistic < stats.friedmanchisquare(*DEMSAR_TABLE_6.T).statistic
+    assert res.statistic < friedman(DEMSAR_TABLE_6).statistic
+
+
+def test_posthoc_friedman_corrected_is_the_default_and_equals_scipy():
+    # Reference: scipy.stats.friedmanchisquare (tie-corrected, as R's friedman.test)
+    # on Demšar's Table 6; Iman-Davenport from the corrected statistic.
+    expected = stats.friedmanchisquare(*DEMSAR_TABLE_6.T)
+    res = friedman(DEMSAR_TABLE_6)
+    assert res.ties == "corrected" and not res.all_tied
+    assert_allclose([res.statistic, res.pvalue], [expected.statistic, expected.pvalue], **EXACT)
+    S, L = DEMSAR_TABLE_6.shape
+    chi2 = expected.statistic
+    assert_allclose(res.iman_davenport_statistic, (S - 1) * chi2 / (S * (L - 1) - chi2), **EXACT)
+    assert_allclose(res.iman_davenport_pvalue,
+                    stats.f.sf(res.iman_davenport_statistic, L - 1, (L - 1) * (S - 1)),
+                    rtol=1e-12)
+
+
+R_TIES = pd.read_csv(FIXTURES / "ties_exact_r.csv", comment="#")
+R_FRIEDMAN_TIES_CASES = sorted(c for c in set(R_TIES.case) if c.startswith("friedman"))
+
+
+@pytest.mark.parametrize("case", R_FRIEDMAN_TIES_CASES)
+def test_posthoc_friedman_ties_match_r(case):
+    # Reference: R 4.2.2 friedman.test on rank matrices with ties
+    # (tests/fixtures/ties_exact_r.R), to 1e-12.
+    ranks = _r_input(R_TIES, case, "rank")
+    res = friedman(ranks)
+    assert_allclose(res.statistic, _r_value(R_TIES, case, "friedman_statistic"), **EXACT)
+    assert_allclose(res.pvalue, _r_value(R_TIES, case, "friedman_pvalue"), **EXACT)
+
+
+def test_posthoc_friedman_issue_example_tied_data_sets_carry_no_information():
+    # Issue 11: 8 data sets x 4 algorithms, accuracies [90, 85, 80, 75] x 4 and
+    # [80, 80, 80, 80] x 4. R friedman.test: chi2 = 12, p = 0.00738 (as the 4
+    # informative data sets alone); uncorrected (Demšar): 6, p = 0.1116.
+    ranks = stats.rankdata(-np.array([[90, 85, 80, 75]] * 4 + [[80] * 4] * 4), axis=1)
+    res = friedman(ranks)
+    assert_allclose([res.statistic, res.pvalue], [12.0, 0.0073831605053597711], **EXACT)
+    informative = friedman(ranks[:4])
+    assert_allclose(res.statistic, informative.statistic, **EXACT)
+    old = friedman(ranks, ties="uncorrected")
+    assert_allclose([old.statistic, round(old.pvalue, 4)], [6.0, 0.1116], **EXACT)
+
+
+def test_posthoc_friedman_rejects_unknown_ties():
+    with pytest.raises(MultitestError, match="`ties` must be one of"):
+        friedman(DEMSAR_TABLE_6, ties="average")
 
 
 @pytest.mark.parametrize(("n_datasets", "n_algorithms"), [(2, 2), (7, 5), (1000, 300)])
@@ -178,13 +228,16 @@ def test_posthoc_friedman_identical_rankings_are_degenerate(n_datasets, n_algori
     assert res.pvalue == stats.chi2.sf(n_datasets * (n_algorithms - 1), n_algorithms - 1)
 
 
-def test_posthoc_friedman_all_tied_is_degenerate():
-    # All algorithms tied on every data set: chi2_F = F_F = 0, both p-values 1.
+@pytest.mark.parametrize("ties", ["corrected", "uncorrected"])
+def test_posthoc_friedman_all_tied_is_degenerate(ties):
+    # All algorithms tied on every data set: chi2_F = F_F = 0, both p-values 1
+    # (the corrected statistic would be 0/0), flagged as all_tied.
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res = friedman(np.full((6, 4), 2.5))
+        res = friedman(np.full((6, 4), 2.5), ties=ties)
     assert (res.statistic, res.pvalue) == (0.0, 1.0)
     assert (res.iman_davenport_statistic, res.iman_davenport_pvalue) == (0.0, 1.0)
+    assert res.all_tied
 
 
 def test_posthoc_friedman_balanced_rankings_give_zero():
@@ -551,7 +604,7 @@ def test_posthoc_wilcoxon_equals_scipy_per_pair(n_datasets, kind):
     # scipy's permutation test is slow: fewer pairs for S = 10..13
     n_algorithms = 6 if n_datasets < 10 or n_datasets > 13 else 3
     scores = _scores(rng, n_datasets, n_algorithms, kind)
-    res = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    res = pairwise_over_datasets(scores, "wilcoxon-scipy", correction="none")
     for a, b in zip(*np.triu_indices(n_algorithms, 1)):
         if (scores[:, a] == scores[:, b]).all():
             continue  # scipy returns NaN (S > 13) or 1; see the all-zero test
@@ -575,9 +628,10 @@ def test_posthoc_sign_test_equals_scipy_binomtest(n_datasets, kind):
         assert_allclose(res.raw_pvalues[a, b], expected, **EXACT)
 
 
-@pytest.mark.parametrize("method", PAIRWISE_METHODS)
+@pytest.mark.parametrize(("method", "fixture"), [("wilcoxon-scipy", "wilcoxon"),
+                                                  ("sign", "sign")])
 @pytest.mark.parametrize("case", R_SCORE_CASES)
-def test_posthoc_pairwise_matches_r(case, method):
+def test_posthoc_pairwise_matches_r(case, method, fixture):
     # Reference (posthoc_r.R): wilcox.test(x, y, paired = TRUE, exact = TRUE) for
     # the exact case, wilcox.test(..., exact = FALSE, correct = FALSE) for the
     # normal one, enumeration of the 2^n sign flips for the permutation one;
@@ -587,11 +641,11 @@ def test_posthoc_pairwise_matches_r(case, method):
     upper = np.triu_indices(L, 1)
     for correction in ("holm", "hommel"):
         res = pairwise_over_datasets(scores, method, correction=correction)
-        expected = _r_matrix(R_POSTHOC, case, f"{method}_statistic", (L, L))[upper]
+        expected = _r_matrix(R_POSTHOC, case, f"{fixture}_statistic", (L, L))[upper]
         assert_array_equal(res.statistic[upper], expected)
-        expected = _r_matrix(R_POSTHOC, case, f"{method}_pvalue", (L, L))[upper]
+        expected = _r_matrix(R_POSTHOC, case, f"{fixture}_pvalue", (L, L))[upper]
         assert_allclose(res.raw_pvalues[upper], expected, **EXACT)
-        expected = _r_matrix(R_POSTHOC, case, f"{method}_{correction}", (L, L))[upper]
+        expected = _r_matrix(R_POSTHOC, case, f"{fixture}_{correction}", (L, L))[upper]
         assert_allclose(res.pvalues[upper], expected, **EXACT)
 
 
@@ -617,7 +671,7 @@ def test_posthoc_pairwise_all_equal_pair_gives_p_one(method, n_datasets):
     assert res.raw_pvalues[0, 1] == 1.0
 
 
-@pytest.mark.parametrize("correction", CORRECTIONS)
+@pytest.mark.parametrize("correction", PAIRWISE_CORRECTIONS)
 @pytest.mark.parametrize("method", PAIRWISE_METHODS)
 def test_posthoc_pairwise_corrects_over_the_family_of_all_pairs(method, correction):
     rng = np.random.default_rng(9)
@@ -626,7 +680,7 @@ def test_posthoc_pairwise_corrects_over_the_family_of_all_pairs(method, correcti
     upper = np.triu_indices(7, 1)
     assert res.correction == correction and res.method == method
     assert res.critical_difference is None
-    assert_array_equal(res.pvalues[upper], adjust_pvalues(res.raw_pvalues[upper], correction))
+    assert_array_equal(res.pvalues[upper], adjust_all_pairs(res.raw_pvalues[upper], 7, correction))
     assert_array_equal(res.significant, (res.pvalues <= 0.1) & ~np.eye(7, dtype=bool))
     for matrix in (res.statistic, res.pvalues, res.raw_pvalues, res.significant):
         assert_array_equal(matrix, matrix.T)
@@ -644,8 +698,11 @@ def test_posthoc_pairwise_significance_includes_p_equal_to_alpha():
 
 def test_posthoc_pairwise_is_invariant_to_orientation():
     # Two-sided tests: accuracies (1 - error) give the same p-values as errors.
+    # Scores on a binary grid (multiples of 1/8), so that their differences are
+    # exact and the ties among |d| are the same both ways (ties are exact
+    # floating-point equality, as in R and scipy).
     rng = np.random.default_rng(12)
-    errors = _scores(rng, 12, 5, "ties")
+    errors = np.round(rng.uniform(size=(12, 5)) * 8) / 8
     for method in PAIRWISE_METHODS:
         a = pairwise_over_datasets(errors, method)
         b = pairwise_over_datasets(1 - errors, method)
@@ -710,11 +767,54 @@ def test_posthoc_wilcoxon_many_datasets_with_ties_equals_scipy():
     # S = 1000 rounded errors (ties and zeros), normal approximation.
     rng = np.random.default_rng(36)
     scores = np.round(rng.uniform(0.1, 0.4, size=(1000, 12)) + np.linspace(0, 0.02, 12), 3)
-    res = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    res = pairwise_over_datasets(scores, "wilcoxon-scipy", correction="none")
     for a, b in zip(*np.triu_indices(12, 1)):
         expected = stats.wilcoxon(scores[:, a], scores[:, b])
         assert res.statistic[a, b] == expected.statistic
         assert_allclose(res.raw_pvalues[a, b], expected.pvalue, **EXACT)
+
+
+@pytest.mark.parametrize("case", sorted(c for c in set(R_TIES.case) if c.startswith("wilcoxon")))
+def test_posthoc_wilcoxon_exact_matches_r(case):
+    # Reference: exactRankTests::wilcox.exact(d, 0, paired = TRUE) (zeros dropped)
+    # and coin::wilcoxsign_test(zero.method = "Pratt"), two-sided, R 4.2.2
+    # (tests/fixtures/ties_exact_r.R): the second pass on scores (d, 0).
+    rows = R_TIES[(R_TIES.case == case) & (R_TIES.quantity == "difference")]
+    d = rows.sort_values("i").value.to_numpy(dtype=float)
+    scores = np.column_stack([d, np.zeros_like(d)])
+    for method, quantity in (("wilcoxon", "exact_two.sided"),
+                             ("wilcoxon-pratt", "coin_pratt_two.sided")):
+        res = pairwise_over_datasets(scores, method, correction="none")
+        assert_allclose(res.raw_pvalues[0, 1], _r_value(R_TIES, case, quantity), **EXACT)
+
+
+def test_posthoc_wilcoxon_exact_issue_example_and_scipy_mode():
+    # Issue 11: 14 data sets, 5 non-zero differences .01 ... .05: exact
+    # conditional p = 0.0625; scipy's method="auto" (normal beyond 13): 0.0431.
+    d = np.array([.01, .02, .03, .04, .05] + [0] * 9)
+    scores = np.column_stack([d, np.zeros_like(d)])
+    exact = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    assert exact.raw_pvalues[0, 1] == 0.0625 and exact.statistic[0, 1] == 0.0
+    scipy_mode = pairwise_over_datasets(scores, "wilcoxon-scipy", correction="none")
+    assert_allclose(scipy_mode.raw_pvalues[0, 1], stats.wilcoxon(d).pvalue, **EXACT)
+
+
+def test_posthoc_wilcoxon_exact_equals_sign_flip_enumeration():
+    # Reference: all 2^m sign flips of the non-zero differences (m <= 11),
+    # rounded scores (ties and zeros), every pair.
+    rng = np.random.default_rng(37)
+    scores = np.round(rng.uniform(size=(11, 5)), 1)
+    res = pairwise_over_datasets(scores, "wilcoxon", correction="none")
+    for a, b in zip(*np.triu_indices(5, 1)):
+        d = scores[:, a] - scores[:, b]
+        d = d[d != 0]
+        ranks = stats.rankdata(np.abs(d))
+        observed = ranks[d > 0].sum()
+        null = np.array([ranks[np.array(signs, dtype=bool)].sum()
+                         for signs in itertools.product([0, 1], repeat=d.size)])
+        expected = min(1.0, 2 * min(np.mean(null <= observed + 1e-9),
+                                    np.mean(null >= observed - 1e-9)))
+        assert_allclose(res.raw_pvalues[a, b], expected, **EXACT)
 
 
 def test_posthoc_wilcoxon_permutation_blocks_do_not_change_results():
@@ -730,7 +830,7 @@ def test_posthoc_pairwise_large_pool_is_vectorized():
     # L = 60 algorithms (1770 pairs) on S = 400 data sets, normal approximation.
     rng = np.random.default_rng(14)
     scores = np.round(rng.uniform(size=(400, 60)), 2)
-    res = pairwise_over_datasets(scores, "wilcoxon")
+    res = pairwise_over_datasets(scores, "wilcoxon-scipy")
     assert res.pvalues.shape == (60, 60)
     expected = stats.wilcoxon(scores[:, 3], scores[:, 41])
     assert_allclose(res.raw_pvalues[3, 41], expected.pvalue, **EXACT)
@@ -739,7 +839,7 @@ def test_posthoc_pairwise_large_pool_is_vectorized():
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        (dict(method="t-test"), r"`method` must be one of \('wilcoxon', 'sign'\)"),
+        (dict(method="t-test"), r"`method` must be one of \('wilcoxon', 'wilcoxon-pratt'"),
         (dict(correction="BH"), r"`correction` must be one of \('none', 'bonferroni'"),
         (dict(alpha=0), r"`alpha` must be in \(0, 1\)"),
         (dict(scores=[0.1, 0.2]), "`scores` must be two-dimensional"),
