@@ -437,7 +437,7 @@ def signed_rank(a, b, *, rope=0.0, samples=DEFAULT_SAMPLES, seed=0, prior_streng
     wins = np.zeros((n, 3), dtype=np.int64)
     chunk = max(1, _SAMPLE_ELEMENTS // (S + 1))
     for start in range(0, samples, chunk):
-        weights = rng.dirichlet(alpha, size=min(chunk, samples - start))
+        weights = np.ascontiguousarray(rng.dirichlet(alpha, size=min(chunk, samples - start)).T)
         for p in range(n):
             wins[p] += _signed_rank_winners(z[p], weights, float(rope))
     share = wins / samples
@@ -447,52 +447,48 @@ def signed_rank(a, b, *, rope=0.0, samples=DEFAULT_SAMPLES, seed=0, prior_streng
 
 
 def _signed_rank_winners(z, weights, rope):
-    """How often (left, rope, right) is the most probable region, over the samples."""
+    """How often (left, rope, right) is the most probable region, over the samples.
+
+    ``weights`` has shape ``(S + 1, samples)``: data sets on the first axis,
+    so that the cumulative sums and gathers run over whole contiguous rows.
+    """
     order = np.argsort(z, kind="stable")
     zs = z[order]
-    w = weights[:, order]
-    # cum[:, k] = total weight of the k smallest z.
-    cum = np.zeros((w.shape[0], w.shape[1] + 1))
-    np.cumsum(w, axis=1, out=cum[:, 1:])
-    total = cum[:, -1:]
-    above = _weight_beyond(zs, w, cum, total, 2 * rope, upper=True)
-    below = _weight_beyond(zs, w, cum, total, 2 * rope, upper=False)
-    thetas = np.stack([below, 1 - below - above, above], axis=1)
-    return np.bincount(thetas.argmax(axis=1), minlength=3)
+    w = weights[order]
+    # cum[k] = total weight of the k smallest z, for every sample.
+    cum = np.zeros((w.shape[0] + 1, w.shape[1]))
+    np.cumsum(w, axis=0, out=cum[1:])
+    above = _weight_beyond(zs, w, cum, 2 * rope, upper=True)
+    below = _weight_beyond(zs, w, cum, 2 * rope, upper=False)
+    thetas = np.stack([below, 1 - below - above, above])
+    return np.bincount(thetas.argmax(axis=0), minlength=3)
 
 
-def _weight_beyond(zs, w, cum, total, bound, upper):
+def _weight_beyond(zs, w, cum, bound, upper):
     """``sum_ij w_i w_j H(+-(z_i + z_j) - bound)`` for every sample (z sorted)."""
-    strict, weak = _pair_bounds(zs, bound, upper)
-    # Weight of j with z_i + z_j strictly beyond the bound, plus half the weight at it.
-    if upper:
-        beyond = total - cum[:, weak]
-        at = cum[:, weak] - cum[:, strict]
-    else:
-        beyond = cum[:, strict]
-        at = cum[:, weak] - cum[:, strict]
-    return np.einsum("ij,ij->i", w, beyond + 0.5 * at)
+    start, stop = _pair_bounds(zs, bound, upper)
+    # j in [start, stop) are exactly at the bound (half weight); beyond them,
+    # full weight: j >= stop for the upper side, j < start for the lower one.
+    beyond = cum[-1] - cum[stop] if upper else cum[start]
+    if np.any(start != stop):
+        beyond += 0.5 * (cum[stop] - cum[start])
+    beyond *= w
+    return beyond.sum(axis=0)
 
 
 def _pair_bounds(zs, bound, upper):
-    """For each ``i``, the range ``[strict, weak)`` of sorted ``j`` with ``+-(z_i + z_j) == bound``.
+    """For each ``i``, the range ``[start, stop)`` of sorted ``j`` with ``+-(z_i + z_j) == bound``.
 
-    ``upper``: ``j >= weak`` have ``z_i + z_j > bound``; otherwise ``j < strict``
+    ``upper``: ``j >= stop`` have ``z_i + z_j > bound``; otherwise ``j < start``
     have ``-(z_i + z_j) > bound``.  The comparisons are made on the computed
     sums ``z_i + z_j`` themselves (float addition is monotone), so the
-    classification is exactly that of an ``S x S`` table of sums.
+    classification is exactly that of the ``S x S`` table of sums baycomp builds.
     """
-    m = zs.size
     if upper:
-        # first j with z_i + z_j >= bound, first j with z_i + z_j > bound
-        lo = _first_true(zs, lambda i, j: zs[i] + zs[j] >= bound)
-        hi = _first_true(zs, lambda i, j: zs[i] + zs[j] > bound)
-    else:
-        # first j with -(z_i + z_j) <= bound ... >= is not reached: those below
-        lo = _first_true(zs, lambda i, j: -(zs[i] + zs[j]) <= bound)
-        hi = _first_true(zs, lambda i, j: -(zs[i] + zs[j]) < bound)
-    assert lo.shape == (m,)
-    return lo, hi
+        return (_first_true(zs, lambda i, j: zs[i] + zs[j] >= bound),
+                _first_true(zs, lambda i, j: zs[i] + zs[j] > bound))
+    return (_first_true(zs, lambda i, j: -(zs[i] + zs[j]) <= bound),
+            _first_true(zs, lambda i, j: -(zs[i] + zs[j]) < bound))
 
 
 def _first_true(zs, predicate):

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bayesian import is_bayesian, run_bayesian_tests
 from .corrections import adjust_pvalues
 from .ordering import named_trace
 
@@ -332,7 +333,7 @@ class DataSetResult:
         return named_trace(self.overrides(), self.prior_order)
 
 
-def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative):
+def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, bayes=None):
     """Run MultiTest on every data set.
 
     Parameters
@@ -342,6 +343,8 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         Cost sort keys from :meth:`multitest.costs.CostProfile.keys`.
     test : multitest.pairwise.PairwiseTest or None
         None for a score matrix: each data set is then ordered by its values.
+    bayes : multitest.bayesian.BayesSettings, optional
+        ROPE and threshold of a Bayesian test (which decides by probability).
 
     Returns
     -------
@@ -351,8 +354,10 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     prior = prior_positions(keys, names)
     tested = results.has_folds
     if tested:
-        table = run_pairwise_tests(results.errors, prior, test, results.design, alpha=alpha,
-                                   correction=correction, alternative=alternative)
+        table = (run_bayesian_tests(results.errors, prior, results.design, bayes, correction)
+                 if is_bayesian(test) else
+                 run_pairwise_tests(results.errors, prior, test, results.design, alpha=alpha,
+                                    correction=correction, alternative=alternative))
         # Best first, as algorithm indices: the sort of each data set, all at once.
         orders = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)
     else:

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .corrections import CORRECTIONS
+from .bayesian import DEFAULT_THRESHOLD, BayesSettings
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
 from .pairwise import DEFAULT_TEST, get_test
@@ -39,6 +40,9 @@ class Settings:
     friedman_gate: bool
     control: str | None
     control_method: str
+    rope: float = 0.0
+    threshold: float = DEFAULT_THRESHOLD
+    seed: int = 0
 
     def to_dict(self):
         return asdict(self)
@@ -165,7 +169,7 @@ def _check_test(test, results, alternative):
 def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
          alternative="two-sided", second_pass="nemenyi", posthoc_correction="holm",
          friedman_gate=True, control=None, control_method="holm", datasets=None,
-         algorithms=None):
+         algorithms=None, rope=0.0, threshold=DEFAULT_THRESHOLD, seed=0):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
     Parameters
@@ -185,8 +189,9 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     alternative : {'two-sided', 'greater'}
         ``'greater'``: one-sided p-values for "the costlier is better"
         (tests that support it).
-    second_pass : {'nemenyi', 'wilcoxon', 'sign'}
-        Post-hoc test over data sets.
+    second_pass : {'nemenyi', 'wilcoxon', 'sign', 'bayesian'}
+        Post-hoc test over data sets (``'bayesian'``: the Bayesian
+        signed-rank test, see :mod:`multitest.bayesian`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'none'}
         Family-wise correction for the Wilcoxon and sign second passes.
     friedman_gate : bool, default True
@@ -196,6 +201,14 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     control_method : {'holm', 'bonferroni-dunn'}
     datasets, algorithms : sequence of str, optional
         Restrict the analysis to these.
+    rope : float, default 0
+        Region of practical equivalence ``[-rope, rope]`` (error units) of the
+        Bayesian tests (``test='bayes-correlated-t'``, ``second_pass='bayesian'``).
+    threshold : float, default 0.95
+        A Bayesian test lets the costlier override when P(costlier
+        practically better) >= ``threshold``.
+    seed : int, default 0
+        Seed of the Monte Carlo sampling of the Bayesian signed-rank test.
 
     Returns
     -------
@@ -216,6 +229,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     """
     _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
                     control_method)
+    bayes = BayesSettings(rope=rope, threshold=threshold, seed=seed)
     results = resolve_results(results, datasets, algorithms)
     profile = resolve_profile(costs)
     keys = profile.keys(results.datasets, results.algorithms)
@@ -229,7 +243,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 
     per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
-                                        correction=correction, alternative=alternative)
+                                        correction=correction, alternative=alternative,
+                                        bayes=bayes)
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
     friedman_result = second = control_result = None
@@ -237,7 +252,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         mean_errors = per_dataset[0].table.mean_errors
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=second_pass, alpha=alpha,
-            correction=posthoc_correction, friedman_gate=friedman_gate)
+            correction=posthoc_correction, friedman_gate=friedman_gate, bayes=bayes)
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
@@ -254,8 +269,10 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         test=pairwise_test.name if pairwise_test is not None else "none (score matrix)",
         alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
         second_pass=second_pass,
-        posthoc_correction="none" if second_pass == "nemenyi" else posthoc_correction,
-        friedman_gate=bool(friedman_gate), control=control, control_method=control_method)
+        posthoc_correction=("none" if second_pass in ("nemenyi", "bayesian")
+                            else posthoc_correction),
+        friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
+        rope=bayes.rope, threshold=bayes.threshold, seed=int(seed))
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
