@@ -21,7 +21,8 @@ from scipy import special, stats
 from .errors import MultitestError
 
 __all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
-           "wilcoxon_interval", "over_datasets", "dataset_effects", "INTERVAL_OF_TEST",
+           "wilcoxon_interval", "over_datasets", "dataset_effects", "interval_of",
+           "pairwise_columns", "second_pass_rows", "INTERVAL_OF_TEST",
            "OVER_DATASETS_LIMIT"]
 
 #: The interval used for each built-in test (others: ``'kfold-t'``).
@@ -65,6 +66,15 @@ class MeanDifference:
     interval: str
 
 
+def interval_of(test, design):
+    """Name of the interval :func:`fold_mean_difference` uses for ``test`` on ``design``."""
+    interval = INTERVAL_OF_TEST.get(test, "kfold-t")
+    if (interval == "combined-5x2cv-t" and not design.is_5x2) or (
+            interval == "corrected-t" and design.folds < 2):
+        return "kfold-t"
+    return interval
+
+
 def fold_mean_difference(a, b, test, design, level=0.95):
     """Mean difference over the folds with the interval of ``test``.
 
@@ -102,11 +112,7 @@ def fold_mean_difference(a, b, test, design, level=0.95):
     b = np.atleast_2d(np.asarray(b, dtype=float))
     d = a - b
     n, F = d.shape
-    interval = INTERVAL_OF_TEST.get(test, "kfold-t")
-    if interval == "combined-5x2cv-t" and not design.is_5x2:
-        interval = "kfold-t"
-    if interval == "corrected-t" and design.folds < 2:
-        interval = "kfold-t"
+    interval = interval_of(test, design)
     estimate = d.mean(axis=1)
     if F < 2:
         return MeanDifference(estimate=estimate, low=np.full(n, np.nan),
@@ -362,3 +368,89 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
     return PairEffects(a=a, b=b, hodges_lehmann=hl, low=low, high=high, level=achieved,
                        b_better=b_better, ties=ties, a_better=a_better,
                        superiority=(b_better + ties / 2) / S)
+
+
+# --------------------------------------------------------------------------
+# Columns for the outputs (small runs; computed on demand from the ranking)
+# --------------------------------------------------------------------------
+
+
+def pairwise_columns(ranking, results=None):
+    """Effect-size (and Bayesian probability) columns of stage 1, per pair.
+
+    Parameters
+    ----------
+    ranking : multitest.ranking.Ranking
+    results : sequence of DataSetResult, optional
+        Default every data set; rows in data-set order, pairs in cost order
+        (the rows of ``pairwise.csv`` and of ``result.pairs()``).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``mean_difference``, ``ci_low``, ``ci_high`` (mean of cheaper minus
+        costlier error and its interval at ``1 - alpha``); with the Bayesian
+        correlated t-test also ``p_cheaper_better``, ``p_equivalent``,
+        ``p_costlier_better``.  Empty for a score matrix.
+    """
+    results = ranking.datasets if results is None else results
+    tested = [r for r in results if r.tested]
+    if not tested:
+        return {}
+    effects = [dataset_effects(ranking, r) for r in tested]
+    columns = {"mean_difference": np.concatenate([e.estimate for e in effects]),
+               "ci_low": np.concatenate([e.low for e in effects]),
+               "ci_high": np.concatenate([e.high for e in effects])}
+    table = tested[0].table
+    if hasattr(table, "cheaper_better"):     # multitest.bayesian.BayesianPairwiseTable
+        rows = [r.index for r in tested]
+        columns["p_cheaper_better"] = table.cheaper_better[rows].ravel()
+        columns["p_equivalent"] = table.equivalent[rows].ravel()
+        columns["p_costlier_better"] = table.costlier_better[rows].ravel()
+    return columns
+
+
+def second_pass_rows(ranking):
+    """Effect sizes over data sets of every pair, in the second-pass prior order.
+
+    ``a`` is the cheaper by average cost, ``b`` the costlier;
+    ``d = e_a - e_b`` per data set (mean errors), positive: ``b`` is better.
+
+    Returns
+    -------
+    list of dict
+        Keys ``a``, ``b``, ``hodges_lehmann``, ``ci_low``, ``ci_high``,
+        ``ci_level`` (achieved), ``wins_a``, ``ties``, ``wins_b``,
+        ``superiority_b``; with the Bayesian second pass also ``p_a_better``,
+        ``p_equivalent``, ``p_b_better``.  NaN bounds are None.  Empty with a
+        single data set.
+    """
+    sp = ranking.second_pass
+    if sp is None:
+        return []
+    names = list(ranking.algorithms)
+    index = {a: i for i, a in enumerate(names)}
+    order = np.array([index[a] for a in sp.prior_order])
+    i, j = np.triu_indices(len(names), k=1)
+    a, b = order[i], order[j]
+    effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
+                            level=1 - ranking.settings.alpha)
+    rows = []
+    for k in range(a.size):
+        row = {"a": names[a[k]], "b": names[b[k]],
+               "hodges_lehmann": _finite(effects.hodges_lehmann[k]),
+               "ci_low": _finite(effects.low[k]), "ci_high": _finite(effects.high[k]),
+               "ci_level": _finite(effects.level[k]), "wins_a": int(effects.a_better[k]),
+               "ties": int(effects.ties[k]), "wins_b": int(effects.b_better[k]),
+               "superiority_b": float(effects.superiority[k])}
+        if sp.method == "bayesian" and sp.posthoc is not None:
+            row.update(p_a_better=float(sp.posthoc.better[a[k], b[k]]),
+                       p_equivalent=float(sp.posthoc.equivalent[a[k], b[k]]),
+                       p_b_better=float(sp.posthoc.better[b[k], a[k]]))
+        rows.append(row)
+    return rows
+
+
+def _finite(value):
+    value = float(value)
+    return value if np.isfinite(value) else None

@@ -26,6 +26,8 @@ import zipfile
 import numpy as np
 import pandas as pd
 
+from .effect_sizes import interval_of, pairwise_columns, second_pass_rows
+
 __all__ = ["to_dict", "write_outputs", "atomic_directory", "INLINE_PAIRS_LIMIT",
            "PAIRWISE_FILE", "pairwise_frame", "stage_tables", "write_pairwise_file",
            "read_pairwise", "is_large"]
@@ -46,6 +48,11 @@ def _number(value):
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return value
+
+
+def _finite_or_none(value):
+    value = float(value)
+    return value if math.isfinite(value) else None
 
 
 def is_large(ranking):
@@ -71,7 +78,7 @@ def to_dict(ranking, inline_pairs=None):
         "friedman": _friedman(ranking),
         "second_pass": _second_pass(ranking),
         "control": _control(ranking),
-        "datasets": {r.name: _dataset(r, inline_pairs) for r in ranking.datasets},
+        "datasets": {r.name: _dataset(r, inline_pairs, ranking) for r in ranking.datasets},
         "settings": dict(ranking.settings.to_dict(), costs=ranking.profile.describe()),
         "notes": list(ranking.notes),
         "input": {"source": ranking.results.source,
@@ -83,6 +90,11 @@ def to_dict(ranking, inline_pairs=None):
         "pairwise_file": None if inline_pairs else PAIRWISE_FILE,
         "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
     }
+    if doc["second_pass"] is not None:
+        doc["second_pass"]["effect_sizes"] = second_pass_rows(ranking)
+    if ranking.results.has_folds:
+        doc["effect_sizes"] = {"level": 1 - ranking.settings.alpha, "per_dataset_interval":
+                               interval_of(ranking.settings.test, ranking.results.design)}
     return doc
 
 
@@ -134,7 +146,7 @@ def _control(ranking):
                              "significant": bool(c.significant[i])} for i in others]}
 
 
-def _dataset(result, inline_pairs):
+def _dataset(result, inline_pairs, ranking=None):
     doc = {"order": list(result.order),
            "ranks": {a: (int(r) if float(r).is_integer() else float(r))
                      for a, r in result.ranks.items()},
@@ -145,8 +157,12 @@ def _dataset(result, inline_pairs):
            "tested": result.tested}
     if inline_pairs:
         pairs = result.pairs()
+        extra = {} if ranking is None else pairwise_columns(ranking, [result])
+        pairs = [dict(p, **{k: _finite_or_none(v[n]) for k, v in extra.items()})
+                 for n, p in enumerate(pairs)]
         doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": _number(p["statistic"]),
-                         "pvalue": _number(p["pvalue"])} for p in pairs if p["override"]]
+                         "pvalue": _number(p["pvalue"]), **{k: p[k] for k in extra}}
+                        for p in pairs if p["override"]]
         doc["pairwise"] = [dict(p, statistic=_number(p["statistic"]),
                                 pvalue=_number(p["pvalue"]),
                                 pvalue_adjusted=_number(p["pvalue_adjusted"])) for p in pairs]
@@ -322,6 +338,7 @@ def stage_tables(ranking):
                 "a": names[i], "b": names[j],
                 "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
                 "significant": sp.significant[i, j]})
+        tables["effect_sizes.csv"] = pd.DataFrame(second_pass_rows(ranking))
     return tables
 
 
@@ -388,8 +405,8 @@ def write_outputs(ranking, out_dir, *, extra=None):
             if doc["pairwise_file"]:
                 write_pairwise_file(ranking, os.path.join(staging, doc["pairwise_file"]))
             else:
-                pairwise_frame(ranking).to_csv(os.path.join(staging, "pairwise.csv"),
-                                               index=False, float_format="%.17g")
+                pairwise_frame(ranking).assign(**pairwise_columns(ranking)).to_csv(
+                    os.path.join(staging, "pairwise.csv"), index=False, float_format="%.17g")
         if extra is not None:
             extra(staging)
         written = sorted(os.path.relpath(os.path.join(root, f), staging)
