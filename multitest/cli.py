@@ -200,6 +200,10 @@ def _figure_writer(ranking, formats, report):
 
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset)
+        if formats or report:
+            from .render_bayes import write_bayes_figures
+
+            write_bayes_figures(ranking, staging)
         if warning and formats:
             print(f"multitest: warning: {warning}", file=sys.stderr)
         if not per_dataset:

@@ -16,6 +16,7 @@ import os
 import uuid
 
 from .render import (dataset_stems, dot_available, figures, inline_svg, render_svgs)
+from .render_bayes import bayes_section_html
 
 __all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT"]
 
@@ -255,6 +256,7 @@ def report_html(ranking):
             final, _index(ranking, stems), _second_pass_section(ranking, figs),
             _nemenyi_section(ranking, figs), _friedman_section(ranking),
             _control_section(ranking),
+            bayes_section_html(ranking),
             '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
             "graph, sort trace, pairwise tests and order.</p>"]
     body += [_dataset_section(r, stem, figs, ranking.settings)
