@@ -251,3 +251,49 @@ def test_cli_bayesian_options(tmp_path, capsys):
                        "bayes-correlated-t", *argv])
         err = capsys.readouterr().err
         assert status == 2 and match in err and len(err.strip().splitlines()) == 1
+
+
+# ---------------------------------------------------------------- figure and report
+
+def test_probability_figure_draws_what_it_says(tmp_path):
+    import xml.etree.ElementTree as ET
+
+    from multitest.render_bayes import _BAR, bayes_figures, write_bayes_figures
+    from multitest.report import report_html
+
+    results = example_results()
+    ranking = rank(results, "training_time", test="bayes-correlated-t", rope=1.0,
+                   second_pass="bayesian", datasets=["optdigits", "iris", "wine", "vote"])
+    figures = bayes_figures(ranking)
+    assert set(figures) == {"effects_second_pass", "bayes_optdigits", "bayes_iris",
+                            "bayes_wine", "bayes_vote"}
+    root = ET.fromstring(figures["bayes_optdigits"])
+    ns = {"svg": "http://www.w3.org/2000/svg"}
+    full = _BAR[1] - _BAR[0]
+    columns = {(p["a"], p["b"]): p for p in to_dict(ranking)["datasets"]["optdigits"]["pairwise"]}
+    for key in ("cheaper", "equivalent", "costlier"):
+        rects = root.findall(f".//svg:rect[@class='p-{key}']", ns)
+        assert len(rects) == 28
+        for rect in rects:
+            pair = tuple(rect.get("data-pair").split("|"))
+            expected = columns[pair][f"p_{key}_better" if key != "equivalent" else "p_equivalent"]
+            # The drawn width is the probability of the bar's length.
+            assert float(rect.get("width")) == pytest.approx(expected * full, abs=0.01)
+    # Bars of one pair are contiguous, left to right: cheaper, equivalent, costlier.
+    rows = {}
+    for rect in root.findall(".//svg:rect[@data-pair]", ns):
+        rows.setdefault(rect.get("data-pair"), []).append(
+            (float(rect.get("x")), float(rect.get("width"))))
+    for segments in rows.values():
+        assert segments[0][0] == pytest.approx(_BAR[0])
+        for (x, w), (x_next, _) in zip(segments, segments[1:]):
+            assert x + w == pytest.approx(x_next, abs=0.02)
+    # Estimates lie inside their intervals, in drawn coordinates.
+    lines = {l.get("data-pair"): l for l in root.findall(".//svg:line[@class='interval']", ns)}
+    for circle in root.findall(".//svg:circle[@class='estimate']", ns):
+        line = lines[circle.get("data-pair")]
+        assert float(line.get("x1")) - 0.01 <= float(circle.get("cx")) <= float(line.get("x2")) + 0.01
+    written = write_bayes_figures(ranking, tmp_path)
+    assert sorted(written) == sorted(f"{stem}.svg" for stem in figures)
+    page = report_html(ranking)
+    assert 'id="effect-sizes"' in page and "http://" not in page.split("<body>")[1]
