@@ -287,7 +287,8 @@ def bayes_section_html(ranking):
     parts = ['<section id="effect-sizes"><h2>Effect sizes and Bayesian probabilities</h2>',
              "<p>" + _e(". ".join(text)) + ".</p>" if text else ""]
     if "effects_second_pass" in figures:
-        parts.append(f'<figure>{inline_svg(figures["effects_second_pass"])}<figcaption>'
+        parts.append('<figure id="fig-effects_second_pass">'
+                     f'{inline_svg(figures["effects_second_pass"])}<figcaption>'
                      "Every pair over data sets (effects_second_pass.svg; numbers in "
                      "effect_sizes.csv)</figcaption></figure>")
     dataset_figures = [(stem, svg) for stem, svg in figures.items() if stem.startswith("bayes_")]
@@ -295,7 +296,8 @@ def bayes_section_html(ranking):
         parts.append(f"<p>{_e(f'Bayesian correlated t-test on each data set, ROPE ±{s.rope:g}')}"
                      "; the mean difference with its credible interval beside it.</p>")
         for stem, svg in dataset_figures:
-            parts.append(f"<details><summary>{_e(stem[len('bayes_'):])}</summary><figure>"
+            parts.append(f"<details><summary>{_e(stem[len('bayes_'):])}</summary>"
+                         f'<figure id="fig-{_e(stem)}">'
                          f"{inline_svg(svg)}</figure></details>")
     parts.append("</section>")
     return "".join(parts)
