@@ -263,7 +263,7 @@ def _cmd_stability(args):
                                             if settings[k] is not None})
     options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
                                                 "second_pass", "posthoc_correction",
-                                                "friedman_gate")
+                                                "friedman_gate", "rope", "threshold")
                if settings[key] is not None}
     start = time.perf_counter()
     result = stability(results, _profile(settings), n_bootstrap=args.bootstrap, seed=args.seed,

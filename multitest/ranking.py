@@ -9,8 +9,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from .corrections import CORRECTIONS
 from .bayesian import DEFAULT_THRESHOLD, BayesSettings
+from .corrections import CORRECTIONS
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
 from .pairwise import DEFAULT_TEST, get_test

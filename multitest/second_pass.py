@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bayesian import bayesian_posthoc
+from .bayesian import BayesSettings, bayesian_posthoc
 from .errors import MultitestError
 from .ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from .per_dataset import cost_ties, prior_positions
@@ -33,7 +33,7 @@ class SecondPassResult:
     Attributes
     ----------
     method : str
-        ``'nemenyi'``, ``'wilcoxon'`` or ``'sign'``.
+        ``'nemenyi'``, ``'wilcoxon'``, ``'sign'`` or ``'bayesian'``.
     correction : str
         Family-wise correction of the post-hoc p-values (``'none'`` for
         Nemenyi, which is simultaneous by construction).
@@ -175,7 +175,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     keys : ndarray, shape (levels, S, L)
         Cost sort keys; their averages over data sets give the prior.
     algorithms : sequence of str
-    method : {'nemenyi', 'wilcoxon', 'sign'}
+    method : {'nemenyi', 'wilcoxon', 'sign', 'bayesian'}
     alpha : float
     correction : str
         Family-wise correction for ``'wilcoxon'`` and ``'sign'``.
@@ -273,11 +273,10 @@ def better_matrix(method, average_ranks, mean_errors):
 
 
 def _bayesian_gate_sentence(fr, bayes):
-    rope = 0.0 if bayes is None else bayes.rope
-    threshold = 0.95 if bayes is None else bayes.threshold
+    bayes = BayesSettings() if bayes is None else bayes
     return (f"Friedman test chi2={fr.statistic:.4g}, p={fr.pvalue:.4g} (reported, not a gate): "
-            f"the Bayesian signed-rank test (rope={rope:g}) is applied to every pair; a "
-            f"costlier algorithm overrides when P(practically better) >= {threshold:g}.")
+            f"the Bayesian signed-rank test (rope={bayes.rope:g}) is applied to every pair; a "
+            f"costlier algorithm overrides when P(practically better) >= {bayes.threshold:g}.")
 
 
 def _gate_sentence(fr, alpha, friedman_gate):
