@@ -30,6 +30,8 @@ import numpy as np
 from scipy import special, stats
 
 from .errors import MultitestError
+from .per_dataset import PairwiseTable
+from .posthoc import PosthocResult
 
 __all__ = ["BayesSettings", "CorrelatedTResult", "SignedRankResult", "BayesianPairwiseTable",
            "BayesianPosthoc", "correlated_t", "signed_rank", "fold_correlation",
@@ -267,7 +269,7 @@ def is_bayesian(test):
 
 
 @dataclass(frozen=True, eq=False)
-class BayesianPairwiseTable:
+class BayesianPairwiseTable(PairwiseTable):
     """Stage 1 with the Bayesian correlated t-test.
 
     The fields of :class:`multitest.per_dataset.PairwiseTable` (``statistic``
@@ -278,22 +280,10 @@ class BayesianPairwiseTable:
     extra ``(S, P)`` array.
     """
 
-    prior: np.ndarray
-    first: np.ndarray
-    second: np.ndarray
-    statistic: np.ndarray
-    pvalue: np.ndarray
-    pvalue_adjusted: np.ndarray
-    override: np.ndarray
-    mean_errors: np.ndarray
     cheaper_better: np.ndarray
     rope: float
     threshold: float
     rho: float
-
-    @property
-    def n_tests(self):
-        return self.statistic.size
 
     @property
     def costlier_better(self):
@@ -512,11 +502,12 @@ def _first_true(zs, predicate):
 
 
 @dataclass(frozen=True, eq=False)
-class BayesianPosthoc:
+class BayesianPosthoc(PosthocResult):
     """The Bayesian signed-rank test of every pair of algorithms over data sets.
 
-    Shaped like :class:`multitest.posthoc.PosthocResult` so that every output
-    shows it; ``(L, L)`` arrays, diagonal: probabilities 0, ``pvalues`` 1.
+    A :class:`multitest.posthoc.PosthocResult` (so that every output shows
+    it) with ``method='bayesian'``; ``(L, L)`` arrays, diagonal: probabilities
+    0, ``pvalues`` 1.
 
     Attributes
     ----------
@@ -533,14 +524,6 @@ class BayesianPosthoc:
         ``max(better[a, b], better[b, a]) >= threshold``.
     """
 
-    method: str
-    correction: str
-    alpha: float
-    statistic: np.ndarray
-    pvalues: np.ndarray
-    raw_pvalues: np.ndarray
-    significant: np.ndarray
-    critical_difference: None
     better: np.ndarray
     equivalent: np.ndarray
     rope: float

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .bayesian import is_bayesian, run_bayesian_tests
 from .corrections import adjust_pvalues
 from .ordering import named_trace
 
@@ -354,6 +353,8 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     prior = prior_positions(keys, names)
     tested = results.has_folds
     if tested:
+        from .bayesian import is_bayesian, run_bayesian_tests   # it imports this module
+
         table = (run_bayesian_tests(results.errors, prior, results.design, bayes, correction)
                  if is_bayesian(test) else
                  run_pairwise_tests(results.errors, prior, test, results.design, alpha=alpha,
