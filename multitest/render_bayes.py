@@ -219,7 +219,7 @@ def _second_pass_figure(ranking):
 
 
 def _dataset_figure(ranking, result):
-    from .effect_sizes import pairwise_columns
+    from .effect_sizes import interval_of, pairwise_columns
 
     columns = pairwise_columns(ranking, [result])
     bayesian = "p_costlier_better" in columns
@@ -230,31 +230,35 @@ def _dataset_figure(ranking, result):
                            columns["p_costlier_better"][k]) if bayesian else None,
                      "effect": (columns["mean_difference"][k], columns["ci_low"][k],
                                 columns["ci_high"][k])})
-    return pairs_figure_svg(rows, title=f"{result.name}: Bayesian correlated t-test",
-                            threshold=ranking.settings.threshold, rope=ranking.settings.rope,
+    s = ranking.settings
+    interval = interval_of(s.test, ranking.results.design)
+    title = (f"{result.name}: Bayesian correlated t-test" if bayesian else
+             f"{result.name}: mean differences, {1 - s.alpha:.0%} {interval} intervals")
+    return pairs_figure_svg(rows, title=title, threshold=s.threshold if bayesian else None,
+                            rope=s.rope if bayesian else 0.0,
                             effect_label="mean difference of errors (cheaper − costlier)")
 
 
-#: Per-data-set Bayesian figures are drawn for at most this many data sets,
-#: each of at most this many pairs.
+#: Per-data-set figures are drawn for at most this many data sets, each of at
+#: most this many pairs.
 DATASET_FIGURES_LIMIT = 50
 DATASET_PAIRS_LIMIT = 120
 
 
 def bayes_figures(ranking):
-    """``{stem: svg}``: ``effects_second_pass`` and, with the Bayesian correlated
-    t-test, ``bayes_<data set>`` for each data set (up to the limits)."""
+    """``{stem: svg}``: ``effects_second_pass`` (two data sets or more) and
+    ``dataset_effects_<data set>`` for each data set with pairwise tests (up to the
+    limits): probabilities too with the Bayesian correlated t-test."""
     from .render import dataset_stems
 
     out = {}
     if ranking.second_pass is not None:
         out["effects_second_pass"] = _second_pass_figure(ranking)
     first = ranking.datasets[0]
-    if (first.tested and hasattr(first.table, "cheaper_better")
-            and len(ranking.datasets) <= DATASET_FIGURES_LIMIT
+    if (first.tested and len(ranking.datasets) <= DATASET_FIGURES_LIMIT
             and first.table.first.size <= DATASET_PAIRS_LIMIT):
         for result, stem in zip(ranking.datasets, dataset_stems(ranking)):
-            out[f"bayes_{stem}"] = _dataset_figure(ranking, result)
+            out[f"dataset_effects_{stem}"] = _dataset_figure(ranking, result)
     return out
 
 
@@ -270,7 +274,7 @@ def write_bayes_figures(ranking, directory):
 
 def bayes_section_html(ranking):
     """The report section "Effect sizes and Bayesian probabilities" (HTML)."""
-    from .render import inline_svg
+    from .render import dataset_stems, inline_svg
 
     figures = bayes_figures(ranking)
     if not figures:
@@ -291,13 +295,18 @@ def bayes_section_html(ranking):
                      f'{inline_svg(figures["effects_second_pass"])}<figcaption>'
                      "Every pair over data sets (effects_second_pass.svg; numbers in "
                      "effect_sizes.csv)</figcaption></figure>")
-    dataset_figures = [(stem, svg) for stem, svg in figures.items() if stem.startswith("bayes_")]
+    dataset_figures = [(r.name, f"dataset_effects_{stem}") for r, stem in
+                       zip(ranking.datasets, dataset_stems(ranking))
+                       if f"dataset_effects_{stem}" in figures]
     if dataset_figures:
-        parts.append(f"<p>{_e(f'Bayesian correlated t-test on each data set, ROPE ±{s.rope:g}')}"
-                     "; the mean difference with its credible interval beside it.</p>")
-        for stem, svg in dataset_figures:
-            parts.append(f"<details><summary>{_e(stem[len('bayes_'):])}</summary>"
-                         f'<figure id="fig-{_e(stem)}">'
-                         f"{inline_svg(svg)}</figure></details>")
+        what = (f"Bayesian correlated t-test on each data set (ROPE ±{s.rope:g}), with the mean "
+                "difference and its credible interval" if ranking.settings.test ==
+                "bayes-correlated-t" else "Mean difference of errors on each data set with the "
+                f"{1 - s.alpha:.0%} interval of the test")
+        parts.append(f"<p>{_e(what)}.</p>")
+        for name, stem in dataset_figures:
+            parts.append(f"<details><summary>{_e(name)}</summary>"
+                         f'<figure id="fig-{_e(stem)}">{inline_svg(figures[stem])}</figure>'
+                         "</details>")
     parts.append("</section>")
     return "".join(parts)

@@ -265,9 +265,10 @@ def test_probability_figure_draws_what_it_says(tmp_path):
     ranking = rank(results, "training_time", test="bayes-correlated-t", rope=1.0,
                    second_pass="bayesian", datasets=["optdigits", "iris", "wine", "vote"])
     figures = bayes_figures(ranking)
-    assert set(figures) == {"effects_second_pass", "bayes_optdigits", "bayes_iris",
-                            "bayes_wine", "bayes_vote"}
-    root = ET.fromstring(figures["bayes_optdigits"])
+    assert set(figures) == {"effects_second_pass", "dataset_effects_optdigits",
+                            "dataset_effects_iris", "dataset_effects_wine",
+                            "dataset_effects_vote"}
+    root = ET.fromstring(figures["dataset_effects_optdigits"])
     ns = {"svg": "http://www.w3.org/2000/svg"}
     full = _BAR[1] - _BAR[0]
     columns = {(p["a"], p["b"]): p for p in to_dict(ranking)["datasets"]["optdigits"]["pairwise"]}

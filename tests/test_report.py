@@ -76,8 +76,11 @@ def test_contents(ranking, report):
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_figures_are_inline_svg(ranking, report):
     text = report.read_text(encoding="utf-8")
-    # + the hand-drawn effect-size figure (multitest.render_bayes), which needs no dot
-    assert text.count("<svg") == len(figures(ranking)) + 1 == 4 + 2 * 38 + 1
+    # + the hand-drawn effect-size figures (multitest.render_bayes), which need no dot
+    from multitest.render_bayes import bayes_figures
+
+    assert len(figures(ranking)) == 4 + 2 * 38 and len(bayes_figures(ranking)) == 1 + 38
+    assert text.count("<svg") == len(figures(ranking)) + len(bayes_figures(ranking))
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<pre>" not in text
 
 
@@ -85,7 +88,8 @@ def test_without_dot_embeds_dot_source(ranking, tmp_path, monkeypatch):
     small = rank(ranking.results, "training_time", datasets=["optdigits", "iris"])
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     text = report_html(small)
-    assert text.count("<svg") == 1      # only the effect-size figure, drawn without dot
+    # only the effect-size figures (second pass and two data sets), drawn without dot
+    assert text.count("<svg") == 3
     assert text.count("<pre>") == len(figures(small))
     assert "Graphviz 'dot' was not found" in text
     assert html.escape(figures(small)["final"].source) in text
