@@ -95,6 +95,9 @@ def to_dict(ranking, inline_pairs=None):
     if ranking.results.has_folds:
         doc["effect_sizes"] = {"level": 1 - ranking.settings.alpha, "per_dataset_interval":
                                interval_of(ranking.settings.test, ranking.results.design)}
+        rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
+        if rho is not None:
+            doc["settings"]["rho"] = rho
     return doc
 
 

@@ -215,6 +215,7 @@ def test_rank_overrides_exactly_when_probability_reaches_threshold():
         assert total == pytest.approx(1, abs=1e-12)
     assert all(e["p_costlier_better"] >= 0.99 for e in doc["datasets"]["optdigits"]["edges"])
     assert doc["settings"]["rope"] == 0.5 and doc["settings"]["threshold"] == 0.99
+    assert doc["settings"]["rho"] == 0.5        # 5x2 cv: n_test / n_total
 
 
 def test_bayesian_second_pass_is_not_gated_and_decides_by_probability():
