@@ -214,6 +214,13 @@ def wilcoxon_interval(d, level=0.95):
     averages (R's own estimate in the exact case; in the approximate case R
     reports the root of the centred statistic instead).  All differences zero:
     estimate 0 and interval ``[0, 0]`` (R gives NaN).
+
+    Examples
+    --------
+    >>> from multitest.effect_sizes import wilcoxon_interval
+    >>> w = wilcoxon_interval([1.5, 2.25, -0.5, 3.125, 0.75])
+    >>> w.estimate, w.low, w.high, w.exact
+    (1.5, -0.5, 3.125, True)
     """
     level = _check_level(level)
     x = np.asarray(d, dtype=float).ravel()

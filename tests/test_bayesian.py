@@ -299,3 +299,12 @@ def test_probability_figure_draws_what_it_says(tmp_path):
     assert sorted(written) == sorted(f"{stem}.svg" for stem in figures)
     page = report_html(ranking)
     assert 'id="effect-sizes"' in page and "http://" not in page.split("<body>")[1]
+
+
+def test_docstring_examples():
+    import doctest
+
+    import multitest.bayesian
+
+    result = doctest.testmod(multitest.bayesian, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

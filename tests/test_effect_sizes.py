@@ -150,3 +150,12 @@ def test_single_fold_interval_is_null_in_json():
     ranking = rank(frame, ["a0", "a1", "a2"], test="sign")
     doc = json.loads(json.dumps(to_dict(ranking), allow_nan=False))
     assert all(p["ci_low"] is None for p in doc["datasets"]["d0"]["pairwise"])
+
+
+def test_docstring_examples():
+    import doctest
+
+    import multitest.effect_sizes
+
+    result = doctest.testmod(multitest.effect_sizes, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
