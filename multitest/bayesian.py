@@ -35,7 +35,7 @@ from .posthoc import PosthocResult
 
 __all__ = ["BayesSettings", "CorrelatedTResult", "SignedRankResult", "BayesianPairwiseTable",
            "BayesianPosthoc", "correlated_t", "signed_rank", "fold_correlation",
-           "bayes_correlated_t", "is_bayesian", "run_bayesian_tests", "bayesian_posthoc",
+           "bayes_correlated_t", "is_bayesian", "run_bayesian_tests", "pair_probabilities", "bayesian_posthoc",
            "DEFAULT_THRESHOLD", "DEFAULT_SAMPLES"]
 
 DEFAULT_THRESHOLD = 0.95
@@ -272,26 +272,39 @@ def is_bayesian(test):
 class BayesianPairwiseTable(PairwiseTable):
     """Stage 1 with the Bayesian correlated t-test.
 
-    The fields of :class:`multitest.per_dataset.PairwiseTable` (``statistic``
-    is ``mean / scale``, ``pvalue`` and ``pvalue_adjusted`` are
-    ``1 - P(costlier practically better)``, ``override`` is
-    ``P(costlier practically better) >= threshold``) plus one array,
-    ``cheaper_better``, so that all three probabilities are kept with one
-    extra ``(S, P)`` array.
+    The fields of :class:`multitest.per_dataset.PairwiseTable`, with
+    ``statistic`` the standardized posterior mean ``mean / scale``,
+    ``pvalue`` and ``pvalue_adjusted`` ``1 - P(costlier practically
+    better)`` and ``override`` ``P(costlier practically better) >=
+    threshold``, plus the scalars that define the posterior.  No other
+    ``(S, P)`` array is kept (the memory of a classical test):
+    :func:`pair_probabilities` recomputes all three probabilities of a data
+    set on demand.
     """
 
-    cheaper_better: np.ndarray
     rope: float
     threshold: float
     rho: float
 
-    @property
-    def costlier_better(self):
-        return 1 - self.pvalue
 
-    @property
-    def equivalent(self):
-        return np.clip(self.pvalue - self.cheaper_better, 0.0, 1.0)
+def pair_probabilities(errors, table, index):
+    """The three probabilities of every pair of data set ``index``, in cost order.
+
+    Parameters
+    ----------
+    errors : ndarray, shape (S, L, F)
+    table : BayesianPairwiseTable
+    index : int
+
+    Returns
+    -------
+    CorrelatedTResult
+        The same numbers as the stage-1 run (``costlier_better`` is
+        ``1 - table.pvalue[index]``).
+    """
+    prior = table.prior[index]
+    return correlated_t(errors[index, prior[table.first]], errors[index, prior[table.second]],
+                        rope=table.rope, rho=table.rho)
 
 
 def run_bayesian_tests(errors, prior, design, bayes, correction="none"):
@@ -321,27 +334,25 @@ def run_bayesian_tests(errors, prior, design, bayes, correction="none"):
     S, L, F = errors.shape
     first, second = np.triu_indices(L, k=1)
     P = first.size
-    statistic, costlier, cheaper = (np.empty((S, P)) for _ in range(3))
+    statistic, pvalue = np.empty((S, P)), np.empty((S, P))
+    override = np.empty((S, P), dtype=bool)
     rows = max(1, (1 << 20) // max(1, P * F))
     for s0 in range(0, S, rows):
         s1 = min(S, s0 + rows)
         in_prior = np.take_along_axis(errors[s0:s1], prior[s0:s1, :, None], axis=1)
-        a = in_prior[:, first].reshape(-1, F)
-        b = in_prior[:, second].reshape(-1, F)
-        result = correlated_t(a, b, rope=bayes.rope, rho=rho)
+        result = correlated_t(in_prior[:, first].reshape(-1, F),
+                              in_prior[:, second].reshape(-1, F), rope=bayes.rope, rho=rho)
         statistic[s0:s1] = _standardized(result)[0].reshape(s1 - s0, P)
-        costlier[s0:s1] = result.costlier_better.reshape(s1 - s0, P)
-        cheaper[s0:s1] = result.cheaper_better.reshape(s1 - s0, P)
-    override = costlier >= bayes.threshold
-    pvalue = 1 - costlier
-    del costlier
+        costlier = result.costlier_better.reshape(s1 - s0, P)
+        pvalue[s0:s1] = 1 - costlier
+        override[s0:s1] = costlier >= bayes.threshold
     mean_errors = errors.mean(axis=2)
-    for array in (statistic, pvalue, override, cheaper, mean_errors):
+    for array in (statistic, pvalue, override, mean_errors):
         array.setflags(write=False)
     return BayesianPairwiseTable(prior=prior, first=first, second=second, statistic=statistic,
                                  pvalue=pvalue, pvalue_adjusted=pvalue, override=override,
-                                 mean_errors=mean_errors, cheaper_better=cheaper,
-                                 rope=bayes.rope, threshold=bayes.threshold, rho=rho)
+                                 mean_errors=mean_errors, rope=bayes.rope,
+                                 threshold=bayes.threshold, rho=rho)
 
 
 # --------------------------------------------------------------------------

@@ -409,11 +409,13 @@ def pairwise_columns(ranking, results=None):
                "ci_low": np.concatenate([e.low for e in effects]),
                "ci_high": np.concatenate([e.high for e in effects])}
     table = tested[0].table
-    if hasattr(table, "cheaper_better"):     # multitest.bayesian.BayesianPairwiseTable
-        rows = [r.index for r in tested]
-        columns["p_cheaper_better"] = table.cheaper_better[rows].ravel()
-        columns["p_equivalent"] = table.equivalent[rows].ravel()
-        columns["p_costlier_better"] = table.costlier_better[rows].ravel()
+    if hasattr(table, "rho"):     # multitest.bayesian.BayesianPairwiseTable
+        from .bayesian import pair_probabilities
+
+        posteriors = [pair_probabilities(ranking.results.errors, table, r.index) for r in tested]
+        columns["p_cheaper_better"] = np.concatenate([p.cheaper_better for p in posteriors])
+        columns["p_equivalent"] = np.concatenate([p.equivalent for p in posteriors])
+        columns["p_costlier_better"] = np.concatenate([p.costlier_better for p in posteriors])
     return columns
 
 

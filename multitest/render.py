@@ -147,7 +147,7 @@ def render_override_graph(dataset_result, settings=None, profile=None):
         if pair["override"]:
             p = pair["pvalue_adjusted"] if adjusted else pair["pvalue"]
             # A Bayesian test's edge carries P(costlier practically better) = 1 - pvalue.
-            label = (f"P={_p(1 - pair['pvalue'])}" if hasattr(r.table, "cheaper_better")
+            label = (f"P={_p(1 - pair['pvalue'])}" if hasattr(r.table, "rho")
                      else f"p={_p(p)}")
             g.edge(ids[pair["a"]], ids[pair["b"]], label=label, color=_OVERRIDE,
                    fontcolor=_OVERRIDE)

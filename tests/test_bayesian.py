@@ -213,6 +213,8 @@ def test_rank_overrides_exactly_when_probability_reaches_threshold():
     for p in pairs:
         total = p["p_cheaper_better"] + p["p_equivalent"] + p["p_costlier_better"]
         assert total == pytest.approx(1, abs=1e-12)
+        # Recomputed on demand: the same number as the stored 1 - pvalue, bit for bit.
+        assert p["pvalue"] == 1 - p["p_costlier_better"]
     assert all(e["p_costlier_better"] >= 0.99 for e in doc["datasets"]["optdigits"]["edges"])
     assert doc["settings"]["rope"] == 0.5 and doc["settings"]["threshold"] == 0.99
     assert doc["settings"]["rho"] == 0.5        # 5x2 cv: n_test / n_total
