@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import numbers
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -437,6 +438,15 @@ def second_pass_rows(ranking):
     sp = ranking.second_pass
     if sp is None:
         return []
+    if ranking not in _SECOND_PASS_ROWS:   # JSON, CSV, figure and report share one computation
+        _SECOND_PASS_ROWS[ranking] = _second_pass_rows(ranking, sp)
+    return [dict(row) for row in _SECOND_PASS_ROWS[ranking]]
+
+
+_SECOND_PASS_ROWS = weakref.WeakKeyDictionary()
+
+
+def _second_pass_rows(ranking, sp):
     names = list(ranking.algorithms)
     index = {a: i for i, a in enumerate(names)}
     order = np.array([index[a] for a in sp.prior_order])
