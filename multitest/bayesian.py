@@ -435,7 +435,7 @@ def signed_rank(a, b, *, rope=0.0, samples=DEFAULT_SAMPLES, seed=0, prior_streng
     alpha = np.ones(S + 1)
     alpha[0] = prior_strength
     rng = np.random.default_rng(seed)
-    wins = np.zeros((n, 3), dtype=np.int64)
+    wins = np.zeros((n, 3))
     chunk = max(1, _SAMPLE_ELEMENTS // (S + 1))
     for start in range(0, samples, chunk):
         weights = np.ascontiguousarray(rng.dirichlet(alpha, size=min(chunk, samples - start)).T)
@@ -448,7 +448,7 @@ def signed_rank(a, b, *, rope=0.0, samples=DEFAULT_SAMPLES, seed=0, prior_streng
 
 
 def _signed_rank_winners(z, weights, rope):
-    """How often (left, rope, right) is the most probable region, over the samples.
+    """How often (left, rope, right) is the most probable region, summed over the samples.
 
     ``weights`` has shape ``(S + 1, samples)``: data sets on the first axis,
     so that the cumulative sums and gathers run over whole contiguous rows.
@@ -462,7 +462,10 @@ def _signed_rank_winners(z, weights, rope):
     above = _weight_beyond(zs, w, cum, 2 * rope, upper=True)
     below = _weight_beyond(zs, w, cum, 2 * rope, upper=False)
     thetas = np.stack([below, 1 - below - above, above])
-    return np.bincount(thetas.argmax(axis=0), minlength=3)
+    # Exact ties between regions (degenerate data: all differences zero and
+    # rope 0) are shared equally; baycomp's argmax would give them to "left".
+    top = thetas == thetas.max(axis=0)
+    return (top / top.sum(axis=0)).sum(axis=1)
 
 
 def _weight_beyond(zs, w, cum, bound, upper):

@@ -134,7 +134,8 @@ def _brute_force_winners(z, weights, rope):
     right = np.einsum("si,ij,sj->s", weights, above, weights)
     left = np.einsum("si,ij,sj->s", weights, below, weights)
     thetas = np.stack([left, 1 - left - right, right], axis=1)
-    return np.bincount(thetas.argmax(axis=1), minlength=3)
+    top = thetas == thetas.max(axis=1, keepdims=True)
+    return (top / top.sum(axis=1, keepdims=True)).sum(axis=0)
 
 
 @pytest.mark.parametrize("rope", [0.0, 0.01, 0.02])
@@ -144,7 +145,7 @@ def test_signed_rank_sorted_sums_equal_brute_force(rope):
     z = np.concatenate([[0.0], np.round(rng.normal(0.005, 0.02, 30), 2)])
     weights = rng.dirichlet(np.r_[0.5, np.ones(30)], size=2000)
     ours = _signed_rank_winners(z, np.ascontiguousarray(weights.T), rope)
-    assert_array_equal(ours, _brute_force_winners(z, weights, rope))
+    assert_allclose(ours, _brute_force_winners(z, weights, rope), rtol=0, atol=1e-9)
 
 
 @pytest.mark.parametrize("rope, shift, digits", [(0.01, 0.005, None), (0.01, 0.01, 2),
@@ -163,6 +164,17 @@ def test_signed_rank_equals_baycomp_to_monte_carlo_tolerance(rope, shift, digits
     # shares is at most sqrt(2 * 0.25 / 50000) = 0.0032; 0.015 is 4.7 of them.
     assert_allclose([ours.cheaper_better[0], ours.equivalent[0], ours.costlier_better[0]],
                     reference, atol=0.015)
+
+
+def test_signed_rank_degenerate_differences():
+    # All differences zero: with a ROPE everything is equivalent; without one the two
+    # directions tie on every sample and share it (baycomp's argmax says "left" = 1).
+    a = np.full(10, 0.2)
+    with_rope = signed_rank(a, a, rope=0.01, samples=1000)
+    assert (with_rope.cheaper_better[0], with_rope.equivalent[0],
+            with_rope.costlier_better[0]) == (0, 1, 0)
+    without = signed_rank(a, a, rope=0.0, samples=1000)
+    assert (without.cheaper_better[0], without.costlier_better[0]) == (0.5, 0.5)
 
 
 def test_signed_rank_is_seeded_and_vectorized():
