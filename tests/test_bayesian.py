@@ -322,3 +322,10 @@ def test_docstring_examples():
 
     result = doctest.testmod(multitest.bayesian, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_stability_refuses_the_bayesian_second_pass():
+    from multitest.stability import stability
+
+    with pytest.raises(MultitestError, match="`second_pass`: the stability bootstrap"):
+        stability(example_results(), "training_time", n_bootstrap=2, second_pass="bayesian")
