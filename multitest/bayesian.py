@@ -207,16 +207,20 @@ def correlated_t(a, b, *, rope=0.0, rho=None, design=None):
         rho = fold_correlation(design)
     if isinstance(rho, bool) or not isinstance(rho, numbers.Real) or not 0 <= rho < 1:
         raise MultitestError(f"`rho` must be a number in [0, 1), got {rho!r}")
-    d = a - b
+    return _posterior(a - b, float(rope), float(rho))
+
+
+def _posterior(d, rope, rho):
+    """:func:`correlated_t` of the fold differences ``d`` (n, F), arguments checked."""
     folds = d.shape[1]
     mean = d.mean(axis=1)
     constant = np.all(d == d[:, :1], axis=1)
     variance = np.where(constant, 0.0, d.var(axis=1, ddof=1))
     scale = np.sqrt((1 / folds + rho / (1 - rho)) * variance)
-    low, high = _t_probabilities(mean, scale, folds - 1, float(rope))
+    low, high = _t_probabilities(mean, scale, folds - 1, rope)
     return CorrelatedTResult(cheaper_better=low, equivalent=1 - low - high,
                              costlier_better=high, mean=mean, scale=scale, df=folds - 1,
-                             rho=float(rho), rope=float(rope))
+                             rho=rho, rope=rope)
 
 
 def _t_probabilities(mean, scale, df, rope):
@@ -340,8 +344,8 @@ def run_bayesian_tests(errors, prior, design, bayes, correction="none"):
     for s0 in range(0, S, rows):
         s1 = min(S, s0 + rows)
         in_prior = np.take_along_axis(errors[s0:s1], prior[s0:s1, :, None], axis=1)
-        result = correlated_t(in_prior[:, first].reshape(-1, F),
-                              in_prior[:, second].reshape(-1, F), rope=bayes.rope, rho=rho)
+        d = (in_prior[:, first] - in_prior[:, second]).reshape(-1, F)
+        result = _posterior(d, bayes.rope, rho)
         statistic[s0:s1] = _standardized(result)[0].reshape(s1 - s0, P)
         costlier = result.costlier_better.reshape(s1 - s0, P)
         pvalue[s0:s1] = 1 - costlier
