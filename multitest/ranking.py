@@ -247,6 +247,11 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
                                         bayes=bayes)
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
+    rho = getattr(per_dataset[0].table, "rho", None)   # the Bayesian correlated t-test
+    if rho is not None:
+        notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
+                     f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
+                     f"better) >= {bayes.threshold:g}")
     friedman_result = second = control_result = None
     if results.n_datasets >= 2:
         mean_errors = per_dataset[0].table.mean_errors
