@@ -435,7 +435,16 @@ def signed_rank(a, b, *, rope=0.0, samples=DEFAULT_SAMPLES, seed=0, prior_streng
     if not (np.isfinite(a).all() and np.isfinite(b).all()):
         raise MultitestError("`a` and `b` must be finite")
     n, S = a.shape
-    z = np.concatenate([np.zeros((n, 1)), a - b], axis=1)
+    return _signed_rank(lambda p: a[p] - b[p], n, S, rope=float(rope), samples=int(samples),
+                        seed=int(seed), prior_strength=float(prior_strength))
+
+
+def _signed_rank(difference, n, S, *, rope, samples, seed, prior_strength):
+    """:func:`signed_rank` of ``n`` pairs whose differences ``difference(p)`` gives.
+
+    One pair's differences at a time: memory stays O(samples x S) per chunk
+    of samples, whatever the number of pairs.
+    """
     alpha = np.ones(S + 1)
     alpha[0] = prior_strength
     rng = np.random.default_rng(seed)
@@ -444,11 +453,12 @@ def signed_rank(a, b, *, rope=0.0, samples=DEFAULT_SAMPLES, seed=0, prior_streng
     for start in range(0, samples, chunk):
         weights = np.ascontiguousarray(rng.dirichlet(alpha, size=min(chunk, samples - start)).T)
         for p in range(n):
-            wins[p] += _signed_rank_winners(z[p], weights, float(rope))
+            z = np.concatenate(([0.0], difference(p)))
+            wins[p] += _signed_rank_winners(z, weights, rope)
     share = wins / samples
     return SignedRankResult(cheaper_better=share[:, 0], equivalent=share[:, 1],
-                            costlier_better=share[:, 2], rope=float(rope), samples=int(samples),
-                            seed=int(seed), prior_strength=float(prior_strength))
+                            costlier_better=share[:, 2], rope=rope, samples=samples,
+                            seed=seed, prior_strength=prior_strength)
 
 
 def _signed_rank_winners(z, weights, rope):
@@ -568,8 +578,9 @@ def bayesian_posthoc(mean_errors, bayes, alpha):
     mean_errors = np.asarray(mean_errors, dtype=float)
     L = mean_errors.shape[1]
     i, j = np.triu_indices(L, k=1)
-    result = signed_rank(mean_errors[:, i].T, mean_errors[:, j].T, rope=bayes.rope,
-                         samples=bayes.samples, seed=bayes.seed)
+    result = _signed_rank(lambda p: mean_errors[:, i[p]] - mean_errors[:, j[p]], i.size,
+                          mean_errors.shape[0], rope=bayes.rope, samples=int(bayes.samples),
+                          seed=int(bayes.seed), prior_strength=0.5)
     better = np.zeros((L, L))
     equivalent = np.zeros((L, L))
     # d = e_i - e_j > rope: j (the "costlier" slot) is better.

@@ -364,15 +364,19 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
     e = np.asarray(mean_errors, dtype=float)
     S, L = e.shape
     a, b = np.triu_indices(L, k=1) if pairs is None else map(np.asarray, pairs)
-    d = e[:, a] - e[:, b]
-    b_better = (d > 0).sum(axis=0)
-    a_better = (d < 0).sum(axis=0)
-    ties = S - b_better - a_better
+    b_better, a_better = np.empty(a.size, dtype=int), np.empty(a.size, dtype=int)
     hl, low, high, achieved = (np.full(a.size, np.nan) for _ in range(4))
-    if a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT:
-        for k in range(a.size):
-            w = wilcoxon_interval(d[:, k], level)
+    intervals = a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT
+    step = max(1, (1 << 20) // max(1, S))    # pairs at a time: no (S, pairs) array
+    for k0 in range(0, a.size, step):
+        k1 = min(a.size, k0 + step)
+        d = e[:, a[k0:k1]] - e[:, b[k0:k1]]
+        b_better[k0:k1] = (d > 0).sum(axis=0)
+        a_better[k0:k1] = (d < 0).sum(axis=0)
+        for k in range(k0, k1) if intervals else ():
+            w = wilcoxon_interval(d[:, k - k0], level)
             hl[k], low[k], high[k], achieved[k] = w.estimate, w.low, w.high, w.level
+    ties = S - b_better - a_better
     return PairEffects(a=a, b=b, hodges_lehmann=hl, low=low, high=high, level=achieved,
                        b_better=b_better, ties=ties, a_better=a_better,
                        superiority=(b_better + ties / 2) / S)

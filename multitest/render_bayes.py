@@ -243,6 +243,8 @@ def _dataset_figure(ranking, result):
 #: most this many pairs.
 DATASET_FIGURES_LIMIT = 50
 DATASET_PAIRS_LIMIT = 120
+#: The second-pass figure is drawn up to this many pairs (all are in effect_sizes.csv).
+SECOND_PASS_PAIRS_LIMIT = 300
 
 
 def bayes_figures(ranking):
@@ -252,7 +254,8 @@ def bayes_figures(ranking):
     from .render import dataset_stems
 
     out = {}
-    if ranking.second_pass is not None:
+    L = len(ranking.algorithms)
+    if ranking.second_pass is not None and L * (L - 1) // 2 <= SECOND_PASS_PAIRS_LIMIT:
         out["effects_second_pass"] = _second_pass_figure(ranking)
     first = ranking.datasets[0]
     if (first.tested and len(ranking.datasets) <= DATASET_FIGURES_LIMIT
