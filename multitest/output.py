@@ -26,8 +26,6 @@ import zipfile
 import numpy as np
 import pandas as pd
 
-from .effect_sizes import interval_of, pairwise_columns, second_pass_rows
-
 __all__ = ["to_dict", "write_outputs", "atomic_directory", "INLINE_PAIRS_LIMIT",
            "PAIRWISE_FILE", "pairwise_frame", "stage_tables", "write_pairwise_file",
            "read_pairwise", "is_large"]
@@ -48,11 +46,6 @@ def _number(value):
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return value
-
-
-def _finite_or_none(value):
-    value = float(value)
-    return value if math.isfinite(value) else None
 
 
 def is_large(ranking):
@@ -78,6 +71,7 @@ def to_dict(ranking, inline_pairs=None):
         "friedman": _friedman(ranking),
         "second_pass": _second_pass(ranking),
         "control": _control(ranking),
+        "effect_sizes": _effect_sizes(ranking),
         "datasets": {r.name: _dataset(r, inline_pairs, ranking) for r in ranking.datasets},
         "settings": dict(ranking.settings.to_dict(), costs=ranking.profile.describe()),
         "notes": list(ranking.notes),
@@ -90,14 +84,20 @@ def to_dict(ranking, inline_pairs=None):
         "pairwise_file": None if inline_pairs else PAIRWISE_FILE,
         "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
     }
-    if doc["second_pass"] is not None:
-        doc["second_pass"]["effect_sizes"] = second_pass_rows(ranking)
-    if ranking.results.has_folds:
-        doc["effect_sizes"] = {"level": 1 - ranking.settings.alpha, "per_dataset_interval":
-                               interval_of(ranking.settings.test, ranking.results.design)}
-        rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
-        if rho is not None:
-            doc["settings"]["rho"] = rho
+    return doc
+
+
+def _effect_sizes(ranking):
+    """Conventions of the effect sizes (values are beside each pair); None without folds."""
+    from .effect_sizes import interval_of   # see docs/effect_sizes.md
+
+    if not ranking.results.has_folds:
+        return None
+    doc = {"level": 1 - ranking.settings.alpha,
+           "per_dataset_interval": interval_of(ranking.settings.test, ranking.results.design)}
+    rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
+    if rho is not None:
+        doc["rho"] = rho
     return doc
 
 
@@ -115,6 +115,8 @@ def _friedman(ranking):
 
 
 def _second_pass(ranking):
+    from .effect_sizes import second_pass_rows
+
     sp = ranking.second_pass
     if sp is None:
         return None
@@ -132,7 +134,8 @@ def _second_pass(ranking):
             "prior_order": list(sp.prior_order),
             "average_costs": dict(zip(names, map(float, sp.average_costs))),
             "edges": [list(edge) for edge in sp.edges()],
-            "order": list(sp.order)}
+            "order": list(sp.order),
+            "effect_sizes": second_pass_rows(ranking)}
 
 
 def _control(ranking):
@@ -149,6 +152,11 @@ def _control(ranking):
                              "significant": bool(c.significant[i])} for i in others]}
 
 
+def _finite_or_none(value):
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
 def _dataset(result, inline_pairs, ranking=None):
     doc = {"order": list(result.order),
            "ranks": {a: (int(r) if float(r).is_integer() else float(r))
@@ -159,6 +167,8 @@ def _dataset(result, inline_pairs, ranking=None):
            "mean_errors": result.mean_errors,
            "tested": result.tested}
     if inline_pairs:
+        from .effect_sizes import pairwise_columns
+
         pairs = result.pairs()
         extra = {} if ranking is None else pairwise_columns(ranking, [result])
         pairs = [dict(p, **{k: _finite_or_none(v[n]) for k, v in extra.items()})
@@ -335,13 +345,15 @@ def stage_tables(ranking):
             "average_cost": sp.average_costs,
             "prior_position": [prior_position[a] for a in algorithms],
             "final_position": [final_position[a] for a in algorithms]})
+        from .effect_sizes import second_pass_rows
+
+        tables["effect_sizes.csv"] = pd.DataFrame(second_pass_rows(ranking))
         if sp.posthoc is not None:
             i, j = np.triu_indices(len(algorithms), k=1)
             tables["posthoc.csv"] = pd.DataFrame({
                 "a": names[i], "b": names[j],
                 "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
                 "significant": sp.significant[i, j]})
-        tables["effect_sizes.csv"] = pd.DataFrame(second_pass_rows(ranking))
     return tables
 
 
@@ -408,6 +420,8 @@ def write_outputs(ranking, out_dir, *, extra=None):
             if doc["pairwise_file"]:
                 write_pairwise_file(ranking, os.path.join(staging, doc["pairwise_file"]))
             else:
+                from .effect_sizes import pairwise_columns
+
                 pairwise_frame(ranking).assign(**pairwise_columns(ranking)).to_csv(
                     os.path.join(staging, "pairwise.csv"), index=False, float_format="%.17g")
         if extra is not None:

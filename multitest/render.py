@@ -146,10 +146,7 @@ def render_override_graph(dataset_result, settings=None, profile=None):
     for pair in r.pairs():
         if pair["override"]:
             p = pair["pvalue_adjusted"] if adjusted else pair["pvalue"]
-            # A Bayesian test's edge carries P(costlier practically better) = 1 - pvalue.
-            label = (f"P={_p(1 - pair['pvalue'])}" if hasattr(r.table, "rho")
-                     else f"p={_p(p)}")
-            g.edge(ids[pair["a"]], ids[pair["b"]], label=label, color=_OVERRIDE,
+            g.edge(ids[pair["a"]], ids[pair["b"]], label=f"p={_p(p)}", color=_OVERRIDE,
                    fontcolor=_OVERRIDE)
     n_edges = sum(pair["override"] for pair in r.pairs())
     legend = [f"<B>{_text(r.name)}</B>: override graph (stage 2), cost order left to right"
@@ -665,9 +662,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     for a, b in sp.edges():
         attrs = {}
         if sp.posthoc is not None:
-            attrs["label"] = (f"P={_p(sp.posthoc.better[index[b], index[a]])}"
-                              if sp.method == "bayesian" else
-                              f"p={_p(sp.posthoc.pvalues[index[a], index[b]])}")
+            attrs["label"] = f"p={_p(sp.posthoc.pvalues[index[a], index[b]])}"
         g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, **attrs)
     n_edges = len(sp.edges())
     over = f"&#160;over {n_datasets} data sets" if n_datasets else ""

@@ -229,7 +229,7 @@ def test_rank_overrides_exactly_when_probability_reaches_threshold():
         assert p["pvalue"] == 1 - p["p_costlier_better"]
     assert all(e["p_costlier_better"] >= 0.99 for e in doc["datasets"]["optdigits"]["edges"])
     assert doc["settings"]["rope"] == 0.5 and doc["settings"]["threshold"] == 0.99
-    assert doc["settings"]["rho"] == 0.5        # 5x2 cv: n_test / n_total
+    assert doc["effect_sizes"]["rho"] == 0.5        # 5x2 cv: n_test / n_total
     assert any("rho = n_test/n_total = 0.5" in note for note in ranking.notes)
 
 
