@@ -87,20 +87,6 @@ def to_dict(ranking, inline_pairs=None):
     return doc
 
 
-def _effect_sizes(ranking):
-    """Conventions of the effect sizes (values are beside each pair); None without folds."""
-    from .effect_sizes import interval_of   # see docs/effect_sizes.md
-
-    if not ranking.results.has_folds:
-        return None
-    doc = {"level": 1 - ranking.settings.alpha,
-           "per_dataset_interval": interval_of(ranking.settings.test, ranking.results.design)}
-    rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
-    if rho is not None:
-        doc["rho"] = rho
-    return doc
-
-
 def _friedman(ranking):
     fr = ranking.friedman
     if fr is None:
@@ -150,6 +136,20 @@ def _control(ranking):
                              "pvalue": _number(c.raw_pvalues[i]),
                              "pvalue_adjusted": _number(c.pvalues[i]),
                              "significant": bool(c.significant[i])} for i in others]}
+
+
+def _effect_sizes(ranking):
+    """Conventions of the effect sizes (values are beside each pair); None without folds."""
+    from .effect_sizes import interval_of   # see docs/effect_sizes.md
+
+    if not ranking.results.has_folds:
+        return None
+    doc = {"level": 1 - ranking.settings.alpha,
+           "per_dataset_interval": interval_of(ranking.settings.test, ranking.results.design)}
+    rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
+    if rho is not None:
+        doc["rho"] = rho
+    return doc
 
 
 def _finite_or_none(value):
