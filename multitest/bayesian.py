@@ -23,6 +23,7 @@ otherwise the cost decides.
 
 from __future__ import annotations
 
+import dataclasses
 import numbers
 from dataclasses import dataclass
 
@@ -35,7 +36,7 @@ from .posthoc import PosthocResult
 
 __all__ = ["BayesSettings", "CorrelatedTResult", "SignedRankResult", "BayesianPairwiseTable",
            "BayesianPosthoc", "correlated_t", "signed_rank", "fold_correlation",
-           "bayes_correlated_t", "is_bayesian", "run_bayesian_tests", "pair_probabilities", "bayesian_posthoc",
+           "bayes_correlated_t", "is_bayesian", "with_settings", "settings_of", "run_bayesian_tests", "pair_probabilities", "bayesian_posthoc",
            "DEFAULT_THRESHOLD", "DEFAULT_SAMPLES"]
 
 DEFAULT_THRESHOLD = 0.95
@@ -269,7 +270,33 @@ def _standardized(result):
 
 def is_bayesian(test):
     """Whether a :class:`~multitest.pairwise.PairwiseTest` decides by probability."""
-    return getattr(test, "func", None) is bayes_correlated_t
+    func = getattr(test, "func", None)
+    return func is bayes_correlated_t or isinstance(func, _WithSettings)
+
+
+@dataclass(frozen=True)
+class _WithSettings:
+    """:func:`bayes_correlated_t` carrying the ROPE and threshold of one run."""
+
+    bayes: BayesSettings
+
+    def __call__(self, a, b, design):
+        return bayes_correlated_t(a, b, design, rope=self.bayes.rope)
+
+
+def with_settings(test, bayes):
+    """The registered Bayesian test with the run's settings attached.
+
+    :func:`multitest.per_dataset.multitest_per_dataset` reads them from the
+    test (see :func:`settings_of`); the name and flags are unchanged.
+    """
+    return dataclasses.replace(test, func=_WithSettings(bayes))
+
+
+def settings_of(test):
+    """The :class:`BayesSettings` of a test from :func:`with_settings` (defaults otherwise)."""
+    func = getattr(test, "func", None)
+    return func.bayes if isinstance(func, _WithSettings) else BayesSettings()
 
 
 @dataclass(frozen=True, eq=False)

@@ -332,7 +332,7 @@ class DataSetResult:
         return named_trace(self.overrides(), self.prior_order)
 
 
-def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, bayes=None):
+def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative):
     """Run MultiTest on every data set.
 
     Parameters
@@ -342,8 +342,6 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         Cost sort keys from :meth:`multitest.costs.CostProfile.keys`.
     test : multitest.pairwise.PairwiseTest or None
         None for a score matrix: each data set is then ordered by its values.
-    bayes : multitest.bayesian.BayesSettings, optional
-        ROPE and threshold of a Bayesian test (which decides by probability).
 
     Returns
     -------
@@ -353,10 +351,10 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     prior = prior_positions(keys, names)
     tested = results.has_folds
     if tested:
-        from .bayesian import is_bayesian, run_bayesian_tests   # it imports this module
+        from .bayesian import is_bayesian, run_bayesian_tests, settings_of  # imports us
 
-        table = (run_bayesian_tests(results.errors, prior, results.design, bayes, correction)
-                 if is_bayesian(test) else
+        table = (run_bayesian_tests(results.errors, prior, results.design, settings_of(test),
+                                    correction) if is_bayesian(test) else
                  run_pairwise_tests(results.errors, prior, test, results.design, alpha=alpha,
                                     correction=correction, alternative=alternative))
         # Best first, as algorithm indices: the sort of each data set, all at once.

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from .bayesian import DEFAULT_THRESHOLD, BayesSettings
+from .bayesian import DEFAULT_THRESHOLD, BayesSettings, is_bayesian, with_settings
 from .corrections import CORRECTIONS
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
@@ -236,6 +236,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
         _check_test(pairwise_test, results, alternative)
+        if is_bayesian(pairwise_test):   # it decides with the run's ROPE and threshold
+            pairwise_test = with_settings(pairwise_test, bayes)
     if control is not None and control not in results.algorithms:
         raise MultitestError(f"`control`: unknown algorithm {control!r}; algorithms are "
                              f"{', '.join(results.algorithms)}")
@@ -243,8 +245,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 
     per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
-                                        correction=correction, alternative=alternative,
-                                        bayes=bayes)
+                                        correction=correction, alternative=alternative)
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
     rho = getattr(per_dataset[0].table, "rho", None)   # the Bayesian correlated t-test
