@@ -36,7 +36,8 @@ from .posthoc import PosthocResult
 
 __all__ = ["BayesSettings", "CorrelatedTResult", "SignedRankResult", "BayesianPairwiseTable",
            "BayesianPosthoc", "correlated_t", "signed_rank", "fold_correlation",
-           "bayes_correlated_t", "is_bayesian", "with_settings", "settings_of", "run_bayesian_tests", "pair_probabilities", "bayesian_posthoc",
+           "bayes_correlated_t", "is_bayesian", "with_settings", "settings_of",
+           "run_bayesian_tests", "pair_probabilities", "bayesian_posthoc",
            "DEFAULT_THRESHOLD", "DEFAULT_SAMPLES"]
 
 DEFAULT_THRESHOLD = 0.95

@@ -184,8 +184,9 @@ def _interval(effect, y, pair, scale):
     out = []
     middle = y + _ROW / 2
     if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
-        out.append(f'<line class="interval" data-pair="{_e(pair)}" x1="{_x_forest(low, scale):.2f}" '
-                   f'y1="{middle:.1f}" x2="{_x_forest(high, scale):.2f}" y2="{middle:.1f}" '
+        out.append(f'<line class="interval" data-pair="{_e(pair)}" '
+                   f'x1="{_x_forest(low, scale):.2f}" y1="{middle:.1f}" '
+                   f'x2="{_x_forest(high, scale):.2f}" y2="{middle:.1f}" '
                    'stroke="#222" stroke-width="2"/>')
     if estimate is not None and math.isfinite(estimate):
         out.append(f'<circle class="estimate" data-pair="{_e(pair)}" '

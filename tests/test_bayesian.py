@@ -309,7 +309,8 @@ def test_probability_figure_draws_what_it_says(tmp_path):
     lines = {l.get("data-pair"): l for l in root.findall(".//svg:line[@class='interval']", ns)}
     for circle in root.findall(".//svg:circle[@class='estimate']", ns):
         line = lines[circle.get("data-pair")]
-        assert float(line.get("x1")) - 0.01 <= float(circle.get("cx")) <= float(line.get("x2")) + 0.01
+        x = float(circle.get("cx"))
+        assert float(line.get("x1")) - 0.01 <= x <= float(line.get("x2")) + 0.01
     written = write_bayes_figures(ranking, tmp_path)
     assert sorted(written) == sorted(f"{stem}.svg" for stem in figures)
     page = report_html(ranking)
