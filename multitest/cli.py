@@ -30,7 +30,8 @@ __all__ = ["main"]
 _CONFIG_KEYS = ("costs", "order", "secondary_costs", "test", "alpha", "correction", "alternative",
                 "second_pass", "posthoc_correction", "friedman_gate", "control",
                 "control_method", "datasets", "algorithms", "value", "kind", "format", "report",
-                "out", "friedman_ties", "test_train_ratio")
+                "out", "friedman_ties", "test_train_ratio", "rope", "threshold",
+                "bayes_seed")
 
 
 #: Type of each setting of a --config file: text, list of text (or text split on
@@ -86,6 +87,15 @@ def _add_analysis_options(parser):
                        help="also compare every algorithm with this one")
     tests.add_argument("--control-method", choices=CONTROL_METHODS,
                        help="correction of the control comparisons (default holm)")
+    bayes = parser.add_argument_group("Bayesian tests (--test bayes-correlated-t, "
+                                      "--second-pass bayesian)")
+    bayes.add_argument("--rope", type=float, metavar="R", help="region of practical "
+                       "equivalence [-R, R], in the units of the errors (default 0)")
+    bayes.add_argument("--min-probability", "--threshold", dest="threshold", type=float,
+                       metavar="P", help="override when P(costlier practically better) >= P "
+                       "(default 0.95)")
+    bayes.add_argument("--bayes-seed", type=int, metavar="N",
+                       help="seed of the Monte Carlo signed-rank test (default 0)")
     data = parser.add_argument_group("input")
     data.add_argument("--datasets", metavar="D1,D2,...", help="use only these data sets")
     data.add_argument("--algorithms", metavar="A1,A2,...", help="use only these algorithms")
@@ -247,8 +257,11 @@ def _run_rank(settings, results):
     options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
                                                 "second_pass", "posthoc_correction",
                                                 "friedman_gate", "control", "control_method",
-                                                "friedman_ties", "test_train_ratio")
+                                                "friedman_ties", "test_train_ratio", "rope",
+                                                "threshold")
                if settings[key] is not None}
+    if settings["bayes_seed"] is not None:
+        options["seed"] = settings["bayes_seed"]
     return rank(results, _profile(settings), datasets=settings["datasets"],
                 algorithms=settings["algorithms"], **options)
 
@@ -272,6 +285,10 @@ def _figure_writer(ranking, formats, report):
 
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset)
+        if formats or report:
+            from .render_bayes import write_bayes_figures
+
+            write_bayes_figures(ranking, staging)
         if warning and formats:
             print(f"multitest: warning: {warning}", file=sys.stderr)
         if not per_dataset:
@@ -337,7 +354,7 @@ def _cmd_stability(args):
     options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
                                                 "second_pass", "posthoc_correction",
                                                 "friedman_gate", "friedman_ties",
-                                                "test_train_ratio")
+                                                "test_train_ratio", "rope", "threshold")
                if settings[key] is not None}
     start = time.perf_counter()
     result = stability(results, _profile(settings), n_bootstrap=args.bootstrap, seed=args.seed,

@@ -69,7 +69,8 @@ def to_dict(ranking, inline_pairs=None):
         "friedman": _friedman(ranking),
         "second_pass": _second_pass(ranking),
         "control": _control(ranking),
-        "datasets": {r.name: _dataset(r, inline_pairs) for r in ranking.datasets},
+        "effect_sizes": _effect_sizes(ranking),
+        "datasets": {r.name: _dataset(r, inline_pairs, ranking) for r in ranking.datasets},
         "settings": dict(ranking.settings.to_dict(), costs=ranking.profile.describe()),
         "notes": list(ranking.notes),
         "input": {"source": ranking.results.source,
@@ -115,6 +116,8 @@ def _friedman(ranking):
 
 
 def _second_pass(ranking):
+    from .effect_sizes import second_pass_rows
+
     sp = ranking.second_pass
     if sp is None:
         return None
@@ -132,7 +135,8 @@ def _second_pass(ranking):
             "prior_order": list(sp.prior_order),
             "average_costs": dict(zip(names, map(float, sp.average_costs))),
             "edges": [list(edge) for edge in sp.edges()],
-            "order": list(sp.order)}
+            "order": list(sp.order),
+            "effect_sizes": second_pass_rows(ranking)}
 
 
 def _control(ranking):
@@ -149,7 +153,26 @@ def _control(ranking):
                              "significant": bool(c.significant[i])} for i in others]}
 
 
-def _dataset(result, inline_pairs):
+def _effect_sizes(ranking):
+    """Conventions of the effect sizes (values are beside each pair); None without folds."""
+    from .effect_sizes import interval_of   # see docs/effect_sizes.md
+
+    if not ranking.results.has_folds:
+        return None
+    doc = {"level": 1 - ranking.settings.alpha,
+           "per_dataset_interval": interval_of(ranking.settings.test, ranking.results.design)}
+    rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
+    if rho is not None:
+        doc["rho"] = rho
+    return doc
+
+
+def _finite_or_none(value):
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _dataset(result, inline_pairs, ranking=None):
     doc = {"order": list(result.order),
            "ranks": {a: (int(r) if float(r).is_integer() else float(r))
                      for a, r in result.ranks.items()},
@@ -159,9 +182,15 @@ def _dataset(result, inline_pairs):
            "mean_errors": result.mean_errors,
            "tested": result.tested}
     if inline_pairs:
+        from .effect_sizes import pairwise_columns
+
         pairs = result.pairs()
+        extra = {} if ranking is None else pairwise_columns(ranking, [result])
+        pairs = [dict(p, **{k: _finite_or_none(v[n]) for k, v in extra.items()})
+                 for n, p in enumerate(pairs)]
         doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": _number(p["statistic"]),
-                         "pvalue": _number(p["pvalue"])} for p in pairs if p["override"]]
+                         "pvalue": _number(p["pvalue"]), **{k: p[k] for k in extra}}
+                        for p in pairs if p["override"]]
         doc["pairwise"] = [dict(p, statistic=_number(p["statistic"]),
                                 pvalue=_number(p["pvalue"]),
                                 pvalue_adjusted=_number(p["pvalue_adjusted"])) for p in pairs]
@@ -331,6 +360,9 @@ def stage_tables(ranking):
             "average_cost": sp.average_costs,
             "prior_position": [prior_position[a] for a in algorithms],
             "final_position": [final_position[a] for a in algorithms]})
+        from .effect_sizes import second_pass_rows
+
+        tables["effect_sizes.csv"] = pd.DataFrame(second_pass_rows(ranking))
         if sp.posthoc is not None:
             i, j = np.triu_indices(len(algorithms), k=1)
             tables["posthoc.csv"] = pd.DataFrame({
@@ -402,8 +434,10 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
             if doc["pairwise_file"]:
                 write_pairwise_file(ranking, os.path.join(staging, doc["pairwise_file"]))
             else:
-                pairwise_frame(ranking).to_csv(os.path.join(staging, "pairwise.csv"),
-                                               index=False, float_format="%.17g")
+                from .effect_sizes import pairwise_columns
+
+                pairwise_frame(ranking).assign(**pairwise_columns(ranking)).to_csv(
+                    os.path.join(staging, "pairwise.csv"), index=False, float_format="%.17g")
         if extra is not None:
             extra(staging)
         written = sorted(os.path.relpath(os.path.join(root, f), staging)

@@ -1381,3 +1381,8 @@ _DIFFERENCE_ONLY = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t
 #: :attr:`PairwiseTest._thread_safe`).
 _THREAD_SAFE = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
                           corrected_t})
+
+# The Bayesian correlated t-test lives in its own module; registered here like the others.
+from multitest import bayesian as _bayesian  # noqa: E402  (needs the registry above)
+
+register_test("bayes-correlated-t", vectorized=True)(_bayesian.bayes_correlated_t)

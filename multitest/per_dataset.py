@@ -359,9 +359,13 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     prior = prior_positions(keys, names)
     tested = results.has_folds
     if tested:
+        from .bayesian import is_bayesian, run_bayesian_tests, settings_of  # imports us
+
         design = results.design if design is None else design
-        table = run_pairwise_tests(results.errors, prior, test, design, alpha=alpha,
-                                   correction=correction, alternative=alternative)
+        table = (run_bayesian_tests(results.errors, prior, design, settings_of(test),
+                                    correction) if is_bayesian(test) else
+                 run_pairwise_tests(results.errors, prior, test, design, alpha=alpha,
+                                    correction=correction, alternative=alternative))
         # Best first, as algorithm indices: the sort of each data set, all at once.
         orders = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)
     else:

@@ -10,6 +10,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
+from .bayesian import DEFAULT_THRESHOLD, BayesSettings, is_bayesian, with_settings
 from .corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
@@ -42,6 +43,9 @@ class Settings:
     control_method: str
     friedman_ties: str = "corrected"
     test_train_ratio: float | None = None
+    rope: float = 0.0
+    threshold: float = DEFAULT_THRESHOLD
+    seed: int = 0
 
     def to_dict(self):
         return asdict(self)
@@ -170,7 +174,8 @@ def _check_test(test, results, alternative):
 def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
          alternative="two-sided", second_pass="nemenyi", posthoc_correction="holm",
          friedman_gate=True, control=None, control_method="holm", datasets=None,
-         algorithms=None, friedman_ties="corrected", test_train_ratio=None):
+         algorithms=None, friedman_ties="corrected", test_train_ratio=None, rope=0.0,
+         threshold=DEFAULT_THRESHOLD, seed=0):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
     Parameters
@@ -190,9 +195,10 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     alternative : {'two-sided', 'greater'}
         ``'greater'``: one-sided p-values for "the costlier is better"
         (tests that support it).
-    second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}
+    second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign', 'bayesian'}
         Post-hoc test over data sets (the Wilcoxon tests: exact conditional
-        with zeros dropped, with Pratt's zeros, or scipy's conventions).
+        with zeros dropped, with Pratt's zeros, or scipy's conventions;
+        ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.bayesian`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
 'bergmann-hommel', 'none'}
         Family-wise correction for the Wilcoxon and sign second passes
@@ -209,6 +215,14 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     test_train_ratio : float, (n_test, n_train) or str, optional
         ``n_test / n_train`` for the corrected resampled t test (default
         ``1/(k - 1)``); e.g. ``"1/9"`` for random subsampling with 10 % test sets.
+    rope : float, default 0
+        Region of practical equivalence ``[-rope, rope]`` (error units) of the
+        Bayesian tests (``test='bayes-correlated-t'``, ``second_pass='bayesian'``).
+    threshold : float, default 0.95
+        A Bayesian test lets the costlier override when P(costlier
+        practically better) >= ``threshold``.
+    seed : int, default 0
+        Seed of the Monte Carlo sampling of the Bayesian signed-rank test.
 
     Returns
     -------
@@ -230,12 +244,15 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
                     control_method)
     _check_choice(friedman_ties, FRIEDMAN_TIES, "friedman_ties")
+    bayes = BayesSettings(rope=rope, threshold=threshold, seed=seed)
     results = resolve_results(results, datasets, algorithms)
     profile = resolve_profile(costs)
     keys = profile.keys(results.datasets, results.algorithms)
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
         _check_test(pairwise_test, results, alternative)
+        if is_bayesian(pairwise_test):   # it decides with the run's ROPE and threshold
+            pairwise_test = with_settings(pairwise_test, bayes)
     if (posthoc_correction == "bergmann-hommel" and second_pass != "nemenyi"
             and results.n_algorithms > BERGMANN_HOMMEL_MAX):
         raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
@@ -256,13 +273,18 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
+    rho = getattr(per_dataset[0].table, "rho", None)   # the Bayesian correlated t-test
+    if rho is not None:
+        notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
+                     f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
+                     f"better) >= {bayes.threshold:g}")
     friedman_result = second = control_result = None
     if results.n_datasets >= 2:
         mean_errors = per_dataset[0].table.mean_errors
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=second_pass, alpha=alpha,
             correction=posthoc_correction, friedman_gate=friedman_gate,
-            friedman_ties=friedman_ties)
+            friedman_ties=friedman_ties, bayes=bayes)
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
@@ -279,10 +301,12 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         test=pairwise_test.name if pairwise_test is not None else "none (score matrix)",
         alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
         second_pass=second_pass,
-        posthoc_correction="none" if second_pass == "nemenyi" else posthoc_correction,
+        posthoc_correction=("none" if second_pass in ("nemenyi", "bayesian")
+                            else posthoc_correction),
         friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
         friedman_ties=friedman_ties,
-        test_train_ratio=None if design is None else design.test_train_ratio)
+        test_train_ratio=None if design is None else design.test_train_ratio,
+        rope=bayes.rope, threshold=bayes.threshold, seed=int(seed))
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,

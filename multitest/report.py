@@ -24,6 +24,7 @@ import uuid
 
 from .explain import cost_unit_sentence, explain_order, friedman_power
 from .render import (dataset_stems, dot_available, figures, inline_svg, render_svgs)
+from .render_bayes import bayes_section_html
 
 __all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
            "DATASET_PAGES"]
@@ -351,6 +352,7 @@ def _report_pages(ranking):
             final, _index(ranking, stems), _second_pass_section(ranking, figs),
             _nemenyi_section(ranking, figs), _friedman_section(ranking),
             _control_section(ranking),
+            bayes_section_html(ranking),
             '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
             "graph, sort trace, pairwise tests and order"
             + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]

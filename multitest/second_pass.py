@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .bayesian import BayesSettings, bayesian_posthoc
 from .errors import MultitestError
 from .ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from .per_dataset import cost_ties, prior_positions
@@ -22,7 +23,8 @@ __all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_d
            "average_cost_prior", "final_order", "better_matrix"]
 
 #: Post-hoc tests available for the second pass.
-SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign")
+SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign",
+                       "bayesian")
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,7 +169,7 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
 
 
 def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha=0.05,
-                correction="holm", friedman_gate=True, friedman_ties="corrected"):
+                correction="holm", friedman_gate=True, friedman_ties="corrected", bayes=None):
     """Run the Friedman test, the post-hoc test and the second-pass sort.
 
     Parameters
@@ -185,9 +187,12 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     correction : str
         Family-wise correction for ``'wilcoxon'`` and ``'sign'``.
     friedman_gate : bool
-        Apply the post-hoc test only when the Friedman test rejects.
+        Apply the post-hoc test only when the Friedman test rejects.  The
+        ``'bayesian'`` method (Bayesian signed-rank test) is never gated.
     friedman_ties : {'corrected', 'uncorrected'}
         Tie correction of the Friedman statistic (see :func:`multitest.posthoc.friedman`).
+    bayes : multitest.bayesian.BayesSettings, optional
+        ROPE, threshold, seed and samples of the ``'bayesian'`` method.
 
     Returns
     -------
@@ -204,18 +209,23 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     average_keys, prior = average_cost_prior(keys, algorithms)
     applied = fr.pvalue < alpha or not friedman_gate
     gate = _gate_sentence(fr, alpha, friedman_gate)
+    if method == "bayesian":
+        applied, gate = True, _bayesian_gate_sentence(fr, bayes)
     L = len(algorithms)
     if applied:
         posthoc = (nemenyi(ranks, alpha=alpha) if method == "nemenyi" else
+                   bayesian_posthoc(mean_errors, bayes, alpha) if method == "bayesian" else
                    pairwise_over_datasets(mean_errors, method=method, correction=correction,
                                           alpha=alpha))
         significant = np.asarray(posthoc.significant, dtype=bool)
     else:
         posthoc, significant = None, np.zeros((L, L), dtype=bool)
-    better = better_matrix(method, average_ranks, mean_errors)
+    better = (posthoc.better > posthoc.better.T if method == "bayesian" else
+              better_matrix(method, average_ranks, mean_errors))
     order = tuple(algorithms[a] for a in final_order(prior, significant, better))
     result = SecondPassResult(
-        method=method, correction="none" if method == "nemenyi" else correction, alpha=alpha,
+        method=method, correction="none" if method in ("nemenyi", "bayesian") else correction,
+        alpha=alpha,
         applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
         average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
         cost_ties=cost_ties(average_keys[0], algorithms), posthoc=posthoc,
@@ -272,6 +282,13 @@ def better_matrix(method, average_ranks, mean_errors):
 
 
 _TIES_WORDS = {"corrected": "tie-corrected", "uncorrected": "without tie correction"}
+
+
+def _bayesian_gate_sentence(fr, bayes):
+    bayes = BayesSettings() if bayes is None else bayes
+    return (f"Friedman test chi2={fr.statistic:.4g}, p={fr.pvalue:.4g} (reported, not a gate): "
+            f"the Bayesian signed-rank test (rope={bayes.rope:g}) is applied to every pair; a "
+            f"costlier algorithm overrides when P(practically better) >= {bayes.threshold:g}.")
 
 
 def _gate_sentence(fr, alpha, friedman_gate):

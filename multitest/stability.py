@@ -288,6 +288,10 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     if resolved.n_datasets < 2:
         raise MultitestError(f"`results`: stability resamples the data sets and needs at least "
                              f"2, got {resolved.n_datasets}")
+    if rank_options.get("second_pass") == "bayesian":
+        raise MultitestError("`second_pass`: the stability bootstrap does not support the "
+                             "'bayesian' second pass (a Monte Carlo test per resample); use "
+                             "nemenyi, wilcoxon or sign")
     profile = resolve_profile(costs)
     reference = rank(resolved, profile, **rank_options)
     settings = reference.settings

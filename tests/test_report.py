@@ -77,7 +77,10 @@ def test_contents(ranking, report):
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_figures_are_inline_svg(ranking, report):
     text = report.read_text(encoding="utf-8")
-    assert text.count("<svg") == len(figures(ranking)) == 5 + 2 * 38
+    from multitest.render_bayes import bayes_figures
+
+    assert len(figures(ranking)) == 5 + 2 * 38 and len(bayes_figures(ranking)) == 1 + 38
+    assert text.count("<svg") == len(figures(ranking)) + len(bayes_figures(ranking))
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<pre>" not in text
 
 
@@ -85,7 +88,8 @@ def test_without_dot_embeds_dot_source(ranking, tmp_path, monkeypatch):
     small = rank(ranking.results, "training_time", datasets=["optdigits", "iris"])
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     text = report_html(small)
-    assert "<svg" not in text
+    # only the effect-size figures (second pass and two data sets), drawn without dot
+    assert text.count("<svg") == 3
     assert text.count("<pre>") == len(figures(small))
     assert "Graphviz 'dot' was not found" in text
     assert html.escape(figures(small)["final"].source) in text
@@ -169,7 +173,9 @@ def test_report_in_headless_chromium(ranking, report, tmp_path):
     assert probe["errors"] == []
     console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
     assert console == []
-    expected = [f"fig-{stem}" for stem in figures(ranking)]
+    from multitest.render_bayes import bayes_figures
+
+    expected = [f"fig-{stem}" for stem in [*figures(ranking), *bayes_figures(ranking)]]
     assert sorted(f["id"] for f in probe["figures"]) == sorted(expected)
     assert probe["svgs"] == len(expected)
     for figure in probe["figures"]:

@@ -1,0 +1,479 @@
+"""Effect sizes beside every decision (conventions in ``docs/effect_sizes.md``).
+
+- Per data set: the mean difference of errors ``d = a - b`` (cheaper minus
+  costlier: positive means the costlier is better) with the confidence
+  interval of the chosen pairwise test (:func:`fold_mean_difference`).
+  Computed on demand from the fold errors, never stored for a whole run.
+- Over data sets: the Hodges–Lehmann median of the per-data-set differences
+  of mean errors with its Wilcoxon signed-rank confidence interval, as R's
+  ``wilcox.test(d, conf.int=TRUE)`` (:func:`wilcoxon_interval`), and the
+  probability of superiority (:func:`over_datasets`).
+"""
+
+from __future__ import annotations
+
+import numbers
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special, stats
+
+from .errors import MultitestError
+
+__all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
+           "wilcoxon_interval", "over_datasets", "dataset_effects", "interval_of",
+           "pairwise_columns", "second_pass_rows", "INTERVAL_OF_TEST",
+           "OVER_DATASETS_LIMIT"]
+
+#: The interval used for each built-in test (others: ``'kfold-t'``).
+INTERVAL_OF_TEST = {
+    "kfold-t": "kfold-t",
+    "corrected-t": "corrected-t",
+    "bayes-correlated-t": "corrected-t",
+    "combined-5x2cv-t": "combined-5x2cv-t",
+    "combined-5x2cv-f": "combined-5x2cv-t",
+    "5x2cv-t": "combined-5x2cv-t",
+}
+
+#: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
+#: averages of every pair) stays below this; above, they are left out (null).
+OVER_DATASETS_LIMIT = 200_000_000
+
+
+def _check_level(level):
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise MultitestError(f"`level` must be a number strictly between 0 and 1, got {level!r}")
+    return float(level)
+
+
+@dataclass(frozen=True, eq=False)
+class MeanDifference:
+    """Mean difference of errors on one data set with its confidence interval, per pair.
+
+    Attributes
+    ----------
+    estimate, low, high : ndarray, shape (n,)
+        ``mean(a - b)`` and the two-sided interval at ``level``.
+    level : float
+    interval : str
+        Which t interval: ``'kfold-t'``, ``'corrected-t'`` or ``'combined-5x2cv-t'``.
+    """
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    level: float
+    interval: str
+
+
+def interval_of(test, design):
+    """Name of the interval :func:`fold_mean_difference` uses for ``test`` on ``design``."""
+    interval = INTERVAL_OF_TEST.get(test, "kfold-t")
+    if (interval == "combined-5x2cv-t" and not design.is_5x2) or (
+            interval == "corrected-t" and design.folds < 2):
+        return "kfold-t"
+    return interval
+
+
+def fold_mean_difference(a, b, test, design, level=0.95):
+    """Mean difference over the folds with the interval of ``test``.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n, F)
+        Per-fold errors of the cheaper and the costlier algorithm.
+    test : str
+        Name of the pairwise test; :data:`INTERVAL_OF_TEST` gives its interval.
+    design : multitest.pairwise.FoldDesign
+    level : float, default 0.95
+
+    Returns
+    -------
+    MeanDifference
+
+    Notes
+    -----
+    ``estimate +- t_{df, (1 + level)/2} * se``, with the standard error that
+    the test's statistic divides by (so ``estimate / se`` is the t statistic):
+
+    - ``kfold-t``: ``se = s_d / sqrt(F)``, ``df = F - 1``;
+    - ``corrected-t`` (and the Bayesian correlated t, whose posterior is the
+      same Student t with ``rho = 1/k``): ``se = sqrt((1/J + 1/(k - 1)) s_d^2)``,
+      ``df = J - 1``;
+    - ``combined-5x2cv-t`` (also for the F test and Dietterich's 5x2 cv t,
+      which have no interval for the mean of all ten differences):
+      ``se = sqrt(sum_i s_i^2 / 5) / sqrt(10)``, ``df = 5``.
+
+    Other tests (Wilcoxon, sign, custom) use the ``kfold-t`` interval.  A zero
+    standard error gives the interval ``[estimate, estimate]``.
+    """
+    level = _check_level(level)
+    a = np.atleast_2d(np.asarray(a, dtype=float))
+    b = np.atleast_2d(np.asarray(b, dtype=float))
+    d = a - b
+    n, F = d.shape
+    interval = interval_of(test, design)
+    estimate = d.mean(axis=1)
+    if F < 2:
+        return MeanDifference(estimate=estimate, low=np.full(n, np.nan),
+                              high=np.full(n, np.nan), level=level, interval=interval)
+    if interval == "combined-5x2cv-t":
+        p = d.reshape(n, 5, 2)
+        s2 = ((p - p.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
+        se, df = np.sqrt(s2.sum(axis=1) / 5) / np.sqrt(10), 5
+    else:
+        constant = np.all(d == d[:, :1], axis=1)
+        variance = np.where(constant, 0.0, d.var(axis=1, ddof=1))
+        factor = 1 / F if interval == "kfold-t" else 1 / F + 1 / (design.folds - 1)
+        se, df = np.sqrt(factor * variance), F - 1
+    half = special.stdtrit(df, 0.5 + level / 2) * se
+    return MeanDifference(estimate=estimate, low=estimate - half, high=estimate + half,
+                          level=level, interval=interval)
+
+
+def dataset_effects(ranking, result):
+    """:func:`fold_mean_difference` of every pair of one data set, in ``result.pairs()`` order.
+
+    Parameters
+    ----------
+    ranking : multitest.ranking.Ranking
+    result : multitest.per_dataset.DataSetResult
+
+    Returns
+    -------
+    MeanDifference or None
+        None for a score matrix (no folds).
+    """
+    if not result.tested:
+        return None
+    table = result.table
+    prior = table.prior[result.index]
+    errors = ranking.results.errors[result.index]
+    return fold_mean_difference(errors[prior[table.first]], errors[prior[table.second]],
+                                ranking.settings.test, ranking.results.design,
+                                level=1 - ranking.settings.alpha)
+
+
+# --------------------------------------------------------------------------
+# Over data sets: Hodges–Lehmann with the Wilcoxon interval (R's wilcox.test)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WilcoxonInterval:
+    """Hodges–Lehmann estimate and Wilcoxon confidence interval of one sample.
+
+    Attributes
+    ----------
+    estimate : float
+        Median of the Walsh averages of the non-zero differences.
+    low, high : float
+        Interval bounds (NaN when R gives none: a single non-zero difference
+        or all of them tied in absolute value with the normal approximation).
+    level : float
+        The level achieved (R lowers it when the requested one is not
+        achievable and warns).
+    exact : bool
+        Exact signed-rank distribution (fewer than 50 non-zero differences,
+        no ties, no zeros) or normal approximation with continuity correction.
+    n : int
+        Number of non-zero differences.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    exact: bool
+    n: int
+
+
+def wilcoxon_interval(d, level=0.95):
+    """Hodges–Lehmann estimate and interval as R's ``wilcox.test(d, conf.int=TRUE)``.
+
+    Parameters
+    ----------
+    d : array_like, shape (S,)
+        Paired differences.
+    level : float, default 0.95
+
+    Returns
+    -------
+    WilcoxonInterval
+
+    Notes
+    -----
+    R's conventions, followed exactly: zero differences are dropped first
+    (also from the estimate and the interval); with fewer than 50 remaining,
+    no ties and no zeros the interval is that of the exact signed-rank
+    distribution (order statistics of the Walsh averages), otherwise it is
+    the normal approximation with continuity correction, inverted on the
+    Walsh averages (R's ``uniroot`` with a vanishing tolerance: the root of
+    that step function is a Walsh average), widening as R does when the
+    level is not achievable.  The estimate is always the median of the Walsh
+    averages (R's own estimate in the exact case; in the approximate case R
+    reports the root of the centred statistic instead).  All differences zero:
+    estimate 0 and interval ``[0, 0]`` (R gives NaN).
+
+    Examples
+    --------
+    >>> from multitest.effect_sizes import wilcoxon_interval
+    >>> w = wilcoxon_interval([1.5, 2.25, -0.5, 3.125, 0.75])
+    >>> w.estimate, w.low, w.high, w.exact
+    (1.5, -0.5, 3.125, True)
+    """
+    level = _check_level(level)
+    x = np.asarray(d, dtype=float).ravel()
+    if not np.isfinite(x).all():
+        raise MultitestError("`d` must be finite")
+    zeros = bool(np.any(x == 0))
+    x = x[x != 0]
+    n = x.size
+    if n == 0:
+        return WilcoxonInterval(estimate=0.0, low=0.0, high=0.0, level=level, exact=False, n=0)
+    i, j = np.triu_indices(n)
+    walsh = np.sort((x[i] + x[j]) / 2)
+    estimate = float(np.median(walsh))
+    ranks = stats.rankdata(np.abs(x))
+    ties = np.unique(ranks).size != n
+    alpha = 1 - level
+    if n < 50 and not ties and not zeros:
+        counts = _signed_rank_counts(n)
+        cdf = np.cumsum(counts) / counts.sum()
+        # R's qsignrank(alpha/2, n): the smallest q with P(V <= q) >= alpha/2.
+        qu = max(1, int(np.searchsorted(cdf, alpha / 2 - 10 * np.finfo(float).eps)))
+        ql = n * (n + 1) // 2 - qu
+        achieved = 2 * cdf[qu - 1]     # 2 psignrank(qu - 1, n)
+        if achieved - alpha > alpha / 2:
+            level = 1 - float(f"{achieved:.2g}")
+        return WilcoxonInterval(estimate=estimate, low=float(walsh[qu - 1]),
+                                high=float(walsh[ql]), level=level, exact=True, n=n)
+    low_end, high_end = walsh[0], walsh[-1]
+    at_min, at_max = _w_statistic(x, low_end), _w_statistic(x, high_end)
+    if not (np.isfinite(at_min) and np.isfinite(at_max)):
+        return WilcoxonInterval(estimate=float((x.min() + x.max()) / 2), low=np.nan,
+                                high=np.nan, level=0.0, exact=False, n=n)
+    while (at_min - special.ndtri(1 - alpha / 2) < 0
+           or at_max - special.ndtri(alpha / 2) > 0):
+        alpha *= 2
+        if alpha >= 1:
+            break
+    if alpha >= 1 or 1 - level < alpha * 0.75:
+        level = 1 - min(1.0, alpha)
+    if alpha >= 1:
+        return WilcoxonInterval(estimate=estimate, low=float(np.median(x)),
+                                high=float(np.median(x)), level=level, exact=False, n=n)
+    distinct = np.unique(walsh)
+    low = _step_root(x, distinct, special.ndtri(1 - alpha / 2))
+    high = _step_root(x, distinct, special.ndtri(alpha / 2))
+    return WilcoxonInterval(estimate=estimate, low=low, high=high, level=level, exact=False,
+                            n=n)
+
+
+def _signed_rank_counts(n):
+    """Number of subsets of ``{1..n}`` with each sum ``0..n(n+1)/2`` (exact null of V)."""
+    counts = np.zeros(n * (n + 1) // 2 + 1)
+    counts[0] = 1
+    for k in range(1, n + 1):
+        counts[k:] = counts[k:] + counts[:-k].copy()
+    return counts
+
+
+def _w_statistic(x, shift):
+    """R's ``W(d)``: the centred, tie- and continuity-corrected signed-rank statistic."""
+    xd = x - shift
+    xd = xd[xd != 0]
+    nx = xd.size
+    ranks = stats.rankdata(np.abs(xd))
+    zd = ranks[xd > 0].sum() - nx * (nx + 1) / 4
+    _, tied = np.unique(ranks, return_counts=True)
+    variance = nx * (nx + 1) * (2 * nx + 1) / 24 - np.sum(tied.astype(float) ** 3 - tied) / 48
+    if variance <= 0:
+        return np.nan
+    return (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
+
+
+def _step_root(x, distinct, zq):
+    """Where the non-increasing step function ``W(d) - zq`` crosses zero.
+
+    ``W`` is constant between consecutive distinct Walsh averages; the root is
+    the Walsh average at which the value on its right is first below zero.
+    """
+    # Interval k is (distinct[k], distinct[k + 1]); find the first whose value is < 0.
+    lo, hi = 0, distinct.size - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _w_statistic(x, (distinct[mid] + distinct[mid + 1]) / 2) - zq < 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(distinct[lo])
+
+
+# --------------------------------------------------------------------------
+# Every pair of algorithms over data sets
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class PairEffects:
+    """Effect sizes over data sets of the pairs ``(a[k], b[k])`` (algorithm indices).
+
+    ``d = e_a - e_b`` per data set (mean errors): positive means ``b`` is better.
+
+    Attributes
+    ----------
+    a, b : ndarray of int, shape (n,)
+    hodges_lehmann, low, high, level : ndarray, shape (n,)
+        From :func:`wilcoxon_interval`; NaN when not computed (see
+        :data:`OVER_DATASETS_LIMIT`).
+    b_better, ties, a_better : ndarray of int, shape (n,)
+        Data sets where ``b`` / neither / ``a`` has the lower mean error.
+    superiority : ndarray, shape (n,)
+        Probability of superiority of ``b``: ``(b_better + ties / 2) / S``.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    hodges_lehmann: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    level: np.ndarray
+    b_better: np.ndarray
+    ties: np.ndarray
+    a_better: np.ndarray
+    superiority: np.ndarray
+
+
+def over_datasets(mean_errors, pairs=None, level=0.95):
+    """Hodges–Lehmann, Wilcoxon interval and probability of superiority of pairs.
+
+    Parameters
+    ----------
+    mean_errors : array_like, shape (S, L)
+    pairs : tuple of two int arrays, optional
+        ``(a, b)``; default every pair ``a < b``.
+    level : float, default 0.95
+
+    Returns
+    -------
+    PairEffects
+    """
+    level = _check_level(level)
+    e = np.asarray(mean_errors, dtype=float)
+    S, L = e.shape
+    a, b = np.triu_indices(L, k=1) if pairs is None else map(np.asarray, pairs)
+    b_better, a_better = np.empty(a.size, dtype=int), np.empty(a.size, dtype=int)
+    hl, low, high, achieved = (np.full(a.size, np.nan) for _ in range(4))
+    intervals = a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT
+    step = max(1, (1 << 20) // max(1, S))    # pairs at a time: no (S, pairs) array
+    for k0 in range(0, a.size, step):
+        k1 = min(a.size, k0 + step)
+        d = e[:, a[k0:k1]] - e[:, b[k0:k1]]
+        b_better[k0:k1] = (d > 0).sum(axis=0)
+        a_better[k0:k1] = (d < 0).sum(axis=0)
+        for k in range(k0, k1) if intervals else ():
+            w = wilcoxon_interval(d[:, k - k0], level)
+            hl[k], low[k], high[k], achieved[k] = w.estimate, w.low, w.high, w.level
+    ties = S - b_better - a_better
+    return PairEffects(a=a, b=b, hodges_lehmann=hl, low=low, high=high, level=achieved,
+                       b_better=b_better, ties=ties, a_better=a_better,
+                       superiority=(b_better + ties / 2) / S)
+
+
+# --------------------------------------------------------------------------
+# Columns for the outputs (small runs; computed on demand from the ranking)
+# --------------------------------------------------------------------------
+
+
+def pairwise_columns(ranking, results=None):
+    """Effect-size (and Bayesian probability) columns of stage 1, per pair.
+
+    Parameters
+    ----------
+    ranking : multitest.ranking.Ranking
+    results : sequence of DataSetResult, optional
+        Default every data set; rows in data-set order, pairs in cost order
+        (the rows of ``pairwise.csv`` and of ``result.pairs()``).
+
+    Returns
+    -------
+    dict of str to ndarray
+        ``mean_difference``, ``ci_low``, ``ci_high`` (mean of cheaper minus
+        costlier error and its interval at ``1 - alpha``); with the Bayesian
+        correlated t-test also ``p_cheaper_better``, ``p_equivalent``,
+        ``p_costlier_better``.  Empty for a score matrix.
+    """
+    results = ranking.datasets if results is None else results
+    tested = [r for r in results if r.tested]
+    if not tested:
+        return {}
+    effects = [dataset_effects(ranking, r) for r in tested]
+    columns = {"mean_difference": np.concatenate([e.estimate for e in effects]),
+               "ci_low": np.concatenate([e.low for e in effects]),
+               "ci_high": np.concatenate([e.high for e in effects])}
+    table = tested[0].table
+    if hasattr(table, "rho"):     # multitest.bayesian.BayesianPairwiseTable
+        from .bayesian import pair_probabilities
+
+        posteriors = [pair_probabilities(ranking.results.errors, table, r.index) for r in tested]
+        columns["p_cheaper_better"] = np.concatenate([p.cheaper_better for p in posteriors])
+        columns["p_equivalent"] = np.concatenate([p.equivalent for p in posteriors])
+        columns["p_costlier_better"] = np.concatenate([p.costlier_better for p in posteriors])
+    return columns
+
+
+def second_pass_rows(ranking):
+    """Effect sizes over data sets of every pair, in the second-pass prior order.
+
+    ``a`` is the cheaper by average cost, ``b`` the costlier;
+    ``d = e_a - e_b`` per data set (mean errors), positive: ``b`` is better.
+
+    Returns
+    -------
+    list of dict
+        Keys ``a``, ``b``, ``hodges_lehmann``, ``ci_low``, ``ci_high``,
+        ``ci_level`` (achieved), ``wins_a``, ``ties``, ``wins_b``,
+        ``superiority_b``; with the Bayesian second pass also ``p_a_better``,
+        ``p_equivalent``, ``p_b_better``.  NaN bounds are None.  Empty with a
+        single data set.
+    """
+    sp = ranking.second_pass
+    if sp is None:
+        return []
+    if ranking not in _SECOND_PASS_ROWS:   # JSON, CSV, figure and report share one computation
+        _SECOND_PASS_ROWS[ranking] = _second_pass_rows(ranking, sp)
+    return [dict(row) for row in _SECOND_PASS_ROWS[ranking]]
+
+
+_SECOND_PASS_ROWS = weakref.WeakKeyDictionary()
+
+
+def _second_pass_rows(ranking, sp):
+    names = list(ranking.algorithms)
+    index = {a: i for i, a in enumerate(names)}
+    order = np.array([index[a] for a in sp.prior_order])
+    i, j = np.triu_indices(len(names), k=1)
+    a, b = order[i], order[j]
+    effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
+                            level=1 - ranking.settings.alpha)
+    rows = []
+    for k in range(a.size):
+        row = {"a": names[a[k]], "b": names[b[k]],
+               "hodges_lehmann": _finite(effects.hodges_lehmann[k]),
+               "ci_low": _finite(effects.low[k]), "ci_high": _finite(effects.high[k]),
+               "ci_level": _finite(effects.level[k]), "wins_a": int(effects.a_better[k]),
+               "ties": int(effects.ties[k]), "wins_b": int(effects.b_better[k]),
+               "superiority_b": float(effects.superiority[k])}
+        if sp.method == "bayesian" and sp.posthoc is not None:
+            row.update(p_a_better=float(sp.posthoc.better[a[k], b[k]]),
+                       p_equivalent=float(sp.posthoc.equivalent[a[k], b[k]]),
+                       p_b_better=float(sp.posthoc.better[b[k], a[k]]))
+        rows.append(row)
+    return rows
+
+
+def _finite(value):
+    value = float(value)
+    return value if np.isfinite(value) else None

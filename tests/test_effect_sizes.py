@@ -1,0 +1,161 @@
+"""Tests of multitest.effect_sizes.
+
+References: R 4.2.2 ``wilcox.test(d, conf.int=TRUE)`` (fixture
+``tests/fixtures/effect_sizes_r.csv``, written by ``effect_sizes_r.R`` beside it);
+``scipy.stats.ttest_rel(...).confidence_interval()`` for the paired t interval; the
+statistics of the registered pairwise tests (``estimate / se`` must be their t); brute
+force Walsh averages and counts written here.
+"""
+import json
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+from scipy import stats
+
+from multitest import example_results, rank
+from multitest.bayesian import correlated_t
+from multitest.effect_sizes import (dataset_effects, fold_mean_difference, interval_of,
+                                    over_datasets, wilcoxon_interval)
+from multitest.errors import MultitestError
+from multitest.output import to_dict, write_outputs
+from multitest.pairwise import FoldDesign, get_test
+
+from helpers import make_frame
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "effect_sizes_r.csv")
+
+
+def _pairs(n, folds, seed):
+    rng = np.random.default_rng(seed)
+    a = rng.normal(0.2, 0.03, (n, folds))
+    return a, a - rng.normal(0.01, 0.02, (n, folds))
+
+
+# ---------------------------------------------------------------- over data sets (R)
+
+@pytest.mark.parametrize("row", pd.read_csv(FIXTURE).to_dict("records"),
+                         ids=lambda row: row["case"])
+def test_wilcoxon_interval_equals_r(row):
+    d = np.array([float(v) for v in row["values"].split(";")])
+    result = wilcoxon_interval(d, level=row["level"])
+    assert result.exact == row["exact"]
+    # Exact intervals are order statistics: equal.  Normal-approximation bounds are
+    # R's uniroot roots with tol.root = 1e-13, which land within 1e-10 of a Walsh average.
+    assert result.low == pytest.approx(row["low"], abs=1e-10)
+    assert result.high == pytest.approx(row["high"], abs=1e-10)
+    assert result.level == pytest.approx(row["achieved_level"], abs=1e-12)
+    assert result.estimate == pytest.approx(row["hodges_lehmann"], abs=1e-15)
+    if row["exact"]:   # R's own estimate is the Hodges-Lehmann median in the exact case
+        assert result.estimate == pytest.approx(row["r_estimate"], abs=1e-15)
+
+
+def test_wilcoxon_interval_degenerate():
+    assert wilcoxon_interval(np.zeros(10)) == wilcoxon_interval(np.zeros(3))
+    zero = wilcoxon_interval(np.zeros(10))
+    assert (zero.estimate, zero.low, zero.high, zero.n) == (0.0, 0.0, 0.0, 0)
+    with pytest.raises(MultitestError, match="`level`"):
+        wilcoxon_interval([1.0, 2.0], level=1.5)
+
+
+def test_over_datasets_counts_and_hodges_lehmann_by_brute_force():
+    rng = np.random.default_rng(3)
+    e = np.round(rng.normal(0.2, 0.02, (20, 4)), 2)       # ties between algorithms
+    effects = over_datasets(e)
+    for k, (a, b) in enumerate(zip(effects.a, effects.b)):
+        d = e[:, a] - e[:, b]
+        assert effects.b_better[k] == np.sum(d > 0) and effects.a_better[k] == np.sum(d < 0)
+        assert effects.ties[k] == np.sum(d == 0)
+        assert effects.superiority[k] == pytest.approx((np.sum(d > 0) + np.sum(d == 0) / 2) / 20)
+        x = d[d != 0]
+        walsh = [(x[i] + x[j]) / 2 for i in range(x.size) for j in range(i, x.size)]
+        assert effects.hodges_lehmann[k] == pytest.approx(np.median(walsh), abs=1e-15)
+
+
+# ---------------------------------------------------------------- per data set
+
+def test_kfold_interval_equals_scipy_ttest_rel():
+    a, b = _pairs(6, 10, seed=1)
+    result = fold_mean_difference(a, b, "kfold-t", FoldDesign(1, 10), level=0.9)
+    for k in range(6):
+        ci = stats.ttest_rel(a[k], b[k]).confidence_interval(0.9)
+        assert_allclose([result.low[k], result.high[k]], [ci.low, ci.high], rtol=1e-12)
+        assert result.estimate[k] == pytest.approx(np.mean(a[k] - b[k]), rel=1e-14)
+
+
+@pytest.mark.parametrize("test, design, df", [
+    ("kfold-t", FoldDesign(1, 10), 9), ("corrected-t", FoldDesign(5, 2), 9),
+    ("corrected-t", FoldDesign(10, 10), 99), ("combined-5x2cv-t", FoldDesign(5, 2), 5),
+    ("combined-5x2cv-f", FoldDesign(5, 2), 5), ("5x2cv-t", FoldDesign(5, 2), 5)])
+def test_interval_is_the_one_of_the_test_statistic(test, design, df):
+    # se = estimate / t: the interval divided back gives the test's own t statistic.
+    a, b = _pairs(8, design.n, seed=design.n)
+    result = fold_mean_difference(a, b, test, design)
+    se = (result.high - result.low) / 2 / stats.t.ppf(0.975, df)
+    reference = get_test(interval_of(test, design))
+    statistic, _ = reference(a, b, design)
+    assert_allclose(result.estimate / se, statistic, rtol=1e-10)
+
+
+def test_bayesian_interval_is_the_posterior_credible_interval():
+    a, b = _pairs(5, 10, seed=4)
+    design = FoldDesign(5, 2)
+    result = fold_mean_difference(a, b, "bayes-correlated-t", design, level=0.95)
+    low, high = correlated_t(a, b, design=design).interval(0.95)
+    assert_allclose(result.low, low, rtol=1e-12)
+    assert_allclose(result.high, high, rtol=1e-12)
+
+
+def test_fallback_intervals_and_degenerate_folds():
+    assert interval_of("wilcoxon", FoldDesign(5, 2)) == "kfold-t"
+    assert interval_of("combined-5x2cv-t", FoldDesign(1, 10)) == "kfold-t"
+    a = np.full((2, 10), 0.2)
+    b = np.vstack([a[0], a[1] - 0.01])
+    result = fold_mean_difference(a, b, "kfold-t", FoldDesign(1, 10))
+    assert_allclose(result.estimate, [0, 0.01], atol=1e-15)
+    assert_array_equal(result.low, result.estimate)     # zero variance: a point
+    assert_array_equal(result.high, result.estimate)
+
+
+# ---------------------------------------------------------------- outputs
+
+def test_effect_sizes_in_json_and_tables(tmp_path):
+    results = example_results()
+    ranking = rank(results, "training_time", datasets=["optdigits", "iris", "wine", "vote"])
+    r = ranking.dataset("iris")
+    effects = dataset_effects(ranking, r)
+    doc = json.loads(json.dumps(to_dict(ranking), allow_nan=False))
+    assert doc["effect_sizes"] == {"level": 0.95, "per_dataset_interval": "combined-5x2cv-t"}
+    for pair, est, low, high in zip(doc["datasets"]["iris"]["pairwise"], effects.estimate,
+                                    effects.low, effects.high):
+        assert pair["mean_difference"] == pytest.approx(
+            pair["mean_error_a"] - pair["mean_error_b"], abs=1e-12)
+        assert (pair["mean_difference"], pair["ci_low"], pair["ci_high"]) == (est, low, high)
+    rows = doc["second_pass"]["effect_sizes"]
+    assert len(rows) == 28 and {r["a"] for r in rows} <= set(ranking.algorithms)
+    assert all(r["wins_a"] + r["ties"] + r["wins_b"] == 4 for r in rows)
+    written = write_outputs(ranking, tmp_path / "out")
+    assert "effect_sizes.csv" in written
+    table = pd.read_csv(tmp_path / "out" / "effect_sizes.csv")
+    assert list(table["superiority_b"]) == pytest.approx([r["superiority_b"] for r in rows])
+    pairwise = pd.read_csv(tmp_path / "out" / "pairwise.csv")
+    assert {"mean_difference", "ci_low", "ci_high"} <= set(pairwise.columns)
+
+
+def test_single_fold_interval_is_null_in_json():
+    errors = np.random.default_rng(0).normal(0.2, 0.01, (3, 3, 1))
+    frame = make_frame(errors, replications=1)
+    ranking = rank(frame, ["a0", "a1", "a2"], test="sign")
+    doc = json.loads(json.dumps(to_dict(ranking), allow_nan=False))
+    assert all(p["ci_low"] is None for p in doc["datasets"]["d0"]["pairwise"])
+
+
+def test_docstring_examples():
+    import doctest
+
+    import multitest.effect_sizes
+
+    result = doctest.testmod(multitest.effect_sizes, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
