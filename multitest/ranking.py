@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .corrections import CORRECTIONS
+from .cost_tables import as_profile, is_cost_table
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
 from .pairwise import DEFAULT_TEST, get_test
@@ -122,10 +123,16 @@ def resolve_results(results, datasets, algorithms):
     return results
 
 
-def resolve_profile(costs):
-    """A :class:`CostProfile` from a profile, a YAML path / bundled name or an order."""
+def resolve_profile(costs, results=None):
+    """A :class:`CostProfile` from a profile, a YAML path / bundled name or an order.
+
+    Dicts, data frames, wide CSV tables and ``column:NAME`` (a column of
+    `results`) are read by :func:`multitest.cost_tables.as_profile`.
+    """
     if isinstance(costs, CostProfile):
         return costs
+    if is_cost_table(costs):
+        return as_profile(costs, results)
     if isinstance(costs, (str, os.PathLike)):
         return load_profile(costs)
     if isinstance(costs, (list, tuple)):
@@ -172,9 +179,12 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     ----------
     results : Results, str, os.PathLike or pandas.DataFrame
         Per-fold results (see :func:`multitest.results.load_results`).
-    costs : CostProfile, str, os.PathLike or sequence of str
-        A cost profile, a YAML file or bundled profile name, or an order
-        (cheapest first).
+    costs : CostProfile, str, os.PathLike, dict, pandas.DataFrame or sequence of str
+        A cost profile, a YAML file or bundled profile name, an order
+        (cheapest first), or costs in another form: ``{algorithm: cost}``,
+        ``{data set: {algorithm: cost}}``, a wide DataFrame or CSV table
+        (data sets x algorithms), ``'column:NAME'`` (mean of a column of the
+        results); see :mod:`multitest.cost_tables`.
     test : str or callable, default 'combined-5x2cv-f'
         Pairwise test: a registered name, a ``module:function`` path or a
         function (see :mod:`multitest.pairwise`).
@@ -216,8 +226,9 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     """
     _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
                     control_method)
+    source = results.source if isinstance(results, Results) else results
     results = resolve_results(results, datasets, algorithms)
-    profile = resolve_profile(costs)
+    profile = resolve_profile(costs, source)
     keys = profile.keys(results.datasets, results.algorithms)
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
