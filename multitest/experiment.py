@@ -116,7 +116,10 @@ def load_experiment(path):
         raise InputError("an experiment file must be a YAML mapping", source=path, row=1)
 
     def fail(message, *key):
-        raise InputError(message, source=path, row=lines.get(key),
+        found = key
+        while found and found not in lines:   # a missing key: the line of its parent
+            found = found[:-1]
+        raise InputError(message, source=path, row=lines.get(found),
                          field=".".join(map(str, key)) or None)
 
     for key in data:
@@ -284,7 +287,7 @@ def load_dataset(experiment, index):
 
     spec = experiment.datasets[index]
     source, row = experiment.where("datasets", index, spec.source)
-    field = f"datasets[{index}].{spec.source}"
+    field = f"datasets.{index}.{spec.source}"
     if spec.source == "sklearn":
         X, y = _bundled(spec, source, row, field)
     elif spec.source == "openml":
@@ -298,7 +301,7 @@ def load_dataset(experiment, index):
                          f"{experiment.folds} folds", source=source, row=row, field=field)
     values, counts = np.unique(y, return_counts=True)
     if counts.min() < experiment.folds:
-        raise InputError(f"data set {spec.name!r}: class {values[counts.argmin()]!r} has "
+        raise InputError(f"data set {spec.name!r}: class {values[counts.argmin()]} has "
                          f"{counts.min()} example(s), fewer than the {experiment.folds} folds "
                          "of stratified cross-validation", source=source, row=row, field=field)
     return X, y
