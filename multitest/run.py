@@ -240,7 +240,9 @@ def _client(workers, scheduler):
             yield client
         return
     with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                      processes=True, host="127.0.0.1", dashboard_address=None,
+                      processes=True, host="127.0.0.1",
+                      # Every server of the cluster, HTTP ones included, on the loopback only.
+                      dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
                       silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
 
@@ -252,10 +254,10 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
     from .progress import progress
 
     computed = lost = failed = 0
+    if not todo:   # complete: no engine to start
+        return 0, 0, 0, {}
     with _client(workers, scheduler) as client:
         worker_info = client.run(_machine)
-        if not todo:
-            return 0, 0, 0, worker_info
         shared = {name: client.scatter([value], hash=False)[0] for name, value in data.items()}
         futures = [client.submit(run_task, shared[t.dataset], t, pure=False,
                                  key=f"multitest-run{run}-{i}") for i, t in enumerate(todo)]
