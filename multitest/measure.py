@@ -245,8 +245,8 @@ def _limit_threads():
 
 def _single_threaded(estimator):
     """Set every ``n_jobs`` parameter (also of nested estimators) to 1."""
-    jobs = {name: 1 for name in estimator.get_params(deep=True)
-            if name == "n_jobs" or name.endswith("__n_jobs")}
+    jobs = {name: 1 for name, value in estimator.get_params(deep=True).items()
+            if (name == "n_jobs" or name.endswith("__n_jobs")) and value not in (None, 1)}
     return estimator.set_params(**jobs) if jobs else estimator
 
 
