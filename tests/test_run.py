@@ -6,10 +6,6 @@ Reference: the two runs must give identical errors fold by fold (same seeds, sam
 and the errors must equal scikit-learn fits done by hand on sklearn's StratifiedKFold.
 """
 import json
-import os
-import signal
-import subprocess
-import sys
 import textwrap
 import time
 
@@ -27,9 +23,7 @@ from multitest import load_profile, rank  # noqa: E402
 from multitest.cli import main  # noqa: E402
 from multitest.run import run_experiment  # noqa: E402
 from multitest.store import Store  # noqa: E402
-
-TESTS = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(TESTS)
+from run_cluster import dask_cluster  # noqa: E402
 
 EXPERIMENT = """\
 datasets:
@@ -59,48 +53,8 @@ def local_run(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def scheduler(tmp_path_factory):
-    """A real `dask scheduler` and two `dask worker` processes on 127.0.0.1."""
-    from distributed import Client
-
-    folder = tmp_path_factory.mktemp("cluster")
-    dask = os.path.join(os.path.dirname(sys.executable), "dask")
-    address_file = str(folder / "scheduler.json")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([TESTS, ROOT]))
-    log = open(folder / "cluster.log", "w")
-    common = dict(env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    started = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", "0",
-                                 "--dashboard-address", "127.0.0.1:0", "--scheduler-file",
-                                 address_file], **common)]
-    try:
-        for _ in range(600):
-            if os.path.exists(address_file) and os.path.getsize(address_file):
-                break
-            time.sleep(0.1)
-        with open(address_file) as handle:
-            address = json.load(handle)["address"]
-        for i in range(2):
-            started.append(subprocess.Popen(
-                [dask, "worker", address, "--nthreads", "1", "--host", "127.0.0.1",
-                 "--dashboard-address", "127.0.0.1:0", "--name", f"test-worker-{i}"],
-                **common))
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(2, timeout=120)
+    with dask_cluster(str(tmp_path_factory.mktemp("cluster")), n_workers=2) as (address, _):
         yield address
-    finally:
-        # Exactly the processes started here: each one leads its own session (the
-        # workers' nanny children included).
-        for process in started:
-            with_group = os.getpgid(process.pid) == process.pid if process.poll() is None \
-                else False
-            if with_group:
-                os.killpg(process.pid, signal.SIGTERM)
-        for process in started:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=20)
-        log.close()
 
 
 def test_local_run_writes_a_complete_experiment_folder(local_run):

@@ -19,9 +19,7 @@ pytest.importorskip("sklearn")
 pytest.importorskip("distributed")
 from multitest.run import run_experiment  # noqa: E402
 from multitest.store import Store  # noqa: E402
-
-TESTS = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(TESTS)
+from run_cluster import ENV, dask_cluster, end_group  # noqa: E402
 
 SLOW = """\
 datasets:
@@ -49,9 +47,8 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_recomputes_nothing(tmp_pa
     experiment.write_text(textwrap.dedent(SLOW))
     out = tmp_path / "out"
     store_path = str(out / "store.sqlite")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([TESTS, ROOT]), MULTITEST_QUIET="1")
     run = subprocess.Popen([sys.executable, "-m", "multitest.cli", "run", str(experiment),
-                            "--out", str(out), "--workers", "1"], env=env,
+                            "--out", str(out), "--workers", "1"], env=ENV,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            start_new_session=True)
     try:
@@ -63,10 +60,7 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_recomputes_nothing(tmp_pa
         run.wait(timeout=30)
     finally:
         # The run's own cluster processes share its session: end exactly those.
-        try:
-            os.killpg(run.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+        end_group(run, signal.SIGKILL)
     assert not (out / "results.csv").exists()
     with Store(store_path) as store:
         before = store.frame()
@@ -87,3 +81,30 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_recomputes_nothing(tmp_pa
     assert set(after["run"]) == {1, 2} and (after["run"] == 2).sum() == 20 - len(before)
     assert runs["finished"].isna().tolist() == [True, False]    # run 1 was killed
     assert len(open(out / "results.csv").readlines()) == 21
+
+
+def test_a_lost_worker_loses_no_fold(tmp_path):
+    # A real scheduler and two workers; one worker (its nanny and process) is SIGKILLed
+    # mid-run.  The engine reschedules its folds on the other: the run completes.
+    experiment = tmp_path / "experiment.yaml"
+    experiment.write_text(textwrap.dedent(SLOW))
+    out = tmp_path / "out"
+    with dask_cluster(str(tmp_path), n_workers=2) as (address, workers):
+        run = subprocess.Popen([sys.executable, "-m", "multitest.cli", "run",
+                                str(experiment), "--out", str(out), "--scheduler", address],
+                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 180
+            while _stored(str(out / "store.sqlite")) < 4 and run.poll() is None \
+                    and time.monotonic() < deadline:
+                time.sleep(0.05)
+            end_group(workers[0], signal.SIGKILL)
+            output, _ = run.communicate(timeout=180)
+        finally:
+            end_group(run, signal.SIGKILL)
+    assert run.returncode == 0, output
+    with Store(str(out / "store.sqlite")) as store:
+        frame = store.frame()
+    assert len(frame) == 20 and (frame["status"] == "ok").all()
+    assert "20 computed" in output and "0 failed" in output
