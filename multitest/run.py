@@ -188,7 +188,8 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
         notes += (f"{lost} fold(s) were lost with their worker; run the same command again "
                   "to compute them",)
     return RunResult(out=out, total=len(tasks), computed=computed, reused=reused,
-                     failed=int(derived["failures"].shape[0]), lost=lost,
+                     failed=int(derived["failures"]["status"].isin(["error", "timeout"]).sum()),
+                     lost=lost,
                      datasets_ranked=tuple(derived["ranked"]),
                      datasets_dropped=tuple(derived["dropped"]),
                      seconds=time.time() - start, notes=notes)
