@@ -66,6 +66,8 @@ _UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over
           "peak_memory": ("bytes", "Mean peak growth of resident memory during fit"),
           "model_size": ("bytes", "Mean size of the fitted model, pickled")}
 _TIMED = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time")
+#: How long to try to reach an existing scheduler (``--scheduler``).
+CONNECT_TIMEOUT = "30s"
 
 
 @dataclass(frozen=True)
@@ -237,7 +239,12 @@ def _client(workers, scheduler):
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
-        with Client(scheduler, timeout="30s") as client:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, ValueError, TypeError) as exc:
+            raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
+                                 f"({type(exc).__name__}: {exc})") from None
+        with client:
             yield client
         return
     with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,

@@ -253,3 +253,21 @@ def test_run_without_the_extra_is_a_one_line_error(tmp_path):
     assert done.stderr == ("multitest: error: multitest run needs the 'run' extra: "
                            "pip install 'multitest[run]'\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
+    from multitest import MultitestError
+    from multitest import run as run_module
+
+    experiment = _write(tmp_path, GOOD)
+    with pytest.raises(MultitestError, match="`workers` must be a positive integer, got 0"):
+        run_module.run_experiment(experiment, tmp_path / "out", workers=0)
+    with pytest.raises(MultitestError, match="`timeout` must be a positive number"):
+        run_module.run_experiment(experiment, tmp_path / "out", timeout=-1)
+    assert not (tmp_path / "out").exists()
+    # Nothing listens on port 9 of the loopback: a one-line error, not a traceback.
+    monkeypatch.setattr(run_module, "CONNECT_TIMEOUT", "2s")
+    with pytest.raises(MultitestError, match="`scheduler`: cannot reach a Dask scheduler at "
+                       "'tcp://127.0.0.1:9'"):
+        run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",
+                                  show_progress=False)
