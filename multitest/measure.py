@@ -111,16 +111,20 @@ def run_task(data, task):
 
     _limit_threads()
 
-    estimator_class = import_estimator(task.estimator)
-    split = fold_indices(data[1], task)
     runs = []
-    for _ in range(task.repeats):
-        # Every repetition in a fresh child: all measurements start from the same state.
-        status, payload = _in_child(_measure, (data, split, estimator_class, task),
-                                    task.timeout)
-        if status != "ok":
-            break
-        runs.append(payload)
+    try:   # a worker without the learner's package: the fold's error, recorded
+        estimator_class = import_estimator(task.estimator)
+        split = fold_indices(data[1], task)
+    except Exception as exc:
+        status, payload = "error", f"on the worker: {type(exc).__name__}: {exc}"
+    else:
+        for _ in range(task.repeats):
+            # Every repetition in a fresh child: all measurements start from the same state.
+            status, payload = _in_child(_measure, (data, split, estimator_class, task),
+                                        task.timeout)
+            if status != "ok":
+                break
+            runs.append(payload)
     row = dict(zip(("dataset", "algorithm", "replication", "fold"), task.key), spec=task.spec,
                status=status, started=started, finished=time.time(),
                worker=f"{os.uname().nodename}:{os.getpid()}")

@@ -271,3 +271,9 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
                        "'tcp://127.0.0.1:9'"):
         run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",
                                   show_progress=False)
+
+
+def test_an_estimator_missing_on_the_worker_is_the_folds_error():
+    row = run_task(IRIS, _task("no_such_package.Learner"))
+    assert row["status"] == "error"
+    assert row["error"].startswith("on the worker: ModuleNotFoundError")
