@@ -98,7 +98,7 @@ def runner(path, out, workers):
     from multitest.store import Store
 
     start, cpu = time.perf_counter(), _cpu()
-    result = run_experiment(path, out, workers=workers, show_progress=False)
+    run_experiment(path, out, workers=workers, show_progress=False)
     total, cpu = time.perf_counter() - start, _cpu() - cpu
     with Store(os.path.join(out, "store.sqlite")) as store:
         frame = store.frame()

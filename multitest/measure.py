@@ -103,10 +103,8 @@ def run_task(data, task):
         text, the worker's host and process id, and the start and end times.
     """
     started = time.time()
-    # Imports and the split happen here, in the worker, once: the forked child
-    # inherits them instead of paying for them on every fit.
-    import sklearn.base  # noqa: F401
-
+    # Imports and the split happen here, in the worker: the forked child inherits
+    # them instead of paying for them on every fit.
     from .experiment import import_estimator
 
     _limit_threads()
