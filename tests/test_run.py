@@ -148,9 +148,25 @@ repeats: 1
 """
 
 
-def test_failed_folds_are_recorded_and_their_data_set_left_out(tmp_path, capsys):
+def test_failed_folds_are_recorded_and_their_data_set_left_out(tmp_path, capsys,
+                                                                monkeypatch):
+    import io
+
+    import multitest.progress
+
+    bars = []
+
+    def drawn(total, label, **options):   # the run's bar, drawn into a string
+        options.update(stream=io.StringIO(), enabled=True, delay=0, min_interval=0)
+        bars.append(multitest.progress.Progress(total, label, **options))
+        return bars[-1]
+
+    monkeypatch.setattr(multitest.progress, "progress", drawn)
     path = _experiment(tmp_path, FAILING)
     assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 0
+    final = bars[0].stream.getvalue().rsplit("\r\x1b[2K", 1)[-1]
+    assert final.startswith("run  [") and "12/12" in final and final.endswith(
+        "(3 failed)\n")
     printed = capsys.readouterr().out
     assert "3 failed" in printed and "data sets ranked: iris" in printed
     failures = pd.read_csv(tmp_path / "out" / "failures.csv")
