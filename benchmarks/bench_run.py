@@ -15,6 +15,7 @@ Rows printed:
   of the folds in the store, ``CPU`` the CPU time of the driver, its workers and the
   fit processes (with cluster start-up), robust to the load of a shared machine;
   overhead = ours / bare - 1 (target <= 10 % on ~60 s CPU);
+- ``1 worker, in-proc``: the same with ``isolate: false`` (fits in the worker, no fork);
 - ``run, 2 workers``: speed-up = bare / ours (target >= 1.7x on 2 cores);
 - ``noise``: median coefficient of variation of ``repeats`` fits of the same fold, per
   timed cost (``costs/noise.csv``).
@@ -139,6 +140,10 @@ def main(argv=None):
                                                    "fold"]].itertuples(index=False),
                                             frame["loss"])}
         same = all(abs(ours[k] - e) < 1e-12 for k, e in bare_errors.items())
+        inproc = os.path.join(folder, "inprocess.yaml")
+        with open(inproc, "w") as handle:
+            handle.write(text.replace("REPEATS", "1") + "isolate: false\n")
+        in_total, in_tasks, in_cpu, _ = runner(inproc, os.path.join(folder, "in"), 1)
         two_total, two_tasks, _, _ = runner(plain, os.path.join(folder, "w2"), 2)
         runner(noisy, os.path.join(folder, "noise"), 2)
         noise = pd.read_csv(os.path.join(folder, "noise", "costs", "noise.csv"))
@@ -154,6 +159,9 @@ def main(argv=None):
     print(f"{'run, 1 worker':<18}{one_total:>10.2f}{one_tasks:>11.2f}{one_cpu:>9.2f}  overhead "
           f"{one_total / bare_wall - 1:+.1%} total, {one_tasks / bare_wall - 1:+.1%} tasks, "
           f"{one_cpu / bare_cpu - 1:+.1%} CPU (target <= +10 % at ~60 s CPU)")
+    print(f"{'1 worker, in-proc':<18}{in_total:>10.2f}{in_tasks:>11.2f}{in_cpu:>9.2f}  overhead "
+          f"{in_total / bare_wall - 1:+.1%} total, {in_tasks / bare_wall - 1:+.1%} tasks, "
+          f"{in_cpu / bare_cpu - 1:+.1%} CPU (isolate: false)")
     print(f"{'run, 2 workers':<18}{two_total:>10.2f}{two_tasks:>11.2f}  speed-up "
           f"{bare_wall / two_total:.2f}x total, {bare_wall / two_tasks:.2f}x tasks "
           "(target >= 1.7x)")

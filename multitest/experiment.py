@@ -21,6 +21,7 @@ Schema::
     metric: error                     # 1 - accuracy, or any scikit-learn scorer name
     repeats: 3                        # fits of the first fold, for the noise of the costs
     timeout: 600                      # seconds per fit (optional)
+    isolate: true                     # each fit in a forked child (false: in the worker)
     openml_cache: ~/.cache/multitest/openml    # optional
 """
 
@@ -41,7 +42,7 @@ __all__ = ["Experiment", "DatasetSpec", "AlgorithmSpec", "load_experiment", "loa
 SOURCES = ("sklearn", "csv", "parquet", "openml")
 _DATASET_KEYS = SOURCES + ("target", "name")
 _TOP_KEYS = ("name", "datasets", "algorithms", "cv", "metric", "repeats", "timeout",
-             "openml_cache")
+             "isolate", "openml_cache")
 _CV_KEYS = ("replications", "folds", "seed")
 DEFAULT_OPENML_CACHE = os.path.join("~", ".cache", "multitest", "openml")
 #: The classification data sets shipped inside scikit-learn (no download).
@@ -86,6 +87,7 @@ class Experiment:
     metric: str
     repeats: int
     timeout: float | None
+    isolate: bool
     openml_cache: str
     path: str
     _lines: dict = field(default_factory=dict, repr=False)
@@ -148,6 +150,12 @@ def load_experiment(path):
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not timeout > 0):
         fail(f"must be a positive number of seconds, got {timeout!r}", "timeout")
+    isolate = data.get("isolate", True)
+    if not isinstance(isolate, bool):
+        fail(f"must be true or false, got {isolate!r}", "isolate")
+    if timeout is not None and not isolate:
+        fail("a timeout needs each fit in its own process: remove it or set isolate: true",
+             "timeout")
     cache = data.get("openml_cache", DEFAULT_OPENML_CACHE)
     if not isinstance(cache, str):
         fail("must be a folder", "openml_cache")
@@ -155,6 +163,7 @@ def load_experiment(path):
     return Experiment(name=str(name), datasets=datasets, algorithms=algorithms,
                       replications=replications, folds=folds, seed=seed, metric=metric.strip(),
                       repeats=repeats, timeout=None if timeout is None else float(timeout),
+                      isolate=isolate,
                       openml_cache=os.path.join(base, os.path.expanduser(cache)), path=path,
                       _lines=lines)
 

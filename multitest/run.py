@@ -164,6 +164,9 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     check_estimators(experiment)
     _check_metric(experiment)
     timeout = experiment.timeout if timeout is None else float(timeout)
+    if timeout is not None and not experiment.isolate:
+        raise MultitestError("`timeout` needs each fit in its own process: the experiment "
+                             "sets isolate: false")
     tasks = _tasks(experiment, timeout)
     out = os.path.abspath(os.fspath(out))
     os.makedirs(out, exist_ok=True)
@@ -224,7 +227,7 @@ def _tasks(experiment, timeout):
                                       folds=experiment.folds, seed=experiment.seed,
                                       metric=experiment.metric, spec=spec,
                                       repeats=experiment.repeats if first else 1,
-                                      timeout=timeout))
+                                      timeout=timeout, isolate=experiment.isolate))
     return tasks
 
 
@@ -391,13 +394,15 @@ def _provenance(experiment, start, run, engine, worker_info, derived, counts):
                "seed": experiment.seed, "stratified": True,
                "fold_seeds_by_replication": fold_seeds},
         "metric": experiment.metric, "repeats": experiment.repeats,
-        "timeout": experiment.timeout, "versions": versions, "client": _machine(),
+        "timeout": experiment.timeout, "isolate": experiment.isolate, "versions": versions,
+        "client": _machine(),
         "engine": engine, "workers": worker_info, "folds": counts,
         "datasets_ranked": derived["ranked"], "datasets_dropped": derived["dropped"],
         "notes": derived["notes"],
         "noise_median_cv": {m: float(noise.loc[noise["measure"] == m, "cv"].median())
                             for m in _TIMED if (noise["measure"] == m).any()},
-        "measurement": "each fit in a forked child process, single-threaded (threadpoolctl, "
+        "measurement": ("each fit in a forked child process" if experiment.isolate else
+                        "each fit in the worker process") + ", single-threaded (threadpoolctl, "
                        "n_jobs=1); wall and CPU time separately; peak memory = growth of the "
                        "resident set during fit (VmHWM after clear_refs); model size = pickled "
                        "bytes",

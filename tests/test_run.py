@@ -119,9 +119,11 @@ def test_resume_computes_nothing_when_complete(local_run):
 
 
 def test_scheduler_and_two_workers_give_identical_errors(local_run, scheduler, tmp_path):
+    # The fits run in the workers themselves here (isolate: false), in forked children in
+    # the local run: neither the engine nor the measurement mode may change an error.
     out, _ = local_run
-    result = run_experiment(_experiment(tmp_path), tmp_path / "out", scheduler=scheduler,
-                            show_progress=False)
+    result = run_experiment(_experiment(tmp_path, EXPERIMENT + "isolate: false\n"),
+                            tmp_path / "out", scheduler=scheduler, show_progress=False)
     assert (result.computed, result.failed) == (40, 0)
     local = pd.read_csv(out / "results.csv")
     remote = pd.read_csv(tmp_path / "out" / "results.csv")

@@ -50,9 +50,11 @@ def test_folds_are_stratified_kfold_with_the_replication_seed():
     assert not np.array_equal(first, fold_indices(y, _task("x", replication=2))[1])
 
 
-def test_error_time_and_model_size_equal_a_plain_fit():
+@pytest.mark.parametrize("isolate", [True, False])
+def test_error_time_and_model_size_equal_a_plain_fit(isolate):
     # Reference: the same fit done by hand: accuracy_score and len(pickle.dumps(model)).
-    task = _task("sklearn.tree.DecisionTreeClassifier", {"random_state": 0}, repeats=3)
+    task = _task("sklearn.tree.DecisionTreeClassifier", {"random_state": 0}, repeats=3,
+                 isolate=isolate)
     row = run_task(IRIS, task)
     assert row["status"] == "ok", row.get("error")
     train, test = fold_indices(IRIS[1], task)
@@ -74,18 +76,20 @@ def test_scorer_metric_gives_a_loss():
     assert row["loss"] == pytest.approx(-row["score"]) and row["loss"] > 0
 
 
-@pytest.mark.parametrize("sizes", [(200_000_000, 50_000_000)])
-def test_peak_memory_within_ten_percent_when_the_worker_is_reused(sizes):
+@pytest.mark.parametrize("isolate", [True, False])
+def test_peak_memory_within_ten_percent_when_the_worker_is_reused(isolate):
     # Known allocation: Allocate(nbytes) writes every page of an nbytes array. The same
     # process measures a large then a small fit: the second must not inherit the first peak.
-    for nbytes in sizes:
-        row = run_task(IRIS, _task("run_estimators.Allocate", {"nbytes": nbytes}))
+    for nbytes in (200_000_000, 50_000_000):
+        row = run_task(IRIS, _task("run_estimators.Allocate", {"nbytes": nbytes},
+                                   isolate=isolate))
         assert row["status"] == "ok", row.get("error")
         assert abs(row["peak_memory"] - nbytes) <= 0.10 * nbytes, (nbytes, row["peak_memory"])
 
 
-def test_a_failing_fit_is_recorded_not_raised():
-    row = run_task(IRIS, _task("run_estimators.Fail"))
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_failing_fit_is_recorded_not_raised(isolate):
+    row = run_task(IRIS, _task("run_estimators.Fail", isolate=isolate))
     assert row["status"] == "error"
     assert row["error"].startswith("ValueError: this learner always fails")
     assert "loss" not in row
@@ -146,6 +150,7 @@ def test_experiment_defaults_and_fields(tmp_path):
      "row 4, field 'algorithms.nb.estimator'"),
     (GOOD.replace("metric", "metric") + "timeout: -1\n", "row 7, field 'timeout'"),
     (GOOD + "color: red\n", "row 7, field 'color'"),
+    (GOOD + "isolate: false\ntimeout: 5\n", "row 8, field 'timeout'"),
 ])
 def test_experiment_errors_name_file_row_and_field(tmp_path, text, where):
     path = _write(tmp_path, text)
