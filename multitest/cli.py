@@ -17,11 +17,11 @@ from . import __version__, example_path
 from .corrections import CORRECTIONS, PAIRWISE_CORRECTIONS
 import dataclasses
 
-from .costs import bundled_profiles, load_profile, profile_from_order, read_yaml
+from .costs import bundled_profiles, profile_from_order, read_yaml
 from .errors import InputError, MultitestError, abbreviate, one_line
 from .pairwise import DEFAULT_TEST, available_tests
 from .posthoc import FRIEDMAN_TIES
-from .ranking import ALTERNATIVES, CONTROL_METHODS, rank
+from .ranking import ALTERNATIVES, CONTROL_METHODS, rank, resolve_profile
 from .results import VALUE_KINDS, load_results
 from .second_pass import SECOND_PASS_METHODS
 
@@ -185,7 +185,26 @@ def _parser():
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
     _add_quiet(demo, default=argparse.SUPPRESS)
     sub.add_parser("tests", help="list the registered pairwise tests")
+    _add_run_parser(sub)
     return parser
+
+
+def _add_run_parser(sub):
+    run = sub.add_parser("run", help="run learners under cross-validation and measure their "
+                         "costs (needs the 'run' extra)", description="Fit every algorithm on "
+                         "every fold of every data set of EXPERIMENT on a Dask cluster; write "
+                         "DIR/results.csv, DIR/costs/*.yaml and DIR/provenance.json. Re-running "
+                         "resumes from the store DIR/store.sqlite.")
+    run.add_argument("experiment", metavar="EXPERIMENT.yaml", help="the experiment file")
+    run.add_argument("--out", metavar="DIR", required=True, help="the experiment folder")
+    run.add_argument("--workers", type=int, metavar="N",
+                     help="worker processes of the local cluster (default: CPUs)")
+    run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                     help="use an existing Dask scheduler instead of a local cluster")
+    run.add_argument("--timeout", type=float, metavar="SECONDS",
+                     help="kill and record a fit that runs longer")
+    run.add_argument("--retry-failed", action="store_true",
+                     help="recompute the folds stored as failed")
 
 
 def _config(path):
@@ -245,11 +264,12 @@ def _profile(settings):
     if (costs is None) == (order is None):
         raise MultitestError("give exactly one prior preference: --costs PROFILE or "
                              "--order A,B,...")
-    profile = load_profile(costs) if costs is not None else profile_from_order(
+    results = settings.get("results")
+    profile = resolve_profile(costs, results) if costs is not None else profile_from_order(
         order if not isinstance(order, str) else _split(order))
     if settings["secondary_costs"] is not None:
-        profile = dataclasses.replace(profile,
-                                      secondary=load_profile(settings["secondary_costs"]))
+        profile = dataclasses.replace(
+            profile, secondary=resolve_profile(settings["secondary_costs"], results))
     return profile
 
 
@@ -319,11 +339,25 @@ def _print_summary(ranking, out=None, seconds=None):
         print(f"outputs written to {out}")
 
 
+def _results_input(args, settings):
+    """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv)."""
+    settings["results"] = args.results
+    if os.path.isdir(args.results):
+        from .cost_tables import experiment_folder
+
+        settings["results"], settings["costs"], notes = experiment_folder(args.results,
+                                                                          settings["costs"])
+        for note in notes:
+            print(f"multitest: note: {note}", file=sys.stderr)
+    return settings["results"]
+
+
 def _cmd_rank(args):
     settings = _settings(args)
     start = time.perf_counter()
-    results = load_results(args.results, **{k: settings[k] for k in ("value", "kind")
-                                            if settings[k] is not None})
+    results = load_results(_results_input(args, settings),
+                           **{k: settings[k] for k in ("value", "kind")
+                              if settings[k] is not None})
     ranking = _run_rank(settings, results)
     elapsed = time.perf_counter() - start
     if settings["out"]:
@@ -349,8 +383,9 @@ def _cmd_stability(args):
     from .stability import stability, stability_text, stability_to_dict
 
     settings = _settings(args)
-    results = load_results(args.results, **{k: settings[k] for k in ("value", "kind")
-                                            if settings[k] is not None})
+    results = load_results(_results_input(args, settings),
+                           **{k: settings[k] for k in ("value", "kind")
+                              if settings[k] is not None})
     options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
                                                 "second_pass", "posthoc_correction",
                                                 "friedman_gate", "friedman_ties",
@@ -408,6 +443,16 @@ def _cmd_tests(args):
     return 0
 
 
+def _cmd_run(args):
+    from .run import run_experiment
+
+    result = run_experiment(args.experiment, args.out, workers=args.workers,
+                            scheduler=args.scheduler, timeout=args.timeout,
+                            retry_failed=args.retry_failed)
+    print(result.summary())
+    return 0
+
+
 def main(argv=None):
     """Entry point of the ``multitest`` command."""
     if argv is None:
@@ -426,7 +471,7 @@ def main(argv=None):
 
         set_quiet()
     command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,
-               "stability": _cmd_stability}[args.command]
+               "stability": _cmd_stability, "run": _cmd_run}[args.command]
     try:
         return command(args)
     except MultitestError as exc:

@@ -12,6 +12,7 @@ import pandas as pd
 
 from .bayesian import DEFAULT_THRESHOLD, BayesSettings, is_bayesian, with_settings
 from .corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
+from .cost_tables import as_profile, is_cost_table
 from .costs import CostProfile, load_profile, profile_from_order
 from .errors import MultitestError
 from .pairwise import DEFAULT_TEST, TestFailure, get_test
@@ -131,10 +132,16 @@ def resolve_results(results, datasets, algorithms):
     return results
 
 
-def resolve_profile(costs):
-    """A :class:`CostProfile` from a profile, a YAML path / bundled name or an order."""
+def resolve_profile(costs, results=None):
+    """A :class:`CostProfile` from a profile, a YAML path / bundled name or an order.
+
+    Dicts, data frames, wide CSV tables and ``column:NAME`` (a column of
+    `results`) are read by :func:`multitest.cost_tables.as_profile`.
+    """
     if isinstance(costs, CostProfile):
         return costs
+    if is_cost_table(costs):
+        return as_profile(costs, results)
     if isinstance(costs, (str, os.PathLike)):
         return load_profile(costs)
     if isinstance(costs, (list, tuple)):
@@ -182,9 +189,12 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     ----------
     results : Results, str, os.PathLike or pandas.DataFrame
         Per-fold results (see :func:`multitest.results.load_results`).
-    costs : CostProfile, str, os.PathLike or sequence of str
-        A cost profile, a YAML file or bundled profile name, or an order
-        (cheapest first).
+    costs : CostProfile, str, os.PathLike, dict, pandas.DataFrame or sequence of str
+        A cost profile, a YAML file or bundled profile name, an order
+        (cheapest first), or costs in another form: ``{algorithm: cost}``,
+        ``{data set: {algorithm: cost}}``, a wide DataFrame or CSV table
+        (data sets x algorithms), ``'column:NAME'`` (mean of a column of the
+        results); see :mod:`multitest.cost_tables`.
     test : str or callable, default 'combined-5x2cv-f'
         Pairwise test: a registered name, a ``module:function`` path or a
         function (see :mod:`multitest.pairwise`).
@@ -245,8 +255,9 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
                     control_method)
     _check_choice(friedman_ties, FRIEDMAN_TIES, "friedman_ties")
     bayes = BayesSettings(rope=rope, threshold=threshold, seed=seed)
+    source = results.source if isinstance(results, Results) else results
     results = resolve_results(results, datasets, algorithms)
-    profile = resolve_profile(costs)
+    profile = resolve_profile(costs, source)
     keys = profile.keys(results.datasets, results.algorithms)
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:

@@ -1,0 +1,61 @@
+"""A real Dask cluster for the tests: `dask scheduler` and `dask worker` processes on 127.0.0.1."""
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+TESTS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(TESTS)
+#: Lets processes started by the tests import multitest and run_estimators.
+ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([TESTS, ROOT]), MULTITEST_QUIET="1")
+
+
+@contextlib.contextmanager
+def dask_cluster(folder, n_workers=2):
+    """Yield ``(address, worker processes)``; on exit end exactly the processes started.
+
+    Each process leads a session of its own (``start_new_session``), so its group holds
+    it and the children it started (a worker's nanny and the worker) and nothing else.
+    """
+    from distributed import Client
+
+    dask = os.path.join(os.path.dirname(sys.executable), "dask")
+    address_file = os.path.join(folder, "scheduler.json")
+    log = open(os.path.join(folder, "cluster.log"), "w")
+    common = dict(env=ENV, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    loopback = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
+    started = [subprocess.Popen([dask, "scheduler", "--port", "0", "--scheduler-file",
+                                 address_file] + loopback, **common)]
+    try:
+        deadline = time.monotonic() + 60
+        while not (os.path.exists(address_file) and os.path.getsize(address_file)):
+            assert time.monotonic() < deadline, "the scheduler did not start"
+            time.sleep(0.1)
+        with open(address_file) as handle:
+            address = json.load(handle)["address"]
+        workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1",
+                                     "--name", f"test-worker-{i}"] + loopback, **common)
+                   for i in range(n_workers)]
+        started += workers
+        with Client(address, timeout="30s") as client:
+            client.wait_for_workers(n_workers, timeout=120)
+        yield address, workers
+    finally:
+        for process in started:
+            end_group(process, signal.SIGTERM)
+        for process in started:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                end_group(process, signal.SIGKILL)
+                process.wait(timeout=20)
+        log.close()
+
+
+def end_group(process, sig):
+    """Send `sig` to the session group led by `process` (one the tests started)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, sig)

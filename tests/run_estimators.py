@@ -1,0 +1,70 @@
+"""Estimators with known behaviour for the tests of ``multitest run``.
+
+Importable by path (``run_estimators.Allocate``) in the test process, in the
+workers of a local cluster (spawned with the same ``sys.path``) and in
+``dask worker`` processes (started with ``PYTHONPATH`` naming this folder).
+"""
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+
+class _Majority(ClassifierMixin, BaseEstimator):
+    def _learn(self, y):
+        values, counts = np.unique(y, return_counts=True)
+        self.classes_ = values
+        self.majority_ = values[counts.argmax()]
+
+    def fit(self, X, y):
+        self._learn(y)
+        return self
+
+    def predict(self, X):
+        return np.full(len(X), self.majority_)
+
+
+class Allocate(_Majority):
+    """Touches `nbytes` of new memory during fit (every page written), then frees it."""
+
+    def __init__(self, nbytes=100_000_000):
+        self.nbytes = nbytes
+
+    def fit(self, X, y):
+        block = np.ones(self.nbytes // 8)
+        self.total_ = float(block[:: 512].sum())
+        del block
+        self._learn(y)
+        return self
+
+
+class Fail(_Majority):
+    """Raises in fit."""
+
+    def fit(self, X, y):
+        raise ValueError("this learner always fails")
+
+
+class Sleep(_Majority):
+    """Sleeps `seconds` in fit: a slow learner with a known duration."""
+
+    def __init__(self, seconds=1.0):
+        self.seconds = seconds
+
+    def fit(self, X, y):
+        time.sleep(self.seconds)
+        self._learn(y)
+        return self
+
+
+class FailOn(_Majority):
+    """Raises in fit on data sets with `n_features` features (and only there)."""
+
+    def __init__(self, n_features=13):
+        self.n_features = n_features
+
+    def fit(self, X, y):
+        if X.shape[1] == self.n_features:
+            raise RuntimeError(f"no fit with {self.n_features} features")
+        self._learn(y)
+        return self

@@ -1,0 +1,202 @@
+"""End-to-end tests of multitest run: run -> rank -> report, locally and on a real cluster.
+
+The local run uses the default engine (a LocalCluster of processes on 127.0.0.1); the
+cluster run starts a real `dask scheduler` and two `dask worker` processes on 127.0.0.1.
+Reference: the two runs must give identical errors fold by fold (same seeds, same folds),
+and the errors must equal scikit-learn fits done by hand on sklearn's StratifiedKFold.
+"""
+import json
+import textwrap
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+pytest.importorskip("sklearn")
+pytest.importorskip("distributed")
+from sklearn.datasets import load_wine  # noqa: E402
+from sklearn.model_selection import StratifiedKFold  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+
+from multitest import load_profile, rank  # noqa: E402
+from multitest.cli import main  # noqa: E402
+from multitest.run import run_experiment  # noqa: E402
+from multitest.store import Store  # noqa: E402
+from run_cluster import dask_cluster  # noqa: E402
+
+EXPERIMENT = """\
+datasets:
+  - sklearn: iris
+  - sklearn: wine
+algorithms:
+  nb: {estimator: sklearn.naive_bayes.GaussianNB}
+  tree: {estimator: sklearn.tree.DecisionTreeClassifier, params: {max_depth: 3, random_state: 0}}
+cv: {replications: 5, folds: 2, seed: 11}
+repeats: 2
+"""
+
+
+def _experiment(folder, text=EXPERIMENT):
+    path = folder / "experiment.yaml"
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("local")
+    result = run_experiment(_experiment(folder), folder / "out", workers=2,
+                            show_progress=False)
+    return folder / "out", result
+
+
+@pytest.fixture(scope="module")
+def scheduler(tmp_path_factory):
+    with dask_cluster(str(tmp_path_factory.mktemp("cluster")), n_workers=2) as (address, _):
+        yield address
+
+
+def test_local_run_writes_a_complete_experiment_folder(local_run):
+    out, result = local_run
+    assert (result.total, result.computed, result.reused, result.failed, result.lost) == \
+        (40, 40, 0, 0, 0)
+    results = pd.read_csv(out / "results.csv")
+    assert len(results) == 40 and not results.duplicated(["dataset", "algorithm",
+                                                          "replication", "fold"]).any()
+    for measure in ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time",
+                    "peak_memory", "model_size"):
+        profile = load_profile(out / "costs" / f"{measure}.yaml")
+        means = results.groupby(["dataset", "algorithm"])[measure].mean()
+        assert profile.cost_matrix(["wine"], ["tree"])[0, 0] == pytest.approx(
+            means["wine", "tree"], rel=1e-12)
+    noise = pd.read_csv(out / "costs" / "noise.csv")
+    assert set(noise["repeats"]) == {2} and len(noise) == 2 * 2 * 4
+    provenance = json.loads((out / "provenance.json").read_text())
+    assert provenance["versions"]["scikit-learn"] and provenance["client"]["cpus"]
+    assert len(provenance["workers"]) == 2 and provenance["cv"]["seed"] == 11
+    assert provenance["datasets_ranked"] == ["iris", "wine"]
+
+
+def test_errors_equal_fits_by_hand(local_run):
+    # Reference: DecisionTreeClassifier fitted by hand on sklearn's StratifiedKFold with the
+    # seed of replication 3 (SeedSequence([11, 3])).
+    out, _ = local_run
+    results = pd.read_csv(out / "results.csv").set_index(["dataset", "algorithm",
+                                                          "replication", "fold"])
+    X, y = load_wine(return_X_y=True)
+    seed = int(np.random.SeedSequence([11, 3]).generate_state(1)[0])
+    for fold, (train, test) in enumerate(StratifiedKFold(2, shuffle=True, random_state=seed)
+                                         .split(X, y), start=1):
+        model = DecisionTreeClassifier(max_depth=3, random_state=0).fit(X[train], y[train])
+        expected = np.mean(model.predict(X[test]) != y[test])
+        assert results.loc[("wine", "tree", 3, fold), "error"] == pytest.approx(expected,
+                                                                                abs=1e-15)
+
+
+def test_rank_and_report_on_the_experiment_folder(local_run, capsys):
+    out, _ = local_run
+    assert main(["rank", str(out), "--costs", "fit_time", "--out", str(out / "rank"),
+                 "--report"]) == 0
+    text = capsys.readouterr().out
+    assert "costs fit_time" in text
+    assert (out / "rank" / "report.html").stat().st_size > 1000
+    by_folder = json.loads((out / "rank" / "result.json").read_text())
+    expected = rank(out / "results.csv", out / "costs" / "fit_time.yaml")
+    assert by_folder["final_order"] == list(expected.final_order)
+    assert main(["rank", str(out), "--costs", "column:model_size"]) == 0
+
+
+def test_resume_computes_nothing_when_complete(local_run):
+    out, _ = local_run
+    with Store(str(out / "store.sqlite")) as store:
+        before = store.frame()
+    again = run_experiment(out.parent / "experiment.yaml", out, workers=1,
+                           show_progress=False)
+    assert (again.computed, again.reused) == (0, 40)
+    with Store(str(out / "store.sqlite")) as store:
+        pd.testing.assert_frame_equal(store.frame(), before)
+
+
+def test_scheduler_and_two_workers_give_identical_errors(local_run, scheduler, tmp_path):
+    # The fits run in the workers themselves here (isolate: false), in forked children in
+    # the local run: neither the engine nor the measurement mode may change an error.
+    out, _ = local_run
+    result = run_experiment(_experiment(tmp_path, EXPERIMENT + "isolate: false\n"),
+                            tmp_path / "out", scheduler=scheduler, show_progress=False)
+    assert (result.computed, result.failed) == (40, 0)
+    local = pd.read_csv(out / "results.csv")
+    remote = pd.read_csv(tmp_path / "out" / "results.csv")
+    key = ["dataset", "algorithm", "replication", "fold"]
+    pd.testing.assert_frame_equal(local[key + ["error"]], remote[key + ["error"]])
+    workers = {r for r in Store(str(tmp_path / "out" / "store.sqlite")).frame()["worker"]}
+    assert len(workers) == 2          # both workers computed folds
+    assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time", "--out",
+                 str(tmp_path / "rank"), "--report"]) == 0
+    # The errors are identical; the order may differ only through the measured costs.
+    remote_rank = json.loads((tmp_path / "rank" / "result.json").read_text())
+    assert sorted(remote_rank["final_order"]) == ["nb", "tree"]
+
+
+FAILING = """\
+datasets:
+  - sklearn: iris
+  - sklearn: wine
+algorithms:
+  nb: {estimator: sklearn.naive_bayes.GaussianNB}
+  fragile: {estimator: run_estimators.FailOn, params: {n_features: 13}}
+cv: {replications: 1, folds: 3, seed: 0}
+repeats: 1
+"""
+
+
+def test_failed_folds_are_recorded_and_their_data_set_left_out(tmp_path, capsys,
+                                                                monkeypatch):
+    import io
+
+    import multitest.progress
+
+    bars = []
+
+    def drawn(total, label, **options):   # the run's bar, drawn into a string
+        options.update(stream=io.StringIO(), enabled=True, delay=0, min_interval=0)
+        bars.append(multitest.progress.Progress(total, label, **options))
+        return bars[-1]
+
+    monkeypatch.setattr(multitest.progress, "progress", drawn)
+    path = _experiment(tmp_path, FAILING)
+    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 0
+    final = bars[0].stream.getvalue().rsplit("\r\x1b[2K", 1)[-1]
+    assert final.startswith("run  [") and "12/12" in final and final.endswith(
+        "(3 failed)\n")
+    printed = capsys.readouterr().out
+    assert "3 failed" in printed and "data sets ranked: iris" in printed
+    failures = pd.read_csv(tmp_path / "out" / "failures.csv")
+    assert len(failures) == 3 and set(failures["dataset"]) == {"wine"}
+    assert failures["error"].str.startswith("RuntimeError: no fit with 13 features").all()
+    assert set(pd.read_csv(tmp_path / "out" / "results.csv")["dataset"]) == {"iris"}
+    assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time", "--test",
+                 "kfold-t"]) == 0
+    captured = capsys.readouterr()
+    assert "data set 'wine' is left out of the ranking: 3 fold(s) failed" in captured.err
+    # Failures are data: a re-run does not recompute them unless asked to.
+    again = run_experiment(path, tmp_path / "out", workers=1, show_progress=False)
+    assert again.computed == 0 and again.failed == 3
+    again = run_experiment(path, tmp_path / "out", workers=1, retry_failed=True,
+                           show_progress=False)
+    assert again.computed == 3 and again.failed == 3
+
+
+def test_timeouts_are_recorded_and_rank_refuses_an_empty_folder(tmp_path, capsys):
+    text = FAILING.replace("run_estimators.FailOn, params: {n_features: 13}",
+                           "run_estimators.Sleep, params: {seconds: 30}") \
+        .replace("folds: 3", "folds: 2")
+    path = _experiment(tmp_path, text)
+    start = time.monotonic()
+    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2",
+                 "--timeout", "0.5"]) == 0
+    assert time.monotonic() - start < 60
+    failures = pd.read_csv(tmp_path / "out" / "failures.csv")
+    assert list(failures["status"]) == ["timeout"] * 4
+    assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time"]) == 2
+    assert "no data set has complete results" in capsys.readouterr().err

@@ -1,0 +1,284 @@
+"""Tests of multitest.measure and multitest.experiment: one fold, measured; experiment files.
+
+References: scikit-learn's own StratifiedKFold, accuracy_score and pickle (the folds,
+errors and model sizes must equal what they give); known allocations for the peak
+memory (an estimator that writes exactly N bytes); known durations for the timeout.
+"""
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sklearn")
+from sklearn.datasets import load_iris  # noqa: E402
+from sklearn.metrics import accuracy_score  # noqa: E402
+from sklearn.model_selection import StratifiedKFold  # noqa: E402
+from sklearn.tree import DecisionTreeClassifier  # noqa: E402
+
+from multitest import InputError  # noqa: E402
+from multitest.experiment import load_dataset, load_experiment  # noqa: E402
+from multitest.measure import Task, fold_indices, run_task  # noqa: E402
+
+IRIS = load_iris(return_X_y=True)
+TESTS = os.path.dirname(__file__)
+ROOT = os.path.dirname(TESTS)
+
+
+def _task(estimator, params=None, **fields):
+    base = dict(dataset="iris", algorithm="a", estimator=estimator, params=params or {},
+                replication=1, fold=1, folds=2, seed=0, metric="error", spec="s")
+    return Task(**dict(base, **fields))
+
+
+def test_folds_are_stratified_kfold_with_the_replication_seed():
+    # Reference: sklearn StratifiedKFold(shuffle=True) with the seed documented in
+    # provenance.json (SeedSequence([seed, replication])).
+    y = IRIS[1]
+    for replication in (1, 3):
+        seed = int(np.random.SeedSequence([7, replication]).generate_state(1)[0])
+        expected = list(StratifiedKFold(2, shuffle=True, random_state=seed).split(y, y))
+        for fold in (1, 2):
+            train, test = fold_indices(y, _task("x", replication=replication, fold=fold,
+                                                seed=7))
+            np.testing.assert_array_equal(test, expected[fold - 1][1])
+            np.testing.assert_array_equal(train, expected[fold - 1][0])
+    first = fold_indices(y, _task("x", replication=1))[1]
+    assert not np.array_equal(first, fold_indices(y, _task("x", replication=2))[1])
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_error_time_and_model_size_equal_a_plain_fit(isolate):
+    # Reference: the same fit done by hand: accuracy_score and len(pickle.dumps(model)).
+    task = _task("sklearn.tree.DecisionTreeClassifier", {"random_state": 0}, repeats=3,
+                 isolate=isolate)
+    row = run_task(IRIS, task)
+    assert row["status"] == "ok", row.get("error")
+    train, test = fold_indices(IRIS[1], task)
+    model = DecisionTreeClassifier(random_state=0).fit(IRIS[0][train], IRIS[1][train])
+    accuracy = accuracy_score(IRIS[1][test], model.predict(IRIS[0][test]))
+    assert row["loss"] == pytest.approx(1 - accuracy, abs=1e-15)
+    assert row["model_size"] == len(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+    assert len(row["repeats"]) == 3
+    assert row["fit_time"] == np.median([r["fit_time"] for r in row["repeats"]])
+    assert 0 < row["fit_cpu_time"] and 0 < row["fit_time"] < 5
+
+
+def test_scorer_metric_gives_a_loss():
+    # Reference: sklearn's balanced_accuracy scorer; the loss is 1 - score, and -score for
+    # neg_* scorers.
+    row = run_task(IRIS, _task("sklearn.naive_bayes.GaussianNB", metric="balanced_accuracy"))
+    assert row["loss"] == pytest.approx(1 - row["score"])
+    row = run_task(IRIS, _task("sklearn.naive_bayes.GaussianNB", metric="neg_log_loss"))
+    assert row["loss"] == pytest.approx(-row["score"]) and row["loss"] > 0
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_peak_memory_within_ten_percent_when_the_worker_is_reused(isolate):
+    # Known allocation: Allocate(nbytes) writes every page of an nbytes array. The same
+    # process measures a large then a small fit: the second must not inherit the first peak.
+    for nbytes in (200_000_000, 50_000_000):
+        row = run_task(IRIS, _task("run_estimators.Allocate", {"nbytes": nbytes},
+                                   isolate=isolate))
+        assert row["status"] == "ok", row.get("error")
+        assert abs(row["peak_memory"] - nbytes) <= 0.10 * nbytes, (nbytes, row["peak_memory"])
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_failing_fit_is_recorded_not_raised(isolate):
+    row = run_task(IRIS, _task("run_estimators.Fail", isolate=isolate))
+    assert row["status"] == "error"
+    assert row["error"].startswith("ValueError: this learner always fails")
+    assert "loss" not in row
+
+
+def test_a_fit_beyond_the_timeout_is_killed_and_recorded():
+    row = run_task(IRIS, _task("run_estimators.Sleep", {"seconds": 30}, timeout=0.5))
+    assert row["status"] == "timeout"
+    assert "timeout of 0.5 s" in row["error"]
+    assert row["finished"] - row["started"] < 10
+
+
+def test_n_jobs_is_forced_to_one():
+    from multitest.measure import _single_threaded
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import make_pipeline
+
+    model = _single_threaded(make_pipeline(RandomForestClassifier(n_jobs=-1)))
+    assert model.get_params()["randomforestclassifier__n_jobs"] == 1
+
+
+# -- experiment files -------------------------------------------------------------------
+
+def _write(tmp_path, text, name="exp.yaml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+GOOD = """\
+datasets:
+  - sklearn: iris
+algorithms:
+  nb: {estimator: sklearn.naive_bayes.GaussianNB}
+  tree: {estimator: sklearn.tree.DecisionTreeClassifier, params: {max_depth: 2}}
+cv: {replications: 2, folds: 3, seed: 4}
+"""
+
+
+def test_experiment_defaults_and_fields(tmp_path):
+    exp = load_experiment(_write(tmp_path, GOOD))
+    assert (exp.replications, exp.folds, exp.seed, exp.metric, exp.repeats) == (2, 3, 4,
+                                                                               "error", 3)
+    assert [a.name for a in exp.algorithms] == ["nb", "tree"]
+    assert exp.algorithms[1].params == {"max_depth": 2}
+    X, y = load_dataset(exp, 0)
+    assert X.shape == (150, 4) and len(y) == 150
+
+
+@pytest.mark.parametrize("text, where", [
+    (GOOD.replace("cv: {", "cv: {bogus: 1, "), "row 6, field 'cv.bogus'"),
+    (GOOD.replace("folds: 3", "folds: 1"), "row 6, field 'cv.folds'"),
+    (GOOD.replace("  - sklearn: iris", "  - csv: nowhere.csv\n    target: y"),
+     "row 2, field 'datasets.0.csv'"),
+    (GOOD.replace("  - sklearn: iris", "  - csv: nowhere.csv"),
+     "row 2, field 'datasets.0.target'"),
+    (GOOD.replace("sklearn.naive_bayes.GaussianNB", "nb"),
+     "row 4, field 'algorithms.nb.estimator'"),
+    (GOOD.replace("metric", "metric") + "timeout: -1\n", "row 7, field 'timeout'"),
+    (GOOD + "color: red\n", "row 7, field 'color'"),
+    (GOOD + "isolate: false\ntimeout: 5\n", "row 8, field 'timeout'"),
+])
+def test_experiment_errors_name_file_row_and_field(tmp_path, text, where):
+    path = _write(tmp_path, text)
+    with pytest.raises(InputError) as info:
+        load_experiment(path)
+    assert str(info.value).startswith(f"{path}, {where}")
+
+
+def test_estimator_and_dataset_errors_are_found_before_running(tmp_path):
+    from multitest.experiment import check_estimators
+
+    path = _write(tmp_path, GOOD.replace("GaussianNB}", "GaussianNB, params: {bogus: 1}}"))
+    with pytest.raises(InputError, match=r"row 4, field 'algorithms.nb.params'.*refuses"):
+        check_estimators(load_experiment(path))
+    path = _write(tmp_path, GOOD.replace("GaussianNB", "NoSuchThing"))
+    with pytest.raises(InputError, match=r"field 'algorithms.nb.estimator': cannot import"):
+        check_estimators(load_experiment(path))
+    exp = load_experiment(_write(tmp_path, GOOD.replace("sklearn: iris", "sklearn: titanic")))
+    with pytest.raises(InputError, match="row 2.*no bundled scikit-learn data set 'titanic'"):
+        load_dataset(exp, 0)
+
+
+def test_csv_and_parquet_data_sets(tmp_path):
+    import pandas as pd
+
+    X, y = IRIS
+    frame = pd.DataFrame(X, columns=list("abcd")).assign(colour=np.where(y > 0, "r", "g"),
+                                                         label=y)
+    frame.to_csv(tmp_path / "iris.csv", index=False)
+    frame.to_parquet(tmp_path / "iris.parquet")
+    text = GOOD.replace("  - sklearn: iris", "  - csv: iris.csv\n    target: label\n"
+                        "  - parquet: iris.parquet\n    target: label\n    name: pq")
+    exp = load_experiment(_write(tmp_path, text))
+    assert [d.name for d in exp.datasets] == ["iris", "pq"]
+    for index in (0, 1):
+        Xt, yt = load_dataset(exp, index)
+        assert Xt.shape == (150, 6)       # 4 numbers + one-hot colour (2 columns)
+        np.testing.assert_array_equal(Xt[:, :4], X)
+        np.testing.assert_array_equal(yt, y)
+    bad = load_experiment(_write(tmp_path, text.replace("target: label\n  - p",
+                                                        "target: nope\n  - p")))
+    with pytest.raises(InputError, match="no target column 'nope'"):
+        load_dataset(bad, 0)
+
+
+@pytest.mark.filterwarnings("ignore:A network error occurred")
+def test_openml_offline_is_a_clear_error(tmp_path, monkeypatch):
+    # No network: point the OpenML client at a closed port on 127.0.0.1 (refused at once),
+    # with an empty cache.
+    import sklearn.datasets._openml as openml
+
+    monkeypatch.setattr(openml, "_DATA_INFO", "http://127.0.0.1:9/api/v1/json/data/{}")
+    monkeypatch.setenv("no_proxy", "127.0.0.1")
+    text = GOOD.replace("  - sklearn: iris", "  - openml: 31") + "openml_cache: cache\n"
+    exp = load_experiment(_write(tmp_path, text))
+    with pytest.raises(InputError, match=r"row 2, field 'datasets.0.openml': cannot fetch "
+                       r"OpenML data set 31 and it is not in the local cache"):
+        load_dataset(exp, 0)
+
+
+def test_stratification_needs_enough_members_per_class(tmp_path):
+    import pandas as pd
+
+    pd.DataFrame({"x": range(6), "y": [0, 0, 0, 0, 0, 1]}).to_csv(tmp_path / "t.csv",
+                                                                  index=False)
+    text = GOOD.replace("  - sklearn: iris", "  - csv: t.csv\n    target: y")
+    with pytest.raises(InputError, match="class 1 has 1 example"):
+        load_dataset(load_experiment(_write(tmp_path, text)), 0)
+
+
+# -- the core without the extra -----------------------------------------------------------
+
+_BLOCK = ("import sys\nfor name in ('sklearn', 'dask', 'distributed', 'threadpoolctl'):\n"
+          "    sys.modules[name] = None\n")
+
+
+def _python(code, tmp_path):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=120)
+
+
+def test_core_imports_and_ranks_without_sklearn_or_dask(tmp_path):
+    # The heavy modules are made unimportable (sys.modules[name] = None) in a fresh process.
+    code = _BLOCK + textwrap.dedent("""
+        import multitest, multitest.cli, multitest.run, multitest.cost_tables
+        from multitest import rank, example_results
+        print(rank(example_results(), {a: i for i, a in enumerate(
+            ['5nn', 'c45', 'lnp', 'mlp', 'svr', 'svl', 'sv2', 'mdt'])}).final_order[0])
+        heavy = [m for m in ('sklearn', 'dask', 'distributed', 'threadpoolctl')
+                 if sys.modules.get(m) is not None]
+        print('heavy:', heavy)
+    """)
+    done = _python(code, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "heavy: []"
+
+
+def test_run_without_the_extra_is_a_one_line_error(tmp_path):
+    experiment = _write(tmp_path, GOOD)
+    code = _BLOCK + ("from multitest.cli import main\n"
+                     f"sys.exit(main(['run', {experiment!r}, '--out', 'out']))\n")
+    done = _python(code, tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == ("multitest: error: multitest run needs the 'run' extra: "
+                           "pip install 'multitest[run]'\n")
+    assert not (tmp_path / "out").exists()
+
+
+def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
+    from multitest import MultitestError
+    from multitest import run as run_module
+
+    experiment = _write(tmp_path, GOOD)
+    with pytest.raises(MultitestError, match="`workers` must be a positive integer, got 0"):
+        run_module.run_experiment(experiment, tmp_path / "out", workers=0)
+    with pytest.raises(MultitestError, match="`timeout` must be a positive number"):
+        run_module.run_experiment(experiment, tmp_path / "out", timeout=-1)
+    assert not (tmp_path / "out").exists()
+    # Nothing listens on port 9 of the loopback: a one-line error, not a traceback.
+    monkeypatch.setattr(run_module, "CONNECT_TIMEOUT", "2s")
+    with pytest.raises(MultitestError, match="`scheduler`: cannot reach a Dask scheduler at "
+                       "'tcp://127.0.0.1:9'"):
+        run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",
+                                  show_progress=False)
+
+
+def test_an_estimator_missing_on_the_worker_is_the_folds_error():
+    row = run_task(IRIS, _task("no_such_package.Learner"))
+    assert row["status"] == "error"
+    assert row["error"].startswith("on the worker: ModuleNotFoundError")
