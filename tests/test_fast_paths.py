@@ -221,3 +221,64 @@ def test_edges_without_building_every_pair(example):
     for result in rank(example, "training_time").datasets:
         assert result.edges() == [(p["a"], p["b"], p["statistic"], p["pvalue"])
                                   for p in result.pairs() if p["override"]]
+
+
+# -- stage 1 streamed: decisions kept, statistics recomputed on access ----------------
+
+@pytest.mark.parametrize("name", ["combined-5x2cv-f", "5x2cv-t", "kfold-t", "wilcoxon"])
+@pytest.mark.parametrize("correction", ["none", "holm"])
+@pytest.mark.parametrize("chunk", [10 ** 9, 60])   # whole data sets per block; L split
+def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk, monkeypatch):
+    # Reference: the same function with everything kept in memory (the eager path,
+    # itself checked against the straightforward one-call computation above).
+    rng = np.random.default_rng(12)
+    S, L = 11, 9
+    errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
+    errors[0, 1] = errors[0, 0]
+    keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
+    prior = prior_positions(keys, [f"a{j}" for j in range(L)])
+    test, design = get_test(name), FoldDesign(5, 2)
+    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
+    eager = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
+                               alternative="two-sided")
+    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(per_dataset, "_GROUP_TESTS", 2 * L * (L - 1) // 2)  # 2 data sets
+    lazy = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
+                              alternative="two-sided")
+    assert isinstance(lazy.statistic, per_dataset.LazyRows)
+    np.testing.assert_array_equal(lazy.override, eager.override)
+    for field in ("statistic", "pvalue", "pvalue_adjusted"):
+        full, rows = getattr(eager, field), getattr(lazy, field)
+        assert rows.shape == full.shape and rows.size == full.size
+        np.testing.assert_array_equal(np.asarray(rows), full)
+        for s in (0, 5, S - 1, -1):
+            np.testing.assert_array_equal(rows[s], full[s])
+            np.testing.assert_array_equal(rows[s, [0, 3]], full[s, [0, 3]])
+        np.testing.assert_array_equal(rows[2:7], full[2:7])
+        np.testing.assert_array_equal(rows[1:4, 2], full[1:4, 2])
+        np.testing.assert_array_equal(rows[[1, 3]], full[[1, 3]])
+        assert not rows[3].flags.writeable
+    assert (lazy.pvalue_adjusted is lazy.pvalue) == (correction == "none")
+
+
+def test_custom_tests_keep_their_statistics(monkeypatch):
+    # A user's test may not be deterministic: its results are never recomputed.
+    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
+    errors = np.random.default_rng(2).uniform(0.1, 0.3, (3, 4, 10))
+    prior = np.tile(np.arange(4), (3, 1))
+    table = run_pairwise_tests(errors, prior, get_test("test-fast-paths-scalar-welch"),
+                               FoldDesign(5, 2), alpha=0.05, correction="none",
+                               alternative="two-sided")
+    assert isinstance(table.statistic, np.ndarray)
+
+
+def test_ranking_results_are_the_same_when_streamed(example, monkeypatch):
+    from multitest import rank
+
+    eager = rank(example, "training_time")
+    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(per_dataset, "_GROUP_TESTS", 50)
+    lazy = rank(example, "training_time")
+    assert lazy.final_order == eager.final_order
+    for e, z in zip(eager.datasets, lazy.datasets):
+        assert z.order == e.order and z.pairs() == e.pairs() and z.edges() == e.edges()
