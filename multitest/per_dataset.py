@@ -99,7 +99,8 @@ class PairwiseTable:
         return self.statistic.size
 
 
-def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, alternative):
+def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, alternative,
+                       keep=None):
     """Run ``test`` on every pair of every data set.
 
     Parameters
@@ -114,6 +115,10 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
         Within-data-set correction (see :mod:`multitest.corrections`).
     alternative : {'two-sided', 'greater'}
         ``'greater'``: one-sided, "the costlier is better".
+    keep : bool, optional
+        Keep every statistic and p-value in memory (True), or only the
+        decisions when the test allows it (False).  By default, keep them up
+        to :data:`_EAGER_TESTS` tests.
 
     Returns
     -------
@@ -144,7 +149,7 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     stage = _Stage1(errors, prior, test, design, correction=correction,
                     alternative=alternative)
     P = stage.first.size
-    lazy = test._difference_only and S * P > _EAGER_TESTS
+    lazy = test._difference_only and (S * P > _EAGER_TESTS if keep is None else not keep)
     if not lazy:
         statistic, pvalue = np.empty((S, P)), np.empty((S, P))
         adjusted = pvalue if correction == "none" else np.empty((S, P))

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from multitest import rank
+from multitest import MultitestError, rank
 from multitest import output
 from multitest.output import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise,
                               stage_tables, to_dict, write_outputs, write_pairwise_file)
@@ -46,25 +46,65 @@ def test_large_runs_refer_to_the_pairwise_file(ranking, tmp_path, monkeypatch):
     assert back["override"].sum() == sum(d["n_edges"] for d in doc["datasets"].values())
 
 
-def test_pairwise_file_layout_is_plain_numpy(ranking, tmp_path):
+def test_pairwise_file_stores_what_cannot_be_recomputed(ranking, tmp_path):
     path = tmp_path / "p.npz"
     write_pairwise_file(ranking, path)
     with np.load(path, allow_pickle=False) as archive:
-        assert set(archive.files) == {"datasets", "algorithms", "mean_errors", "dataset", "a",
-                                      "b", "statistic", "pvalue", "override"}
-        n = 38 * 28
-        assert all(archive[k].shape == (n,) for k in ("dataset", "a", "b", "statistic",
-                                                       "pvalue", "override"))
-        assert archive["a"].dtype == np.uint16 and archive["override"].dtype == bool
+        assert set(archive.files) == {"format", "settings", "datasets", "algorithms", "errors",
+                                      "prior", "override"}
+        np.testing.assert_array_equal(archive["errors"], ranking.results.errors)
+        assert archive["prior"].dtype == np.uint16 and archive["prior"].shape == (38, 8)
         assert list(archive["algorithms"]) == list(ranking.algorithms)
-        assert archive["mean_errors"].shape == (38, 8)
-        # The first pair of the first data set: the two cheapest algorithms, cheaper first.
+        bits = np.unpackbits(archive["override"], count=38 * 28).astype(bool)
+        np.testing.assert_array_equal(bits, pairwise_frame(ranking)["override"])
+        # The cheapest algorithm of the first data set is at prior position 0.
         first = ranking.datasets[0]
-        pair = first.pairs()[0]
-        assert archive["algorithms"][archive["a"][0]] == pair["a"] == first.prior_order[0]
-        assert archive["algorithms"][archive["b"][0]] == pair["b"] == first.prior_order[1]
-        assert archive["pvalue"][0] == pair["pvalue"]
-        assert archive["mean_errors"][0, archive["a"][0]] == pair["mean_error_a"]
+        assert archive["algorithms"][archive["prior"][0, 0]] == first.prior_order[0]
+        settings = json.loads(str(archive["settings"][0]))
+        assert settings["test"] == ranking.settings.test and settings["replications"] == 5
+
+
+def test_read_pairwise_of_some_data_sets(ranking, tmp_path):
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    full = pairwise_frame(ranking)
+    part = read_pairwise(path, datasets=["zoo", "optdigits"])
+    expected = pd.concat([full[full["dataset"] == d] for d in ("zoo", "optdigits")],
+                         ignore_index=True)
+    pd.testing.assert_frame_equal(part, expected, check_exact=True)
+    with pytest.raises(MultitestError, match="no data set 'nope'"):
+        read_pairwise(path, datasets=["nope"])
+
+
+def test_read_pairwise_checks_the_recomputed_decisions(ranking, tmp_path):
+    # A file whose decisions do not match what the tests give now is refused, not trusted.
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    with np.load(path) as archive:
+        arrays = dict(archive)
+    arrays["override"] = arrays["override"] ^ np.uint8(1)
+    np.savez(path, **arrays)
+    with pytest.raises(MultitestError, match="recomputed decisions differ"):
+        read_pairwise(path)
+
+
+def test_pairwise_file_of_a_custom_test_keeps_its_statistics(tmp_path):
+    from multitest.pairwise import register_test
+    from scipy import stats
+
+    @register_test("test-output-welch")
+    def welch(a, b):
+        result = stats.ttest_ind(a, b, equal_var=False)
+        return (0.0, 1.0) if np.isnan(result.pvalue) else (result.statistic, result.pvalue)
+
+    errors = np.random.default_rng(5).uniform(0.1, 0.3, (3, 4, 10))
+    ranking = rank(make_frame(errors), ["a0", "a1", "a2", "a3"], test="test-output-welch")
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    with np.load(path) as archive:
+        assert {"statistic", "pvalue"} <= set(archive.files)
+    pd.testing.assert_frame_equal(read_pairwise(path), pairwise_frame(ranking),
+                                  check_exact=True)
 
 
 def test_pairwise_file_keeps_infinite_statistics_and_corrections(tmp_path):
@@ -75,8 +115,8 @@ def test_pairwise_file_keeps_infinite_statistics_and_corrections(tmp_path):
     ranking = rank(make_frame(errors), ["a0", "a1", "a2", "a3"], correction="holm")
     path = tmp_path / "p.npz"
     write_pairwise_file(ranking, path)
-    with np.load(path) as archive:
-        assert "pvalue_adjusted" in archive.files
+    with np.load(path) as archive:   # recomputed on reading, with the correction
+        assert "pvalue_adjusted" not in archive.files
     back = read_pairwise(path)
     pd.testing.assert_frame_equal(back, pairwise_frame(ranking), check_exact=True)
     assert np.isinf(back["statistic"]).any()
