@@ -5,7 +5,22 @@ Every error caused by the user's input derives from :class:`MultitestError`
 single line and exit with status 2.
 """
 
-__all__ = ["MultitestError", "InputError", "UnknownTestError"]
+__all__ = ["MultitestError", "InputError", "UnknownTestError", "abbreviate"]
+
+#: Longest text (a name, a value) quoted whole in a message.
+_QUOTE_LIMIT = 80
+
+
+def abbreviate(text, limit=_QUOTE_LIMIT):
+    """``text`` for a one-line message: at most about ``limit`` characters, one line.
+
+    A 50 MB name from a broken file is shown by its start and its length.
+    """
+    text = str(text)
+    if len(text) <= limit and "\n" not in text and "\r" not in text:
+        return text
+    head = text[:limit - 30].replace("\r", " ").replace("\n", " ")
+    return f"{head}... ({len(text):,} characters)"
 
 
 class MultitestError(ValueError):
@@ -35,7 +50,7 @@ class InputError(MultitestError):
         if row is not None:
             where.append(f"row {row}")
         if field is not None:
-            where.append(f"field '{field}'")
+            where.append(f"field '{abbreviate(field)}'")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
 

@@ -26,7 +26,8 @@ from helpers import make_frame
 
 def _text_path(monkeypatch):
     """Make load_results skip its fast paths (files and frames)."""
-    monkeypatch.setattr(results, "_read_typed", lambda source, columns: None)
+    for reader in ("_read_arrow", "_read_pandas"):
+        monkeypatch.setattr(results, reader, lambda name, columns, kind: None)
     real_load = results._load
 
     def text_only(*args, fast, **kwargs):
@@ -39,6 +40,17 @@ def _same(a, b):
     assert (a.datasets, a.algorithms, a.replications, a.folds_per_replication, a.has_folds,
             a.source) == (b.datasets, b.algorithms, b.replications, b.folds_per_replication,
                           b.has_folds, b.source)
+
+
+@pytest.fixture(params=["pyarrow", "pandas"])
+def fast_reader(request, monkeypatch):
+    """Each fast CSV path alone: pyarrow's reader, or the C reader of pandas."""
+    if request.param == "pyarrow":
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(results, "_read_pandas", lambda name, columns, kind: None)
+    else:
+        monkeypatch.setattr(results, "_read_arrow", lambda name, columns, kind: None)
+    return request.param
 
 
 @pytest.fixture
@@ -55,7 +67,7 @@ def awkward_csv(tmp_path):
     return path
 
 
-def test_fast_csv_loader_matches_the_text_path(example, awkward_csv, monkeypatch):
+def test_fast_csv_loader_matches_the_text_path(example, awkward_csv, fast_reader, monkeypatch):
     from multitest import example_path
 
     fast = [load_results(example_path()), load_results(awkward_csv),
@@ -70,7 +82,7 @@ def test_fast_csv_loader_matches_the_text_path(example, awkward_csv, monkeypatch
     assert (fast[1].replications, fast[1].folds_per_replication) == (4, 3)
 
 
-def test_clean_files_take_the_fast_path(awkward_csv, monkeypatch):
+def test_clean_files_take_the_fast_path(awkward_csv, fast_reader, monkeypatch):
     def no_text_path(source):
         raise AssertionError("the text path was used")
     monkeypatch.setattr(results, "_read", no_text_path)
@@ -101,7 +113,8 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
-def test_fast_loader_reports_what_the_text_path_reports(case, tmp_path, monkeypatch):
+def test_fast_loader_reports_what_the_text_path_reports(case, tmp_path, fast_reader,
+                                                        monkeypatch):
     frame = BAD_FILES[case](make_frame(np.random.default_rng(0).uniform(0.1, 0.3, (2, 3, 10))))
     path = tmp_path / "bad.csv"
     frame.to_csv(path, index=False)
