@@ -9,8 +9,10 @@ array of errors.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import os
+import sys
 import warnings
 from dataclasses import dataclass
 
@@ -197,7 +199,11 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         if loaded is not None:
             return loaded
     frame, name, row_offset = _read(name)
-    return _load(frame, name, row_offset, columns, kind, fast=False)
+    try:
+        return _load(frame, name, row_offset, columns, kind, fast=False)
+    except InputError:
+        _raise_ragged(name)   # a row with a field missing: say so, not "missing value"
+        raise
 
 
 #: File name endings read as Parquet (needs the ``parquet`` extra: pyarrow).
@@ -206,6 +212,8 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 MAX_ABS_VALUE = 1e100
 #: Largest magnitude of a replication or fold number.
 MAX_FOLD_NUMBER = 10 ** 9
+# Bytes of the file per block of pyarrow's CSV reader (None: pyarrow's default).
+_ARROW_BLOCK_SIZE = None
 
 
 class _Fallback(Exception):
@@ -228,10 +236,21 @@ def _load(frame, name, row_offset, columns, kind, *, fast, present=None):
     return _assemble(keys, errors, columns, name, row_offset)
 
 
+@contextlib.contextmanager
+def _csv_rows(name, **options):
+    """:func:`csv.reader` of a file, with no limit on the length of a field."""
+    limit = csv.field_size_limit(sys.maxsize)
+    try:
+        with open(name, newline="", encoding="utf-8-sig", errors="replace") as handle:
+            yield csv.reader(handle, **options)
+    finally:
+        csv.field_size_limit(limit)
+
+
 def _header(name):
     """``{stripped name: raw name}`` of the header line, or None (duplicated names)."""
-    with open(name, newline="", encoding="utf-8-sig") as handle:
-        header = next(csv.reader(handle), None)
+    with _csv_rows(name) as reader:
+        header = next(reader, None)
     if not header:
         return None
     raw = {c.strip(): c for c in header}
@@ -299,16 +318,16 @@ def _read_arrow(name, columns, kind):
     wanted = None if raw is None else _wanted(raw, columns)
     if wanted is None:
         return None
+    # Every type given: inferring one keeps the text of the column (twice the memory).
     types = {raw[c]: pa.dictionary(pa.int32(), pa.string()) if t == "name" else pa.float64()
              for c, t in wanted.items()}
+    read = pa.csv.ReadOptions() if _ARROW_BLOCK_SIZE is None else \
+        pa.csv.ReadOptions(block_size=_ARROW_BLOCK_SIZE)
     with progress(2, "reading") as bar:
-        table = pa.csv.read_csv(name, convert_options=pa.csv.ConvertOptions(
-            include_columns=list(types), column_types=types, strings_can_be_null=False,
-            quoted_strings_can_be_null=False))
-        bar.update()
-        loaded = _load_arrow(table, raw, name, 2, columns, kind)
-        bar.update()
-    return loaded
+        return _load_arrow(pa.csv.read_csv(name, read_options=read, convert_options=(
+            pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
+                                  strings_can_be_null=False, quoted_strings_can_be_null=False))),
+            raw, name, 2, columns, kind, bar=bar)
 
 
 def _load_parquet(name, columns, kind):
@@ -339,22 +358,26 @@ def _load_parquet(name, columns, kind):
     return _load(frame, name, 1, columns, kind, fast=False)
 
 
-def _load_arrow(table, raw, name, row_offset, columns, kind):
+def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
+    """:func:`_load` of a pyarrow table (which this releases as soon as it is converted)."""
     pa = _arrow()
-    table = table.unify_dictionaries()
+    if bar is not None:
+        bar.update()
     columns = _resolve_columns(list(raw), name, **columns)
     kind = _resolve_kind(kind, columns["value"])
-
-    def column(role):
-        return table.column(raw[columns[role]])
-
-    values = _fast_values(_arrow_numbers(pa, column("value")))
-    keys = {role: _arrow_names(pa, column(role)) for role in ("dataset", "algorithm")}
+    arrays = {role: table.column(raw[columns[role]]) for role in columns
+              if columns[role] is not None}
+    del table
+    values = _fast_values(_arrow_numbers(pa, arrays.pop("value")))
+    keys = {role: _arrow_names(pa, arrays.pop(role)) for role in ("dataset", "algorithm")}
     for role in ("replication", "fold"):
-        keys[role] = None if columns[role] is None else \
-            _fast_integers(_arrow_numbers(pa, column(role)))
+        keys[role] = None if columns[role] is None else _arrow_integers(pa, arrays.pop(role))
+    pa.default_memory_pool().release_unused()
     errors = _to_error(values, kind, columns["value"], name, row_offset)
-    return _assemble(keys, errors, columns, name, row_offset)
+    loaded = _assemble(keys, errors, columns, name, row_offset)
+    if bar is not None:
+        bar.update()
+    return loaded
 
 
 def _arrow_numbers(pa, chunked):
@@ -364,24 +387,37 @@ def _arrow_numbers(pa, chunked):
     return chunked.to_numpy().astype(np.float64, copy=False)
 
 
+def _arrow_integers(pa, chunked):
+    if chunked.null_count == 0 and pa.types.is_integer(chunked.type):
+        numbers = chunked.to_numpy()
+        if not _within(numbers, MAX_FOLD_NUMBER):
+            raise _Fallback
+        return numbers.astype(np.int64, copy=False)
+    return _fast_integers(_arrow_numbers(pa, chunked))
+
+
 def _arrow_names(pa, chunked):
     """``(codes, names)`` of a name column read by pyarrow, as :func:`_names` gives them."""
     if chunked.null_count:
         raise _Fallback
     if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
         chunked = pa.compute.dictionary_encode(chunked).unify_dictionaries()
-    elif not (pa.types.is_dictionary(chunked.type) and pa.types.is_string(chunked.type.value_type)):
+    elif pa.types.is_dictionary(chunked.type) and pa.types.is_string(chunked.type.value_type):
+        chunked = chunked.unify_dictionaries()   # one dictionary for every chunk
+    else:
         raise _Fallback
     if chunked.num_chunks == 0:
         return np.empty(0, dtype=np.intp), ()
     dictionary = np.asarray(chunked.chunk(0).dictionary.to_pylist(), dtype=object)
     indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunked.chunks])
+    if indices.size == 0:
+        return np.empty(0, dtype=np.int32), ()
     # Distinct names in order of first appearance, as pandas.factorize gives them.  A
     # name first appears where a run of equal indices starts: factorize the run starts
     # only (a few per data set in a file sorted as usual, not one per row).
     starts = np.flatnonzero(np.concatenate(([True], indices[1:] != indices[:-1])))
     seen = pd.unique(indices[starts])
-    position = np.zeros(len(dictionary), dtype=np.intp)
+    position = np.zeros(len(dictionary), dtype=np.int32)
     position[seen] = np.arange(len(seen))
     return _strip_names(position[indices], dictionary[seen])
 
@@ -402,8 +438,6 @@ def _read(name):
         detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise InputError(f"not a readable CSV file ({abbreviate(detail)})", source=name) \
             from None
-    if len(frame.columns) and frame.isna().to_numpy().any():   # a row with fields missing
-        _raise_ragged(name)
     frame.columns = [str(c).strip() for c in frame.columns]
     # Line numbers in messages count the header as line 1.
     return frame, name, 2
@@ -411,14 +445,16 @@ def _read(name):
 
 def _raise_ragged(name):
     """Raise the error of the first row whose field count differs from the header's."""
-    with open(name, newline="", encoding="utf-8-sig", errors="replace") as handle:
-        reader = csv.reader(handle, skipinitialspace=True)
-        header = [c.strip() for c in next(reader, [])]
-        for fields in reader:
-            if fields and len(fields) != len(header):
-                break
-        else:
-            return
+    try:
+        with _csv_rows(name, skipinitialspace=True) as reader:
+            header = [c.strip() for c in next(reader, [])]
+            for fields in reader:
+                if fields and len(fields) != len(header):
+                    break
+            else:
+                return
+    except (OSError, csv.Error):
+        return
     n, m = len(fields), len(header)
     if n > m:
         raise InputError(f"{n} fields under a {m}-column header: the value after "
@@ -622,8 +658,9 @@ def _assemble(keys, errors, columns, name, row_offset):
     S, L, F = len(datasets), len(algorithms), len(fold_labels)
     if L < 2:
         raise InputError(f"at least 2 algorithms are needed, found {L} "
-                         f"({', '.join(map(abbreviate, algorithms))})", source=name, field=columns["algorithm"])
-    flat = (ds_codes * L + alg_codes) * F + fold_codes
+                         f"({', '.join(map(abbreviate, algorithms))})", source=name,
+                         field=columns["algorithm"])
+    flat = (ds_codes.astype(np.int64) * L + alg_codes) * F + fold_codes
     _check_duplicates(flat, keys, columns, name, row_offset)
     cube = np.full(S * L * F, np.nan)
     cube[flat] = errors
