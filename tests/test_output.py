@@ -170,3 +170,26 @@ def test_summary_shortens_long_lists():
     n_edges = len(ranking.second_pass.edges())
     assert n_edges > 20 and f"... ({n_edges} in all)" in second
     assert all(f"{position} " in text for position in range(1, L + 1))   # the full order
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
+    # Reference: pandas' own to_csv, byte for byte, on floats of every magnitude (the
+    # shortest repr: 0.1, 1.0, 1e-300, 1e+22, 123456789.0), names needing quotes,
+    # integers and booleans.
+    monkeypatch.setattr(output, "_CSV_FAST_CELLS", 0)
+    rng = np.random.default_rng(seed)
+    n = 500
+    values = rng.uniform(0, 1, n) * 10.0 ** rng.integers(-300, 300, n)
+    values[:6] = [0.1, 1.0, 1e-300, 1e22, 123456789.0, -0.0]
+    frame = pd.DataFrame({"dataset": [f"d{i}" if i % 7 else f'a,"b" {i}' for i in range(n)],
+                          "x": values, "y": rng.uniform(0, 1, n).round(4),
+                          "rank": rng.integers(1, 100, n), "flag": rng.random(n) < 0.5})
+    output.write_csv(frame, tmp_path / "ours.csv")
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    # Missing and infinite values: pandas writes them (as '' and 'inf').
+    frame.loc[3, "x"] = np.nan
+    output.write_csv(frame, tmp_path / "ours.csv")
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
