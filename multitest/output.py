@@ -21,6 +21,8 @@ import csv
 import json
 import math
 import os
+import re
+import secrets
 import shutil
 import tempfile
 import zipfile
@@ -109,7 +111,12 @@ def _second_pass(ranking):
     pvalues = []
     if sp.posthoc is not None:
         i, j = np.triu_indices(len(names), k=1)
-        pvalues = [[names[a], names[b], _number(sp.posthoc.pvalues[a, b])] for a, b in zip(i, j)]
+        values = sp.posthoc.pvalues[i, j]
+        if np.isfinite(values).all():   # the usual case: no conversion per value
+            named = np.asarray(names, dtype=object)
+            pvalues = [list(row) for row in zip(named[i], named[j], values.tolist())]
+        else:
+            pvalues = [[names[a], names[b], _number(p)] for a, b, p in zip(i, j, values)]
     cd = sp.critical_difference
     return {"method": sp.method, "correction": sp.correction, "alpha": sp.alpha,
             "applied": sp.applied, "gate": sp.gate,
@@ -480,6 +487,32 @@ def atomic_directory(out_dir):
         shutil.rmtree(staging, ignore_errors=True)
 
 
+def _json_text(doc):
+    """The text of ``result.json``.
+
+    Large runs: one line, through the C encoder (several times faster than the
+    indenting one, which is pure Python).  Small runs: indented, except each
+    data set's lists of pairs and edges, one line each through the C encoder
+    (99,000 pairs: 0.1 s instead of 2 s).
+    """
+    if doc["pairwise_file"]:
+        return json.dumps(doc, allow_nan=False)
+    # Placeholders with a random part: no name in the document can be taken for one.
+    mark = f"\x00{secrets.token_hex(8)}:"
+    lists = []
+    datasets = {}
+    for name, entry in doc["datasets"].items():
+        entry = dict(entry)
+        for key in ("edges", "pairwise"):
+            if key in entry:
+                lists.append(json.dumps(entry[key], allow_nan=False))
+                entry[key] = f"{mark}{len(lists) - 1}"
+        datasets[name] = entry
+    text = json.dumps(dict(doc, datasets=datasets), indent=1, allow_nan=False)
+    pattern = re.escape(json.dumps(mark)[:-1]) + r'(\d+)"'
+    return re.sub(pattern, lambda m: lists[int(m.group(1))], text)
+
+
 def write_outputs(ranking, out_dir, *, extra=None):
     """Write ``result.json``, the CSV tables and (for large runs) the pairwise file.
 
@@ -499,20 +532,14 @@ def write_outputs(ranking, out_dir, *, extra=None):
     with atomic_directory(out_dir) as staging:
         doc = to_dict(ranking)
         with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
-            if doc["pairwise_file"]:
-                # Large runs: one line, through the C encoder (several times faster
-                # than the indenting one, which is pure Python).
-                handle.write(json.dumps(doc, allow_nan=False))
-            else:
-                json.dump(doc, handle, indent=1, allow_nan=False)
+            handle.write(_json_text(doc))
         for name, table in stage_tables(ranking).items():
             write_csv(table, os.path.join(staging, name))
         if ranking.results.has_folds:
             if doc["pairwise_file"]:
                 write_pairwise_file(ranking, os.path.join(staging, doc["pairwise_file"]))
             else:
-                pairwise_frame(ranking).to_csv(os.path.join(staging, "pairwise.csv"),
-                                               index=False, float_format="%.17g")
+                write_csv(pairwise_frame(ranking), os.path.join(staging, "pairwise.csv"))
         if extra is not None:
             extra(staging)
         written = sorted(os.path.relpath(os.path.join(root, f), staging)

@@ -193,3 +193,19 @@ def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
     output.write_csv(frame, tmp_path / "ours.csv")
     frame.to_csv(tmp_path / "pandas.csv", index=False)
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+
+
+def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):
+    # Reference: the document itself (to_dict), read back by the json module.
+    write_outputs(ranking, tmp_path)
+    text = (tmp_path / "result.json").read_text()
+    assert json.loads(text) == json.loads(json.dumps(to_dict(ranking)))
+    line = next(t for t in text.splitlines() if '"pairwise": [' in t)
+    assert line.endswith("],") or line.endswith("]")   # the whole list on its line
+    # A name that looks like the placeholder survives.
+    frame = make_frame(np.random.default_rng(2).uniform(0.1, 0.3, (2, 3, 10)),
+                       datasets=["\x000\x00", "b"])
+    odd = rank(frame, ["a0", "a1", "a2"])
+    write_outputs(odd, tmp_path / "odd")
+    assert json.loads((tmp_path / "odd" / "result.json").read_text()) == \
+        json.loads(json.dumps(to_dict(odd)))
