@@ -155,16 +155,40 @@ def _dataset(result, inline_pairs):
            "mean_errors": result.mean_errors,
            "tested": result.tested}
     if inline_pairs:
-        pairs = result.pairs()
-        doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": _number(p["statistic"]),
-                         "pvalue": _number(p["pvalue"])} for p in pairs if p["override"]]
-        doc["pairwise"] = [dict(p, statistic=_number(p["statistic"]),
-                                pvalue=_number(p["pvalue"]),
-                                pvalue_adjusted=_number(p["pvalue_adjusted"])) for p in pairs]
+        pairs = _json_pairs(result)
+        doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": p["statistic"],
+                         "pvalue": p["pvalue"]} for p in pairs if p["override"]]
+        doc["pairwise"] = pairs
     else:
         # Every edge is a pair with override true in the pairwise file.
         doc["n_edges"] = int(result.table.override[result.index].sum()) if result.tested else 0
     return doc
+
+
+def _json_pairs(result):
+    """:meth:`~multitest.per_dataset.DataSetResult.pairs` with JSON-safe numbers, by columns."""
+    if not result.tested:
+        return []
+    t, s = result.table, result.index
+    names = np.asarray(result.algorithms, dtype=object)
+    prior, means = t.prior[s], t.mean_errors[s]
+    cheaper, costlier = prior[t.first], prior[t.second]
+    columns = {"a": names[cheaper].tolist(), "b": names[costlier].tolist(),
+               "statistic": _json_floats(t.statistic[s]), "pvalue": _json_floats(t.pvalue[s]),
+               "pvalue_adjusted": _json_floats(t.pvalue_adjusted[s]),
+               "mean_error_a": _json_floats(means[cheaper]),
+               "mean_error_b": _json_floats(means[costlier]),
+               "override": t.override[s].tolist()}
+    keys = list(columns)
+    return [dict(zip(keys, row)) for row in zip(*columns.values())]
+
+
+def _json_floats(values):
+    """``[_number(v) for v in values]``, converting only the infinite ones one by one."""
+    out = values.tolist()
+    for i in np.flatnonzero(~np.isfinite(values)).tolist():
+        out[i] = _number(values[i])
+    return out
 
 
 # -- tables ----------------------------------------------------------------------

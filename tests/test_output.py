@@ -200,6 +200,13 @@ def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path)
     write_outputs(ranking, tmp_path)
     text = (tmp_path / "result.json").read_text()
     assert json.loads(text) == json.loads(json.dumps(to_dict(ranking)))
+    # The pairs are DataSetResult.pairs() with infinities as strings.
+    doc = json.loads(text)
+    for r in ranking.datasets:
+        expected = [dict(p, **{k: output._number(p[k]) for k in ("statistic", "pvalue",
+                                                                  "pvalue_adjusted")})
+                    for p in r.pairs()]
+        assert doc["datasets"][r.name]["pairwise"] == expected
     line = next(t for t in text.splitlines() if '"pairwise": [' in t)
     assert line.endswith("],") or line.endswith("]")   # the whole list on its line
     # A name that looks like the placeholder survives.
