@@ -108,29 +108,6 @@ def _case(test, n_datasets, n_algorithms, runs, subset, workdir):
             "target": ">= 100x", "ok": same and base_s / ours_s >= 100, "note": note}
 
 
-_CURVE = r"""
-import json, resource, sys, time
-import numpy as np
-from synthetic import algorithm_names, cost_order, make_errors
-from multitest.pairwise import FoldDesign, get_test
-from multitest.per_dataset import prior_positions, run_pairwise_tests
-S, L, runs = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
-errors = make_errors(S, L)
-names = algorithm_names(L)
-position = {a: i for i, a in enumerate(cost_order(L))}
-keys = np.tile([float(position[a]) for a in names], (S, 1))[None]
-prior = prior_positions(keys, names)
-test = get_test("combined-5x2cv-f")
-times = []
-for _ in range(runs):
-    start = time.perf_counter()
-    table = run_pairwise_tests(errors, prior, test, FoldDesign(5, 2), alpha=0.05,
-                               correction="none", alternative="two-sided")
-    times.append(time.perf_counter() - start)
-print(json.dumps({"times": times, "n_tests": int(table.n_tests),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
-"""
-
 CURVE_SIZES = ((20, 100), (50, 100), (200, 100), (500, 100), (1000, 100), (2000, 100),
                (5000, 100), (10000, 100), (100, 1000))
 QUICK_CURVE_SIZES = ((20, 100), (100, 100), (500, 100), (10, 300))
@@ -139,10 +116,12 @@ QUICK_CURVE_SIZES = ((20, 100), (100, 100), (500, 100), (10, 300))
 def curve(quick=False):
     """Rows of the stage-1 scaling curve (see the module docstring)."""
     points = []
-    for S, L in (QUICK_CURVE_SIZES if quick else CURVE_SIZES):
-        n = S * L * (L - 1) // 2
-        child = python_child(_CURVE, S, L, 3 if n < 10 ** 7 else 1)
-        points.append((S, L, n, median(child["times"]), child["peak_mb"]))
+    with tempfile.TemporaryDirectory() as tmp:
+        for S, L in (QUICK_CURVE_SIZES if quick else CURVE_SIZES):
+            n = S * L * (L - 1) // 2
+            child = python_child(_OURS, S, L, 3 if n < 10 ** 7 else 1, "combined-5x2cv-f", 0,
+                                 Path(tmp) / "curve.npz")
+            points.append((S, L, n, median(child["times"]), child["peak_mb"]))
     judged = [t / n for _, _, n, t, _ in points if n >= 10 ** 6]
     typical = median(judged) if judged else None
     rows = []

@@ -518,18 +518,20 @@ def _numeric(frame, column, name, row_offset, fast):
         raise InputError(f"missing value (NaN or empty); {int(missing.sum())} row(s) affected",
                          source=name, row=row, field=column)
     numbers = _to_floats(as_text)
-    bad = ~np.isfinite(numbers)
-    if bad.any():
-        i = np.flatnonzero(bad)[0]
-        raise InputError(f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}",
-                         source=name, row=_first_bad(bad, row_offset), field=column)
-    bad = np.abs(numbers) > MAX_ABS_VALUE
-    if bad.any():
-        i = np.flatnonzero(bad)[0]
-        raise InputError(f"value {abbreviate(as_text.iloc[i])} is too large: the tests square "
-                         f"differences of values, which overflows beyond {MAX_ABS_VALUE:g}",
-                         source=name, row=_first_bad(bad, row_offset), field=column)
+    where = {"source": name, "row_offset": row_offset, "field": column}
+    _refuse(~np.isfinite(numbers),
+            lambda i: f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}", **where)
+    _refuse(np.abs(numbers) > MAX_ABS_VALUE,
+            lambda i: f"value {abbreviate(as_text.iloc[i])} is too large: the tests square "
+                      f"differences of values, which overflows beyond {MAX_ABS_VALUE:g}", **where)
     return numbers
+
+
+def _refuse(bad, message, *, source, row_offset, field):
+    """Raise the :class:`InputError` ``message(i)`` of the first bad row ``i``, if any."""
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(message(i), source=source, row=i + row_offset, field=field)
 
 
 def _to_floats(text):
@@ -614,17 +616,13 @@ def _key_columns(frame, columns, name, row_offset, fast):
             continue
         text = frame[column].astype(str).str.strip()
         numbers = _to_floats(text)
-        bad = ~np.isfinite(numbers) | (numbers != np.round(numbers))
-        if bad.any():
-            i = np.flatnonzero(bad)[0]
-            raise InputError(f"{role} must be an integer, got {abbreviate(repr(text.iloc[i]))}",
-                             source=name, row=_first_bad(bad, row_offset), field=column)
-        bad = np.abs(numbers) > MAX_FOLD_NUMBER
-        if bad.any():
-            i = np.flatnonzero(bad)[0]
-            raise InputError(f"{role} {abbreviate(text.iloc[i])} is out of range (at most "
-                             f"{MAX_FOLD_NUMBER:,} in magnitude)", source=name,
-                             row=_first_bad(bad, row_offset), field=column)
+        where = {"source": name, "row_offset": row_offset, "field": column}
+        _refuse(~np.isfinite(numbers) | (numbers != np.round(numbers)),
+                lambda i: f"{role} must be an integer, got {abbreviate(repr(text.iloc[i]))}",
+                **where)
+        _refuse(np.abs(numbers) > MAX_FOLD_NUMBER,
+                lambda i: f"{role} {abbreviate(text.iloc[i])} is out of range (at most "
+                          f"{MAX_FOLD_NUMBER:,} in magnitude)", **where)
         keys[role] = numbers.astype(np.int64)
     return keys
 
