@@ -319,15 +319,25 @@ def _read_arrow(name, columns, kind):
     if wanted is None:
         return None
     # Every type given: inferring one keeps the text of the column (twice the memory).
-    types = {raw[c]: pa.dictionary(pa.int32(), pa.string()) if t == "name" else pa.float64()
+    # Replication and fold numbers as int32, or float64 when written as 1.0.
+    types = {raw[c]: pa.dictionary(pa.int32(), pa.string()) if t == "name" else
+             pa.int32() if c in (columns["replication"], columns["fold"]) else pa.float64()
              for c, t in wanted.items()}
     read = pa.csv.ReadOptions() if _ARROW_BLOCK_SIZE is None else \
         pa.csv.ReadOptions(block_size=_ARROW_BLOCK_SIZE)
-    with progress(2, "reading") as bar:
-        return _load_arrow(pa.csv.read_csv(name, read_options=read, convert_options=(
+
+    def table(types):
+        return pa.csv.read_csv(name, read_options=read, convert_options=(
             pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
-                                  strings_can_be_null=False, quoted_strings_can_be_null=False))),
-            raw, name, 2, columns, kind, bar=bar)
+                                  strings_can_be_null=False, quoted_strings_can_be_null=False)))
+
+    with progress(2, "reading") as bar:
+        try:
+            read_table = table(types)
+        except pa.ArrowInvalid:
+            read_table = table({c: pa.float64() if t == pa.int32() else t
+                                for c, t in types.items()})
+        return _load_arrow(read_table, raw, name, 2, columns, kind, bar=bar)
 
 
 def _load_parquet(name, columns, kind):
@@ -343,7 +353,11 @@ def _load_parquet(name, columns, kind):
     if not os.path.exists(name):
         raise InputError("no such file", source=name)
     try:
-        table = pq.read_table(name)
+        # Name columns as dictionaries: Parquet stores them so, no string per row.
+        present = pq.read_schema(name).names
+        names = [c for c in present if str(c).strip() in (columns["dataset"],
+                                                          columns["algorithm"])]
+        table = pq.read_table(name, read_dictionary=names)
     except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
         raise InputError(f"not a readable Parquet file ({abbreviate(exc)})", source=name) \
             from None
@@ -392,7 +406,7 @@ def _arrow_integers(pa, chunked):
         numbers = chunked.to_numpy()
         if not _within(numbers, MAX_FOLD_NUMBER):
             raise _Fallback
-        return numbers.astype(np.int64, copy=False)
+        return numbers.astype(np.int32, copy=False)
     return _fast_integers(_arrow_numbers(pa, chunked))
 
 
@@ -417,6 +431,8 @@ def _arrow_names(pa, chunked):
     # only (a few per data set in a file sorted as usual, not one per row).
     starts = np.flatnonzero(np.concatenate(([True], indices[1:] != indices[:-1])))
     seen = pd.unique(indices[starts])
+    if len(seen) == len(dictionary) and (seen == np.arange(len(seen))).all():
+        return _strip_names(indices, dictionary)   # already in order of first appearance
     position = np.zeros(len(dictionary), dtype=np.int32)
     position[seen] = np.arange(len(seen))
     return _strip_names(position[indices], dictionary[seen])
@@ -646,29 +662,67 @@ def _assemble(keys, errors, columns, name, row_offset):
     ds_codes, datasets = keys["dataset"]
     alg_codes, algorithms = keys["algorithm"]
     has_folds = keys["fold"] is not None
-    if has_folds:
-        rep = keys["replication"] if keys["replication"] is not None else np.ones_like(keys["fold"])
-        fold_keys = rep * (keys["fold"].max() + 1) + keys["fold"]
-        fold_codes, fold_labels = _sorted_codes(fold_keys)
-    else:
-        rep = None
-        fold_codes, fold_labels = np.zeros(len(errors), dtype=np.int64), np.array([0])
-    S, L, F = len(datasets), len(algorithms), len(fold_labels)
+    S, L = len(datasets), len(algorithms)
     if L < 2:
         raise InputError(f"at least 2 algorithms are needed, found {L} "
                          f"({', '.join(map(abbreviate, algorithms))})", source=name,
                          field=columns["algorithm"])
-    flat = (ds_codes.astype(np.int64) * L + alg_codes) * F + fold_codes
-    _check_duplicates(flat, keys, columns, name, row_offset)
-    cube = np.full(S * L * F, np.nan)
-    cube[flat] = errors
-    cube = cube.reshape(S, L, F)
-    _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name)
+    grid = _grid(keys, errors, S, L) if has_folds else None
+    if grid is not None:
+        cube, fold_labels = grid
+    else:
+        if has_folds:
+            fold_codes, fold_labels = _sorted_codes(_fold_keys(keys))
+        else:
+            fold_codes, fold_labels = np.zeros(len(errors), dtype=np.int64), np.array([0])
+        F = len(fold_labels)
+        flat = (ds_codes.astype(np.int64) * L + alg_codes) * F + fold_codes
+        _check_duplicates(flat, keys, columns, name, row_offset)
+        cube = np.full(S * L * F, np.nan)
+        cube[flat] = errors
+        cube = cube.reshape(S, L, F)
+        _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name)
     replications, per_rep = _fold_design(fold_labels, keys, columns, name) if has_folds else (1, 1)
     cube.setflags(write=False)
     return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
                    has_folds=has_folds, source=name)
+
+
+def _fold_keys(keys):
+    """One integer per (replication, fold), in the order of (replication, fold)."""
+    fold = keys["fold"].astype(np.int64, copy=False)
+    rep = keys["replication"] if keys["replication"] is not None else np.ones_like(fold)
+    return rep.astype(np.int64, copy=False) * (fold.max() + 1) + fold
+
+
+def _grid(keys, errors, S, L):
+    """``(cube, fold labels)`` without scattering, when the rows are the usual layout; else None.
+
+    The usual layout: every data set, algorithm and fold once, sorted by data set
+    and algorithm in order of first appearance, then by (replication, fold) the
+    same way in every block of F rows.  The cube is then the values reshaped
+    (no index arithmetic, no duplicate or completeness check to do: every cell
+    is filled once); any other order takes the general path.
+    """
+    n = len(errors)
+    if n % (S * L):
+        return None
+    F = n // (S * L)
+    blocks = [(keys[role], keys[role][:F]) for role in ("fold", "replication")
+              if keys[role] is not None]
+    labels = _fold_keys({role: keys[role] if keys[role] is None else keys[role][:F]
+                         for role in ("fold", "replication")})
+    if F > 1 and not (np.diff(labels) > 0).all():
+        return None
+    ds_codes, alg_codes = keys["dataset"][0], keys["algorithm"][0]
+    if not ((ds_codes.reshape(S, L * F) == np.arange(S)[:, None]).all()
+            and (alg_codes.reshape(S, L, F) == np.arange(L)[None, :, None]).all()
+            and all((column.reshape(-1, F) == head).all() for column, head in blocks)):
+        return None
+    cube = errors.reshape(S, L, F)
+    # A view of a larger table read (pandas keeps numeric columns together) is copied.
+    return (cube if errors.flags.owndata else cube.copy()), labels
 
 
 def _sorted_codes(keys):

@@ -295,3 +295,22 @@ def test_ranking_results_are_the_same_when_streamed(example, monkeypatch):
     assert lazy.final_order == eager.final_order
     for e, z in zip(eager.datasets, lazy.datasets):
         assert z.order == e.order and z.pairs() == e.pairs() and z.edges() == e.edges()
+
+
+@pytest.mark.parametrize("replications", [5, 1])
+def test_rows_in_the_usual_order_give_the_general_cube(replications, monkeypatch):
+    # The usual layout is reshaped instead of scattered: the same Results as the
+    # general path (index arithmetic, duplicate and completeness checks).
+    rng = np.random.default_rng(9)
+    frame = make_frame(rng.uniform(0.1, 0.3, (4, 5, 10)), replications=replications)
+    if replications == 1:
+        frame = frame.drop(columns=["replication"])
+    grid = load_results(frame)
+    monkeypatch.setattr(results, "_grid", lambda *args: None)
+    _same(grid, load_results(frame))
+    # Folds out of order within a block: not the usual layout, still the same cube.
+    swapped = frame.copy()
+    swapped.iloc[[0, 1]] = swapped.iloc[[1, 0]].to_numpy()
+    general = load_results(swapped)
+    monkeypatch.undo()
+    _same(load_results(swapped), general)
