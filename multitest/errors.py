@@ -5,22 +5,8 @@ Every error caused by the user's input derives from :class:`MultitestError`
 single line and exit with status 2.
 """
 
-__all__ = ["MultitestError", "InputError", "UnknownTestError", "abbreviate"]
-
-#: Longest text (a name, a value) quoted whole in a message.
-_QUOTE_LIMIT = 80
-
-
-def abbreviate(text, limit=_QUOTE_LIMIT):
-    """``text`` for a one-line message: at most about ``limit`` characters, one line.
-
-    A 50 MB name from a broken file is shown by its start and its length.
-    """
-    text = str(text)
-    if len(text) <= limit and "\n" not in text and "\r" not in text:
-        return text
-    head = text[:limit - 30].replace("\r", " ").replace("\n", " ")
-    return f"{head}... ({len(text):,} characters)"
+__all__ = ["MultitestError", "InputError", "UnknownTestError", "OutputError", "abbreviate",
+           "one_line"]
 
 
 class MultitestError(ValueError):
@@ -46,7 +32,7 @@ class InputError(MultitestError):
         self.source = source
         self.row = row
         self.field = field
-        where = [str(source)] if source is not None else []
+        where = [abbreviate(source)] if source is not None else []
         if row is not None:
             where.append(f"row {row}")
         if field is not None:
@@ -57,3 +43,39 @@ class InputError(MultitestError):
 
 class UnknownTestError(MultitestError):
     """A pairwise test name that is neither registered nor importable."""
+
+
+class OutputError(MultitestError):
+    """An output folder cannot be written (locked, taken by a user's file, full, ...)."""
+
+    def __init__(self, message, *, source=None):
+        super().__init__(f"{abbreviate(source)}: {message}" if source is not None else message)
+
+
+#: Longest name echoed in a message; longer ones keep their two ends.
+NAME_LIMIT = 200
+
+
+def abbreviate(text, limit=NAME_LIMIT):
+    """``text`` if at most ``limit`` characters, else its two ends and its length.
+
+    Examples
+    --------
+    >>> abbreviate("x" * 1000, 20)
+    'xxxxxxxxxx…xxxxx (1000 characters)'
+    """
+    text = str(text)
+    if len(text) <= limit:
+        return text
+    head, tail = limit // 2, limit // 4
+    return f"{text[:head]}…{text[-tail:]} ({len(text)} characters)"
+
+
+def one_line(message, limit=5 * NAME_LIMIT):
+    """A message as one line of at most about ``limit`` characters.
+
+    Line breaks become spaces, every word longer than :data:`NAME_LIMIT` is
+    abbreviated, and the whole is abbreviated to ``limit``.
+    """
+    words = " ".join(str(message).split()).split(" ")
+    return abbreviate(" ".join(abbreviate(w) for w in words), limit)
