@@ -57,7 +57,7 @@ def is_large(ranking):
     return ranking.datasets[0].table.statistic.size > INLINE_PAIRS_LIMIT
 
 
-def to_dict(ranking, inline_pairs=None):
+def to_dict(ranking, inline_pairs=None, *, datasets=None):
     """The ``result.json`` document of a ranking (schema in the README).
 
     Parameters
@@ -66,6 +66,9 @@ def to_dict(ranking, inline_pairs=None):
     inline_pairs : bool, optional
         List every pairwise result inline.  By default inline when there are
         at most :data:`INLINE_PAIRS_LIMIT` of them.
+    datasets : object, optional
+        Put this under ``datasets`` instead of the document of every data set
+        (used to write those one at a time).
     """
     if inline_pairs is None:
         inline_pairs = not is_large(ranking)
@@ -75,7 +78,8 @@ def to_dict(ranking, inline_pairs=None):
         "friedman": _friedman(ranking),
         "second_pass": _second_pass(ranking),
         "control": _control(ranking),
-        "datasets": {r.name: _dataset(r, inline_pairs) for r in ranking.datasets},
+        "datasets": {r.name: _dataset(r, inline_pairs) for r in ranking.datasets}
+        if datasets is None else datasets,
         "settings": dict(ranking.settings.to_dict(), costs=ranking.profile.describe()),
         "notes": list(ranking.notes),
         "input": {"source": ranking.results.source,
@@ -512,15 +516,12 @@ def atomic_directory(out_dir):
 
 
 def _json_text(doc):
-    """The text of ``result.json``.
+    """The text of an inline (small) ``result.json``.
 
-    Large runs: one line, through the C encoder (several times faster than the
-    indenting one, which is pure Python).  Small runs: indented, except each
-    data set's lists of pairs and edges, one line each through the C encoder
-    (99,000 pairs: 0.1 s instead of 2 s).
+    Indented, except each data set's lists of pairs and edges, one line each
+    through the C encoder (the indenting encoder is pure Python; 99,000 pairs:
+    0.1 s instead of 2 s).
     """
-    if doc["pairwise_file"]:
-        return json.dumps(doc, allow_nan=False)
     # Placeholders with a random part: no name in the document can be taken for one.
     mark = f"\x00{secrets.token_hex(8)}:"
     lists = []
@@ -535,6 +536,25 @@ def _json_text(doc):
     text = json.dumps(dict(doc, datasets=datasets), indent=1, allow_nan=False)
     pattern = re.escape(json.dumps(mark)[:-1]) + r'(\d+)"'
     return re.sub(pattern, lambda m: lists[int(m.group(1))], text)
+
+
+def _write_large_json(ranking, handle, batch=256):
+    """Write ``json.dumps(to_dict(ranking))`` (one line), one data set at a time.
+
+    The text is the same; memory holds the document of ``batch`` data sets, not
+    of all (at S = 10,000, L = 100 the whole document is about 300 MB of Python
+    objects).
+    """
+    mark = f"\x00{secrets.token_hex(8)}"
+    text = json.dumps(to_dict(ranking, inline_pairs=False, datasets=mark), allow_nan=False)
+    head, tail = text.split(json.dumps(mark), 1)
+    handle.write(head + "{")
+    results = ranking.datasets
+    for k in range(0, len(results), batch):
+        handle.write((", " if k else "") + ", ".join(
+            f"{json.dumps(r.name)}: {json.dumps(_dataset(r, False), allow_nan=False)}"
+            for r in results[k:k + batch]))
+    handle.write("}" + tail)
 
 
 def write_outputs(ranking, out_dir, *, extra=None):
@@ -554,14 +574,17 @@ def write_outputs(ranking, out_dir, *, extra=None):
         The files written, relative to ``out_dir``.
     """
     with atomic_directory(out_dir) as staging:
-        doc = to_dict(ranking)
+        large = is_large(ranking)
         with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
-            handle.write(_json_text(doc))
+            if large:
+                _write_large_json(ranking, handle)
+            else:
+                handle.write(_json_text(to_dict(ranking, inline_pairs=True)))
         for name, table in stage_tables(ranking).items():
             write_csv(table, os.path.join(staging, name))
         if ranking.results.has_folds:
-            if doc["pairwise_file"]:
-                write_pairwise_file(ranking, os.path.join(staging, doc["pairwise_file"]))
+            if large:
+                write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))
             else:
                 write_csv(pairwise_frame(ranking), os.path.join(staging, "pairwise.csv"))
         if extra is not None:

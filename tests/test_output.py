@@ -40,6 +40,8 @@ def test_large_runs_refer_to_the_pairwise_file(ranking, tmp_path, monkeypatch):
     assert "pairwise" not in optdigits and "edges" not in optdigits
     assert optdigits["n_edges"] == len(ranking.dataset("optdigits").edges()) > 0
     assert optdigits["order"] == list(ranking.dataset("optdigits").order)
+    # Written one data set at a time: the text of the whole document, exactly.
+    assert (tmp_path / "result.json").read_text() == json.dumps(to_dict(ranking))
     # Every pair, exactly: the file reads back to the table of pairwise.csv.
     back = read_pairwise(tmp_path / PAIRWISE_FILE)
     pd.testing.assert_frame_equal(back, pairwise_frame(ranking), check_exact=True)
@@ -216,3 +218,13 @@ def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path)
     write_outputs(odd, tmp_path / "odd")
     assert json.loads((tmp_path / "odd" / "result.json").read_text()) == \
         json.loads(json.dumps(to_dict(odd)))
+
+
+def test_large_result_json_in_batches_is_the_whole_document(ranking, monkeypatch):
+    import io
+
+    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 1000)
+    for batch in (1, 5, 38, 100):
+        handle = io.StringIO()
+        output._write_large_json(ranking, handle, batch=batch)
+        assert handle.getvalue() == json.dumps(to_dict(ranking))
