@@ -13,6 +13,13 @@ Both sides run in child processes of their own, timing ``runs`` calls each
 (median reported); ours reports its peak resident memory (interpreter,
 inputs, the (S, P) result arrays and stage 1's working memory).
 
+The scaling curve (:func:`curve`): stage 1 alone (``run_pairwise_tests``, the
+combined 5x2 cv F test) from 10^5 to 5 x 10^7 tests, L = 100 and S from 20 to
+10,000, plus L = 1000 at S = 100; each size in a child process of its own
+(median of 3 runs below 10^7 tests, 1 above).  Linear means a constant time per
+test: the target is that from 10^6 tests up every size is within 1.5x of the
+median time per test (below, fixed costs dominate and are shown, not judged).
+
 Run::
 
     .venv/bin/python benchmarks/bench_stage1.py [--quick]
@@ -99,6 +106,36 @@ def _case(test, n_datasets, n_algorithms, runs, subset, workdir):
     return {"case": f"stage 1 {test} S={n_datasets} L={n_algorithms}", "ours_s": ours_s,
             "baseline_s": base_s, "ratio": base_s / ours_s, "peak_mb": ours["peak_mb"],
             "target": ">= 100x", "ok": same and base_s / ours_s >= 100, "note": note}
+
+
+CURVE_SIZES = ((20, 100), (50, 100), (200, 100), (500, 100), (1000, 100), (2000, 100),
+               (5000, 100), (10000, 100), (100, 1000))
+QUICK_CURVE_SIZES = ((20, 100), (100, 100), (500, 100), (10, 300))
+
+
+def curve(quick=False):
+    """Rows of the stage-1 scaling curve (see the module docstring)."""
+    points = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for S, L in (QUICK_CURVE_SIZES if quick else CURVE_SIZES):
+            n = S * L * (L - 1) // 2
+            child = python_child(_OURS, S, L, 3 if n < 10 ** 7 else 1, "combined-5x2cv-f", 0,
+                                 Path(tmp) / "curve.npz")
+            points.append((S, L, n, median(child["times"]), child["peak_mb"]))
+    judged = [t / n for _, _, n, t, _ in points if n >= 10 ** 6]
+    typical = median(judged) if judged else None
+    rows = []
+    for S, L, n, t, peak in points:
+        per_test = t / n
+        ok = None if n < 10 ** 6 or quick else per_test <= 1.5 * typical and \
+            per_test >= typical / 1.5
+        rows.append({"case": f"stage 1 curve {n:,} tests (S={S} L={L})", "ours_s": t,
+                     "baseline_s": None, "ratio": None, "peak_mb": peak,
+                     "target": "linear" if n >= 10 ** 6 else None, "ok": ok,
+                     "note": f"{per_test * 1e9:.0f} ns per test"
+                             + (f" ({per_test / typical:.2f}x the median from 10^6 up)"
+                                if typical else "")})
+    return rows
 
 
 def cases(quick=False, runs=RUNS):

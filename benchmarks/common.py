@@ -20,7 +20,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
-__all__ = ["python_child", "timed_command", "median", "HERE", "ROOT", "multitest_program"]
+__all__ = ["python_child", "timed_command", "median", "HERE", "ROOT", "multitest_program",
+           "load_average"]
 
 _WRAPPER = r"""
 import json, resource, subprocess, sys, time
@@ -38,9 +39,9 @@ try:
 except subprocess.TimeoutExpired:
     code, err = None, "timeout"
 wall = time.perf_counter() - start
-peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"wall_s": wall, "peak_mb": peak_kb / 1024, "returncode": code,
-                  "stderr": err}))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"wall_s": wall, "peak_mb": usage.ru_maxrss / 1024, "returncode": code,
+                  "cpu_s": usage.ru_utime + usage.ru_stime, "stderr": err}))
 """
 
 
@@ -54,7 +55,7 @@ def multitest_program():
 
 
 def timed_command(argv, timeout=600.0, memory_limit_mb=0, cwd=None):
-    """Run ``argv`` once from a fresh wrapper; ``{wall_s, peak_mb, returncode, stderr}``.
+    """Run ``argv`` once from a fresh wrapper; ``{wall_s, cpu_s, peak_mb, returncode, stderr}``.
 
     ``returncode`` is None when the command ran out of ``timeout`` seconds;
     ``memory_limit_mb`` (0: none) caps its address space.
@@ -78,3 +79,11 @@ def python_child(code, *args, timeout=None):
 
 def median(values):
     return statistics.median(values)
+
+
+def load_average():
+    """The 1-minute load average (the machine may be shared), or None."""
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None

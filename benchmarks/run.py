@@ -5,9 +5,11 @@ Rows:
 - stage 1, combined 5x2 cv F and k-fold paired t, S = 1000, L = 100, against
   a per-pair SciPy loop (``bench_stage1.py``; the baseline runs on a subset of
   data sets and is scaled, as its note says);
-- ``multitest rank`` end to end on a CSV file, S = 1000, L = 100 and
-  L = 1000, S = 100, and the full report of the bundled example
-  (``bench_cli.py``);
+- the stage-1 scaling curve, 10^5 to 5 x 10^7 tests (``bench_stage1.curve``);
+- ``multitest rank`` end to end on a CSV file: S = 10000 x L = 100,
+  S = 100 x L = 1000, S = 1000 x L = 100 and S = 20 x L = 100, with where the
+  time goes (and the share of the figures); reading 10 million rows from
+  Parquet and CSV; the full report of the bundled example (``bench_cli.py``);
 - the second pass against scikit-posthocs (``bench_second_pass.py``).
 
 Columns: ``ours`` and ``baseline`` in seconds (medians over ``--runs`` runs,
@@ -38,9 +40,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import load_average  # noqa: E402
 
 FAIL = "FAIL"
-GROUPS = ("stage1", "cli", "second_pass")
+GROUPS = ("stage1", "curve", "cli", "second_pass")
 
 
 def _number(value, digits=3):
@@ -124,20 +127,25 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=3, help="runs per case (median; default 3)")
     parser.add_argument("--only", default=None,
                         help=f"comma-separated groups among {', '.join(GROUPS)} (default: all; "
-                        "with --quick: stage1,cli)")
+                        "with --quick: stage1,curve,cli)")
     args = parser.parse_args(argv)
-    only = args.only or ("stage1,cli" if args.quick else ",".join(GROUPS))
+    only = args.only or ("stage1,curve,cli" if args.quick else ",".join(GROUPS))
     groups = [g.strip() for g in only.split(",") if g.strip()]
     unknown = sorted(set(groups) - set(GROUPS))
     if unknown:
         parser.error(f"unknown group(s) {', '.join(unknown)}; groups are {', '.join(GROUPS)}")
 
     start = time.perf_counter()
+    load_start = load_average()
     rows, notes = [], []
     if "stage1" in groups:
         import bench_stage1
 
         rows += bench_stage1.cases(quick=args.quick, runs=args.runs)
+    if "curve" in groups:
+        import bench_stage1
+
+        rows += bench_stage1.curve(quick=args.quick)
     if "cli" in groups:
         import bench_cli
 
@@ -154,6 +162,10 @@ def main(argv=None):
     kind = "quick smoke run, targets not judged" if args.quick else "full"
     print(f"multitest benchmarks ({kind})")
     print(machine())
+    load_before, load_after = load_start, load_average()
+    if load_before is not None:
+        print(f"load average (1 min): {load_before:.1f} at the start, {load_after:.1f} at the "
+              "end (other processes share the CPUs: above about 1, times are inflated)")
     print()
     print(format_table(rows, judge=not args.quick))
     for note in notes:

@@ -16,8 +16,9 @@ import numpy as np
 
 from .corrections import adjust_pvalues
 from .ordering import named_trace
+from .progress import progress
 
-__all__ = ["DataSetResult", "PairwiseTable", "prior_positions", "run_pairwise_tests",
+__all__ = ["DataSetResult", "PairwiseTable", "LazyRows", "prior_positions", "run_pairwise_tests",
            "multitest_per_dataset"]
 
 # Elements (pairs x folds) tested at once per thread; bounds the memory of
@@ -25,6 +26,13 @@ __all__ = ["DataSetResult", "PairwiseTable", "prior_positions", "run_pairwise_te
 _CHUNK_ELEMENTS = 1 << 18
 # Threads running stage-1 blocks of the built-in tests at once.
 _MAX_THREADS = 4
+# Up to this many tests stage 1 keeps its statistics and p-values (128 MB);
+# above, only the decisions, and the rest is recomputed on access (LazyRows).
+_EAGER_TESTS = 1 << 23
+# Tests computed together (one group of data sets, 16 MB per result array).
+_GROUP_TESTS = 1 << 21
+# Data sets whose recomputed rows LazyRows keeps.
+_CACHED_ROWS = 4
 
 
 def prior_positions(keys, names):
@@ -91,7 +99,8 @@ class PairwiseTable:
         return self.statistic.size
 
 
-def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, alternative):
+def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, alternative,
+                       keep=None):
     """Run ``test`` on every pair of every data set.
 
     Parameters
@@ -106,6 +115,10 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
         Within-data-set correction (see :mod:`multitest.corrections`).
     alternative : {'two-sided', 'greater'}
         ``'greater'``: one-sided, "the costlier is better".
+    keep : bool, optional
+        Keep every statistic and p-value in memory (True), or only the
+        decisions when the test allows it (False).  By default, keep them up
+        to :data:`_EAGER_TESTS` tests.
 
     Returns
     -------
@@ -113,29 +126,112 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
 
     Notes
     -----
-    The pairs are tested in blocks of at most about :data:`_CHUNK_ELEMENTS`
-    pairs x folds (several data sets per block when the algorithms are few,
-    a range of cheaper algorithms of one data set when they are many), so
-    memory beyond the ``(S, P)`` results stays bounded and the working arrays
-    stay in the processor's cache.  Inside a block the pairs ``(i, j > i)``
-    of one cheaper algorithm ``i`` are one broadcast subtraction.  The
-    built-in tests, which see the errors only through ``a - b``, receive the
-    differences and zeros (the same numbers, half the copying), and run on
-    several blocks at once in threads; other tests get ``a`` and ``b`` and
-    one thread.
+    The data sets are tested in groups of about :data:`_GROUP_TESTS` tests,
+    each group in blocks of at most about :data:`_CHUNK_ELEMENTS` pairs x
+    folds (several data sets per block when the algorithms are few, a range
+    of cheaper algorithms of one data set when they are many), so that the
+    working arrays stay in the processor's cache.  Inside a block the pairs
+    ``(i, j > i)`` of one cheaper algorithm ``i`` are one broadcast
+    subtraction.  The built-in tests, which see the errors only through
+    ``a - b``, receive the differences and zeros (the same numbers, half the
+    copying), and run on several blocks at once in threads; other tests get
+    ``a`` and ``b`` and one thread.
+
+    Up to :data:`_EAGER_TESTS` tests (and for every test that is not
+    built-in) the statistics and p-values are kept.  Above, only the
+    override decisions are kept, and ``statistic``, ``pvalue`` and
+    ``pvalue_adjusted`` are :class:`LazyRows`: the built-in tests are
+    deterministic, so the rows of a data set are recomputed, bit for bit,
+    when they are read.  Memory then stays at the ``(S, P)`` booleans, not
+    16 bytes per test more (800 MB at 50 million tests).
     """
     S, L, F = errors.shape
-    first, second = np.triu_indices(L, k=1)
-    P = first.size
-    statistic = np.empty((S, P))
-    pvalue = np.empty((S, P))
-    # Pairs of cheaper position i are the columns start[i]:start[i + 1].
-    start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1)))).astype(int)
-    differences = test._difference_only
+    stage = _Stage1(errors, prior, test, design, correction=correction,
+                    alternative=alternative)
+    P = stage.first.size
+    lazy = test._difference_only and (S * P > _EAGER_TESTS if keep is None else not keep)
+    if not lazy:
+        statistic, pvalue = np.empty((S, P)), np.empty((S, P))
+        adjusted = pvalue if correction == "none" else np.empty((S, P))
+    mean_errors = errors.mean(axis=2)
+    mean_in_prior = np.take_along_axis(mean_errors, prior, axis=1)
+    override = np.empty((S, P), dtype=bool)
+    step = max(1, _GROUP_TESTS // max(1, P))
+    with progress(S, "stage 1 (data sets)") as bar:
+        for s0 in range(0, S, step):
+            s1 = min(S, s0 + step)
+            st, p, adj = stage.rows(s0, s1)
+            means = mean_in_prior[s0:s1]
+            np.logical_and(adj < alpha, means[:, stage.second] < means[:, stage.first],
+                           out=override[s0:s1])
+            if not lazy:
+                statistic[s0:s1], pvalue[s0:s1] = st, p
+                if adjusted is not pvalue:
+                    adjusted[s0:s1] = adj
+            bar.update(s1 - s0)
+    if lazy:
+        statistic, pvalue = LazyRows(stage, 0), LazyRows(stage, 1)
+        adjusted = pvalue if correction == "none" else LazyRows(stage, 2)
+    for array in (statistic, pvalue, adjusted, override, mean_errors):
+        array.setflags(write=False)
+    return PairwiseTable(prior=prior, first=stage.first, second=stage.second,
+                         statistic=statistic, pvalue=pvalue, pvalue_adjusted=adjusted,
+                         override=override, mean_errors=mean_errors)
 
-    def run_block(block):
+
+class _Stage1:
+    """The pairwise tests of any range of data sets (the computing of stage 1)."""
+
+    def __init__(self, errors, prior, test, design, *, correction, alternative):
+        S, L, F = errors.shape
+        self.errors, self.prior, self.test, self.design = errors, prior, test, design
+        self.correction, self.alternative = correction, alternative
+        self.first, self.second = np.triu_indices(L, k=1)
+        self.shape = (S, self.first.size)
+        # Pairs of cheaper position i are the columns start[i]:start[i + 1].
+        self.start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1)))).astype(int)
+        self._cache = {}
+
+    def rows(self, s0, s1):
+        """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays."""
+        P = self.first.size
+        statistic, pvalue = np.empty((s1 - s0, P)), np.empty((s1 - s0, P))
+        blocks = [(b0 + s0, b1 + s0, i0, i1)
+                  for b0, b1, i0, i1 in _blocks(s1 - s0, *self.errors.shape[1:], self.start)]
+        threads = min(_threads(), len(blocks)) if self.test._thread_safe else 1
+
+        def run(block):
+            self._run_block(block, statistic, pvalue, s0)
+
+        if threads > 1:
+            # Blocks write disjoint slices; NumPy releases the GIL inside each array
+            # operation, so the cores share the work.
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                list(pool.map(run, blocks))   # re-raises the first error of a block
+        else:
+            for block in blocks:
+                run(block)
+        # With no correction the adjusted p-values are the same array (no copy).
+        adjusted = pvalue if self.correction == "none" else \
+            adjust_pvalues(pvalue, self.correction, axis=-1)
+        return statistic, pvalue, adjusted
+
+    def row(self, s):
+        """:meth:`rows` of data set ``s`` alone, read-only, the last few kept."""
+        if s not in self._cache:
+            if len(self._cache) >= _CACHED_ROWS:
+                del self._cache[next(iter(self._cache))]
+            arrays = tuple(a[0] for a in self.rows(s, s + 1))
+            for array in arrays:
+                array.setflags(write=False)
+            self._cache[s] = arrays
+        return self._cache[s]
+
+    def _run_block(self, block, statistic, pvalue, offset):
         s0, s1, i0, i1 = block
-        in_prior = np.take_along_axis(errors[s0:s1], prior[s0:s1, :, None], axis=1)
+        F, start = self.errors.shape[2], self.start
+        differences = self.test._difference_only
+        in_prior = np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
         p0, p1 = start[i0], start[i1]
         a = np.empty((s1 - s0, p1 - p0, F))
         b = None if differences else np.empty_like(a)
@@ -148,36 +244,67 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
                 b[:, cols] = in_prior[:, i + 1:]
         a = a.reshape(-1, F)
         b = np.broadcast_to(0.0, a.shape) if differences else b.reshape(-1, F)
-        stat, p = test._call_unchecked(a, b, design, alternative=alternative)
-        statistic[s0:s1, p0:p1] = stat.reshape(s1 - s0, -1)
-        pvalue[s0:s1, p0:p1] = p.reshape(s1 - s0, -1)
+        stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
+        statistic[s0 - offset:s1 - offset, p0:p1] = stat.reshape(s1 - s0, -1)
+        pvalue[s0 - offset:s1 - offset, p0:p1] = p.reshape(s1 - s0, -1)
 
-    blocks = list(_blocks(S, L, F, start))
-    threads = min(_threads(), len(blocks)) if test._thread_safe else 1
-    if threads > 1:
-        # Blocks write disjoint slices; NumPy releases the GIL inside each array
-        # operation, so the cores share the work.
-        with ThreadPoolExecutor(max_workers=threads) as pool:
-            list(pool.map(run_block, blocks))   # re-raises the first error of a block
-    else:
-        for block in blocks:
-            run_block(block)
-    # With no correction the adjusted p-values are the same array (no copy).
-    adjusted = pvalue if correction == "none" else adjust_pvalues(pvalue, correction, axis=-1)
-    mean_errors = errors.mean(axis=2)
-    mean_in_prior = np.take_along_axis(mean_errors, prior, axis=1)
-    override = np.empty((S, P), dtype=bool)
-    rows = max(1, _CHUNK_ELEMENTS // max(1, P))
-    for s0 in range(0, S, rows):
-        s1 = min(S, s0 + rows)
-        means = mean_in_prior[s0:s1]
-        np.logical_and(adjusted[s0:s1] < alpha, means[:, second] < means[:, first],
-                       out=override[s0:s1])
-    for array in (statistic, pvalue, adjusted, override, mean_errors):
-        array.setflags(write=False)
-    return PairwiseTable(prior=prior, first=first, second=second, statistic=statistic,
-                         pvalue=pvalue, pvalue_adjusted=adjusted, override=override,
-                         mean_errors=mean_errors)
+
+class LazyRows:
+    """A read-only ``(S, P)`` array of stage 1 computed one data set at a time, on access.
+
+    Indexing by a data set (``x[s]``, ``x[s, columns]``) recomputes that data
+    set's row (the last few are kept); a slice of data sets computes those
+    rows; anything else, and :func:`numpy.asarray`, computes the whole array.
+    The numbers are those of the eager computation, bit for bit.
+    """
+
+    ndim = 2
+    dtype = np.dtype(float)
+
+    def __init__(self, stage, field):
+        self._stage, self._field = stage, field
+
+    @property
+    def shape(self):
+        return self._stage.shape
+
+    @property
+    def size(self):
+        return self.shape[0] * self.shape[1]
+
+    def __len__(self):
+        return self.shape[0]
+
+    def setflags(self, write):
+        if write:
+            raise ValueError("stage-1 results are read-only")
+
+    def __getitem__(self, key):
+        row_key, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        if isinstance(row_key, (int, np.integer)) and len(rest) <= 1:
+            s = int(row_key) + (self.shape[0] if row_key < 0 else 0)
+            if not 0 <= s < self.shape[0]:
+                raise IndexError(f"data set {int(row_key)} out of range for {self.shape[0]}")
+            row = self._stage.row(s)[self._field]
+            return row[rest[0]] if rest else row
+        if isinstance(row_key, slice) and row_key.step in (None, 1):
+            s0, s1, _ = row_key.indices(self.shape[0])
+            rows = self._stage.rows(s0, max(s0, s1))[self._field]
+            return rows[(slice(None),) + rest] if rest else rows
+        return np.asarray(self)[key]
+
+    def __iter__(self):
+        return (self[s] for s in range(self.shape[0]))
+
+    def __array__(self, dtype=None, copy=None):
+        full = self[:]
+        return full if dtype is None else full.astype(dtype)
+
+    def ravel(self):
+        return np.asarray(self).ravel()
+
+    def __repr__(self):
+        return f"LazyRows(shape={self.shape}, recomputed on access)"
 
 
 def _threads():

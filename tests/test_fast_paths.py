@@ -26,7 +26,8 @@ from helpers import make_frame
 
 def _text_path(monkeypatch):
     """Make load_results skip its fast paths (files and frames)."""
-    monkeypatch.setattr(results, "_read_typed", lambda source, columns: None)
+    for reader in ("_read_arrow", "_read_pandas"):
+        monkeypatch.setattr(results, reader, lambda name, columns, kind: None)
     real_load = results._load
 
     def text_only(*args, fast, **kwargs):
@@ -39,6 +40,17 @@ def _same(a, b):
     assert (a.datasets, a.algorithms, a.replications, a.folds_per_replication, a.has_folds,
             a.source) == (b.datasets, b.algorithms, b.replications, b.folds_per_replication,
                           b.has_folds, b.source)
+
+
+@pytest.fixture(params=["pyarrow", "pandas"])
+def fast_reader(request, monkeypatch):
+    """Each fast CSV path alone: pyarrow's reader, or the C reader of pandas."""
+    if request.param == "pyarrow":
+        pytest.importorskip("pyarrow")
+        monkeypatch.setattr(results, "_read_pandas", lambda name, columns, kind: None)
+    else:
+        monkeypatch.setattr(results, "_read_arrow", lambda name, columns, kind: None)
+    return request.param
 
 
 @pytest.fixture
@@ -55,7 +67,7 @@ def awkward_csv(tmp_path):
     return path
 
 
-def test_fast_csv_loader_matches_the_text_path(example, awkward_csv, monkeypatch):
+def test_fast_csv_loader_matches_the_text_path(example, awkward_csv, fast_reader, monkeypatch):
     from multitest import example_path
 
     fast = [load_results(example_path()), load_results(awkward_csv),
@@ -70,7 +82,7 @@ def test_fast_csv_loader_matches_the_text_path(example, awkward_csv, monkeypatch
     assert (fast[1].replications, fast[1].folds_per_replication) == (4, 3)
 
 
-def test_clean_files_take_the_fast_path(awkward_csv, monkeypatch):
+def test_clean_files_take_the_fast_path(awkward_csv, fast_reader, monkeypatch):
     def no_text_path(source):
         raise AssertionError("the text path was used")
     monkeypatch.setattr(results, "_read", no_text_path)
@@ -101,7 +113,8 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
-def test_fast_loader_reports_what_the_text_path_reports(case, tmp_path, monkeypatch):
+def test_fast_loader_reports_what_the_text_path_reports(case, tmp_path, fast_reader,
+                                                        monkeypatch):
     frame = BAD_FILES[case](make_frame(np.random.default_rng(0).uniform(0.1, 0.3, (2, 3, 10))))
     path = tmp_path / "bad.csv"
     frame.to_csv(path, index=False)
@@ -221,3 +234,83 @@ def test_edges_without_building_every_pair(example):
     for result in rank(example, "training_time").datasets:
         assert result.edges() == [(p["a"], p["b"], p["statistic"], p["pvalue"])
                                   for p in result.pairs() if p["override"]]
+
+
+# -- stage 1 streamed: decisions kept, statistics recomputed on access ----------------
+
+@pytest.mark.parametrize("name", ["combined-5x2cv-f", "5x2cv-t", "kfold-t", "wilcoxon"])
+@pytest.mark.parametrize("correction", ["none", "holm"])
+@pytest.mark.parametrize("chunk", [10 ** 9, 60])   # whole data sets per block; L split
+def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk, monkeypatch):
+    # Reference: the same function with everything kept in memory (the eager path,
+    # itself checked against the straightforward one-call computation above).
+    rng = np.random.default_rng(12)
+    S, L = 11, 9
+    errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
+    errors[0, 1] = errors[0, 0]
+    keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
+    prior = prior_positions(keys, [f"a{j}" for j in range(L)])
+    test, design = get_test(name), FoldDesign(5, 2)
+    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
+    eager = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
+                               alternative="two-sided")
+    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(per_dataset, "_GROUP_TESTS", 2 * L * (L - 1) // 2)  # 2 data sets
+    lazy = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
+                              alternative="two-sided")
+    assert isinstance(lazy.statistic, per_dataset.LazyRows)
+    np.testing.assert_array_equal(lazy.override, eager.override)
+    for field in ("statistic", "pvalue", "pvalue_adjusted"):
+        full, rows = getattr(eager, field), getattr(lazy, field)
+        assert rows.shape == full.shape and rows.size == full.size
+        np.testing.assert_array_equal(np.asarray(rows), full)
+        for s in (0, 5, S - 1, -1):
+            np.testing.assert_array_equal(rows[s], full[s])
+            np.testing.assert_array_equal(rows[s, [0, 3]], full[s, [0, 3]])
+        np.testing.assert_array_equal(rows[2:7], full[2:7])
+        np.testing.assert_array_equal(rows[1:4, 2], full[1:4, 2])
+        np.testing.assert_array_equal(rows[[1, 3]], full[[1, 3]])
+        assert not rows[3].flags.writeable
+    assert (lazy.pvalue_adjusted is lazy.pvalue) == (correction == "none")
+
+
+def test_custom_tests_keep_their_statistics(monkeypatch):
+    # A user's test may not be deterministic: its results are never recomputed.
+    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
+    errors = np.random.default_rng(2).uniform(0.1, 0.3, (3, 4, 10))
+    prior = np.tile(np.arange(4), (3, 1))
+    table = run_pairwise_tests(errors, prior, get_test("test-fast-paths-scalar-welch"),
+                               FoldDesign(5, 2), alpha=0.05, correction="none",
+                               alternative="two-sided")
+    assert isinstance(table.statistic, np.ndarray)
+
+
+def test_ranking_results_are_the_same_when_streamed(example, monkeypatch):
+    from multitest import rank
+
+    eager = rank(example, "training_time")
+    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(per_dataset, "_GROUP_TESTS", 50)
+    lazy = rank(example, "training_time")
+    assert lazy.final_order == eager.final_order
+    for e, z in zip(eager.datasets, lazy.datasets):
+        assert z.order == e.order and z.pairs() == e.pairs() and z.edges() == e.edges()
+
+
+@pytest.mark.parametrize("replications", [5, 1])
+def test_rows_in_the_usual_order_give_the_general_cube(replications, monkeypatch):
+    # The usual layout is reshaped instead of scattered: the same Results as the
+    # general path (index arithmetic, duplicate and completeness checks).
+    rng = np.random.default_rng(9)
+    frame = make_frame(rng.uniform(0.1, 0.3, (4, 5, 10)), replications=replications)
+    if replications == 1:
+        frame = frame.drop(columns=["replication"])
+    grid = load_results(frame)
+    monkeypatch.setattr(results, "_grid", lambda *args: None)
+    _same(grid, load_results(frame))
+    # Folds out of order within a block: not the usual layout, still the same cube.
+    swapped = frame.copy()
+    swapped.iloc[[0, 1]] = swapped.iloc[[1, 0]].to_numpy()
+    general = load_results(swapped)
+    monkeypatch.undo()
+    _same(load_results(swapped), general)

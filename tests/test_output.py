@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from multitest import rank
+from multitest import MultitestError, rank
 from multitest import output
 from multitest.output import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise,
                               stage_tables, to_dict, write_outputs, write_pairwise_file)
@@ -40,31 +40,73 @@ def test_large_runs_refer_to_the_pairwise_file(ranking, tmp_path, monkeypatch):
     assert "pairwise" not in optdigits and "edges" not in optdigits
     assert optdigits["n_edges"] == len(ranking.dataset("optdigits").edges()) > 0
     assert optdigits["order"] == list(ranking.dataset("optdigits").order)
+    # Written one data set at a time: the text of the whole document, exactly.
+    assert (tmp_path / "result.json").read_text() == json.dumps(to_dict(ranking))
     # Every pair, exactly: the file reads back to the table of pairwise.csv.
     back = read_pairwise(tmp_path / PAIRWISE_FILE)
     pd.testing.assert_frame_equal(back, pairwise_frame(ranking), check_exact=True)
     assert back["override"].sum() == sum(d["n_edges"] for d in doc["datasets"].values())
 
 
-def test_pairwise_file_layout_is_plain_numpy(ranking, tmp_path):
+def test_pairwise_file_stores_what_cannot_be_recomputed(ranking, tmp_path):
     path = tmp_path / "p.npz"
     write_pairwise_file(ranking, path)
     with np.load(path, allow_pickle=False) as archive:
-        assert set(archive.files) == {"datasets", "algorithms", "mean_errors", "dataset", "a",
-                                      "b", "statistic", "pvalue", "override"}
-        n = 38 * 28
-        assert all(archive[k].shape == (n,) for k in ("dataset", "a", "b", "statistic",
-                                                       "pvalue", "override"))
-        assert archive["a"].dtype == np.uint16 and archive["override"].dtype == bool
+        assert set(archive.files) == {"format", "settings", "datasets", "algorithms", "errors",
+                                      "prior", "override"}
+        np.testing.assert_array_equal(archive["errors"], ranking.results.errors)
+        assert archive["prior"].dtype == np.uint16 and archive["prior"].shape == (38, 8)
         assert list(archive["algorithms"]) == list(ranking.algorithms)
-        assert archive["mean_errors"].shape == (38, 8)
-        # The first pair of the first data set: the two cheapest algorithms, cheaper first.
+        bits = np.unpackbits(archive["override"], count=38 * 28).astype(bool)
+        np.testing.assert_array_equal(bits, pairwise_frame(ranking)["override"])
+        # The cheapest algorithm of the first data set is at prior position 0.
         first = ranking.datasets[0]
-        pair = first.pairs()[0]
-        assert archive["algorithms"][archive["a"][0]] == pair["a"] == first.prior_order[0]
-        assert archive["algorithms"][archive["b"][0]] == pair["b"] == first.prior_order[1]
-        assert archive["pvalue"][0] == pair["pvalue"]
-        assert archive["mean_errors"][0, archive["a"][0]] == pair["mean_error_a"]
+        assert archive["algorithms"][archive["prior"][0, 0]] == first.prior_order[0]
+        settings = json.loads(str(archive["settings"][0]))
+        assert settings["test"] == ranking.settings.test and settings["replications"] == 5
+
+
+def test_read_pairwise_of_some_data_sets(ranking, tmp_path):
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    full = pairwise_frame(ranking)
+    part = read_pairwise(path, datasets=["zoo", "optdigits"])
+    expected = pd.concat([full[full["dataset"] == d] for d in ("zoo", "optdigits")],
+                         ignore_index=True)
+    pd.testing.assert_frame_equal(part, expected, check_exact=True)
+    with pytest.raises(MultitestError, match="no data set 'nope'"):
+        read_pairwise(path, datasets=["nope"])
+
+
+def test_read_pairwise_checks_the_recomputed_decisions(ranking, tmp_path):
+    # A file whose decisions do not match what the tests give now is refused, not trusted.
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    with np.load(path) as archive:
+        arrays = dict(archive)
+    arrays["override"] = arrays["override"] ^ np.uint8(1)
+    np.savez(path, **arrays)
+    with pytest.raises(MultitestError, match="recomputed decisions differ"):
+        read_pairwise(path)
+
+
+def test_pairwise_file_of_a_custom_test_keeps_its_statistics(tmp_path):
+    from multitest.pairwise import register_test
+    from scipy import stats
+
+    @register_test("test-output-welch")
+    def welch(a, b):
+        result = stats.ttest_ind(a, b, equal_var=False)
+        return (0.0, 1.0) if np.isnan(result.pvalue) else (result.statistic, result.pvalue)
+
+    errors = np.random.default_rng(5).uniform(0.1, 0.3, (3, 4, 10))
+    ranking = rank(make_frame(errors), ["a0", "a1", "a2", "a3"], test="test-output-welch")
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    with np.load(path) as archive:
+        assert {"statistic", "pvalue"} <= set(archive.files)
+    pd.testing.assert_frame_equal(read_pairwise(path), pairwise_frame(ranking),
+                                  check_exact=True)
 
 
 def test_pairwise_file_keeps_infinite_statistics_and_corrections(tmp_path):
@@ -75,8 +117,8 @@ def test_pairwise_file_keeps_infinite_statistics_and_corrections(tmp_path):
     ranking = rank(make_frame(errors), ["a0", "a1", "a2", "a3"], correction="holm")
     path = tmp_path / "p.npz"
     write_pairwise_file(ranking, path)
-    with np.load(path) as archive:
-        assert "pvalue_adjusted" in archive.files
+    with np.load(path) as archive:   # recomputed on reading, with the correction
+        assert "pvalue_adjusted" not in archive.files
     back = read_pairwise(path)
     pd.testing.assert_frame_equal(back, pairwise_frame(ranking), check_exact=True)
     assert np.isinf(back["statistic"]).any()
@@ -130,3 +172,59 @@ def test_summary_shortens_long_lists():
     n_edges = len(ranking.second_pass.edges())
     assert n_edges > 20 and f"... ({n_edges} in all)" in second
     assert all(f"{position} " in text for position in range(1, L + 1))   # the full order
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
+    # Reference: pandas' own to_csv, byte for byte, on floats of every magnitude (the
+    # shortest repr: 0.1, 1.0, 1e-300, 1e+22, 123456789.0), names needing quotes,
+    # integers and booleans.
+    monkeypatch.setattr(output, "_CSV_FAST_CELLS", 0)
+    rng = np.random.default_rng(seed)
+    n = 500
+    values = rng.uniform(0, 1, n) * 10.0 ** rng.integers(-300, 300, n)
+    values[:6] = [0.1, 1.0, 1e-300, 1e22, 123456789.0, -0.0]
+    frame = pd.DataFrame({"dataset": [f"d{i}" if i % 7 else f'a,"b" {i}' for i in range(n)],
+                          "x": values, "y": rng.uniform(0, 1, n).round(4),
+                          "rank": rng.integers(1, 100, n), "flag": rng.random(n) < 0.5})
+    output.write_csv(frame, tmp_path / "ours.csv")
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    # Missing and infinite values: pandas writes them (as '' and 'inf').
+    frame.loc[3, "x"] = np.nan
+    output.write_csv(frame, tmp_path / "ours.csv")
+    frame.to_csv(tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+
+
+def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):
+    # Reference: the document itself (to_dict), read back by the json module.
+    write_outputs(ranking, tmp_path)
+    text = (tmp_path / "result.json").read_text()
+    assert json.loads(text) == json.loads(json.dumps(to_dict(ranking)))
+    # The pairs are DataSetResult.pairs() with infinities as strings.
+    doc = json.loads(text)
+    for r in ranking.datasets:
+        expected = [dict(p, **{k: output._number(p[k]) for k in ("statistic", "pvalue",
+                                                                  "pvalue_adjusted")})
+                    for p in r.pairs()]
+        assert doc["datasets"][r.name]["pairwise"] == expected
+    line = next(t for t in text.splitlines() if '"pairwise": [' in t)
+    assert line.endswith("],") or line.endswith("]")   # the whole list on its line
+    # A name that looks like the placeholder survives.
+    frame = make_frame(np.random.default_rng(2).uniform(0.1, 0.3, (2, 3, 10)),
+                       datasets=["\x000\x00", "b"])
+    odd = rank(frame, ["a0", "a1", "a2"])
+    write_outputs(odd, tmp_path / "odd")
+    assert json.loads((tmp_path / "odd" / "result.json").read_text()) == \
+        json.loads(json.dumps(to_dict(odd)))
+
+
+def test_large_result_json_in_batches_is_the_whole_document(ranking, monkeypatch):
+    import io
+
+    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 1000)
+    for batch in (1, 5, 38, 100):
+        handle = io.StringIO()
+        output._write_large_json(ranking, handle, batch=batch)
+        assert handle.getvalue() == json.dumps(to_dict(ranking))
