@@ -208,7 +208,10 @@ def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path)
         expected = [dict(p, **{k: output._number(p[k]) for k in ("statistic", "pvalue",
                                                                   "pvalue_adjusted")})
                     for p in r.pairs()]
-        assert doc["datasets"][r.name]["pairwise"] == expected
+        got = doc["datasets"][r.name]["pairwise"]
+        # ... plus the effect-size columns (tested in test_effect_sizes.py).
+        assert [{k: g[k] for k in e} for g, e in zip(got, expected)] == expected
+        assert all({"mean_difference", "ci_low", "ci_high"} <= set(g) for g in got)
     line = next(t for t in text.splitlines() if '"pairwise": [' in t)
     assert line.endswith("],") or line.endswith("]")   # the whole list on its line
     # A name that looks like the placeholder survives.
