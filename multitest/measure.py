@@ -31,11 +31,10 @@ What is measured, and how
   figure is new resident memory, accurate for the arrays that dominate a
   learner's footprint.
 * **Model size**: bytes of the fitted estimator pickled (highest protocol).
-* **In the worker** (``isolate: false`` in the experiment): no child, no
-  fork cost (some 20-40 ms of CPU per fold), but no timeout, a crash takes
-  the worker down (the engine retries the fold elsewhere, then reports it
-  lost), CPU time is the worker thread's, and peak memory may miss memory the
-  worker's allocator kept from earlier folds.
+* **In the worker** (``isolate: false`` in the experiment): no child, but
+  no timeout, a crash takes the worker down (the engine retries the fold
+  elsewhere, then reports it lost), CPU time is the worker thread's, and peak
+  memory may miss small blocks the worker's allocator kept from earlier folds.
 * **Noise**: the first fold of each (data set, algorithm) is fitted
   ``repeats`` times on the same data, one fit after the other; the times
   recorded are the medians and the repetitions are kept, from which the noise
@@ -56,7 +55,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-__all__ = ["Task", "run_task", "fold_indices", "MEASURES"]
+__all__ = ["Task", "run_task", "fold_indices", "close_fit_processes", "MEASURES"]
 
 #: The costs measured for every fold (columns of the store and of results.csv).
 MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time", "peak_memory",
@@ -195,6 +194,7 @@ class _FitProcess:
         os.close(request_read)
         os.close(reply_write)
         self.pid, self.requests, self.replies = pid, request_write, reply_read
+        self.key = _thread_key()
 
     def call(self, request, timeout):
         """``(status, result or error text)`` of :func:`_measure` on `request` in the child.
@@ -216,7 +216,7 @@ class _FitProcess:
 
     def close(self):
         """Close the pipes and reap the child; its wait status."""
-        _processes.pop(_thread_key(), None)
+        _processes.pop(self.key, None)
         os.close(self.requests)
         os.close(self.replies)
         return os.waitpid(self.pid, 0)[1]
@@ -239,6 +239,16 @@ def _fit_process(data):
     if process is None:
         process = _processes[_thread_key()] = _FitProcess(data)
     return process
+
+
+def close_fit_processes():
+    """End this process's fit processes (and reap them, so that their CPU time is counted).
+
+    The engine runs it on every worker once the tasks are done; a fit process
+    also ends by itself when its worker exits.
+    """
+    for process in [p for key, p in _processes.items() if key[0] == os.getpid()]:
+        process.close()
 
 
 def _same(one, other):

@@ -317,3 +317,8 @@ def test_the_fit_process_is_reused_for_a_data_set_and_replaced_after_a_timeout()
     other = (IRIS[0].copy(), IRIS[1].copy())   # another data set: another process
     assert run_task(other, _task("sklearn.naive_bayes.GaussianNB"))["status"] == "ok"
     assert child() != second
+    last = child()
+    measure.close_fit_processes()   # what the engine runs on every worker at the end
+    assert measure._thread_key() not in measure._processes
+    with pytest.raises(ChildProcessError):
+        os.waitpid(last, os.WNOHANG)
