@@ -7,10 +7,14 @@ learner: an exception, a crash or a timeout is recorded as data.
 
 What is measured, and how
 -------------------------
-* Every fit runs in a **child process forked** from the worker for this fit
-  alone.  The data are shared copy-on-write (not copied), a crash or a hang of
+* Every fit runs in a **child process forked** from the worker, away from the
+  engine: the data are shared copy-on-write (not copied), a crash or a hang of
   the learner cannot take the worker down, and ``timeout`` is enforced by
-  killing the child.
+  killing the child.  The child is **reused** for the next folds of the same
+  data set (the fold's indices and learner are sent to it over a pipe), so the
+  fork, the copy-on-write faults and the exit of a process the size of a Dask
+  worker (20-40 ms of CPU) are paid once per data set and worker, not once per
+  fold; a child that timed out or died is replaced by a fresh fork.
 * **Single-threaded**: BLAS/OpenMP pools limited to one thread with
   threadpoolctl, every ``n_jobs`` parameter of the estimator set to 1.
 * **Time**: wall-clock (``time.perf_counter``) and CPU (``time.process_time``
@@ -19,18 +23,20 @@ What is measured, and how
 * **Peak memory of fit**: the growth of the child's resident set from just
   before ``fit`` to its high-water mark during ``fit``.  The mark is reset
   with ``/proc/self/clear_refs`` ("5") and read from ``VmHWM``, so it is the
-  fit's own, whatever ran in the worker before.  Memory the fit takes from
-  blocks the allocator already holds (small objects freed earlier in the
-  process) is not counted: the figure is new resident memory, accurate for
-  the arrays that dominate a learner's footprint.
+  fit's own, whatever ran in that process before.  So that a reused process
+  does not hide a fit's memory in blocks kept from earlier folds, glibc's
+  allocator is given a fixed mmap threshold (large arrays are mapped and
+  unmapped, not kept in the heap) and trimmed before every fit.  Memory the
+  fit takes from small blocks the allocator still holds is not counted: the
+  figure is new resident memory, accurate for the arrays that dominate a
+  learner's footprint.
 * **Model size**: bytes of the fitted estimator pickled (highest protocol).
-* **In the worker** (``isolate: false`` in the experiment): no child, no
-  fork cost (some 20-40 ms of CPU per fold), but no timeout, a crash takes
-  the worker down (the engine retries the fold elsewhere, then reports it
-  lost), CPU time is the worker thread's, and peak memory may miss memory the
-  worker's allocator kept from earlier folds.
+* **In the worker** (``isolate: false`` in the experiment): no child, but
+  no timeout, a crash takes the worker down (the engine retries the fold
+  elsewhere, then reports it lost), CPU time is the worker thread's, and peak
+  memory may miss small blocks the worker's allocator kept from earlier folds.
 * **Noise**: the first fold of each (data set, algorithm) is fitted
-  ``repeats`` times on the same data, each time in a fresh child; the times
+  ``repeats`` times on the same data, one fit after the other; the times
   recorded are the medians and the repetitions are kept, from which the noise
   of the costs is computed (peak memory, model size and score are those of
   the first fit).
@@ -38,16 +44,18 @@ What is measured, and how
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import select
 import signal
 import statistics
+import threading
 import time
 import traceback
 from dataclasses import dataclass, field
 
-__all__ = ["Task", "run_task", "fold_indices", "MEASURES"]
+__all__ = ["Task", "run_task", "fold_indices", "close_fit_processes", "MEASURES"]
 
 #: The costs measured for every fold (columns of the store and of results.csv).
 MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time", "peak_memory",
@@ -84,12 +92,26 @@ def fold_indices(y, task):
     Stratified k-fold, shuffled with a seed derived from (experiment seed,
     replication) only: every algorithm gets exactly the same folds.
     """
+    key = (id(y), task.seed, task.replication, task.folds)
+    cached = _splits.get(key)
+    if cached is None or cached[0] is not y:
+        if len(_splits) >= 16:
+            _splits.clear()
+        cached = _splits[key] = (y, _splits_of(y, task))
+    return cached[1][task.fold - 1]
+
+
+#: The folds of one replication, computed once per worker: ``key -> (y, splits)``.
+_splits = {}
+
+
+def _splits_of(y, task):
     import numpy as np
     from sklearn.model_selection import StratifiedKFold
 
     seed = int(np.random.SeedSequence([task.seed, task.replication]).generate_state(1)[0])
     splits = StratifiedKFold(n_splits=task.folds, shuffle=True, random_state=seed)
-    return list(splits.split(np.zeros(len(y)), y))[task.fold - 1]
+    return list(splits.split(np.zeros(len(y)), y))
 
 
 def run_task(data, task):
@@ -117,16 +139,17 @@ def run_task(data, task):
 
     runs = []
     try:   # a worker without the learner's package: the fold's error, recorded
-        estimator_class = import_estimator(task.estimator)
+        import_estimator(task.estimator)
         split = fold_indices(data[1], task)
     except Exception as exc:
         status, payload = "error", f"on the worker: {type(exc).__name__}: {exc}"
     else:
         for _ in range(task.repeats):
-            # Every repetition in a fresh child: all measurements start from the same state.
-            execute = _in_child if task.isolate else _in_process
-            status, payload = execute(_measure, (data, split, estimator_class, task),
-                                      task.timeout)
+            if task.isolate:
+                status, payload = _fit_process(data).call((split, task), task.timeout)
+            else:
+                _steady_allocator()
+                status, payload = _in_process(_measure, (data, split, task), None)
             if status != "ok":
                 break
             runs.append(payload)
@@ -143,42 +166,166 @@ def run_task(data, task):
     return row
 
 
-def _in_child(function, args, timeout):
-    """``(status, result or error text)`` of ``function(*args)`` run in a forked child."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns
-        code = 0
+class _FitProcess:
+    """A child forked from the worker with the data of one data set; it fits fold after fold.
+
+    Requests and replies are length-prefixed pickles on two pipes.  The child
+    exits when its request pipe closes (this object closed, or the worker gone).
+    """
+
+    def __init__(self, data):
+        self.data = data
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            code = 0
+            try:
+                for other in _processes.values():   # their children must see their EOF
+                    os.close(other.requests)
+                    os.close(other.replies)
+                os.close(request_write)
+                os.close(reply_read)
+                _serve(data, request_read, reply_write)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(request_read)
+        os.close(reply_write)
+        self.pid, self.requests, self.replies = pid, request_write, reply_read
+        self.key = _thread_key()
+
+    def call(self, request, timeout):
+        """``(status, result or error text)`` of :func:`_measure` on `request` in the child.
+
+        On a timeout or the death of the child, the child is gone (reaped) and
+        this object closed.
+        """
         try:
-            os.close(read_end)
-            message = _in_process(function, args, None)
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL))
-        except BaseException:
-            code = 1
-        finally:
-            os._exit(code)
-    os.close(write_end)
+            _write_message(self.requests, request)
+            reply = _read_message(self.replies, timeout)
+        except TimeoutError:
+            os.kill(self.pid, signal.SIGKILL)
+            self.close()
+            return "timeout", f"the fit exceeded the timeout of {timeout:g} s and was killed"
+        except (EOFError, OSError):
+            status = self.close()
+            return "error", f"the fit process died ({_death(status)}) without a result"
+        return reply
+
+    def close(self):
+        """Close the pipes and reap the child; its wait status."""
+        _processes.pop(self.key, None)
+        os.close(self.requests)
+        os.close(self.replies)
+        return os.waitpid(self.pid, 0)[1]
+
+
+#: The fit process of each worker thread, keyed by (process id, thread id).
+_processes = {}
+
+
+def _thread_key():
+    return os.getpid(), threading.get_ident()
+
+
+def _fit_process(data):
+    """This worker thread's fit process for `data`: the current one, or a fresh fork."""
+    process = _processes.get(_thread_key())
+    if process is not None and not _same(process.data, data):
+        process.close()    # another data set: its child exits on the closed pipe
+        process = None
+    if process is None:
+        process = _processes[_thread_key()] = _FitProcess(data)
+    return process
+
+
+def close_fit_processes():
+    """End this process's fit processes (and reap them, so that their CPU time is counted).
+
+    The engine runs it on every worker once the tasks are done; a fit process
+    also ends by itself when its worker exits.
+    """
+    for process in [p for key, p in _processes.items() if key[0] == os.getpid()]:
+        process.close()
+
+
+def _same(one, other):
+    """Whether two ``(X, y)`` are the same arrays (not equal ones: identical objects)."""
+    return len(one) == len(other) and all(a is b for a, b in zip(one, other))
+
+
+def _serve(data, requests, replies):
+    """The fit process's loop: measure each requested fold until the request pipe closes."""
+    import gc
+
+    # The inherited objects are the worker's, not the fits': out of the collector's sight.
+    gc.freeze()
+    _steady_allocator()
+    while True:
+        try:
+            split, task = _read_message(requests, None)
+        except EOFError:
+            return
+        reply = _in_process(_measure, (data, split, task), None)
+        _write_message(replies, reply)
+        gc.collect()     # the fold's garbage, outside the measured region
+
+
+def _write_message(fd, value):
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(len(payload).to_bytes(8, "little") + payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_message(fd, timeout):
+    """The next message on `fd`; TimeoutError after `timeout` s, EOFError if the pipe closed."""
     deadline = None if timeout is None else time.monotonic() + timeout
-    chunks, timed_out = [], False
-    with os.fdopen(read_end, "rb", buffering=0) as pipe:
-        while True:
+
+    def read(size):
+        chunks = []
+        while size:
             wait = None if deadline is None else max(deadline - time.monotonic(), 0)
-            ready, _, _ = select.select([pipe], [], [], wait)
-            if not ready:
-                timed_out = True
-                os.kill(pid, signal.SIGKILL)
-                break
-            chunk = pipe.read(1 << 16)
+            if wait is not None and not select.select([fd], [], [], wait)[0]:
+                raise TimeoutError
+            chunk = os.read(fd, min(size, 1 << 20))
             if not chunk:
-                break
+                raise EOFError
             chunks.append(chunk)
-    _, wait_status = os.waitpid(pid, 0)
-    if timed_out:
-        return "timeout", f"the fit exceeded the timeout of {timeout:g} s and was killed"
-    if not chunks:
-        return "error", f"the fit process died ({_death(wait_status)}) without a result"
-    return pickle.loads(b"".join(chunks))
+            size -= len(chunk)
+        return b"".join(chunks)
+
+    return pickle.loads(read(int.from_bytes(read(8), "little")))
+
+
+def _steady_allocator():
+    """Fix glibc's mmap threshold (128 KiB) and give freed memory back to the system.
+
+    glibc raises its mmap threshold when a mapped block is freed, after which
+    large arrays come from the heap and stay resident when freed: the next fit
+    in the same process would reuse them and its peak memory would miss them.
+    A fixed threshold keeps them mapped; the trim returns what the heap holds.
+    No-op without glibc.
+    """
+    global _malloc
+    if _malloc is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            _malloc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _malloc.mallopt(-3, 128 * 1024)   # M_MMAP_THRESHOLD: fixed, no longer dynamic
+            _malloc.mallopt(-1, 128 * 1024)   # M_TRIM_THRESHOLD
+        except (OSError, AttributeError):
+            _malloc = False
+    if _malloc:
+        with contextlib.suppress(AttributeError):
+            _malloc.malloc_trim(0)
+
+
+_malloc = None
 
 
 def _in_process(function, args, timeout):
@@ -211,18 +358,17 @@ def _reset_peak():
     return _status_kib("VmRSS") * 1024
 
 
-def _measure(data, split, estimator_class, task):
-    """In the child: fit once, predict, score; the costs and the score of the fold."""
+def _measure(data, split, task):
+    """In the fit process: fit once, predict, score; the costs and the score of the fold."""
     import gc
 
     import numpy as np
 
+    from .experiment import import_estimator
+
     (X, y), (train, test) = data, split
     X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
-    model = _single_threaded(estimator_class(**task.params))
-    if task.isolate:
-        # The inherited objects are the worker's, not the fit's: out of the collector's sight.
-        gc.freeze()
+    model = _single_threaded(import_estimator(task.estimator)(**task.params))
     # In the worker itself, CPU time is this thread's: the engine's threads are not the fit.
     clock = time.process_time if task.isolate else time.thread_time
     gc.disable()     # no collection inside the timed region

@@ -51,7 +51,7 @@ import yaml
 
 from .errors import InputError, MultitestError
 from .experiment import Experiment, check_estimators, load_dataset, load_experiment
-from .measure import MEASURES, Task, run_task
+from .measure import MEASURES, Task, close_fit_processes, run_task
 from .store import KEY, STORE_FILE, Store
 
 __all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra"]
@@ -269,7 +269,9 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
         return 0, 0, 0, {}
     with _client(workers, scheduler) as client:
         worker_info = client.run(_machine)
-        shared = {name: client.scatter([value], hash=False)[0] for name, value in data.items()}
+        # On every worker: a fold can run wherever a core is free, with no transfer.
+        shared = {name: client.scatter([value], hash=False, broadcast=True)[0]
+                  for name, value in data.items()}
         futures = [client.submit(run_task, shared[t.dataset], t, pure=False,
                                  key=f"multitest-run{run}-{i}") for i, t in enumerate(todo)]
         with progress(total, "run", enabled=None if show_progress else False) as bar:
@@ -289,6 +291,7 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
                 bad = row["status"] != "ok"
                 failed += bad
                 bar.update(failed=int(bad))
+        client.run(close_fit_processes)
     return computed, lost, failed, worker_info
 
 

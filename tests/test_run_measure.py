@@ -282,3 +282,43 @@ def test_an_estimator_missing_on_the_worker_is_the_folds_error():
     row = run_task(IRIS, _task("no_such_package.Learner"))
     assert row["status"] == "error"
     assert row["error"].startswith("on the worker: ModuleNotFoundError")
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_peak_memory_of_medium_arrays_when_the_fit_process_is_reused(isolate):
+    # Known allocation, repeated in the same process: arrays of 16 MB are below glibc's
+    # largest dynamic mmap threshold (32 MB); without a fixed threshold the second fit would
+    # reuse the heap the first one freed and its peak would be near 0.
+    for _ in range(3):
+        row = run_task(IRIS, _task("run_estimators.Allocate", {"nbytes": 16_000_000},
+                                   isolate=isolate))
+        assert row["status"] == "ok", row.get("error")
+        assert abs(row["peak_memory"] - 16_000_000) <= 0.10 * 16_000_000, row["peak_memory"]
+
+
+def test_the_fit_process_is_reused_for_a_data_set_and_replaced_after_a_timeout():
+    from multitest import measure
+
+    def child():
+        return measure._processes[measure._thread_key()].pid
+
+    run_task(IRIS, _task("sklearn.naive_bayes.GaussianNB"))
+    first = child()
+    row = run_task(IRIS, _task("sklearn.tree.DecisionTreeClassifier", fold=2))
+    assert row["status"] == "ok" and child() == first
+    row = run_task(IRIS, _task("run_estimators.Sleep", {"seconds": 30}, timeout=0.5))
+    assert row["status"] == "timeout"
+    assert measure._thread_key() not in measure._processes
+    with pytest.raises(ChildProcessError):   # the killed child was reaped
+        os.waitpid(first, os.WNOHANG)
+    row = run_task(IRIS, _task("sklearn.naive_bayes.GaussianNB"))
+    assert row["status"] == "ok" and child() != first
+    second = child()
+    other = (IRIS[0].copy(), IRIS[1].copy())   # another data set: another process
+    assert run_task(other, _task("sklearn.naive_bayes.GaussianNB"))["status"] == "ok"
+    assert child() != second
+    last = child()
+    measure.close_fit_processes()   # what the engine runs on every worker at the end
+    assert measure._thread_key() not in measure._processes
+    with pytest.raises(ChildProcessError):
+        os.waitpid(last, os.WNOHANG)
