@@ -327,6 +327,15 @@ class PairwiseTest:
         """
         return self.func in _THREAD_SAFE
 
+    @property
+    def _fold_major(self):
+        """Whether the test works on one row per fold (the 5x2 cv tests).
+
+        Stage 1 then lays its differences out fold-major (``a.T`` contiguous),
+        which the test reads without a strided copy; the numbers are the same.
+        """
+        return self.func in _FOLD_MAJOR
+
     def _check_design(self, design):
         if self.requires_5x2 and not design.is_5x2:
             raise MultitestError(
@@ -903,15 +912,24 @@ def _variance(d):
     return np.where(constant, 0.0, _row_sum(deviations) / (d.shape[1] - 1))
 
 
+def _is_zero(b):
+    """Whether ``b`` is stage 1's ``numpy.broadcast_to(0.0, shape)`` (one +0.0, repeated)."""
+    return b.size > 0 and not any(b.strides) and b.flat[0] == 0 and not np.signbit(b.flat[0])
+
+
 def _five_by_two(a, b):
     """The ten differences ``p`` as rows (fold-major, shape (10, n)) and ``sum_i s_i^2``.
 
     docs/method.md section 3.  One row per fold keeps every step a
     contiguous array operation (the (n, 10) layout made each of them strided);
     the operations, and so the floats, are those of the per-pair formulas.
+    ``p`` may be a view of ``a``: not to be written.
     """
-    p = np.empty((a.shape[1], a.shape[0]))
-    np.subtract(a.T, b.T, out=p)
+    if _is_zero(b) and a.T.flags.c_contiguous:     # stage 1's fold-major differences
+        p = a.T                                      # d - 0 == d: no copy
+    else:
+        p = np.empty((a.shape[1], a.shape[0]))
+        np.subtract(a.T, b.T, out=p)
     s2 = []
     for first, second in zip(p[0::2], p[1::2]):
         p_bar = first + second
@@ -958,8 +976,7 @@ def combined_5x2cv_f(a, b):
     (array([2.3306]), array([0.1814]))
     """
     p, s2_sum = _five_by_two(a, b)
-    np.square(p, out=p)
-    numerator = _sum_columns(list(p))
+    numerator = _sum_columns(list(np.square(p)))
     return _ratio_test(numerator, 2 * s2_sum, _FisherF(10, 5), "greater")
 
 
@@ -1402,6 +1419,9 @@ class _HalfBinomial:
 _DIFFERENCE_ONLY = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
                               corrected_t, wilcoxon_signed_rank, wilcoxon_pratt,
                               wilcoxon_scipy, sign_test})
+
+#: Built-in tests reading the folds as rows (see :attr:`PairwiseTest._fold_major`).
+_FOLD_MAJOR = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t})
 
 #: Built-in tests made of NumPy and scipy.special calls only (see
 #: :attr:`PairwiseTest._thread_safe`).
