@@ -458,22 +458,35 @@ def _second_pass_rows(ranking, sp):
     a, b = order[i], order[j]
     effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
                             level=1 - ranking.settings.alpha)
-    rows = []
-    for k in range(a.size):
-        row = {"a": names[a[k]], "b": names[b[k]],
-               "hodges_lehmann": _finite(effects.hodges_lehmann[k]),
-               "ci_low": _finite(effects.low[k]), "ci_high": _finite(effects.high[k]),
-               "ci_level": _finite(effects.level[k]), "wins_a": int(effects.a_better[k]),
-               "ties": int(effects.ties[k]), "wins_b": int(effects.b_better[k]),
-               "superiority_b": float(effects.superiority[k])}
-        if sp.method == "bayesian" and sp.posthoc is not None:
-            row.update(p_a_better=float(sp.posthoc.better[a[k], b[k]]),
-                       p_equivalent=float(sp.posthoc.equivalent[a[k], b[k]]),
-                       p_b_better=float(sp.posthoc.better[b[k], a[k]]))
-        rows.append(row)
-    return rows
+    # Whole columns to Python values at once (tolist: the same floats as float(x)).
+    names = np.asarray(names, dtype=object)
+    columns = {"a": names[a].tolist(), "b": names[b].tolist(),
+               "hodges_lehmann": _finite_list(effects.hodges_lehmann),
+               "ci_low": _finite_list(effects.low), "ci_high": _finite_list(effects.high),
+               "ci_level": _finite_list(effects.level),
+               "wins_a": _int_list(effects.a_better), "ties": _int_list(effects.ties),
+               "wins_b": _int_list(effects.b_better),
+               "superiority_b": np.asarray(effects.superiority, dtype=float).tolist()}
+    if sp.method == "bayesian" and sp.posthoc is not None:
+        columns.update(p_a_better=_float_list(sp.posthoc.better[a, b]),
+                       p_equivalent=_float_list(sp.posthoc.equivalent[a, b]),
+                       p_b_better=_float_list(sp.posthoc.better[b, a]))
+    keys = list(columns)
+    return [dict(zip(keys, values)) for values in zip(*columns.values())]
 
 
-def _finite(value):
-    value = float(value)
-    return value if np.isfinite(value) else None
+def _float_list(values):
+    return np.asarray(values, dtype=float).tolist()
+
+
+def _int_list(values):
+    return [int(v) for v in np.asarray(values).tolist()]
+
+
+def _finite_list(values):
+    """The values as Python floats, None for NaN and infinities."""
+    values = np.asarray(values, dtype=float)
+    out = values.tolist()
+    for k in np.flatnonzero(~np.isfinite(values)).tolist():
+        out[k] = None
+    return out

@@ -327,6 +327,15 @@ class PairwiseTest:
         """
         return self.func in _THREAD_SAFE
 
+    @property
+    def _fold_major(self):
+        """Whether the test works on one row per fold (the 5x2 cv tests).
+
+        Stage 1 then lays its differences out fold-major (``a.T`` contiguous),
+        which the test reads without a strided copy; the numbers are the same.
+        """
+        return self.func in _FOLD_MAJOR
+
     def _check_design(self, design):
         if self.requires_5x2 and not design.is_5x2:
             raise MultitestError(
@@ -858,19 +867,31 @@ def _row_sum(x):
     n = x.shape[1]
     if n > 128 or n == 0:
         return np.sum(x, axis=1)
+    return _sum_columns([x[:, k] for k in range(n)])
+
+
+def _sum_columns(columns):
+    """The sum of 1 to 128 equal-shaped arrays in the order of :func:`_row_sum`, a new array."""
+    n = len(columns)
     if n < 8:
-        out = x[:, 0].copy()
-        for k in range(1, n):
-            out += x[:, k]
+        out = columns[0].copy()
+        for column in columns[1:]:
+            out += column
         return out
-    r = [x[:, k].copy() for k in range(8)]
     stop = n - n % 8
-    for i in range(8, stop, 8):
-        for k in range(8):
-            r[k] += x[:, i + k]
-    out = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-    for i in range(stop, n):
-        out += x[:, i]
+    r = list(columns[:8])
+    if stop > 8:                          # running sums: copies, the inputs stay untouched
+        r = [column.copy() for column in r]
+        for i in range(8, stop, 8):
+            for k in range(8):
+                r[k] += columns[i + k]
+    out, left, right = r[0] + r[1], r[2] + r[3], r[4] + r[5]
+    out += left
+    np.add(r[6], r[7], out=left)
+    right += left
+    out += right
+    for column in columns[stop:]:
+        out += column
     return out
 
 
@@ -891,12 +912,34 @@ def _variance(d):
     return np.where(constant, 0.0, _row_sum(deviations) / (d.shape[1] - 1))
 
 
+def _is_zero(b):
+    """Whether ``b`` is stage 1's ``numpy.broadcast_to(0.0, shape)`` (one +0.0, repeated)."""
+    return b.size > 0 and not any(b.strides) and b.flat[0] == 0 and not np.signbit(b.flat[0])
+
+
 def _five_by_two(a, b):
-    """``p`` of shape (n, 5, 2) and ``s_i^2`` of shape (n, 5) (docs/method.md section 3)."""
-    p = (a - b).reshape(a.shape[0], 5, 2)
-    p_bar = (p[:, :, 0] + p[:, :, 1]) / 2
-    s2 = (p[:, :, 0] - p_bar) ** 2 + (p[:, :, 1] - p_bar) ** 2
-    return p, s2
+    """The ten differences ``p`` as rows (fold-major, shape (10, n)) and ``sum_i s_i^2``.
+
+    docs/method.md section 3.  One row per fold keeps every step a
+    contiguous array operation (the (n, 10) layout made each of them strided);
+    the operations, and so the floats, are those of the per-pair formulas.
+    ``p`` may be a view of ``a``: not to be written.
+    """
+    if _is_zero(b) and a.T.flags.c_contiguous:     # stage 1's fold-major differences
+        p = a.T                                      # d - 0 == d: no copy
+    else:
+        p = np.empty((a.shape[1], a.shape[0]))
+        np.subtract(a.T, b.T, out=p)
+    s2 = []
+    for first, second in zip(p[0::2], p[1::2]):
+        p_bar = first + second
+        p_bar /= 2
+        left, right = first - p_bar, second - p_bar
+        np.square(left, out=left)
+        np.square(right, out=right)
+        left += right
+        s2.append(left)
+    return p, _sum_columns(s2)
 
 
 # --------------------------------------------------------------------------
@@ -932,9 +975,9 @@ def combined_5x2cv_f(a, b):
     >>> f.round(4), p.round(4)
     (array([2.3306]), array([0.1814]))
     """
-    p, s2 = _five_by_two(a, b)
-    numerator = _row_sum((p**2).reshape(-1, 10))
-    return _ratio_test(numerator, 2 * _row_sum(s2), _FisherF(10, 5), "greater")
+    p, s2_sum = _five_by_two(a, b)
+    numerator = _sum_columns(list(np.square(p)))
+    return _ratio_test(numerator, 2 * s2_sum, _FisherF(10, 5), "greater")
 
 
 @register_test("5x2cv-t", vectorized=True, requires_5x2=True)
@@ -966,9 +1009,9 @@ def paired_5x2cv_t(a, b, alternative="two-sided"):
     >>> t.round(4), p.round(4)
     (array([0.5662]), array([0.5957]))
     """
-    p, s2 = _five_by_two(a, b)
-    scale = np.sqrt(_row_sum(s2) / 5)
-    return _ratio_test(p[:, 0, 0], scale, _StudentT(5), alternative)
+    p, s2_sum = _five_by_two(a, b)
+    scale = np.sqrt(s2_sum / 5)
+    return _ratio_test(p[0], scale, _StudentT(5), alternative)
 
 
 @register_test("combined-5x2cv-t", vectorized=True, requires_5x2=True)
@@ -999,9 +1042,9 @@ def combined_5x2cv_t(a, b, alternative="two-sided"):
     >>> t.round(4), p.round(4)
     (array([3.6349]), array([0.015]))
     """
-    p, s2 = _five_by_two(a, b)
-    numerator = np.sqrt(10) * _row_mean(p.reshape(-1, 10))
-    scale = np.sqrt(_row_sum(s2) / 5)
+    p, s2_sum = _five_by_two(a, b)
+    numerator = np.sqrt(10) * (_sum_columns(list(p)) / 10)
+    scale = np.sqrt(s2_sum / 5)
     return _ratio_test(numerator, scale, _StudentT(5), alternative)
 
 
@@ -1376,6 +1419,9 @@ class _HalfBinomial:
 _DIFFERENCE_ONLY = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
                               corrected_t, wilcoxon_signed_rank, wilcoxon_pratt,
                               wilcoxon_scipy, sign_test})
+
+#: Built-in tests reading the folds as rows (see :attr:`PairwiseTest._fold_major`).
+_FOLD_MAJOR = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t})
 
 #: Built-in tests made of NumPy and scipy.special calls only (see
 #: :attr:`PairwiseTest._thread_safe`).

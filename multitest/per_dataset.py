@@ -229,11 +229,35 @@ class _Stage1:
 
     def _run_block(self, block, statistic, pvalue, offset):
         s0, s1, i0, i1 = block
-        F, start = self.errors.shape[2], self.start
+        start = self.start
         differences = self.test._difference_only
         in_prior = np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
         p0, p1 = start[i0], start[i1]
-        a = np.empty((s1 - s0, p1 - p0, F))
+        if self.test._fold_major:
+            a, b = self._fold_major_differences(in_prior, i0, i1)
+        else:
+            a, b = self._pair_major(in_prior, i0, i1, differences)
+        stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
+        statistic[s0 - offset:s1 - offset, p0:p1] = stat.reshape(s1 - s0, -1)
+        pvalue[s0 - offset:s1 - offset, p0:p1] = p.reshape(s1 - s0, -1)
+
+    def _fold_major_differences(self, in_prior, i0, i1):
+        """``(a - b, 0)`` of positions ``i0:i1`` as (pairs, F) views of (F, pairs) arrays."""
+        start = self.start
+        by_fold = np.ascontiguousarray(in_prior.transpose(2, 0, 1))     # (F, data sets, L)
+        p0 = start[i0]
+        d = np.empty(by_fold.shape[:2] + (start[i1] - p0,))
+        for i in range(i0, i1):
+            np.subtract(by_fold[:, :, i:i + 1], by_fold[:, :, i + 1:],
+                        out=d[:, :, start[i] - p0:start[i + 1] - p0])
+        d = d.reshape(d.shape[0], -1).T
+        return d, np.broadcast_to(0.0, d.shape)
+
+    def _pair_major(self, in_prior, i0, i1, differences):
+        """``(a, b)`` (or ``(a - b, 0)``) of positions ``i0:i1``, shape (pairs, F) each."""
+        start, F = self.start, in_prior.shape[2]
+        p0, p1 = start[i0], start[i1]
+        a = np.empty((in_prior.shape[0], p1 - p0, F))
         b = None if differences else np.empty_like(a)
         for i in range(i0, i1):
             cols = slice(start[i] - p0, start[i + 1] - p0)
@@ -244,9 +268,7 @@ class _Stage1:
                 b[:, cols] = in_prior[:, i + 1:]
         a = a.reshape(-1, F)
         b = np.broadcast_to(0.0, a.shape) if differences else b.reshape(-1, F)
-        stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
-        statistic[s0 - offset:s1 - offset, p0:p1] = stat.reshape(s1 - s0, -1)
-        pvalue[s0 - offset:s1 - offset, p0:p1] = p.reshape(s1 - s0, -1)
+        return a, b
 
 
 class LazyRows:

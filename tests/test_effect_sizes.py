@@ -18,7 +18,8 @@ from scipy import stats
 from multitest import example_results, rank
 from multitest.bayesian import correlated_t
 from multitest.effect_sizes import (dataset_effects, fold_mean_difference, interval_of,
-                                    over_datasets, wilcoxon_interval)
+                                    over_datasets, second_pass_rows, wilcoxon_interval)
+from multitest.effect_sizes import _finite_list
 from multitest.errors import MultitestError
 from multitest.output import to_dict, write_outputs
 from multitest.pairwise import FoldDesign, get_test
@@ -159,3 +160,53 @@ def test_docstring_examples():
 
     result = doctest.testmod(multitest.effect_sizes, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def _second_pass_rows_per_pair(ranking):
+    """The previous per-pair loop of ``second_pass_rows``: the reference for the column one."""
+    sp, names = ranking.second_pass, list(ranking.algorithms)
+    order = np.array([names.index(x) for x in sp.prior_order])
+    i, j = np.triu_indices(len(names), k=1)
+    a, b = order[i], order[j]
+    effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
+                            level=1 - ranking.settings.alpha)
+
+    def finite(value):
+        value = float(value)
+        return value if np.isfinite(value) else None
+
+    rows = []
+    for k in range(a.size):
+        row = {"a": names[a[k]], "b": names[b[k]],
+               "hodges_lehmann": finite(effects.hodges_lehmann[k]),
+               "ci_low": finite(effects.low[k]), "ci_high": finite(effects.high[k]),
+               "ci_level": finite(effects.level[k]), "wins_a": int(effects.a_better[k]),
+               "ties": int(effects.ties[k]), "wins_b": int(effects.b_better[k]),
+               "superiority_b": float(effects.superiority[k])}
+        if sp.method == "bayesian" and sp.posthoc is not None:
+            row.update(p_a_better=float(sp.posthoc.better[a[k], b[k]]),
+                       p_equivalent=float(sp.posthoc.equivalent[a[k], b[k]]),
+                       p_b_better=float(sp.posthoc.better[b[k], a[k]]))
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize("kwargs", [
+    {}, {"datasets": ["optdigits", "iris"]},
+    {"test": "bayes-correlated-t", "second_pass": "bayesian"}])
+def test_second_pass_rows_equal_per_pair_loop(kwargs):
+    ranking = rank(example_results(), "training_time", **kwargs)
+    expected = _second_pass_rows_per_pair(ranking)
+    got = second_pass_rows(ranking)
+    assert got == expected
+    assert [list(r) for r in got] == [list(r) for r in expected]      # key order too
+    assert [type(v) for r in got for v in r.values()] == \
+        [type(v) for r in expected for v in r.values()]
+
+
+def test_finite_list_is_none_for_nan_and_infinities():
+    values = np.array([0.25, np.nan, -np.inf, np.inf, -0.0, 1e-300])
+    got = _finite_list(values)
+    assert got[1:4] == [None, None, None]
+    assert [got[k] for k in (0, 4, 5)] == [float(values[k]) for k in (0, 4, 5)]
+    assert all(type(got[k]) is float for k in (0, 4, 5)) and np.signbit(got[4])

@@ -155,12 +155,63 @@ def test_student_t_tails_are_scipys():
         np.testing.assert_array_equal(t.smaller_tail(x), np.minimum(t.cdf(x), t.sf(x)))
 
 
-@pytest.mark.parametrize("width", [1, 2, 5, 7, 8, 9, 10, 16, 17, 30, 129])
+@pytest.mark.parametrize("width", [1, 2, 5, 7, 8, 9, 10, 16, 17, 30, 64, 128, 129])
 def test_row_sum_is_numpys_sum(width):
     rng = np.random.default_rng(width)
     # Values of very different sizes, so that the order of the additions shows.
     x = rng.normal(0, 1, (500, width)) * 10.0 ** rng.integers(-8, 8, (500, width))
     np.testing.assert_array_equal(_row_sum(x), np.sum(x, axis=1))
+
+
+def _five_by_two_previous(a, b, name, alternative):
+    """The 5x2 cv tests as the previous version computed them: (n, 5, 2) layout, NumPy sums.
+
+    Reference for the fold-major kernels: the same formulas (docs/method.md
+    section 3) with ``np.sum`` over rows (which ``_row_sum`` equals bit for bit,
+    test above); the distributions' tails are unchanged.
+    """
+    p = (a - b).reshape(a.shape[0], 5, 2)
+    p_bar = (p[:, :, 0] + p[:, :, 1]) / 2
+    s2 = np.sum((p[:, :, 0] - p_bar) ** 2 + (p[:, :, 1] - p_bar) ** 2, axis=1)
+    if name == "combined-5x2cv-f":
+        numerator, scale, tail = np.sum((p**2).reshape(-1, 10), axis=1), 2 * s2, _FisherF(10, 5)
+    else:
+        numerator = p[:, 0, 0] if name == "5x2cv-t" else \
+            np.sqrt(10) * (np.sum(p.reshape(-1, 10), axis=1) / 10)
+        scale, tail = np.sqrt(s2 / 5), _StudentT(5)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = numerator / scale
+    undefined = (numerator == 0) & (scale == 0)
+    statistic = np.where(undefined, 0.0, statistic)
+    if name == "combined-5x2cv-f":
+        pvalue = tail.sf(statistic)
+    elif alternative == "greater":
+        pvalue = tail.sf(statistic)
+    else:
+        pvalue = np.minimum(1.0, 2 * tail.smaller_tail(statistic))
+    return statistic, np.where(undefined, 1.0, pvalue)
+
+
+@pytest.mark.parametrize("name, alternative", [
+    ("combined-5x2cv-f", "two-sided"), ("5x2cv-t", "two-sided"), ("5x2cv-t", "greater"),
+    ("combined-5x2cv-t", "two-sided"), ("combined-5x2cv-t", "greater")])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_5x2_kernels_equal_previous_version(name, alternative, seed):
+    # Seeded errors rounded like real ones, with identical pairs (0/0), a constant
+    # difference (x/0) and signed zeros; both as (a, b) and as differences (a - b, 0)
+    # the way stage 1 passes them.
+    rng = np.random.default_rng(seed)
+    a = np.round(rng.normal(0.2, 0.05, (3000, 10)), 4)
+    b = np.round(rng.normal(0.2, 0.05, (3000, 10)), 4)
+    b[:40], b[40:80], a[80:90], b[80:90] = a[:40], a[40:80] - 0.01, -0.0, 0.0
+    test = get_test(name)
+    design = FoldDesign(5, 2)
+    zeros = np.broadcast_to(0.0, a.shape)
+    for x, y in ((a, b), (a - b, zeros)):
+        got = test(x, y, design, alternative=alternative)
+        expected = _five_by_two_previous(x, y, name, alternative)
+        for new, old in zip(got, expected):
+            assert new.tobytes() == old.tobytes()
 
 
 # -- stage 1 ----------------------------------------------------------------------
