@@ -148,7 +148,6 @@ def run_task(data, task):
             if task.isolate:
                 status, payload = _fit_process(data).call((split, task), task.timeout)
             else:
-                _steady_allocator()
                 status, payload = _in_process(_measure, (data, split, task), None)
             if status != "ok":
                 break
@@ -371,6 +370,10 @@ def _measure(data, split, task):
     model = _single_threaded(import_estimator(task.estimator)(**task.params))
     # In the worker itself, CPU time is this thread's: the engine's threads are not the fit.
     clock = time.process_time if task.isolate else time.thread_time
+    # Before every fit, not once per process: memory a previous fit freed may still be
+    # resident (seen in a fit process forked from a parent that had used pyarrow), and
+    # this fit would reuse it unseen.
+    _steady_allocator()
     gc.disable()     # no collection inside the timed region
     try:
         memory_before = _reset_peak()
