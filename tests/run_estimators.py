@@ -9,6 +9,11 @@ import time
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
+try:
+    from numpy._core.multiarray import _set_madvise_hugepage
+except ImportError:   # NumPy < 2
+    from numpy.core.multiarray import _set_madvise_hugepage
+
 
 class _Majority(ClassifierMixin, BaseEstimator):
     def _learn(self, y):
@@ -31,7 +36,13 @@ class Allocate(_Majority):
         self.nbytes = nbytes
 
     def fit(self, X, y):
-        block = np.ones(self.nbytes // 8)
+        # Exactly `nbytes`: NumPy asks for transparent huge pages on large arrays, whose 2 MiB
+        # granularity and alignment would add up to 4 MiB to the resident set.
+        huge = _set_madvise_hugepage(False)
+        try:
+            block = np.ones(self.nbytes // 8)
+        finally:
+            _set_madvise_hugepage(huge)
         self.total_ = float(block[:: 512].sum())
         del block
         self._learn(y)
