@@ -289,11 +289,16 @@ def test_peak_memory_of_medium_arrays_when_the_fit_process_is_reused(isolate):
     # Known allocation, repeated in the same process: arrays of 16 MB are below glibc's
     # largest dynamic mmap threshold (32 MB); without a fixed threshold the second fit would
     # reuse the heap the first one freed and its peak would be near 0.
+    # The 10 % check of a known allocation is test_peak_memory_within_ten_percent_...; here
+    # the point is that no fit reads (near) 0. The upper slack is absolute: after the whole
+    # suite, a fit process forked from the test process was seen to add about 3.5 MB of its
+    # own during a fit (22 % of 16 MB), which the 200 MB and 50 MB checks absorb.
     for _ in range(3):
         row = run_task(IRIS, _task("run_estimators.Allocate", {"nbytes": 16_000_000},
                                    isolate=isolate))
         assert row["status"] == "ok", row.get("error")
-        assert abs(row["peak_memory"] - 16_000_000) <= 0.10 * 16_000_000, row["peak_memory"]
+        assert 0.9 * 16_000_000 <= row["peak_memory"] <= 16_000_000 + 4 * 2**20, \
+            row["peak_memory"]
 
 
 def test_the_fit_process_is_reused_for_a_data_set_and_replaced_after_a_timeout():
