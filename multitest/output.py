@@ -180,11 +180,6 @@ def _effect_sizes(ranking):
     return doc
 
 
-def _finite_or_none(value):
-    value = float(value)
-    return value if math.isfinite(value) else None
-
-
 def _dataset(result, inline_pairs, ranking=None):
     # After pairwise tests the ranks are already integers (positions).
     ranks = result.ranks if result.tested else {
@@ -197,13 +192,13 @@ def _dataset(result, inline_pairs, ranking=None):
            "mean_errors": result.mean_errors,
            "tested": result.tested}
     if inline_pairs:
-        from .effect_sizes import pairwise_columns
+        from .effect_sizes import _finite_list, pairwise_columns
 
         pairs = _json_pairs(result)
         extra = {} if ranking is None else pairwise_columns(ranking, [result])
         for key, values in extra.items():
-            for pair, value in zip(pairs, values):
-                pair[key] = _finite_or_none(value)
+            for pair, value in zip(pairs, _finite_list(values)):
+                pair[key] = value
         doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": p["statistic"],
                          "pvalue": p["pvalue"], **{k: p[k] for k in extra}}
                         for p in pairs if p["override"]]
@@ -420,19 +415,14 @@ def read_pairwise(path, datasets=None):
 def _dataset_rows(names, wanted, path):
     if wanted is None:
         return np.arange(len(names))
-    from .errors import MultitestError
+    from .errors import MultitestError, abbreviate
 
     position = {n: i for i, n in enumerate(names)}
     unknown = [n for n in wanted if n not in position]
     if unknown:
-        raise MultitestError(f"`datasets`: no data set {_short(unknown[0])!r} in "
+        raise MultitestError(f"`datasets`: no data set {abbreviate(unknown[0])!r} in "
                              f"{os.fspath(path)} ({len(names)} data sets)")
     return np.array([position[n] for n in wanted], dtype=np.intp)
-
-
-def _short(text, width=60):
-    text = str(text)
-    return text if len(text) <= width else f"{text[:width - 20]}...({len(text)} characters)"
 
 
 def _rerun(errors, prior, meta):
