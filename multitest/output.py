@@ -55,7 +55,7 @@ def is_large(ranking):
     return ranking.datasets[0].table.statistic.size > INLINE_PAIRS_LIMIT
 
 
-def to_dict(ranking, inline_pairs=None, *, datasets=None):
+def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
     """The ``result.json`` document of a ranking (schema in the README).
 
     Parameters
@@ -64,6 +64,9 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None):
     inline_pairs : bool, optional
         List every pairwise result inline.  By default inline when there are
         at most :data:`INLINE_PAIRS_LIMIT` of them.
+    effects : dict of str to ndarray, optional
+        :func:`multitest.effect_sizes.pairwise_columns` of the ranking, when
+        the caller has it already (the inline pairs carry these columns).
     datasets : object, optional
         Put this under ``datasets`` instead of the document of every data set
         (used to write those one at a time).
@@ -77,8 +80,7 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None):
         "second_pass": _second_pass(ranking),
         "control": _control(ranking),
         "effect_sizes": _effect_sizes(ranking),
-        "datasets": {r.name: _dataset(r, inline_pairs, ranking) for r in ranking.datasets}
-        if datasets is None else datasets,
+        "datasets": _datasets(ranking, inline_pairs, effects) if datasets is None else datasets,
         "settings": dict(ranking.settings.to_dict(), costs=ranking.profile.describe()),
         "notes": list(ranking.notes),
         "input": {"source": ranking.results.source,
@@ -180,7 +182,25 @@ def _effect_sizes(ranking):
     return doc
 
 
-def _dataset(result, inline_pairs, ranking=None):
+def _datasets(ranking, inline_pairs, effects):
+    """The ``datasets`` block; `effects`: :func:`~multitest.effect_sizes.pairwise_columns`
+    of every data set (computed here when listing pairs inline and not given)."""
+    if not inline_pairs:
+        return {r.name: _dataset(r, False) for r in ranking.datasets}
+    from .effect_sizes import _finite_list, pairwise_columns
+
+    if effects is None:
+        effects = pairwise_columns(ranking)
+    effects = {key: _finite_list(values) for key, values in effects.items()}
+    doc, start = {}, 0
+    for r in ranking.datasets:
+        stop = start + (r.table.first.size if r.tested else 0)
+        doc[r.name] = _dataset(r, True, {k: v[start:stop] for k, v in effects.items()})
+        start = stop
+    return doc
+
+
+def _dataset(result, inline_pairs, extra=None):
     # After pairwise tests the ranks are already integers (positions).
     ranks = result.ranks if result.tested else {
         a: (int(r) if float(r).is_integer() else float(r)) for a, r in result.ranks.items()}
@@ -192,12 +212,10 @@ def _dataset(result, inline_pairs, ranking=None):
            "mean_errors": result.mean_errors,
            "tested": result.tested}
     if inline_pairs:
-        from .effect_sizes import _finite_list, pairwise_columns
-
         pairs = _json_pairs(result)
-        extra = {} if ranking is None else pairwise_columns(ranking, [result])
+        extra = extra or {}
         for key, values in extra.items():
-            for pair, value in zip(pairs, _finite_list(values)):
+            for pair, value in zip(pairs, values):
                 pair[key] = value
         doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": p["statistic"],
                          "pvalue": p["pvalue"], **{k: p[k] for k in extra}}
@@ -616,16 +634,17 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
             if large:
                 _write_large_json(ranking, handle)
             else:
-                handle.write(_json_text(to_dict(ranking, inline_pairs=True)))
+                from .effect_sizes import pairwise_columns
+
+                effects = pairwise_columns(ranking)
+                handle.write(_json_text(to_dict(ranking, inline_pairs=True, effects=effects)))
         for name, table in stage_tables(ranking).items():
             write_csv(table, os.path.join(staging, name))
         if ranking.results.has_folds:
             if large:
                 write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))
             else:
-                from .effect_sizes import pairwise_columns
-
-                write_csv(pairwise_frame(ranking).assign(**pairwise_columns(ranking)),
+                write_csv(pairwise_frame(ranking).assign(**effects),
                           os.path.join(staging, "pairwise.csv"))
         if extra is not None:
             extra(staging)
