@@ -261,7 +261,6 @@ def _serve(data, requests, replies):
 
     # The inherited objects are the worker's, not the fits': out of the collector's sight.
     gc.freeze()
-    _steady_allocator()
     while True:
         try:
             split, task = _read_message(requests, None)
