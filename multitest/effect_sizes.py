@@ -239,14 +239,7 @@ def wilcoxon_interval(d, level=0.95):
     ties = np.unique(ranks).size != n
     alpha = 1 - level
     if n < 50 and not ties and not zeros:
-        counts = _signed_rank_counts(n)
-        cdf = np.cumsum(counts) / counts.sum()
-        # R's qsignrank(alpha/2, n): the smallest q with P(V <= q) >= alpha/2.
-        qu = max(1, int(np.searchsorted(cdf, alpha / 2 - 10 * np.finfo(float).eps)))
-        ql = n * (n + 1) // 2 - qu
-        achieved = 2 * cdf[qu - 1]     # 2 psignrank(qu - 1, n)
-        if achieved - alpha > alpha / 2:
-            level = 1 - float(f"{achieved:.2g}")
+        qu, ql, level = _exact_positions(n, level)
         return WilcoxonInterval(estimate=estimate, low=float(walsh[qu - 1]),
                                 high=float(walsh[ql]), level=level, exact=True, n=n)
     low_end, high_end = walsh[0], walsh[-1]
@@ -312,6 +305,172 @@ def _step_root(x, distinct, zq):
 
 
 # --------------------------------------------------------------------------
+# The same intervals for many samples at once
+# --------------------------------------------------------------------------
+
+#: Walsh averages held at once by :func:`_column_intervals` (32 MB).
+_WALSH_ELEMENTS = 1 << 22
+
+
+def _column_intervals(d, level):
+    """:func:`wilcoxon_interval` of every column of ``d``, bit for bit, vectorized.
+
+    Returns ``(estimate, low, high, level)`` arrays.  Samples are grouped by
+    their number of non-zero differences; each group is handled in whole-array
+    steps: the Walsh averages sorted per sample, the exact interval as two
+    order statistics, the normal approximation as a binary search run on every
+    sample at once (each step one vectorized :func:`_w_statistics`).
+    """
+    samples = np.ascontiguousarray(np.asarray(d, dtype=float).T)    # one sample per row
+    m, S = samples.shape
+    out = tuple(np.full(m, np.nan) for _ in range(4))
+    nonzero = samples != 0
+    counts = nonzero.sum(axis=1)
+    empty = counts == 0
+    for target, value in zip(out, (0.0, 0.0, 0.0, level)):
+        target[empty] = value
+    for n in np.unique(counts[~empty]).tolist():
+        rows = np.flatnonzero(counts == n)
+        step = max(1, _WALSH_ELEMENTS // (n * (n + 1) // 2))
+        for r0 in range(0, rows.size, step):
+            group = rows[r0:r0 + step]
+            x = samples[group][nonzero[group]].reshape(group.size, n)   # the non-zero values
+            for target, value in zip(out, _group_intervals(x, counts[group] < S, level)):
+                target[group] = value
+    return out
+
+
+def _group_intervals(x, has_zero, level):
+    """:func:`_column_intervals` of samples (rows) with the same number ``n`` of values."""
+    m, n = x.shape
+    i, j = np.triu_indices(n)
+    walsh = (x[:, i] + x[:, j]) / 2
+    walsh.sort(axis=1)
+    half = walsh.shape[1] // 2    # the median of sorted rows, as np.median computes it
+    estimate = walsh[:, half] if walsh.shape[1] % 2 else (walsh[:, half - 1] + walsh[:, half]) / 2
+    low, high, achieved = np.empty(m), np.empty(m), np.full(m, level)
+    sorted_abs = np.sort(np.abs(x), axis=1)
+    ties = np.any(sorted_abs[:, 1:] == sorted_abs[:, :-1], axis=1)
+    exact = ~ties & ~has_zero if n < 50 else np.zeros(m, dtype=bool)
+    if exact.any():
+        qu, ql, exact_level = _exact_positions(n, level)
+        low[exact], high[exact] = walsh[exact, qu - 1], walsh[exact, ql]
+        achieved[exact] = exact_level
+    normal = ~exact
+    if normal.any():
+        degenerate, low[normal], high[normal], achieved[normal] = _normal_intervals(
+            x[normal], walsh[normal], level)
+        estimate[normal] = np.where(np.isnan(degenerate), estimate[normal], degenerate)
+    return estimate, low, high, achieved
+
+
+def _exact_positions(n, level):
+    """Order statistics ``(qu, ql)`` of the exact interval (``qu`` 1-based) and the level."""
+    alpha = 1 - level
+    counts = _signed_rank_counts(n)
+    cdf = np.cumsum(counts) / counts.sum()
+    # R's qsignrank(alpha/2, n): the smallest q with P(V <= q) >= alpha/2.
+    qu = max(1, int(np.searchsorted(cdf, alpha / 2 - 10 * np.finfo(float).eps)))
+    ql = n * (n + 1) // 2 - qu
+    achieved = 2 * cdf[qu - 1]     # 2 psignrank(qu - 1, n)
+    if achieved - alpha > alpha / 2:
+        level = 1 - float(f"{achieved:.2g}")
+    return qu, ql, level
+
+
+def _normal_intervals(x, walsh, level):
+    """The normal-approximation branch of :func:`wilcoxon_interval`, one sample per row.
+
+    The first value returned is the estimate where ``W`` is not finite at the
+    ends of the Walsh averages (NaN elsewhere: the Walsh median stands).
+    """
+    m = x.shape[0]
+    degenerate_estimate, low, high = np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)
+    achieved = np.full(m, level)
+    at_min, at_max = _w_statistics(x, walsh[:, 0]), _w_statistics(x, walsh[:, -1])
+    finite = np.isfinite(at_min) & np.isfinite(at_max)
+    degenerate_estimate[~finite] = (x.min(axis=1) + x.max(axis=1))[~finite] / 2
+    achieved[~finite] = 0.0
+    alpha = np.full(m, 1 - level)
+    widen = finite.copy()
+    while True:    # R widens the interval (doubles alpha) while it is not achievable
+        widen &= (at_min - special.ndtri(1 - alpha / 2) < 0) | (
+            at_max - special.ndtri(alpha / 2) > 0)
+        if not widen.any():
+            break
+        alpha[widen] *= 2
+        widen &= alpha < 1
+    adjust = finite & ((alpha >= 1) | (1 - level < alpha * 0.75))
+    achieved[adjust] = 1 - np.minimum(1.0, alpha[adjust])
+    whole = finite & (alpha >= 1)
+    low[whole] = high[whole] = np.median(x[whole], axis=1)
+    search = np.flatnonzero(finite & (alpha < 1))
+    if search.size:
+        values, offsets, sizes = _distinct_sorted(walsh[search])
+        xs, a = x[search], alpha[search]
+        low[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(1 - a / 2))
+        high[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(a / 2))
+    return degenerate_estimate, low, high, achieved
+
+
+def _distinct_sorted(walsh):
+    """The distinct values of each sorted row, concatenated, with each row's offset and count."""
+    new = np.ones(walsh.shape, dtype=bool)
+    np.not_equal(walsh[:, 1:], walsh[:, :-1], out=new[:, 1:])
+    sizes = new.sum(axis=1)
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    return walsh[new], offsets, sizes
+
+
+def _step_roots(x, values, offsets, sizes, zq):
+    """:func:`_step_root` of every row: the same binary search, run on all rows at once."""
+    lo, hi = np.zeros(x.shape[0], dtype=int), sizes - 1
+    while True:
+        active = np.flatnonzero(lo < hi)
+        if active.size == 0:
+            return values[offsets + lo]
+        mid = (lo[active] + hi[active]) // 2
+        at = offsets[active] + mid
+        below = _w_statistics(x[active], (values[at] + values[at + 1]) / 2) - zq[active] < 0
+        hi[active] = np.where(below, mid, hi[active])
+        lo[active] = np.where(below, lo[active], mid + 1)
+
+
+def _w_statistics(x, shift):
+    """:func:`_w_statistic` of every row of ``x`` at its own ``shift``, the same floats.
+
+    Ranks of ``|x - shift|`` among the non-zero differences with ties
+    averaged (as :func:`scipy.stats.rankdata`), from one sort per row: every
+    rank is a multiple of 1/2, so every sum below is exact, as in the scalar code.
+    """
+    xd = x - shift[:, None]
+    m, n = xd.shape
+    keep = xd != 0
+    nx = keep.sum(axis=1)
+    magnitude = np.where(keep, np.abs(xd), np.inf)       # the zeros sort last, unranked
+    order = np.argsort(magnitude, axis=1)
+    ordered = np.take_along_axis(magnitude, order, axis=1)
+    positive = np.take_along_axis(xd > 0, order, axis=1)
+    position = np.arange(n)
+    starts = np.ones((m, n), dtype=bool)
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
+    ends = np.ones((m, n), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, position, n)[:, ::-1], axis=1)[:, ::-1]
+    valid = position < nx[:, None]
+    ranks = (first + last) / 2 + 1               # average rank of each tie group, 1-based
+    zd = np.where(positive & valid, ranks, 0.0).sum(axis=1) - nx * (nx + 1) / 4
+    size = last - first + 1
+    # The sum over tie groups of t^3 - t is the sum over their elements of t^2 - 1.
+    tie_terms = np.where(valid, size * size - 1, 0).sum(axis=1)
+    variance = nx * (nx + 1) * (2 * nx + 1) / 24 - tie_terms / 48
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
+    return np.where(variance > 0, w, np.nan)
+
+
+# --------------------------------------------------------------------------
 # Every pair of algorithms over data sets
 # --------------------------------------------------------------------------
 
@@ -373,9 +532,8 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
         d = e[:, a[k0:k1]] - e[:, b[k0:k1]]
         b_better[k0:k1] = (d > 0).sum(axis=0)
         a_better[k0:k1] = (d < 0).sum(axis=0)
-        for k in range(k0, k1) if intervals else ():
-            w = wilcoxon_interval(d[:, k - k0], level)
-            hl[k], low[k], high[k], achieved[k] = w.estimate, w.low, w.high, w.level
+        if intervals:
+            hl[k0:k1], low[k0:k1], high[k0:k1], achieved[k0:k1] = _column_intervals(d, level)
     ties = S - b_better - a_better
     return PairEffects(a=a, b=b, hodges_lehmann=hl, low=low, high=high, level=achieved,
                        b_better=b_better, ties=ties, a_better=a_better,

@@ -12,6 +12,7 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
@@ -19,7 +20,7 @@ from multitest import example_results, rank
 from multitest.bayesian import correlated_t
 from multitest.effect_sizes import (dataset_effects, fold_mean_difference, interval_of,
                                     over_datasets, second_pass_rows, wilcoxon_interval)
-from multitest.effect_sizes import _finite_list
+from multitest.effect_sizes import _column_intervals, _finite_list
 from multitest.errors import MultitestError
 from multitest.output import to_dict, write_outputs
 from multitest.pairwise import FoldDesign, get_test
@@ -73,6 +74,40 @@ def test_over_datasets_counts_and_hodges_lehmann_by_brute_force():
         x = d[d != 0]
         walsh = [(x[i] + x[j]) / 2 for i in range(x.size) for j in range(i, x.size)]
         assert effects.hodges_lehmann[k] == pytest.approx(np.median(walsh), abs=1e-15)
+
+
+def _per_column(d, level):
+    """The reference: :func:`wilcoxon_interval` (R-checked above) one column at a time."""
+    results = [wilcoxon_interval(d[:, k], level) for k in range(d.shape[1])]
+    return tuple(np.array([getattr(r, f) for r in results], dtype=float)
+                 for f in ("estimate", "low", "high", "level"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(S=st.integers(1, 120), m=st.integers(1, 12), decimals=st.integers(0, 4),
+       zeros=st.floats(0, 0.5), level=st.sampled_from([0.5, 0.9, 0.95, 0.99, 0.999]),
+       seed=st.integers(0, 2**32 - 1))
+def test_column_intervals_equal_the_scalar_function_bit_for_bit(S, m, decimals, zeros, level,
+                                                                 seed):
+    # Rounding makes ties (exact branch off, tie-corrected W); zeros are dropped per
+    # column, so the columns have different sizes; S >= 50 takes the normal branch.
+    rng = np.random.default_rng(seed)
+    d = np.round(rng.normal(rng.normal(0, 0.5), 1.0, (S, m)), decimals)
+    d[rng.random((S, m)) < zeros] = 0.0
+    d[:, rng.random(m) < 0.1] = 0.0             # columns of zeros only
+    for got, want in zip(_column_intervals(d, level), _per_column(d, level)):
+        assert_array_equal(got, want)
+
+
+def test_column_intervals_degenerate_and_widened_columns():
+    # Scalar results: one non-zero value (W not finite at the ends: no bounds, level 0);
+    # +-1 and ties (alpha doubled up to 1: both bounds the median); 2, 2, 3, 3
+    # (alpha doubled, level 0.6 at 95 %).
+    d = np.array([[0.5, 1.0, 1.0, 2.0], [0.0, -1.0, 1.0, 2.0], [0.0, 0.0, 1.0, 3.0],
+                  [0.0, 0.0, 2.0, 3.0]])
+    for level in (0.95, 0.999):
+        for got, want in zip(_column_intervals(d, level), _per_column(d, level)):
+            assert_array_equal(got, want)
 
 
 # ---------------------------------------------------------------- per data set
