@@ -23,7 +23,7 @@ from .errors import MultitestError
 
 __all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
            "wilcoxon_interval", "over_datasets", "dataset_effects", "interval_of",
-           "pairwise_columns", "second_pass_rows", "INTERVAL_OF_TEST",
+           "pairwise_columns", "second_pass_columns", "second_pass_rows", "INTERVAL_OF_TEST",
            "OVER_DATASETS_LIMIT"]
 
 #: The interval used for each built-in test (others: ``'kfold-t'``).
@@ -582,33 +582,52 @@ def pairwise_columns(ranking, results=None):
     return columns
 
 
-def second_pass_rows(ranking):
-    """Effect sizes over data sets of every pair, in the second-pass prior order.
+def second_pass_columns(ranking):
+    """Effect sizes over data sets of every pair, in the second-pass prior order, by column.
 
     ``a`` is the cheaper by average cost, ``b`` the costlier;
     ``d = e_a - e_b`` per data set (mean errors), positive: ``b`` is better.
 
     Returns
     -------
-    list of dict
-        Keys ``a``, ``b``, ``hodges_lehmann``, ``ci_low``, ``ci_high``,
-        ``ci_level`` (achieved), ``wins_a``, ``ties``, ``wins_b``,
-        ``superiority_b``; with the Bayesian second pass also ``p_a_better``,
-        ``p_equivalent``, ``p_b_better``.  NaN bounds are None.  Empty with a
-        single data set.
+    dict of str to ndarray
+        Keys ``a``, ``b`` (names), ``hodges_lehmann``, ``ci_low``, ``ci_high``,
+        ``ci_level`` (achieved; NaN when not computed), ``wins_a``, ``ties``,
+        ``wins_b``, ``superiority_b``; with the Bayesian second pass also
+        ``p_a_better``, ``p_equivalent``, ``p_b_better``.  Empty without a
+        second pass.  Read-only: computed once per ranking and shared.
     """
     sp = ranking.second_pass
     if sp is None:
-        return []
-    if ranking not in _SECOND_PASS_ROWS:   # JSON, CSV, figure and report share one computation
-        _SECOND_PASS_ROWS[ranking] = _second_pass_rows(ranking, sp)
-    return [dict(row) for row in _SECOND_PASS_ROWS[ranking]]
+        return {}
+    if ranking not in _SECOND_PASS_COLUMNS:   # JSON, CSV, figure and report share them
+        columns = _second_pass_columns(ranking, sp)
+        for values in columns.values():
+            values.setflags(write=False)
+        _SECOND_PASS_COLUMNS[ranking] = columns
+    return dict(_SECOND_PASS_COLUMNS[ranking])
 
 
-_SECOND_PASS_ROWS = weakref.WeakKeyDictionary()
+_SECOND_PASS_COLUMNS = weakref.WeakKeyDictionary()
 
 
-def _second_pass_rows(ranking, sp):
+def second_pass_rows(ranking):
+    """:func:`second_pass_columns` as one dict per pair (NaN as None), for JSON.
+
+    Returns
+    -------
+    list of dict
+        Empty without a second pass.
+    """
+    columns = second_pass_columns(ranking)
+    bounds = ("hodges_lehmann", "ci_low", "ci_high", "ci_level")    # NaN: not computed
+    lists = {key: _finite_list(values) if key in bounds else values.tolist()
+             for key, values in columns.items()}
+    keys = list(lists)
+    return [dict(zip(keys, values)) for values in zip(*lists.values())]
+
+
+def _second_pass_columns(ranking, sp):
     names = list(ranking.algorithms)
     index = {a: i for i, a in enumerate(names)}
     order = np.array([index[a] for a in sp.prior_order])
@@ -616,29 +635,16 @@ def _second_pass_rows(ranking, sp):
     a, b = order[i], order[j]
     effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
                             level=1 - ranking.settings.alpha)
-    # Whole columns to Python values at once (tolist: the same floats as float(x)).
     names = np.asarray(names, dtype=object)
-    columns = {"a": names[a].tolist(), "b": names[b].tolist(),
-               "hodges_lehmann": _finite_list(effects.hodges_lehmann),
-               "ci_low": _finite_list(effects.low), "ci_high": _finite_list(effects.high),
-               "ci_level": _finite_list(effects.level),
-               "wins_a": _int_list(effects.a_better), "ties": _int_list(effects.ties),
-               "wins_b": _int_list(effects.b_better),
-               "superiority_b": np.asarray(effects.superiority, dtype=float).tolist()}
+    columns = {"a": names[a], "b": names[b], "hodges_lehmann": effects.hodges_lehmann,
+               "ci_low": effects.low, "ci_high": effects.high, "ci_level": effects.level,
+               "wins_a": effects.a_better, "ties": effects.ties, "wins_b": effects.b_better,
+               "superiority_b": np.asarray(effects.superiority, dtype=float)}
     if sp.method == "bayesian" and sp.posthoc is not None:
-        columns.update(p_a_better=_float_list(sp.posthoc.better[a, b]),
-                       p_equivalent=_float_list(sp.posthoc.equivalent[a, b]),
-                       p_b_better=_float_list(sp.posthoc.better[b, a]))
-    keys = list(columns)
-    return [dict(zip(keys, values)) for values in zip(*columns.values())]
-
-
-def _float_list(values):
-    return np.asarray(values, dtype=float).tolist()
-
-
-def _int_list(values):
-    return [int(v) for v in np.asarray(values).tolist()]
+        columns.update(p_a_better=np.asarray(sp.posthoc.better[a, b], dtype=float),
+                       p_equivalent=np.asarray(sp.posthoc.equivalent[a, b], dtype=float),
+                       p_b_better=np.asarray(sp.posthoc.better[b, a], dtype=float))
+    return columns
 
 
 def _finite_list(values):

@@ -1,9 +1,11 @@
 """Tests of multitest.output: result.json, the CSV tables and the compact pairwise file."""
 import json
+import os
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from multitest import MultitestError, rank
 from multitest import output
@@ -195,6 +197,32 @@ def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
     output.write_csv(frame, tmp_path / "ours.csv")
     frame.to_csv(tmp_path / "pandas.csv", index=False)
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(rows=st.integers(1, 60), batch=st.integers(1, 7), seed=st.integers(0, 2**32 - 1),
+       names=st.lists(st.text(alphabet=st.sampled_from('ab ,"\r\n\u00e9-'), max_size=5),
+                      min_size=1, max_size=6))
+def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
+    # Reference: pandas' to_csv, byte for byte: NaN (empty field), infinities, -0.0,
+    # floats of every magnitude, names needing quotes (or empty), integers, booleans,
+    # rows written in batches of any size.
+    import tempfile
+
+    rng = np.random.default_rng(seed)
+    floats = rng.uniform(-1, 1, rows) * 10.0 ** rng.integers(-300, 300, rows)
+    floats[rng.random(rows) < 0.2] = rng.choice([np.nan, np.inf, -np.inf, -0.0, 0.1])
+    frame = pd.DataFrame({"name": rng.choice(np.array(names, dtype=object), rows),
+                          'x,"y"': floats, "k": rng.integers(-5, 10**12, rows),
+                          "flag": rng.random(rows) < 0.5})
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(output, "_CSV_FAST_CELLS", 0)
+        patch.setattr(output, "_CSV_BATCH_ROWS", batch)
+        output.write_csv(frame, os.path.join(folder, "ours.csv"))
+        frame.to_csv(os.path.join(folder, "pandas.csv"), index=False)
+        with open(os.path.join(folder, "ours.csv"), "rb") as ours, \
+                open(os.path.join(folder, "pandas.csv"), "rb") as theirs:
+            assert ours.read() == theirs.read()
 
 
 def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):
