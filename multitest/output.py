@@ -90,6 +90,7 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
                   "folds_per_replication": ranking.results.folds_per_replication,
                   "has_folds": ranking.results.has_folds},
         "pairwise_file": None if inline_pairs else PAIRWISE_FILE,
+        "dataset_tables": None if inline_pairs else DATASET_TABLES,
         "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
     }
     doc["explanations"] = _explanations(ranking)
@@ -210,7 +211,22 @@ def _datasets(ranking, inline_pairs, effects):
     return doc
 
 
+#: Above :data:`INLINE_PAIRS_LIMIT`, where ``result.json`` points for what each
+#: data set's entry leaves out.
+DATASET_TABLES = {"order": "orders.csv", "prior_order": "orders.csv", "ranks": "ranks.csv",
+                  "costs": "costs.csv", "mean_errors": "mean_errors.csv",
+                  "pairwise": PAIRWISE_FILE}
+
+
 def _dataset(result, inline_pairs, extra=None):
+    if not inline_pairs:
+        # The orders, ranks, costs and means are in the CSV tables of DATASET_TABLES
+        # (at 10,000 data sets, 80 MB of JSON repeating them); every edge is a pair
+        # with override true in the pairwise file.
+        return {"cost_ties": [list(group) for group in result.cost_ties],
+                "tested": result.tested,
+                "n_edges": int(result.table.override[result.index].sum()) if result.tested
+                else 0}
     # After pairwise tests the ranks are already integers (positions).
     ranks = result.ranks if result.tested else {
         a: (int(r) if float(r).is_integer() else float(r)) for a, r in result.ranks.items()}
@@ -221,19 +237,15 @@ def _dataset(result, inline_pairs, extra=None):
            "cost_ties": [list(group) for group in result.cost_ties],
            "mean_errors": result.mean_errors,
            "tested": result.tested}
-    if inline_pairs:
-        pairs = _json_pairs(result)
-        extra = extra or {}
-        for key, values in extra.items():
-            for pair, value in zip(pairs, values):
-                pair[key] = value
-        doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": p["statistic"],
-                         "pvalue": p["pvalue"], **{k: p[k] for k in extra}}
-                        for p in pairs if p["override"]]
-        doc["pairwise"] = pairs
-    else:
-        # Every edge is a pair with override true in the pairwise file.
-        doc["n_edges"] = int(result.table.override[result.index].sum()) if result.tested else 0
+    pairs = _json_pairs(result)
+    extra = extra or {}
+    for key, values in extra.items():
+        for pair, value in zip(pairs, values):
+            pair[key] = value
+    doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": p["statistic"],
+                     "pvalue": p["pvalue"], **{k: p[k] for k in extra}}
+                    for p in pairs if p["override"]]
+    doc["pairwise"] = pairs
     return doc
 
 

@@ -39,9 +39,18 @@ def test_large_runs_refer_to_the_pairwise_file(ranking, tmp_path, monkeypatch):
     assert doc["n_pairwise_tests"] == 38 * 28
     assert PAIRWISE_FILE in written and "pairwise.csv" not in written
     optdigits = doc["datasets"]["optdigits"]
-    assert "pairwise" not in optdigits and "edges" not in optdigits
+    assert set(optdigits) == {"cost_ties", "tested", "n_edges"}
     assert optdigits["n_edges"] == len(ranking.dataset("optdigits").edges()) > 0
-    assert optdigits["order"] == list(ranking.dataset("optdigits").order)
+    # The rest of each data set's entry is in the tables that dataset_tables names.
+    tables = doc["dataset_tables"]
+    assert set(tables.values()) <= set(written)
+    orders = pd.read_csv(tmp_path / tables["order"]).set_index(["dataset", "stage"])
+    assert orders.loc[("optdigits", "multitest")].tolist() == \
+        list(ranking.dataset("optdigits").order)
+    ranks = pd.read_csv(tmp_path / tables["ranks"], index_col="dataset").loc["optdigits"]
+    assert ranks.to_dict() == ranking.dataset("optdigits").ranks
+    means = pd.read_csv(tmp_path / tables["mean_errors"], index_col="dataset").loc["optdigits"]
+    assert means.to_dict() == ranking.dataset("optdigits").mean_errors
     # Written one data set at a time: the text of the whole document, exactly.
     assert (tmp_path / "result.json").read_text() == json.dumps(to_dict(ranking))
     # Every pair, exactly: the file reads back to the table of pairwise.csv.
@@ -153,12 +162,26 @@ def test_stage_tables_match_the_data_set_results(ranking):
 
 
 def test_large_result_json_is_valid_and_complete(ranking, tmp_path, monkeypatch):
+    small = json.loads(json.dumps(to_dict(ranking)))
     monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 0)
     write_outputs(ranking, tmp_path)
     doc = json.loads((tmp_path / "result.json").read_text())
-    small = to_dict(ranking, inline_pairs=True)
-    for key in ("final_order", "average_ranks", "friedman", "second_pass", "settings", "notes"):
-        assert doc[key] == json.loads(json.dumps(small[key]))
+    for key in ("final_order", "average_ranks", "friedman", "settings", "notes"):
+        assert doc[key] == small[key]
+    # More second-pass pairs than the limit: their p-values and effect sizes are in the
+    # two CSV tables, named instead of repeated.
+    second = doc["second_pass"]
+    assert second["pair_tables"] == {"pvalues": "posthoc.csv", "effect_sizes": "effect_sizes.csv"}
+    assert second["pvalues"] is None and second["effect_sizes"] is None
+    assert {k: v for k, v in second.items() if v is not None and k != "pair_tables"} == \
+        {k: v for k, v in small["second_pass"].items() if k not in ("pvalues", "effect_sizes")
+         and k != "pair_tables"}
+    posthoc = pd.read_csv(tmp_path / "posthoc.csv")
+    assert [[a, b, p] for a, b, p in zip(posthoc.a, posthoc.b, posthoc.pvalue)] == \
+        small["second_pass"]["pvalues"]
+    effects = pd.read_csv(tmp_path / "effect_sizes.csv", keep_default_na=False)
+    assert effects.columns.tolist() == list(small["second_pass"]["effect_sizes"][0])
+    assert len(effects) == len(small["second_pass"]["effect_sizes"])
 
 
 def test_summary_shortens_long_lists():
