@@ -482,20 +482,11 @@ def stage_tables(ranking):
     names = np.asarray(algorithms, dtype=object)
     results = ranking.datasets
     datasets = [r.name for r in results]
-    positions = [f"position_{i}" for i in range(1, len(algorithms) + 1)]
-    prior = pd.DataFrame([r.prior_order for r in results], columns=positions)
-    final = pd.DataFrame([r.order for r in results], columns=positions)
-    prior.insert(0, "stage", "prior")
-    final.insert(0, "stage", "multitest")
-    for frame in (prior, final):
-        frame.insert(0, "dataset", datasets)
-    orders = pd.concat([prior, final], ignore_index=True).sort_values(
-        ["dataset", "stage"], kind="stable")
     tables = {
         "final_order.csv": pd.DataFrame({"rank": range(1, len(ranking.final_order) + 1),
                                          "algorithm": list(ranking.final_order)}),
         "ranks.csv": ranking.ranks_frame().reset_index(),
-        "orders.csv": orders,
+        "orders.csv": _orders_table(results, len(algorithms)),
         "mean_errors.csv": _by_dataset(datasets, algorithms, results[0].table.mean_errors),
         "costs.csv": _by_dataset(datasets, algorithms,
                                  np.array([np.asarray(r.costs, dtype=float) for r in results])
@@ -554,8 +545,12 @@ def write_csv(frame, path):
         return
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(",".join(_quoted(header.tolist())) + os.linesep)
+        floats = [k for k, v in enumerate(values) if v.dtype.kind == "f"]
         for r0 in range(0, frame.shape[0], _CSV_BATCH_ROWS):
-            texts = [_column_text(v[r0:r0 + _CSV_BATCH_ROWS]) for v in values]
+            batch = [v[r0:r0 + _CSV_BATCH_ROWS] for v in values]
+            texts = [None if v.dtype.kind == "f" else _column_text(v) for v in batch]
+            for k, text in zip(floats, _float_texts([batch[k] for k in floats])):
+                texts[k] = text
             handle.write(os.linesep.join(map(",".join, zip(*texts))) + os.linesep)
 
 
@@ -573,20 +568,40 @@ def _text_ready(values):
 
 
 def _column_text(values):
-    """The CSV fields of one column (see :func:`write_csv`)."""
+    """The CSV fields of a column of names, integers or booleans (see :func:`write_csv`)."""
     kind = values.dtype.kind
     if kind == "b":
         return np.where(values, "True", "False").tolist()
     if kind in "iu":
         return list(map(str, values.tolist()))
-    if kind == "O":
-        return _quoted(values.tolist())
-    finite = np.isfinite(values)
+    return _quoted(values.tolist())
+
+
+def _float_texts(columns):
+    """The CSV fields of float columns: NaN empty, infinities ``inf``, others their repr.
+
+    Each distinct value is turned into text once when that halves the work
+    (costs, positions and rounded means repeat; p-values do not).  Distinct
+    by bit pattern, so -0.0 keeps its sign.
+    """
+    if not columns:
+        return []
+    block = np.concatenate(columns)
+    finite = np.isfinite(block)
+    values = block[finite]
+    distinct, inverse = np.unique(values.view(np.int64), return_inverse=True)
+    if 2 * distinct.size <= values.size:
+        words = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
+                         dtype=object)[inverse]
+    else:
+        words = list(map(float.__repr__, values.tolist()))
     if finite.all():
-        return list(map(float.__repr__, values.tolist()))
-    text = np.where(np.isnan(values), "", np.where(values > 0, "inf", "-inf")).astype(object)
-    text[finite] = list(map(float.__repr__, values[finite].tolist()))
-    return text.tolist()
+        text = np.array(words, dtype=object) if isinstance(words, list) else words
+    else:
+        text = np.where(np.isnan(block), "", np.where(block > 0, "inf", "-inf")).astype(object)
+        text[finite] = words
+    bounds = np.cumsum([c.size for c in columns])[:-1]
+    return [part.tolist() for part in np.split(text, bounds)]
 
 
 def _quoted(names):
@@ -595,6 +610,18 @@ def _quoted(names):
     if not special:
         return names
     return ['"' + n.replace('"', '""') + '"' if n in special else n for n in names]
+
+
+def _orders_table(results, L):
+    """``orders.csv``: per data set (sorted by name) its MultiTest order, then its prior order."""
+    by_name = sorted(range(len(results)), key=lambda s: results[s].name)
+    rows = np.empty((2 * len(results), L + 2), dtype=object)   # object: no string inference
+    rows[0::2, 0] = rows[1::2, 0] = [results[s].name for s in by_name]
+    rows[0::2, 1], rows[1::2, 1] = "multitest", "prior"
+    rows[0::2, 2:] = [results[s].order for s in by_name]
+    rows[1::2, 2:] = [results[s].prior_order for s in by_name]
+    columns = ["dataset", "stage", *(f"position_{i}" for i in range(1, L + 1))]
+    return pd.DataFrame(rows, columns=columns, dtype=object)
 
 
 def _by_dataset(datasets, algorithms, matrix):

@@ -228,8 +228,8 @@ def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
                       min_size=1, max_size=6))
 def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
     # Reference: pandas' to_csv, byte for byte: NaN (empty field), infinities, -0.0,
-    # floats of every magnitude, names needing quotes (or empty), integers, booleans,
-    # rows written in batches of any size.
+    # floats of every magnitude, repeated floats, names needing quotes (or empty),
+    # integers, booleans, rows written in batches of any size.
     import tempfile
 
     rng = np.random.default_rng(seed)
@@ -237,7 +237,9 @@ def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
     floats[rng.random(rows) < 0.2] = rng.choice([np.nan, np.inf, -np.inf, -0.0, 0.1])
     frame = pd.DataFrame({"name": rng.choice(np.array(names, dtype=object), rows),
                           'x,"y"': floats, "k": rng.integers(-5, 10**12, rows),
-                          "flag": rng.random(rows) < 0.5})
+                          "flag": rng.random(rows) < 0.5,
+                          # few distinct values (each written once), +0.0 and -0.0 apart
+                          "cost": rng.choice([0.0, -0.0, 0.5, 1e-300, 3.0, np.nan], rows)})
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
         patch.setattr(output, "_CSV_FAST_CELLS", 0)
         patch.setattr(output, "_CSV_BATCH_ROWS", batch)
