@@ -136,7 +136,8 @@ def _second_pass(ranking):
     if len(names) * (len(names) - 1) // 2 > INLINE_PAIRS_LIMIT:
         # Hundreds of thousands of pairs: their p-values and effect sizes are in
         # the two tables (read with pandas), not repeated as JSON.
-        return _second_pass_doc(sp, None, None, {"pvalues": "posthoc.csv",
+        return _second_pass_doc(sp, None, None, {"significant": "posthoc.csv",
+                                                 "pvalues": "posthoc.csv",
                                                  "effect_sizes": "effect_sizes.csv"})
     pvalues = []
     if sp.posthoc is not None:
@@ -155,11 +156,11 @@ def _second_pass_doc(sp, pvalues, effect_sizes, pair_tables=None):
     return {"method": sp.method, "correction": sp.correction, "alpha": sp.alpha,
             "applied": sp.applied, "gate": sp.gate,
             "critical_difference": None if cd is None else _number(cd),
-            "significant": [list(pair) for pair in sp.significant_pairs()],
+            "significant": None if pair_tables else list(map(list, sp.significant_pairs())),
             "pvalues": pvalues,
             "prior_order": list(sp.prior_order),
             "average_costs": dict(zip(sp.algorithms, map(float, sp.average_costs))),
-            "edges": [list(edge) for edge in sp.edges()],
+            "edges": list(map(list, sp.edges())),
             "order": list(sp.order),
             "effect_sizes": effect_sizes,
             "pair_tables": pair_tables}
@@ -503,10 +504,10 @@ def stage_tables(ranking):
             "final_position": [final_position[a] for a in algorithms]})
         from .effect_sizes import second_pass_columns
 
-        tables["effect_sizes.csv"] = pd.DataFrame(second_pass_columns(ranking))
+        tables["effect_sizes.csv"] = _frame(second_pass_columns(ranking))
         if sp.posthoc is not None:
             i, j = np.triu_indices(len(algorithms), k=1)
-            tables["posthoc.csv"] = pd.DataFrame({
+            tables["posthoc.csv"] = _frame({
                 "a": names[i], "b": names[j],
                 "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
                 "significant": sp.significant[i, j]})
@@ -587,21 +588,39 @@ def _float_texts(columns):
     if not columns:
         return []
     block = np.concatenate(columns)
-    finite = np.isfinite(block)
-    values = block[finite]
-    distinct, inverse = np.unique(values.view(np.int64), return_inverse=True)
-    if 2 * distinct.size <= values.size:
-        words = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
-                         dtype=object)[inverse]
-    else:
-        words = list(map(float.__repr__, values.tolist()))
-    if finite.all():
-        text = np.array(words, dtype=object) if isinstance(words, list) else words
-    else:
-        text = np.where(np.isnan(block), "", np.where(block > 0, "inf", "-inf")).astype(object)
-        text[finite] = words
+    text = _repeated_float_words(block)    # the means of a table repeat across columns
+    if text is None:
+        return [_float_words(c).tolist() for c in columns]
     bounds = np.cumsum([c.size for c in columns])[:-1]
     return [part.tolist() for part in np.split(text, bounds)]
+
+
+def _float_words(values):
+    """The fields of float values (object array), through the distinct ones if that pays."""
+    text = _repeated_float_words(values)
+    if text is None:
+        text = _nonfinite_words(values)
+        finite = np.isfinite(values)
+        text[finite] = list(map(float.__repr__, values[finite].tolist()))
+    return text
+
+
+def _repeated_float_words(values):
+    """:func:`_float_words` when at most half the finite values are distinct, else None."""
+    finite = np.isfinite(values)
+    distinct, inverse = np.unique(values[finite].view(np.int64), return_inverse=True)
+    if 2 * distinct.size > inverse.size:
+        return None
+    words = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
+                     dtype=object)
+    text = _nonfinite_words(values)
+    text[finite] = words[inverse]
+    return text
+
+
+def _nonfinite_words(values):
+    """Object array: '' for NaN, 'inf' / '-inf' for infinities (the finite to be filled)."""
+    return np.where(np.isnan(values), "", np.where(values > 0, "inf", "-inf")).astype(object)
 
 
 def _quoted(names):
@@ -610,6 +629,13 @@ def _quoted(names):
     if not special:
         return names
     return ['"' + n.replace('"', '""') + '"' if n in special else n for n in names]
+
+
+def _frame(columns):
+    """A DataFrame of these arrays, names kept as objects (pandas would convert them to
+    Arrow strings, only for :func:`write_csv` to convert them back)."""
+    return pd.DataFrame({key: pd.Series(values, dtype=object) if values.dtype == object
+                         else values for key, values in columns.items()})
 
 
 def _orders_table(results, L):

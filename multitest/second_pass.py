@@ -86,14 +86,13 @@ class SecondPassResult:
 
     def edges(self):
         """Override edges ``(cheaper, costlier)`` of the second-pass graph."""
-        ov = self.overrides()
-        i, j = np.nonzero(ov)
-        return [(self.prior_order[a], self.prior_order[b]) for a, b in zip(i, j)]
+        i, j = np.nonzero(self.overrides())
+        return _name_pairs(self.prior_order, i, j)
 
     def significant_pairs(self):
         """Pairs found different, ``[(a, b)]`` with ``a`` before ``b`` in input order."""
         i, j = np.nonzero(np.triu(self.significant, k=1))
-        return [(self.algorithms[a], self.algorithms[b]) for a, b in zip(i, j)]
+        return _name_pairs(self.algorithms, i, j)
 
     def graph(self):
         """The second-pass graph as a :class:`networkx.DiGraph`."""
@@ -302,3 +301,9 @@ def _gate_sentence(fr, alpha, friedman_gate):
     if fr.pvalue < alpha:
         return text + ": the post-hoc test is applied."
     return text + ": the post-hoc test is not applied; the final order is the average-cost order."
+
+
+def _name_pairs(names, i, j):
+    """``[(names[i[k]], names[j[k]])]``, built column-wise (hundreds of thousands of pairs)."""
+    names = np.asarray(names, dtype=object)
+    return list(zip(names[i].tolist(), names[j].tolist()))

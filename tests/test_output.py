@@ -171,14 +171,17 @@ def test_large_result_json_is_valid_and_complete(ranking, tmp_path, monkeypatch)
     # More second-pass pairs than the limit: their p-values and effect sizes are in the
     # two CSV tables, named instead of repeated.
     second = doc["second_pass"]
-    assert second["pair_tables"] == {"pvalues": "posthoc.csv", "effect_sizes": "effect_sizes.csv"}
-    assert second["pvalues"] is None and second["effect_sizes"] is None
-    assert {k: v for k, v in second.items() if v is not None and k != "pair_tables"} == \
-        {k: v for k, v in small["second_pass"].items() if k not in ("pvalues", "effect_sizes")
-         and k != "pair_tables"}
+    tabled = ("significant", "pvalues", "effect_sizes")
+    assert second["pair_tables"] == {"significant": "posthoc.csv", "pvalues": "posthoc.csv",
+                                     "effect_sizes": "effect_sizes.csv"}
+    assert all(second[key] is None for key in tabled)
+    assert {k: v for k, v in second.items() if k not in tabled and k != "pair_tables"} == \
+        {k: v for k, v in small["second_pass"].items() if k not in tabled and k != "pair_tables"}
     posthoc = pd.read_csv(tmp_path / "posthoc.csv")
     assert [[a, b, p] for a, b, p in zip(posthoc.a, posthoc.b, posthoc.pvalue)] == \
         small["second_pass"]["pvalues"]
+    assert [[a, b] for a, b, s in zip(posthoc.a, posthoc.b, posthoc.significant) if s] == \
+        small["second_pass"]["significant"]
     effects = pd.read_csv(tmp_path / "effect_sizes.csv", keep_default_na=False)
     assert effects.columns.tolist() == list(small["second_pass"]["effect_sizes"][0])
     assert len(effects) == len(small["second_pass"]["effect_sizes"])
