@@ -26,6 +26,8 @@ __all__ = ["DataSetResult", "PairwiseTable", "LazyRows", "prior_positions", "run
 _CHUNK_ELEMENTS = 1 << 18
 # Threads running stage-1 blocks of the built-in tests at once.
 _MAX_THREADS = 4
+# Data sets per thread from which the 5x2 cv tests run (pair, data set) blocks.
+_WIDE_DATASETS = 32
 # Up to this many tests stage 1 keeps its statistics and p-values (128 MB);
 # above, only the decisions, and the rest is recomputed on access (LazyRows).
 _EAGER_TESTS = 1 << 23
@@ -196,21 +198,21 @@ class _Stage1:
         """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays."""
         P = self.first.size
         statistic, pvalue = np.empty((s1 - s0, P)), np.empty((s1 - s0, P))
-        blocks = [(b0 + s0, b1 + s0, i0, i1)
-                  for b0, b1, i0, i1 in _blocks(s1 - s0, *self.errors.shape[1:], self.start)]
-        threads = min(_threads(), len(blocks)) if self.test._thread_safe else 1
+        threads = _threads() if self.test._thread_safe else 1
+        parts = _work(s1 - s0, *self.errors.shape[1:], self.start, threads,
+                      self.test._fold_major)
 
-        def run(block):
-            self._run_block(block, statistic, pvalue, s0)
+        def run(part):
+            self._run_part(part, statistic, pvalue, s0)
 
-        if threads > 1:
-            # Blocks write disjoint slices; NumPy releases the GIL inside each array
-            # operation, so the cores share the work.
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                list(pool.map(run, blocks))   # re-raises the first error of a block
+        if len(parts) > 1:
+            # One thread per contiguous run of blocks (disjoint slices of the
+            # results); NumPy releases the GIL inside each array operation.
+            with ThreadPoolExecutor(max_workers=len(parts)) as pool:
+                list(pool.map(run, parts))   # re-raises the first error of a thread
         else:
-            for block in blocks:
-                run(block)
+            for part in parts:
+                run(part)
         # With no correction the adjusted p-values are the same array (no copy).
         adjusted = pvalue if self.correction == "none" else \
             adjust_pvalues(pvalue, self.correction, axis=-1)
@@ -227,19 +229,48 @@ class _Stage1:
             self._cache[s] = arrays
         return self._cache[s]
 
-    def _run_block(self, block, statistic, pvalue, offset):
-        s0, s1, i0, i1 = block
+    def _run_part(self, part, statistic, pvalue, offset):
+        """Run the blocks of one thread (:func:`_work`), in turn."""
+        by_fold = None
+        for s0, s1, i0, i1, wide in part:
+            s0, s1 = s0 + offset, s1 + offset
+            if wide and by_fold is None:    # one layout for every block of the part
+                by_fold = np.ascontiguousarray(self._in_prior(s0, s1).transpose(2, 1, 0))
+            if wide:
+                a, b = self._wide_differences(by_fold, i0, i1)
+            elif self.test._fold_major:
+                a, b = self._fold_major_differences(self._in_prior(s0, s1), i0, i1)
+            else:
+                a, b = self._pair_major(self._in_prior(s0, s1), i0, i1,
+                                        self.test._difference_only)
+            stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
+            rows, cols = slice(s0 - offset, s1 - offset), slice(self.start[i0], self.start[i1])
+            if wide:     # pairs of the block are (pair, data set): written transposed
+                statistic[rows, cols] = stat.reshape(-1, s1 - s0).T
+                pvalue[rows, cols] = p.reshape(-1, s1 - s0).T
+            else:
+                statistic[rows, cols] = stat.reshape(s1 - s0, -1)
+                pvalue[rows, cols] = p.reshape(s1 - s0, -1)
+
+    def _in_prior(self, s0, s1):
+        """Errors of data sets ``s0:s1``, algorithms in prior order, shape (n, L, F)."""
+        return np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
+
+    def _wide_differences(self, by_fold, i0, i1):
+        """``(a - b, 0)`` of positions ``i0:i1`` from errors laid out (F, L, data sets).
+
+        Pairs are ordered (pair, data set): each cheaper position is one
+        subtraction whose inner loop runs over the data sets, long loops and
+        few calls when the data sets are many and the algorithms few.
+        """
         start = self.start
-        differences = self.test._difference_only
-        in_prior = np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
-        p0, p1 = start[i0], start[i1]
-        if self.test._fold_major:
-            a, b = self._fold_major_differences(in_prior, i0, i1)
-        else:
-            a, b = self._pair_major(in_prior, i0, i1, differences)
-        stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
-        statistic[s0 - offset:s1 - offset, p0:p1] = stat.reshape(s1 - s0, -1)
-        pvalue[s0 - offset:s1 - offset, p0:p1] = p.reshape(s1 - s0, -1)
+        p0 = start[i0]
+        d = np.empty((by_fold.shape[0], start[i1] - p0, by_fold.shape[2]))
+        for i in range(i0, i1):
+            np.subtract(by_fold[:, i:i + 1], by_fold[:, i + 1:],
+                        out=d[:, start[i] - p0:start[i + 1] - p0])
+        d = d.reshape(d.shape[0], -1).T
+        return d, np.broadcast_to(0.0, d.shape)
 
     def _fold_major_differences(self, in_prior, i0, i1):
         """``(a - b, 0)`` of positions ``i0:i1`` as (pairs, F) views of (F, pairs) arrays."""
@@ -338,6 +369,38 @@ def _threads():
     return max(1, min(_MAX_THREADS, available))
 
 
+def _work(S, L, F, start, threads, fold_major):
+    """Blocks of ``S`` data sets split into at most ``threads`` contiguous parts.
+
+    Returns a list of parts, each a list of blocks ``(s0, s1, i0, i1, wide)``:
+    data sets ``s0:s1``, cheaper positions ``i0:i1``, and whether the block is
+    laid out (pair, data set) (:meth:`_Stage1._wide_differences`).
+    """
+    if fold_major and S >= _WIDE_DATASETS * threads and 2 * S >= L * threads:
+        # Each thread one contiguous range of data sets, split by cheaper positions.
+        bounds = np.linspace(0, S, threads + 1).round().astype(int)
+        return [[(s0, s1) + r + (True,) for r in _position_ranges(L, F * (s1 - s0), start)]
+                for s0, s1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()) if s1 > s0]
+    blocks = [b + (False,) for b in _blocks(S, L, F, start)]
+    threads = max(1, min(threads, len(blocks)))
+    bounds = np.linspace(0, len(blocks), threads + 1).round().astype(int)
+    return [blocks[b0:b1] for b0, b1 in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
+
+def _position_ranges(L, per_pair, start):
+    """Ranges ``(i0, i1)`` of cheaper positions of at most :data:`_CHUNK_ELEMENTS`
+    elements (``per_pair`` elements per pair), at least one position each."""
+    ranges = []
+    i0 = 0
+    while i0 < L - 1:
+        i1 = i0 + 1
+        while i1 < L - 1 and (start[i1 + 1] - start[i0]) * per_pair <= _CHUNK_ELEMENTS:
+            i1 += 1
+        ranges.append((i0, i1))
+        i0 = i1
+    return ranges
+
+
 def _blocks(S, L, F, start):
     """Blocks ``(s0, s1, i0, i1)``: data sets ``s0:s1``, cheaper positions ``i0:i1``."""
     elements = (L * (L - 1) // 2) * F      # of one data set
@@ -346,14 +409,7 @@ def _blocks(S, L, F, start):
         for s0 in range(0, S, step):
             yield s0, min(S, s0 + step), 0, L - 1
         return
-    ranges = []
-    i0 = 0
-    while i0 < L - 1:
-        i1 = i0 + 1
-        while i1 < L - 1 and (start[i1 + 1] - start[i0]) * F <= _CHUNK_ELEMENTS:
-            i1 += 1
-        ranges.append((i0, i1))
-        i0 = i1
+    ranges = _position_ranges(L, F, start)
     for s0 in range(S):
         for i0, i1 in ranges:
             yield s0, s0 + 1, i0, i1

@@ -365,3 +365,36 @@ def test_rows_in_the_usual_order_give_the_general_cube(replications, monkeypatch
     general = load_results(swapped)
     monkeypatch.undo()
     _same(load_results(swapped), general)
+
+
+@pytest.mark.parametrize("name, alternative", [
+    ("combined-5x2cv-f", "two-sided"), ("5x2cv-t", "two-sided"), ("5x2cv-t", "greater"),
+    ("combined-5x2cv-t", "two-sided"), ("combined-5x2cv-t", "greater")])
+@pytest.mark.parametrize("chunk", [10 ** 9, 3000, 60])   # one block per thread; several; one position
+def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, monkeypatch):
+    # Reference: every pair gathered and tested in one call (_straightforward).  The
+    # (pair, data set) blocks of the 5x2 cv tests, one thread per range of data sets,
+    # 1 to 3 threads, must give the same floats bit for bit, infinities and 0/0 included.
+    rng = np.random.default_rng(21)
+    S, L = 37, 9
+    errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
+    errors[0, 1] = errors[0, 0]                # identical: statistic 0, p 1
+    errors[5, 2] = errors[5, 3] - 1 / 32       # constant difference: infinite statistic
+    errors[36, 8] = errors[36, 0]
+    keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
+    prior = prior_positions(keys, [f"a{j}" for j in range(L)])
+    test, design = get_test(name), FoldDesign(5, 2)
+    expected = _straightforward(errors, prior, test, design, 0.05, alternative)
+    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(per_dataset, "_WIDE_DATASETS", 4)
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
+        parts = per_dataset._work(S, L, 10, np.concatenate(([0], np.cumsum(range(L - 1, 0, -1)))),
+                                  threads, True)
+        assert len(parts) == threads and all(block[4] for part in parts for block in part)
+        for keep in (True, False):
+            table = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
+                                       correction="none", alternative=alternative, keep=keep)
+            np.testing.assert_array_equal(table.override, expected[2])
+            for got, want in zip((table.statistic, table.pvalue), expected[:2]):
+                assert np.asarray(got).tobytes() == want.tobytes()
