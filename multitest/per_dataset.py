@@ -162,10 +162,13 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     with progress(S, "stage 1 (data sets)") as bar:
         for s0 in range(0, S, step):
             s1 = min(S, s0 + step)
-            st, p, adj = stage.rows(s0, s1)
-            means = mean_in_prior[s0:s1]
-            np.logical_and(adj < alpha, means[:, stage.second] < means[:, stage.first],
-                           out=override[s0:s1])
+            if correction == "none":    # decided block by block, in the threads
+                st, p, adj = stage.rows(s0, s1, decide=(mean_in_prior, alpha, override))
+            else:
+                st, p, adj = stage.rows(s0, s1)
+                means = mean_in_prior[s0:s1]
+                np.logical_and(adj < alpha, means[:, stage.second] < means[:, stage.first],
+                               out=override[s0:s1])
             if not lazy:
                 statistic[s0:s1], pvalue[s0:s1] = st, p
                 if adjusted is not pvalue:
@@ -194,8 +197,12 @@ class _Stage1:
         self.start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1)))).astype(int)
         self._cache = {}
 
-    def rows(self, s0, s1):
-        """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays."""
+    def rows(self, s0, s1, decide=None):
+        """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays.
+
+        ``decide``: ``(mean_in_prior, alpha, override)`` (no correction only):
+        also write the override decisions of these data sets into ``override``.
+        """
         P = self.first.size
         statistic, pvalue = np.empty((s1 - s0, P)), np.empty((s1 - s0, P))
         threads = _threads() if self.test._thread_safe else 1
@@ -203,7 +210,7 @@ class _Stage1:
                       self.test._fold_major)
 
         def run(part):
-            self._run_part(part, statistic, pvalue, s0)
+            self._run_part(part, statistic, pvalue, s0, decide)
 
         if len(parts) > 1:
             # One thread per contiguous run of blocks (disjoint slices of the
@@ -229,9 +236,9 @@ class _Stage1:
             self._cache[s] = arrays
         return self._cache[s]
 
-    def _run_part(self, part, statistic, pvalue, offset):
+    def _run_part(self, part, statistic, pvalue, offset, decide):
         """Run the blocks of one thread (:func:`_work`), in turn."""
-        by_fold = None
+        by_fold = means = None
         for s0, s1, i0, i1, wide in part:
             s0, s1 = s0 + offset, s1 + offset
             if wide and by_fold is None:    # one layout for every block of the part
@@ -251,6 +258,18 @@ class _Stage1:
             else:
                 statistic[rows, cols] = stat.reshape(s1 - s0, -1)
                 pvalue[rows, cols] = p.reshape(s1 - s0, -1)
+            if decide is not None:
+                mean_in_prior, alpha, override = decide
+                first, second = self.first[cols], self.second[cols]
+                if wide:   # the block's layout, means as (L, data sets)
+                    if means is None:
+                        means = np.ascontiguousarray(mean_in_prior[s0:s1].T)
+                    override[s0:s1, cols] = ((p.reshape(-1, s1 - s0) < alpha)
+                                             & (means[second] < means[first])).T
+                else:
+                    means = mean_in_prior[s0:s1]
+                    override[s0:s1, cols] = ((p.reshape(s1 - s0, -1) < alpha)
+                                             & (means[:, second] < means[:, first]))
 
     def _in_prior(self, s0, s1):
         """Errors of data sets ``s0:s1``, algorithms in prior order, shape (n, L, F)."""
@@ -577,25 +596,28 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         table = _untested_table(results.errors, prior)
     ties = _tied_rows(keys[0])
     out = []
+    # Names of every row at once (one gather and one tolist, not a loop per data set).
+    name_of = np.empty(len(names), dtype=object)
+    name_of[:] = names
+    prior_orders = name_of[prior].tolist()
+    final_orders = name_of[orders].tolist() if tested else None
     for s, dataset in enumerate(results.datasets):
-        positions = prior[s]
         if tested:
-            order = orders[s]
-            ranks = {names[a]: r for r, a in enumerate(order.tolist(), start=1)}
+            order = tuple(final_orders[s])
+            ranks = dict(zip(order, range(1, len(order) + 1)))
         else:
             from scipy.stats import rankdata   # score matrices only
 
             values = table.mean_errors[s]
             average = rankdata(values)
-            cost_position = np.argsort(positions)
-            order = np.lexsort((cost_position, values))
+            cost_position = np.argsort(prior[s])
+            order = tuple(names[a] for a in np.lexsort((cost_position, values)).tolist())
             ranks = {names[a]: float(average[a]) for a in range(len(names))}
         out.append(DataSetResult(
             name=dataset, index=s, algorithms=names, costs=keys[0, s],
-            prior_order=tuple(names[a] for a in positions.tolist()),
+            prior_order=tuple(prior_orders[s]),
             cost_ties=cost_ties(keys[0, s], names) if ties[s] else (),
-            order=tuple(names[a] for a in order.tolist()), ranks=ranks, tested=tested,
-            table=table))
+            order=order, ranks=ranks, tested=tested, table=table))
     return tuple(out)
 
 
@@ -627,22 +649,33 @@ def _cost_ordered_sorts(table):
     """
     S, L = table.prior.shape
     out = np.empty((S, L), dtype=np.intp)
+    # Counts of remaining better nodes fit a small integer (fewer bytes per step);
+    # a taken node gets -1, which no later step lowers to 0 (nothing remaining beats it).
+    count = np.int8 if L < 127 else np.int16 if L < 32767 else np.int32
     rows = max(1, _SORT_ELEMENTS // (L * L))
+    start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1))))
     for s0 in range(0, S, rows):
         s1 = min(S, s0 + rows)
         n = s1 - s0
-        # beats[s, j, i]: the costlier j beats the cheaper i (edge i -> j).
-        beats = np.zeros((n, L, L), dtype=bool)
-        beats[:, table.second, table.first] = table.override[s0:s1]
-        better_remaining = beats.sum(axis=1, dtype=np.int64)
-        taken = np.zeros((n, L), dtype=bool)
+        # beaten[s, i, j]: the costlier j beats the cheaper i (edge i -> j); the
+        # pairs of each cheaper i are contiguous (np.triu_indices order): row copies.
+        beaten = np.zeros((n, L, L), dtype=count)
+        override = table.override[s0:s1].view(np.int8)
+        for i in range(L - 1):
+            beaten[:, i, i + 1:] = override[:, start[i]:start[i + 1]]
+        better_remaining = beaten.sum(axis=2, dtype=count)
+        # beats[s * L + j]: the nodes j beats, one contiguous row to take per step.
+        beats = np.ascontiguousarray(beaten.transpose(0, 2, 1)).reshape(n * L, L)
+        del beaten
+        rows_of = np.arange(0, n * L, L)
         index = np.arange(n)
+        free = np.empty((n, L), dtype=bool)
         for step in range(L):
-            free = (better_remaining == 0) & ~taken
+            np.equal(better_remaining, 0, out=free)
             pick = free.argmax(axis=1)   # the cheapest free node (acyclic: one exists)
             out[s0:s1, step] = pick
-            taken[index, pick] = True
-            better_remaining -= beats[index, pick]
+            better_remaining -= beats.take(rows_of + pick, axis=0)
+            better_remaining[index, pick] = -1
     return out
 
 

@@ -261,9 +261,9 @@ def test_blocks_threads_and_differences_change_nothing(name, chunk, monkeypatch)
 
 
 @pytest.mark.parametrize("sort_elements", [1 << 24, 50])
-def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, monkeypatch):
+@pytest.mark.parametrize("S, L", [(40, 12), (3, 130)])   # int8 and int16 counts
+def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeypatch):
     rng = np.random.default_rng(6)
-    S, L = 40, 12
     first, second = np.triu_indices(L, k=1)
     override = rng.random((S, first.size)) < rng.uniform(0, 0.6, (S, 1))
     table = per_dataset.PairwiseTable(
