@@ -160,13 +160,14 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     mean_in_prior = np.take_along_axis(mean_errors, prior, axis=1)
     override = np.empty((S, P), dtype=bool)
     step = max(1, _GROUP_TESTS // max(1, P))
-    with progress(S, "stage 1 (data sets)") as bar:
+    with progress(S, "stage 1 (data sets)") as bar, ThreadPoolExecutor(_threads()) as pool:
         for s0 in range(0, S, step):
             s1 = min(S, s0 + step)
             if correction == "none":    # decided block by block, in the threads
-                st, p, adj = stage.rows(s0, s1, decide=(mean_in_prior, alpha, override))
+                st, p, adj = stage.rows(s0, s1, decide=(mean_in_prior, alpha, override),
+                                        pool=pool)
             else:
-                st, p, adj = stage.rows(s0, s1)
+                st, p, adj = stage.rows(s0, s1, pool=pool)
                 means = mean_in_prior[s0:s1]
                 np.logical_and(adj < alpha, means[:, stage.second] < means[:, stage.first],
                                out=override[s0:s1])
@@ -198,11 +199,12 @@ class _Stage1:
         self.start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1)))).astype(int)
         self._cache = {}
 
-    def rows(self, s0, s1, decide=None):
+    def rows(self, s0, s1, decide=None, pool=None):
         """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays.
 
         ``decide``: ``(mean_in_prior, alpha, override)`` (no correction only):
         also write the override decisions of these data sets into ``override``.
+        ``pool``: a thread pool to run in (else one is started when needed).
         """
         P = self.first.size
         statistic, pvalue = np.empty((s1 - s0, P)), np.empty((s1 - s0, P))
@@ -216,8 +218,11 @@ class _Stage1:
         if len(parts) > 1:
             # One thread per contiguous run of blocks (disjoint slices of the
             # results); NumPy releases the GIL inside each array operation.
-            with ThreadPoolExecutor(max_workers=len(parts)) as pool:
-                list(pool.map(run, parts))   # re-raises the first error of a thread
+            if pool is None:
+                with ThreadPoolExecutor(max_workers=len(parts)) as own:
+                    list(own.map(run, parts))   # re-raises the first error of a thread
+            else:
+                list(pool.map(run, parts))
         else:
             for part in parts:
                 run(part)
@@ -396,7 +401,7 @@ def _work(S, L, F, start, threads, fold_major):
     data sets ``s0:s1``, cheaper positions ``i0:i1``, and whether the block is
     laid out (pair, data set) (:meth:`_Stage1._wide_differences`).
     """
-    if fold_major and S >= _WIDE_DATASETS * threads and 2 * S >= L * threads:
+    if fold_major and L > 1 and S >= _WIDE_DATASETS * threads and 2 * S >= L * threads:
         # Each thread one contiguous range of data sets, split by cheaper positions.
         bounds = np.linspace(0, S, threads + 1).round().astype(int)
         return [[(s0, s1) + r + (True,) for r in _position_ranges(L, F * (s1 - s0), start)]
