@@ -165,7 +165,7 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
             s1 = min(S, s0 + step)
             if correction == "none":    # decided block by block, in the threads
                 st, p, adj = stage.rows(s0, s1, decide=(mean_in_prior, alpha, override),
-                                        pool=pool)
+                                        pool=pool, keep=not lazy)
             else:
                 st, p, adj = stage.rows(s0, s1, pool=pool)
                 means = mean_in_prior[s0:s1]
@@ -199,15 +199,18 @@ class _Stage1:
         self.start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1)))).astype(int)
         self._cache = {}
 
-    def rows(self, s0, s1, decide=None, pool=None):
+    def rows(self, s0, s1, decide=None, pool=None, keep=True):
         """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays.
 
         ``decide``: ``(mean_in_prior, alpha, override)`` (no correction only):
-        also write the override decisions of these data sets into ``override``.
+        also write the override decisions of these data sets into ``override``;
+        with ``keep=False`` only that, and the three arrays are None.
         ``pool``: a thread pool to run in (else one is started when needed).
         """
         P = self.first.size
-        statistic, pvalue = np.empty((s1 - s0, P)), np.empty((s1 - s0, P))
+        keep = keep or decide is None
+        statistic, pvalue = (np.empty((s1 - s0, P)), np.empty((s1 - s0, P))) if keep else \
+            (None, None)
         threads = _threads() if self.test._thread_safe else 1
         parts = _work(s1 - s0, *self.errors.shape[1:], self.start, threads,
                       self.test._fold_major)
@@ -227,7 +230,7 @@ class _Stage1:
             for part in parts:
                 run(part)
         # With no correction the adjusted p-values are the same array (no copy).
-        adjusted = pvalue if self.correction == "none" else \
+        adjusted = pvalue if self.correction == "none" or not keep else \
             adjust_pvalues(pvalue, self.correction, axis=-1)
         return statistic, pvalue, adjusted
 
@@ -258,7 +261,9 @@ class _Stage1:
                                         self.test._difference_only)
             stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
             rows, cols = slice(s0 - offset, s1 - offset), slice(self.start[i0], self.start[i1])
-            if wide:     # pairs of the block are (pair, data set): written transposed
+            if statistic is None:
+                pass
+            elif wide:     # pairs of the block are (pair, data set): written transposed
                 statistic[rows, cols] = stat.reshape(-1, s1 - s0).T
                 pvalue[rows, cols] = p.reshape(-1, s1 - s0).T
             else:
