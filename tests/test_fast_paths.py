@@ -370,7 +370,7 @@ def test_rows_in_the_usual_order_give_the_general_cube(replications, monkeypatch
 @pytest.mark.parametrize("name, alternative", [
     ("combined-5x2cv-f", "two-sided"), ("5x2cv-t", "two-sided"), ("5x2cv-t", "greater"),
     ("combined-5x2cv-t", "two-sided"), ("combined-5x2cv-t", "greater")])
-@pytest.mark.parametrize("chunk", [10 ** 9, 3000, 60])   # one block per thread; several; one position
+@pytest.mark.parametrize("chunk", [10 ** 9, 3000, 60])   # a block per thread; several; per position
 def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, monkeypatch):
     # Reference: every pair gathered and tested in one call (_straightforward).  The
     # (pair, data set) blocks of the 5x2 cv tests, one thread per range of data sets,
@@ -398,3 +398,13 @@ def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, m
             np.testing.assert_array_equal(table.override, expected[2])
             for got, want in zip((table.statistic, table.pvalue), expected[:2]):
                 assert np.asarray(got).tobytes() == want.tobytes()
+    # With a correction the decisions are taken after the blocks: the same as the
+    # data-set-major blocks of one thread.
+    holm = {}
+    for wide, threads in ((10 ** 9, 1), (4, 3)):
+        monkeypatch.setattr(per_dataset, "_WIDE_DATASETS", wide)
+        monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
+        holm[wide] = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
+                                        correction="holm", alternative=alternative, keep=True)
+    for field in ("statistic", "pvalue", "pvalue_adjusted", "override"):
+        assert getattr(holm[4], field).tobytes() == getattr(holm[10 ** 9], field).tobytes()
