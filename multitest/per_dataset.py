@@ -259,8 +259,16 @@ class _Stage1:
             else:
                 a, b = self._pair_major(self._in_prior(s0, s1), i0, i1,
                                         self.test._difference_only)
-            stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
             rows, cols = slice(s0 - offset, s1 - offset), slice(self.start[i0], self.start[i1])
+            if statistic is None and self.test._decision is not None:
+                # Decisions only: the test decides p < alpha without most p-values.
+                self.test._check_design(self.design)
+                self.test._kwargs(self.design, self.alternative)   # its errors, if any
+                significant = self.test._decision(a, b, decide[1])
+            else:
+                stat, p = self.test._call_unchecked(a, b, self.design,
+                                                    alternative=self.alternative)
+                significant = None if decide is None else p < decide[1]
             if statistic is None:
                 pass
             elif wide:     # pairs of the block are (pair, data set): written transposed
@@ -270,16 +278,16 @@ class _Stage1:
                 statistic[rows, cols] = stat.reshape(s1 - s0, -1)
                 pvalue[rows, cols] = p.reshape(s1 - s0, -1)
             if decide is not None:
-                mean_in_prior, alpha, override = decide
+                mean_in_prior, _, override = decide
                 first, second = self.first[cols], self.second[cols]
                 if wide:   # the block's layout, means as (L, data sets)
                     if means is None:
                         means = np.ascontiguousarray(mean_in_prior[s0:s1].T)
-                    override[s0:s1, cols] = ((p.reshape(-1, s1 - s0) < alpha)
+                    override[s0:s1, cols] = (significant.reshape(-1, s1 - s0)
                                              & (means[second] < means[first])).T
                 else:
                     means = mean_in_prior[s0:s1]
-                    override[s0:s1, cols] = ((p.reshape(s1 - s0, -1) < alpha)
+                    override[s0:s1, cols] = (significant.reshape(s1 - s0, -1)
                                              & (means[:, second] < means[:, first]))
 
     def _in_prior(self, s0, s1):

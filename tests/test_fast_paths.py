@@ -408,3 +408,36 @@ def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, m
                                         correction="holm", alternative=alternative, keep=True)
     for field in ("statistic", "pvalue", "pvalue_adjusted", "override"):
         assert getattr(holm[4], field).tobytes() == getattr(holm[10 ** 9], field).tobytes()
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.01, 0.1, 0.5, 1e-6])
+def test_f_decisions_near_the_critical_value_are_the_p_values(alpha):
+    # Reference: combined_5x2cv_f's own p-values, p < alpha.  Statistics placed at and
+    # around the critical value: adding t to both folds of a replication leaves the
+    # variances alone and makes f a quadratic in t, solved for f = critical exactly,
+    # then t moved by up to 50 units in the last place and by 1e-9 to 1e-4 relative.
+    from multitest.pairwise import _BAND, _combined_f_significant, combined_5x2cv_f
+
+    rng = np.random.default_rng(30)
+    base = np.repeat(rng.normal(0.0, 0.02, (40, 5)), 2, axis=1)
+    base[:, 1::2] *= -1     # replication means 0: f = 1/2 at t = 0, below every critical value
+    shift = np.repeat(rng.uniform(0.5, 1.5, (40, 5)), 2, axis=1)
+    critical = special.fdtri(10, 5, 1 - alpha)
+    p_bar = (base[:, 0::2] + base[:, 1::2]) / 2
+    s2 = ((base[:, 0::2] - p_bar) ** 2 + (base[:, 1::2] - p_bar) ** 2).sum(axis=1)
+    qa, qb = (shift ** 2).sum(axis=1), 2 * (base * shift).sum(axis=1)
+    qc = (base ** 2).sum(axis=1) - 2 * critical * s2
+    root = (-qb + np.sqrt(qb ** 2 - 4 * qa * qc)) / (2 * qa)
+    steps = np.concatenate([np.arange(-50, 51) * np.finfo(float).eps,
+                            np.outer([-1, 1], 10.0 ** np.arange(-9, -3)).ravel()])
+    t = (root[:, None] * (1 + steps)).ravel()
+    d = np.repeat(base, steps.size, axis=0) + t[:, None] * np.repeat(shift, steps.size, axis=0)
+    d = np.vstack([d, np.zeros((3, 10)), np.full((2, 10), 0.25)])   # 0/0 and x/0
+    zeros = np.broadcast_to(0.0, d.shape)
+    statistic, pvalue = combined_5x2cv_f(d, zeros)
+    got = _combined_f_significant(d, zeros, alpha)
+    np.testing.assert_array_equal(got, pvalue < alpha)
+    near = np.abs(statistic / critical - 1) <= _BAND
+    # The band is exercised, on both sides of the decision, and so is the shortcut.
+    assert (near & got).sum() > 100 and (near & ~got).sum() > 100
+    assert (~near & got).any() and (~near & ~got).any()
