@@ -671,7 +671,8 @@ def _cost_ordered_sorts(table):
     # Counts of remaining better nodes fit a small integer (fewer bytes per step);
     # a taken node gets -1, which no later step lowers to 0 (nothing remaining beats it).
     count = np.int8 if L < 127 else np.int16 if L < 32767 else np.int32
-    rows = max(1, _SORT_ELEMENTS // (L * L))
+    # Two (rows, L, L) arrays at once: the same bytes in all as one bool array of old.
+    rows = max(1, _SORT_ELEMENTS // (2 * L * L * np.dtype(count).itemsize))
     start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1))))
     for s0 in range(0, S, rows):
         s1 = min(S, s0 + rows)
@@ -679,7 +680,7 @@ def _cost_ordered_sorts(table):
         # beaten[s, i, j]: the costlier j beats the cheaper i (edge i -> j); the
         # pairs of each cheaper i are contiguous (np.triu_indices order): row copies.
         beaten = np.zeros((n, L, L), dtype=count)
-        override = table.override[s0:s1].view(np.int8)
+        override = table.override[s0:s1]
         for i in range(L - 1):
             beaten[:, i, i + 1:] = override[:, start[i]:start[i + 1]]
         better_remaining = beaten.sum(axis=2, dtype=count)
