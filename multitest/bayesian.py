@@ -28,7 +28,7 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .errors import MultitestError
 from .per_dataset import PairwiseTable
@@ -131,6 +131,8 @@ class CorrelatedTResult:
 
     def interval(self, level=0.95):
         """Central credible interval of the mean difference, ``(low, high)``."""
+        from scipy import stats   # ~1 s to import: only when an interval is asked for
+
         q = stats.t.ppf(0.5 + level / 2, self.df)
         return self.mean - q * self.scale, self.mean + q * self.scale
 

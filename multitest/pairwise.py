@@ -328,6 +328,12 @@ class PairwiseTest:
         return self.func in _THREAD_SAFE
 
     @property
+    def _decision(self):
+        """``f(a, b, alpha)``: whether each p-value is below ``alpha``, for tests that
+        can decide without computing most p-values (the same decisions), else None."""
+        return _DECISIONS.get(self.func)
+
+    @property
     def _fold_major(self):
         """Whether the test works on one row per fold (the 5x2 cv tests).
 
@@ -975,9 +981,41 @@ def combined_5x2cv_f(a, b):
     >>> f.round(4), p.round(4)
     (array([2.3306]), array([0.1814]))
     """
+    return _ratio_test(*_combined_f_parts(a, b), _FisherF(10, 5), "greater")
+
+
+def _combined_f_parts(a, b):
+    """Numerator and denominator of the combined 5x2 cv F statistic."""
     p, s2_sum = _five_by_two(a, b)
-    numerator = _sum_columns(list(np.square(p)))
-    return _ratio_test(numerator, 2 * s2_sum, _FisherF(10, 5), "greater")
+    return _sum_columns(list(np.square(p))), 2 * s2_sum
+
+
+#: Half-width of the band around the critical value where the decision computes p.
+_BAND = 1e-6
+
+
+def _combined_f_significant(a, b, alpha):
+    """``combined_5x2cv_f(a, b)[1] < alpha``, the p-value computed only near the critical value.
+
+    The upper tail of F(10, 5) decreases with the statistic, so ``p < alpha``
+    exactly when ``f`` exceeds the critical value ``c`` (``sf(c) = alpha``).
+    Outside ``[c (1 - 1e-6), c (1 + 1e-6)]`` the true p-value is farther
+    from ``alpha`` (relatively, about 1e-6 times the tail's elasticity) than
+    the few units in the last place by which the computed one and ``c``
+    can be off, so ``f > c`` decides; inside, the p-value is computed as
+    :func:`combined_5x2cv_f` does (``_FisherF.sf`` works value by value:
+    the same floats on a subset).  ``0/0`` (p-value 1) is never significant.
+    """
+    statistic, undefined = _ratio(*_combined_f_parts(a, b))
+    critical = special.fdtri(10, 5, 1 - alpha)
+    if not (np.isfinite(critical) and critical > 0):
+        pvalue = np.where(undefined, 1.0, _FisherF(10, 5).sf(statistic))
+        return pvalue < alpha
+    significant = statistic > critical * (1 + _BAND)
+    near = np.flatnonzero(statistic >= critical * (1 - _BAND))
+    near = near[(statistic[near] <= critical * (1 + _BAND)) & ~undefined[near]]
+    significant[near] = _FisherF(10, 5).sf(statistic[near]) < alpha
+    return significant
 
 
 @register_test("5x2cv-t", vectorized=True, requires_5x2=True)
@@ -1422,6 +1460,9 @@ _DIFFERENCE_ONLY = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t
 
 #: Built-in tests reading the folds as rows (see :attr:`PairwiseTest._fold_major`).
 _FOLD_MAJOR = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t})
+
+#: Built-in tests deciding ``p < alpha`` faster (see :attr:`PairwiseTest._decision`).
+_DECISIONS = {combined_5x2cv_f: _combined_f_significant}
 
 #: Built-in tests made of NumPy and scipy.special calls only (see
 #: :attr:`PairwiseTest._thread_safe`).

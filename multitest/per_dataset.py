@@ -22,10 +22,13 @@ __all__ = ["DataSetResult", "PairwiseTable", "LazyRows", "prior_positions", "run
            "multitest_per_dataset"]
 
 # Elements (pairs x folds) tested at once per thread; bounds the memory of
-# stage 1, and small enough (2 MB per array) for the arrays to stay in cache.
-_CHUNK_ELEMENTS = 1 << 18
+# stage 1; 4 MB per array: in cache, and long enough array operations for two
+# threads to overlap (2^18 did not scale, 2^19: 1.7x on 2 cores).
+_CHUNK_ELEMENTS = 1 << 19
 # Threads running stage-1 blocks of the built-in tests at once.
 _MAX_THREADS = 4
+# Data sets per thread from which the 5x2 cv tests run (pair, data set) blocks.
+_WIDE_DATASETS = 32
 # Up to this many tests stage 1 keeps its statistics and p-values (128 MB);
 # above, only the decisions, and the rest is recomputed on access (LazyRows).
 _EAGER_TESTS = 1 << 23
@@ -157,13 +160,17 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     mean_in_prior = np.take_along_axis(mean_errors, prior, axis=1)
     override = np.empty((S, P), dtype=bool)
     step = max(1, _GROUP_TESTS // max(1, P))
-    with progress(S, "stage 1 (data sets)") as bar:
+    with progress(S, "stage 1 (data sets)") as bar, ThreadPoolExecutor(_threads()) as pool:
         for s0 in range(0, S, step):
             s1 = min(S, s0 + step)
-            st, p, adj = stage.rows(s0, s1)
-            means = mean_in_prior[s0:s1]
-            np.logical_and(adj < alpha, means[:, stage.second] < means[:, stage.first],
-                           out=override[s0:s1])
+            if correction == "none":    # decided block by block, in the threads
+                st, p, adj = stage.rows(s0, s1, decide=(mean_in_prior, alpha, override),
+                                        pool=pool, keep=not lazy)
+            else:
+                st, p, adj = stage.rows(s0, s1, pool=pool)
+                means = mean_in_prior[s0:s1]
+                np.logical_and(adj < alpha, means[:, stage.second] < means[:, stage.first],
+                               out=override[s0:s1])
             if not lazy:
                 statistic[s0:s1], pvalue[s0:s1] = st, p
                 if adjusted is not pvalue:
@@ -192,27 +199,38 @@ class _Stage1:
         self.start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1)))).astype(int)
         self._cache = {}
 
-    def rows(self, s0, s1):
-        """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays."""
+    def rows(self, s0, s1, decide=None, pool=None, keep=True):
+        """``(statistic, pvalue, pvalue_adjusted)`` of data sets ``s0:s1``, new arrays.
+
+        ``decide``: ``(mean_in_prior, alpha, override)`` (no correction only):
+        also write the override decisions of these data sets into ``override``;
+        with ``keep=False`` only that, and the three arrays are None.
+        ``pool``: a thread pool to run in (else one is started when needed).
+        """
         P = self.first.size
-        statistic, pvalue = np.empty((s1 - s0, P)), np.empty((s1 - s0, P))
-        blocks = [(b0 + s0, b1 + s0, i0, i1)
-                  for b0, b1, i0, i1 in _blocks(s1 - s0, *self.errors.shape[1:], self.start)]
-        threads = min(_threads(), len(blocks)) if self.test._thread_safe else 1
+        keep = keep or decide is None
+        statistic, pvalue = (np.empty((s1 - s0, P)), np.empty((s1 - s0, P))) if keep else \
+            (None, None)
+        threads = _threads() if self.test._thread_safe else 1
+        parts = _work(s1 - s0, *self.errors.shape[1:], self.start, threads,
+                      self.test._fold_major)
 
-        def run(block):
-            self._run_block(block, statistic, pvalue, s0)
+        def run(part):
+            self._run_part(part, statistic, pvalue, s0, decide)
 
-        if threads > 1:
-            # Blocks write disjoint slices; NumPy releases the GIL inside each array
-            # operation, so the cores share the work.
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                list(pool.map(run, blocks))   # re-raises the first error of a block
+        if len(parts) > 1:
+            # One thread per contiguous run of blocks (disjoint slices of the
+            # results); NumPy releases the GIL inside each array operation.
+            if pool is None:
+                with ThreadPoolExecutor(max_workers=len(parts)) as own:
+                    list(own.map(run, parts))   # re-raises the first error of a thread
+            else:
+                list(pool.map(run, parts))
         else:
-            for block in blocks:
-                run(block)
+            for part in parts:
+                run(part)
         # With no correction the adjusted p-values are the same array (no copy).
-        adjusted = pvalue if self.correction == "none" else \
+        adjusted = pvalue if self.correction == "none" or not keep else \
             adjust_pvalues(pvalue, self.correction, axis=-1)
         return statistic, pvalue, adjusted
 
@@ -227,19 +245,70 @@ class _Stage1:
             self._cache[s] = arrays
         return self._cache[s]
 
-    def _run_block(self, block, statistic, pvalue, offset):
-        s0, s1, i0, i1 = block
+    def _run_part(self, part, statistic, pvalue, offset, decide):
+        """Run the blocks of one thread (:func:`_work`), in turn."""
+        by_fold = means = None
+        for s0, s1, i0, i1, wide in part:
+            s0, s1 = s0 + offset, s1 + offset
+            if wide and by_fold is None:    # one layout for every block of the part
+                by_fold = np.ascontiguousarray(self._in_prior(s0, s1).transpose(2, 1, 0))
+            if wide:
+                a, b = self._wide_differences(by_fold, i0, i1)
+            elif self.test._fold_major:
+                a, b = self._fold_major_differences(self._in_prior(s0, s1), i0, i1)
+            else:
+                a, b = self._pair_major(self._in_prior(s0, s1), i0, i1,
+                                        self.test._difference_only)
+            rows, cols = slice(s0 - offset, s1 - offset), slice(self.start[i0], self.start[i1])
+            if statistic is None and self.test._decision is not None:
+                # Decisions only: the test decides p < alpha without most p-values.
+                self.test._check_design(self.design)
+                self.test._kwargs(self.design, self.alternative)   # its errors, if any
+                significant = self.test._decision(a, b, decide[1])
+            else:
+                stat, p = self.test._call_unchecked(a, b, self.design,
+                                                    alternative=self.alternative)
+                significant = None if decide is None else p < decide[1]
+            if statistic is None:
+                pass
+            elif wide:     # pairs of the block are (pair, data set): written transposed
+                statistic[rows, cols] = stat.reshape(-1, s1 - s0).T
+                pvalue[rows, cols] = p.reshape(-1, s1 - s0).T
+            else:
+                statistic[rows, cols] = stat.reshape(s1 - s0, -1)
+                pvalue[rows, cols] = p.reshape(s1 - s0, -1)
+            if decide is not None:
+                mean_in_prior, _, override = decide
+                first, second = self.first[cols], self.second[cols]
+                if wide:   # the block's layout, means as (L, data sets)
+                    if means is None:
+                        means = np.ascontiguousarray(mean_in_prior[s0:s1].T)
+                    override[s0:s1, cols] = (significant.reshape(-1, s1 - s0)
+                                             & (means[second] < means[first])).T
+                else:
+                    means = mean_in_prior[s0:s1]
+                    override[s0:s1, cols] = (significant.reshape(s1 - s0, -1)
+                                             & (means[:, second] < means[:, first]))
+
+    def _in_prior(self, s0, s1):
+        """Errors of data sets ``s0:s1``, algorithms in prior order, shape (n, L, F)."""
+        return np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
+
+    def _wide_differences(self, by_fold, i0, i1):
+        """``(a - b, 0)`` of positions ``i0:i1`` from errors laid out (F, L, data sets).
+
+        Pairs are ordered (pair, data set): each cheaper position is one
+        subtraction whose inner loop runs over the data sets, long loops and
+        few calls when the data sets are many and the algorithms few.
+        """
         start = self.start
-        differences = self.test._difference_only
-        in_prior = np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
-        p0, p1 = start[i0], start[i1]
-        if self.test._fold_major:
-            a, b = self._fold_major_differences(in_prior, i0, i1)
-        else:
-            a, b = self._pair_major(in_prior, i0, i1, differences)
-        stat, p = self.test._call_unchecked(a, b, self.design, alternative=self.alternative)
-        statistic[s0 - offset:s1 - offset, p0:p1] = stat.reshape(s1 - s0, -1)
-        pvalue[s0 - offset:s1 - offset, p0:p1] = p.reshape(s1 - s0, -1)
+        p0 = start[i0]
+        d = np.empty((by_fold.shape[0], start[i1] - p0, by_fold.shape[2]))
+        for i in range(i0, i1):
+            np.subtract(by_fold[:, i:i + 1], by_fold[:, i + 1:],
+                        out=d[:, start[i] - p0:start[i + 1] - p0])
+        d = d.reshape(d.shape[0], -1).T
+        return d, np.broadcast_to(0.0, d.shape)
 
     def _fold_major_differences(self, in_prior, i0, i1):
         """``(a - b, 0)`` of positions ``i0:i1`` as (pairs, F) views of (F, pairs) arrays."""
@@ -338,6 +407,38 @@ def _threads():
     return max(1, min(_MAX_THREADS, available))
 
 
+def _work(S, L, F, start, threads, fold_major):
+    """Blocks of ``S`` data sets split into at most ``threads`` contiguous parts.
+
+    Returns a list of parts, each a list of blocks ``(s0, s1, i0, i1, wide)``:
+    data sets ``s0:s1``, cheaper positions ``i0:i1``, and whether the block is
+    laid out (pair, data set) (:meth:`_Stage1._wide_differences`).
+    """
+    if fold_major and L > 1 and S >= _WIDE_DATASETS * threads and 2 * S >= L * threads:
+        # Each thread one contiguous range of data sets, split by cheaper positions.
+        bounds = np.linspace(0, S, threads + 1).round().astype(int)
+        return [[(s0, s1) + r + (True,) for r in _position_ranges(L, F * (s1 - s0), start)]
+                for s0, s1 in zip(bounds[:-1].tolist(), bounds[1:].tolist()) if s1 > s0]
+    blocks = [b + (False,) for b in _blocks(S, L, F, start)]
+    threads = max(1, min(threads, len(blocks)))
+    bounds = np.linspace(0, len(blocks), threads + 1).round().astype(int)
+    return [blocks[b0:b1] for b0, b1 in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
+
+def _position_ranges(L, per_pair, start):
+    """Ranges ``(i0, i1)`` of cheaper positions of at most :data:`_CHUNK_ELEMENTS`
+    elements (``per_pair`` elements per pair), at least one position each."""
+    ranges = []
+    i0 = 0
+    while i0 < L - 1:
+        i1 = i0 + 1
+        while i1 < L - 1 and (start[i1 + 1] - start[i0]) * per_pair <= _CHUNK_ELEMENTS:
+            i1 += 1
+        ranges.append((i0, i1))
+        i0 = i1
+    return ranges
+
+
 def _blocks(S, L, F, start):
     """Blocks ``(s0, s1, i0, i1)``: data sets ``s0:s1``, cheaper positions ``i0:i1``."""
     elements = (L * (L - 1) // 2) * F      # of one data set
@@ -346,14 +447,7 @@ def _blocks(S, L, F, start):
         for s0 in range(0, S, step):
             yield s0, min(S, s0 + step), 0, L - 1
         return
-    ranges = []
-    i0 = 0
-    while i0 < L - 1:
-        i1 = i0 + 1
-        while i1 < L - 1 and (start[i1 + 1] - start[i0]) * F <= _CHUNK_ELEMENTS:
-            i1 += 1
-        ranges.append((i0, i1))
-        i0 = i1
+    ranges = _position_ranges(L, F, start)
     for s0 in range(S):
         for i0, i1 in ranges:
             yield s0, s0 + 1, i0, i1
@@ -521,25 +615,28 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         table = _untested_table(results.errors, prior)
     ties = _tied_rows(keys[0])
     out = []
+    # Names of every row at once (one gather and one tolist, not a loop per data set).
+    name_of = np.empty(len(names), dtype=object)
+    name_of[:] = names
+    prior_orders = name_of[prior].tolist()
+    final_orders = name_of[orders].tolist() if tested else None
     for s, dataset in enumerate(results.datasets):
-        positions = prior[s]
         if tested:
-            order = orders[s]
-            ranks = {names[a]: r for r, a in enumerate(order.tolist(), start=1)}
+            order = tuple(final_orders[s])
+            ranks = dict(zip(order, range(1, len(order) + 1)))
         else:
             from scipy.stats import rankdata   # score matrices only
 
             values = table.mean_errors[s]
             average = rankdata(values)
-            cost_position = np.argsort(positions)
-            order = np.lexsort((cost_position, values))
+            cost_position = np.argsort(prior[s])
+            order = tuple(names[a] for a in np.lexsort((cost_position, values)).tolist())
             ranks = {names[a]: float(average[a]) for a in range(len(names))}
         out.append(DataSetResult(
             name=dataset, index=s, algorithms=names, costs=keys[0, s],
-            prior_order=tuple(names[a] for a in positions.tolist()),
+            prior_order=tuple(prior_orders[s]),
             cost_ties=cost_ties(keys[0, s], names) if ties[s] else (),
-            order=tuple(names[a] for a in order.tolist()), ranks=ranks, tested=tested,
-            table=table))
+            order=order, ranks=ranks, tested=tested, table=table))
     return tuple(out)
 
 
@@ -571,22 +668,34 @@ def _cost_ordered_sorts(table):
     """
     S, L = table.prior.shape
     out = np.empty((S, L), dtype=np.intp)
-    rows = max(1, _SORT_ELEMENTS // (L * L))
+    # Counts of remaining better nodes fit a small integer (fewer bytes per step);
+    # a taken node gets -1, which no later step lowers to 0 (nothing remaining beats it).
+    count = np.int8 if L < 127 else np.int16 if L < 32767 else np.int32
+    # Two (rows, L, L) arrays at once: the same bytes in all as one bool array of old.
+    rows = max(1, _SORT_ELEMENTS // (2 * L * L * np.dtype(count).itemsize))
+    start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1))))
     for s0 in range(0, S, rows):
         s1 = min(S, s0 + rows)
         n = s1 - s0
-        # beats[s, j, i]: the costlier j beats the cheaper i (edge i -> j).
-        beats = np.zeros((n, L, L), dtype=bool)
-        beats[:, table.second, table.first] = table.override[s0:s1]
-        better_remaining = beats.sum(axis=1, dtype=np.int64)
-        taken = np.zeros((n, L), dtype=bool)
+        # beaten[s, i, j]: the costlier j beats the cheaper i (edge i -> j); the
+        # pairs of each cheaper i are contiguous (np.triu_indices order): row copies.
+        beaten = np.zeros((n, L, L), dtype=count)
+        override = table.override[s0:s1]
+        for i in range(L - 1):
+            beaten[:, i, i + 1:] = override[:, start[i]:start[i + 1]]
+        better_remaining = beaten.sum(axis=2, dtype=count)
+        # beats[s * L + j]: the nodes j beats, one contiguous row to take per step.
+        beats = np.ascontiguousarray(beaten.transpose(0, 2, 1)).reshape(n * L, L)
+        del beaten
+        rows_of = np.arange(0, n * L, L)
         index = np.arange(n)
+        free = np.empty((n, L), dtype=bool)
         for step in range(L):
-            free = (better_remaining == 0) & ~taken
+            np.equal(better_remaining, 0, out=free)
             pick = free.argmax(axis=1)   # the cheapest free node (acyclic: one exists)
             out[s0:s1, step] = pick
-            taken[index, pick] = True
-            better_remaining -= beats[index, pick]
+            better_remaining -= beats.take(rows_of + pick, axis=0)
+            better_remaining[index, pick] = -1
     return out
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from multitest.errors import MultitestError
 
@@ -140,7 +140,9 @@ def _doubled_ranks(d, zero_method):
     magnitude = np.abs(d)
     if zero_method == "wilcox":
         magnitude = np.where(d == 0, np.inf, magnitude)   # zeros rank last, then dropped
-    ranks = stats.rankdata(magnitude, axis=1)             # mid-ranks: halves at most
+    from scipy.stats import rankdata   # scipy.stats costs ~1 s to import: when used
+
+    ranks = rankdata(magnitude, axis=1)                   # mid-ranks: halves at most
     doubled = np.rint(2 * ranks).astype(np.int64)
     doubled[d == 0] = 0
     return doubled

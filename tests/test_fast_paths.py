@@ -261,9 +261,9 @@ def test_blocks_threads_and_differences_change_nothing(name, chunk, monkeypatch)
 
 
 @pytest.mark.parametrize("sort_elements", [1 << 24, 50])
-def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, monkeypatch):
+@pytest.mark.parametrize("S, L", [(40, 12), (3, 130)])   # int8 and int16 counts
+def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeypatch):
     rng = np.random.default_rng(6)
-    S, L = 40, 12
     first, second = np.triu_indices(L, k=1)
     override = rng.random((S, first.size)) < rng.uniform(0, 0.6, (S, 1))
     table = per_dataset.PairwiseTable(
@@ -365,3 +365,79 @@ def test_rows_in_the_usual_order_give_the_general_cube(replications, monkeypatch
     general = load_results(swapped)
     monkeypatch.undo()
     _same(load_results(swapped), general)
+
+
+@pytest.mark.parametrize("name, alternative", [
+    ("combined-5x2cv-f", "two-sided"), ("5x2cv-t", "two-sided"), ("5x2cv-t", "greater"),
+    ("combined-5x2cv-t", "two-sided"), ("combined-5x2cv-t", "greater")])
+@pytest.mark.parametrize("chunk", [10 ** 9, 3000, 60])   # a block per thread; several; per position
+def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, monkeypatch):
+    # Reference: every pair gathered and tested in one call (_straightforward).  The
+    # (pair, data set) blocks of the 5x2 cv tests, one thread per range of data sets,
+    # 1 to 3 threads, must give the same floats bit for bit, infinities and 0/0 included.
+    rng = np.random.default_rng(21)
+    S, L = 37, 9
+    errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
+    errors[0, 1] = errors[0, 0]                # identical: statistic 0, p 1
+    errors[5, 2] = errors[5, 3] - 1 / 32       # constant difference: infinite statistic
+    errors[36, 8] = errors[36, 0]
+    keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
+    prior = prior_positions(keys, [f"a{j}" for j in range(L)])
+    test, design = get_test(name), FoldDesign(5, 2)
+    expected = _straightforward(errors, prior, test, design, 0.05, alternative)
+    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(per_dataset, "_WIDE_DATASETS", 4)
+    for threads in (1, 2, 3):
+        monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
+        parts = per_dataset._work(S, L, 10, np.concatenate(([0], np.cumsum(range(L - 1, 0, -1)))),
+                                  threads, True)
+        assert len(parts) == threads and all(block[4] for part in parts for block in part)
+        for keep in (True, False):
+            table = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
+                                       correction="none", alternative=alternative, keep=keep)
+            np.testing.assert_array_equal(table.override, expected[2])
+            for got, want in zip((table.statistic, table.pvalue), expected[:2]):
+                assert np.asarray(got).tobytes() == want.tobytes()
+    # With a correction the decisions are taken after the blocks: the same as the
+    # data-set-major blocks of one thread.
+    holm = {}
+    for wide, threads in ((10 ** 9, 1), (4, 3)):
+        monkeypatch.setattr(per_dataset, "_WIDE_DATASETS", wide)
+        monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
+        holm[wide] = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
+                                        correction="holm", alternative=alternative, keep=True)
+    for field in ("statistic", "pvalue", "pvalue_adjusted", "override"):
+        assert getattr(holm[4], field).tobytes() == getattr(holm[10 ** 9], field).tobytes()
+
+
+@pytest.mark.parametrize("alpha", [0.05, 0.01, 0.1, 0.5, 1e-6])
+def test_f_decisions_near_the_critical_value_are_the_p_values(alpha):
+    # Reference: combined_5x2cv_f's own p-values, p < alpha.  Statistics placed at and
+    # around the critical value: adding t to both folds of a replication leaves the
+    # variances alone and makes f a quadratic in t, solved for f = critical exactly,
+    # then t moved by up to 50 units in the last place and by 1e-9 to 1e-4 relative.
+    from multitest.pairwise import _BAND, _combined_f_significant, combined_5x2cv_f
+
+    rng = np.random.default_rng(30)
+    base = np.repeat(rng.normal(0.0, 0.02, (40, 5)), 2, axis=1)
+    base[:, 1::2] *= -1     # replication means 0: f = 1/2 at t = 0, below every critical value
+    shift = np.repeat(rng.uniform(0.5, 1.5, (40, 5)), 2, axis=1)
+    critical = special.fdtri(10, 5, 1 - alpha)
+    p_bar = (base[:, 0::2] + base[:, 1::2]) / 2
+    s2 = ((base[:, 0::2] - p_bar) ** 2 + (base[:, 1::2] - p_bar) ** 2).sum(axis=1)
+    qa, qb = (shift ** 2).sum(axis=1), 2 * (base * shift).sum(axis=1)
+    qc = (base ** 2).sum(axis=1) - 2 * critical * s2
+    root = (-qb + np.sqrt(qb ** 2 - 4 * qa * qc)) / (2 * qa)
+    steps = np.concatenate([np.arange(-50, 51) * np.finfo(float).eps,
+                            np.outer([-1, 1], 10.0 ** np.arange(-9, -3)).ravel()])
+    t = (root[:, None] * (1 + steps)).ravel()
+    d = np.repeat(base, steps.size, axis=0) + t[:, None] * np.repeat(shift, steps.size, axis=0)
+    d = np.vstack([d, np.zeros((3, 10)), np.full((2, 10), 0.25)])   # 0/0 and x/0
+    zeros = np.broadcast_to(0.0, d.shape)
+    statistic, pvalue = combined_5x2cv_f(d, zeros)
+    got = _combined_f_significant(d, zeros, alpha)
+    np.testing.assert_array_equal(got, pvalue < alpha)
+    near = np.abs(statistic / critical - 1) <= _BAND
+    # The band is exercised, on both sides of the decision, and so is the shortcut.
+    assert (near & got).sum() > 100 and (near & ~got).sum() > 100
+    assert (~near & got).any() and (~near & ~got).any()
