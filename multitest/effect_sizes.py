@@ -17,7 +17,7 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from .errors import MultitestError
 
@@ -235,7 +235,9 @@ def wilcoxon_interval(d, level=0.95):
     i, j = np.triu_indices(n)
     walsh = np.sort((x[i] + x[j]) / 2)
     estimate = float(np.median(walsh))
-    ranks = stats.rankdata(np.abs(x))
+    from scipy.stats import rankdata     # scipy.stats takes about 1 s to import
+
+    ranks = rankdata(np.abs(x))
     ties = np.unique(ranks).size != n
     alpha = 1 - level
     if n < 50 and not ties and not zeros:
@@ -278,7 +280,9 @@ def _w_statistic(x, shift):
     xd = x - shift
     xd = xd[xd != 0]
     nx = xd.size
-    ranks = stats.rankdata(np.abs(xd))
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.abs(xd))
     zd = ranks[xd > 0].sum() - nx * (nx + 1) / 4
     _, tied = np.unique(ranks, return_counts=True)
     variance = nx * (nx + 1) * (2 * nx + 1) / 24 - np.sum(tied.astype(float) ** 3 - tied) / 48
