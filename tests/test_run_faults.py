@@ -108,3 +108,35 @@ def test_a_lost_worker_loses_no_fold(tmp_path):
         frame = store.frame()
     assert len(frame) == 20 and (frame["status"] == "ok").all()
     assert "20 computed" in output and "0 failed" in output
+
+
+def test_a_lost_worker_of_the_local_cluster_loses_no_fold(tmp_path):
+    # The local cluster's workers are forked from the driving process, which holds the open
+    # store; a worker SIGKILLed mid-run is forked again by its nanny.  Proof from the store:
+    # every fold once, all ok, and the killed worker's folds computed by the others.
+    experiment = tmp_path / "experiment.yaml"
+    experiment.write_text(textwrap.dedent(SLOW))
+    out = tmp_path / "out"
+    store_path = str(out / "store.sqlite")
+    run = subprocess.Popen([sys.executable, "-m", "multitest.cli", "run", str(experiment),
+                            "--out", str(out), "--workers", "2"], env=ENV,
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while _stored(store_path) < 4 and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with Store(store_path) as store:
+            worker = int(store.frame()["worker"].iloc[0].rsplit(":", 1)[1])
+        assert os.getsid(worker) == run.pid     # a process of this run, not another's
+        os.kill(worker, signal.SIGKILL)
+        output, _ = run.communicate(timeout=180)
+    finally:
+        end_group(run, signal.SIGKILL)
+    assert run.returncode == 0, output
+    with Store(store_path) as store:
+        frame = store.frame()
+    assert len(frame) == 20 and (frame["status"] == "ok").all()
+    assert not frame.duplicated(["dataset", "algorithm", "replication", "fold"]).any()
+    assert "20 computed" in output and "0 failed" in output
+    assert len(set(frame["worker"])) >= 2    # the killed worker and at least one other
