@@ -166,6 +166,10 @@ def main(argv=None):
     print(f"{'run, 2 workers':<18}{two_total:>10.2f}{two_tasks:>11.2f}  speed-up "
           f"{bare_wall / two_total:.2f}x total, {bare_wall / two_tasks:.2f}x tasks "
           "(target >= 1.7x)")
+    fits = (frame["fit_cpu_time"] + frame["predict_cpu_time"]).sum()
+    print(f"1 worker: CPU of fit + predict as measured {fits:.2f} s; the rest, "
+          f"{one_cpu - fits:.2f} s, is the runner (cluster, driver, scheduling, measuring): "
+          f"{(one_cpu - fits) / n_folds * 1000:.0f} ms per fold")
     summary = noise.groupby("measure")["cv"].median()
     print(f"noise ({args.repeats} fits of the first fold of each data set x learner, "
           "median coefficient of variation): "

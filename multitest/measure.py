@@ -30,7 +30,8 @@ What is measured, and how
   fit takes from small blocks the allocator still holds is not counted: the
   figure is new resident memory, accurate for the arrays that dominate a
   learner's footprint.
-* **Model size**: bytes of the fitted estimator pickled (highest protocol).
+* **Model size**: bytes of the fitted estimator pickled (highest protocol),
+  counted as the pickle streams out (:func:`pickled_size`), never held whole.
 * **In the worker** (``isolate: false`` in the experiment): no child, but
   no timeout, a crash takes the worker down (the engine retries the fold
   elsewhere, then reports it lost), CPU time is the worker thread's, and peak
@@ -393,9 +394,34 @@ def _measure(data, split, task):
     else:
         score = float(_scorer(task.metric)(model, X_test, y_test))
         loss = -score if task.metric.startswith("neg_") else 1.0 - score
-    row.update(score=score, loss=loss,
-               model_size=len(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL)))
+    row.update(score=score, loss=loss, model_size=pickled_size(model))
     return row
+
+
+def pickled_size(value):
+    """``len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))``, without the bytes.
+
+    The pickle is streamed to a sink that only counts: a forest of several MB is
+    not copied into one bytes object (nor its fresh pages faulted in) to be measured.
+    """
+    sink = _ByteCounter()
+    pickle.dump(value, sink, protocol=pickle.HIGHEST_PROTOCOL)
+    return sink.size
+
+
+class _ByteCounter:
+    """A write-only file that keeps the number of bytes written to it, not the bytes."""
+
+    __slots__ = ("size",)
+
+    def __init__(self):
+        self.size = 0
+
+    def write(self, chunk):
+        # Large buffers of protocol 5 come as PickleBuffer objects, which have no len().
+        size = memoryview(chunk).nbytes
+        self.size += size
+        return size
 
 
 _limits = []

@@ -237,8 +237,33 @@ def _needed(task, stored, retry_failed):
     return retry_failed and stored[1] != "ok"
 
 
+#: Dask settings while the run's client (and local cluster) live.  The defaults poll many
+#: times a second in the driver and in every worker: the event-loop tick every 20 ms, the
+#: statistical profiler every 10 ms, the memory monitor every 100 ms, the system monitor
+#: and the cluster's repr every 500 ms: 4 % of a core each for the driver and an idle
+#: worker, taken from the fits.  None of these is used by the runner.
+_QUIET = {"distributed.admin.tick.interval": "1s",
+          "distributed.worker.profile.enabled": False,
+          "distributed.worker.memory.monitor-interval": "1s",
+          "distributed.admin.system-monitor.interval": "5s",
+          "distributed.deploy.cluster-repr-interval": "5s",
+          "distributed.client.scheduler-info-interval": "5s"}
+#: The local cluster's workers are forked from the driver, not spawned: a spawned worker
+#: imports Dask, scikit-learn and the driver's main module again (2-4 s of CPU each, on
+#: the first fold's clock), a forked one starts with the driver's imports in 0.1 s.
+_LOCAL = {"distributed.worker.multiprocessing-method": "fork"}
+
+
 @contextlib.contextmanager
 def _client(workers, scheduler):
+    import dask
+
+    with dask.config.set(_QUIET), _connect(workers, scheduler) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def _connect(workers, scheduler):
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
@@ -250,11 +275,14 @@ def _client(workers, scheduler):
         with client:
             yield client
         return
-    with LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                      processes=True, host="127.0.0.1",
-                      # Every server of the cluster, HTTP ones included, on the loopback only.
-                      dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
-                      silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+    import dask
+
+    with dask.config.set(_LOCAL), \
+            LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                         processes=True, host="127.0.0.1",
+                         # Every server of the cluster, HTTP ones included, on the loopback.
+                         dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+                         silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
         yield client
 
 

@@ -42,19 +42,28 @@ def _stored(path):
             return 0
 
 
+def _start_run(experiment, out, *options):
+    """A real `multitest run` process leading its own session (its cluster included)."""
+    return subprocess.Popen([sys.executable, "-m", "multitest.cli", "run", str(experiment),
+                             "--out", str(out), *options], env=ENV, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+
+
+def _wait_for_folds(run, store_path, count):
+    """Until `count` folds are stored, `run` ended, or 180 s passed."""
+    deadline = time.monotonic() + 180
+    while _stored(store_path) < count and run.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def test_sigkill_mid_run_then_resume_loses_nothing_and_recomputes_nothing(tmp_path):
     experiment = tmp_path / "experiment.yaml"
     experiment.write_text(textwrap.dedent(SLOW))
     out = tmp_path / "out"
     store_path = str(out / "store.sqlite")
-    run = subprocess.Popen([sys.executable, "-m", "multitest.cli", "run", str(experiment),
-                            "--out", str(out), "--workers", "1"], env=ENV,
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                           start_new_session=True)
+    run = _start_run(experiment, out, "--workers", "1")
     try:
-        deadline = time.monotonic() + 180
-        while _stored(store_path) < 6 and run.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
+        _wait_for_folds(run, store_path, 6)
         assert run.poll() is None, "the run finished before it could be killed"
         os.kill(run.pid, signal.SIGKILL)
         run.wait(timeout=30)
@@ -90,15 +99,9 @@ def test_a_lost_worker_loses_no_fold(tmp_path):
     experiment.write_text(textwrap.dedent(SLOW))
     out = tmp_path / "out"
     with dask_cluster(str(tmp_path), n_workers=2) as (address, workers):
-        run = subprocess.Popen([sys.executable, "-m", "multitest.cli", "run",
-                                str(experiment), "--out", str(out), "--scheduler", address],
-                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
+        run = _start_run(experiment, out, "--scheduler", address)
         try:
-            deadline = time.monotonic() + 180
-            while _stored(str(out / "store.sqlite")) < 4 and run.poll() is None \
-                    and time.monotonic() < deadline:
-                time.sleep(0.05)
+            _wait_for_folds(run, str(out / "store.sqlite"), 4)
             end_group(workers[0], signal.SIGKILL)
             output, _ = run.communicate(timeout=180)
         finally:
@@ -108,3 +111,30 @@ def test_a_lost_worker_loses_no_fold(tmp_path):
         frame = store.frame()
     assert len(frame) == 20 and (frame["status"] == "ok").all()
     assert "20 computed" in output and "0 failed" in output
+
+
+def test_a_lost_worker_of_the_local_cluster_loses_no_fold(tmp_path):
+    # The local cluster's workers are forked from the driving process, which holds the open
+    # store; a worker SIGKILLed mid-run is forked again by its nanny.  Proof from the store:
+    # every fold once, all ok, and the killed worker's folds computed by the others.
+    experiment = tmp_path / "experiment.yaml"
+    experiment.write_text(textwrap.dedent(SLOW))
+    out = tmp_path / "out"
+    store_path = str(out / "store.sqlite")
+    run = _start_run(experiment, out, "--workers", "2")
+    try:
+        _wait_for_folds(run, store_path, 4)
+        with Store(store_path) as store:
+            worker = int(store.frame()["worker"].iloc[0].rsplit(":", 1)[1])
+        assert os.getsid(worker) == run.pid     # a process of this run, not another's
+        os.kill(worker, signal.SIGKILL)
+        output, _ = run.communicate(timeout=180)
+    finally:
+        end_group(run, signal.SIGKILL)
+    assert run.returncode == 0, output
+    with Store(store_path) as store:
+        frame = store.frame()
+    assert len(frame) == 20 and (frame["status"] == "ok").all()
+    assert not frame.duplicated(["dataset", "algorithm", "replication", "fold"]).any()
+    assert "20 computed" in output and "0 failed" in output
+    assert len(set(frame["worker"])) >= 2    # the killed worker and at least one other

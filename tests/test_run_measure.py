@@ -327,3 +327,16 @@ def test_the_fit_process_is_reused_for_a_data_set_and_replaced_after_a_timeout()
     assert measure._thread_key() not in measure._processes
     with pytest.raises(ChildProcessError):
         os.waitpid(last, os.WNOHANG)
+
+
+def test_pickled_size_equals_the_length_of_the_pickle():
+    # Reference: len(pickle.dumps(value, protocol=HIGHEST_PROTOCOL)), the definition of the
+    # model size; the counter must agree also on the large buffers that protocol 5 streams
+    # as PickleBuffer objects (numpy arrays, bytearrays) and on a fitted model.
+    from multitest.measure import pickled_size
+
+    model = DecisionTreeClassifier(random_state=0).fit(*IRIS)
+    values = [0, "text", np.arange(300_000.0), {"a": np.zeros((400, 400), order="F")},
+              [bytearray(2_000_000), b"x" * 70_000], model]
+    for value in values:
+        assert pickled_size(value) == len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
