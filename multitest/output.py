@@ -544,19 +544,19 @@ def write_csv(frame, path):
             or not all(map(_text_ready, [header, *values]))):
         frame.to_csv(path, index=False)
         return
+    words = [None if v.dtype.kind == "f" else _column_words(v) for v in values]
+    floats = [k for k, v in enumerate(values) if v.dtype.kind == "f"]
+    for k, text in zip(floats, _float_texts([values[k] for k in floats])):
+        words[k] = text
     with open(path, "w", encoding="utf-8", newline="") as handle:
         handle.write(",".join(_quoted(header.tolist())) + os.linesep)
-        floats = [k for k, v in enumerate(values) if v.dtype.kind == "f"]
         for r0 in range(0, frame.shape[0], _CSV_BATCH_ROWS):
-            batch = [v[r0:r0 + _CSV_BATCH_ROWS] for v in values]
-            texts = [None if v.dtype.kind == "f" else _column_text(v) for v in batch]
-            for k, text in zip(floats, _float_texts([batch[k] for k in floats])):
-                texts[k] = text
-            handle.write(os.linesep.join(map(",".join, zip(*texts))) + os.linesep)
+            rows = zip(*(w[r0:r0 + _CSV_BATCH_ROWS].tolist() for w in words))
+            handle.write(os.linesep.join(map(",".join, rows)) + os.linesep)
 
 
 def _text_ready(values):
-    """Whether :func:`_column_text` writes this column as pandas would.
+    """Whether :func:`_column_words` writes this column as pandas would.
 
     Names with a line break go to pandas: whether :mod:`csv` quotes a lone CR
     depends on the Python version.
@@ -568,35 +568,36 @@ def _text_ready(values):
         "\r" in name or "\n" in name for name in set(values.tolist()))
 
 
-def _column_text(values):
-    """The CSV fields of a column of names, integers or booleans (see :func:`write_csv`)."""
+def _column_words(values):
+    """The CSV fields of a column of names, integers or booleans, as an object array."""
     kind = values.dtype.kind
     if kind == "b":
-        return np.where(values, "True", "False").tolist()
+        return np.array(["False", "True"], dtype=object)[values.view(np.uint8)]
     if kind in "iu":
-        return list(map(str, values.tolist()))
-    return _quoted(values.tolist())
+        distinct, inverse = np.unique(values, return_inverse=True)
+        return np.array(list(map(str, distinct.tolist())), dtype=object)[inverse]
+    return np.array(_quoted(values.tolist()), dtype=object)
 
 
 def _float_texts(columns):
     """The CSV fields of float columns: NaN empty, infinities ``inf``, others their repr.
 
     Each distinct value is turned into text once when that halves the work
-    (costs, positions and rounded means repeat; p-values do not).  Distinct
-    by bit pattern, so -0.0 keeps its sign.
+    (costs, positions and the means of rounded errors repeat across a table;
+    test statistics and p-values repeat within a column; others do not).
+    Distinct by bit pattern, so -0.0 keeps its sign.  Object arrays.
     """
     if not columns:
         return []
     block = np.concatenate(columns)
-    text = _repeated_float_words(block)    # the means of a table repeat across columns
+    text = _repeated_float_words(block)
     if text is None:
-        return [_float_words(c).tolist() for c in columns]
-    bounds = np.cumsum([c.size for c in columns])[:-1]
-    return [part.tolist() for part in np.split(text, bounds)]
+        return [_float_words(c) for c in columns]
+    return np.split(text, np.cumsum([c.size for c in columns])[:-1])
 
 
 def _float_words(values):
-    """The fields of float values (object array), through the distinct ones if that pays."""
+    """The fields of float values, through the distinct ones if that pays."""
     text = _repeated_float_words(values)
     if text is None:
         text = _nonfinite_words(values)
@@ -620,7 +621,11 @@ def _repeated_float_words(values):
 
 def _nonfinite_words(values):
     """Object array: '' for NaN, 'inf' / '-inf' for infinities (the finite to be filled)."""
-    return np.where(np.isnan(values), "", np.where(values > 0, "inf", "-inf")).astype(object)
+    text = np.empty(values.shape, dtype=object)
+    text[np.isnan(values)] = ""
+    text[values == np.inf] = "inf"
+    text[values == -np.inf] = "-inf"
+    return text
 
 
 def _quoted(names):
