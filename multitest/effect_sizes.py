@@ -362,9 +362,8 @@ def _group_intervals(x, has_zero, level):
         achieved[exact] = exact_level
     normal = ~exact
     if normal.any():
-        degenerate, low[normal], high[normal], achieved[normal] = _normal_intervals(
-            x[normal], walsh[normal], level)
-        estimate[normal] = np.where(np.isnan(degenerate), estimate[normal], degenerate)
+        estimate[normal], low[normal], high[normal], achieved[normal] = _normal_intervals(
+            x[normal], walsh[normal], estimate[normal], level)
     return estimate, low, high, achieved
 
 
@@ -382,18 +381,17 @@ def _exact_positions(n, level):
     return qu, ql, level
 
 
-def _normal_intervals(x, walsh, level):
+def _normal_intervals(x, walsh, median, level):
     """The normal-approximation branch of :func:`wilcoxon_interval`, one sample per row.
 
-    The first value returned is the estimate where ``W`` is not finite at the
-    ends of the Walsh averages (NaN elsewhere: the Walsh median stands).
+    ``median``: the Walsh medians, the estimate except where ``W`` is not
+    finite at the ends of the Walsh averages (then the midrange, no bounds).
     """
     m = x.shape[0]
-    degenerate_estimate, low, high = np.full(m, np.nan), np.full(m, np.nan), np.full(m, np.nan)
-    achieved = np.full(m, level)
+    low, high, achieved = np.full(m, np.nan), np.full(m, np.nan), np.full(m, level)
     at_min, at_max = _w_statistics(x, walsh[:, 0]), _w_statistics(x, walsh[:, -1])
     finite = np.isfinite(at_min) & np.isfinite(at_max)
-    degenerate_estimate[~finite] = (x.min(axis=1) + x.max(axis=1))[~finite] / 2
+    estimate = np.where(finite, median, (x.min(axis=1) + x.max(axis=1)) / 2)
     achieved[~finite] = 0.0
     alpha = np.full(m, 1 - level)
     widen = finite.copy()
@@ -414,7 +412,7 @@ def _normal_intervals(x, walsh, level):
         xs, a = x[search], alpha[search]
         low[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(1 - a / 2))
         high[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(a / 2))
-    return degenerate_estimate, low, high, achieved
+    return estimate, low, high, achieved
 
 
 def _distinct_sorted(walsh):

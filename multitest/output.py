@@ -15,7 +15,6 @@ cost orders and the decisions as bits; see :func:`write_pairwise_file`);
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import os
@@ -589,42 +588,31 @@ def _float_texts(columns):
     """
     if not columns:
         return []
-    block = np.concatenate(columns)
-    text = _repeated_float_words(block)
+    text = _float_words(np.concatenate(columns), only_if_repeated=True)
     if text is None:
         return [_float_words(c) for c in columns]
     return np.split(text, np.cumsum([c.size for c in columns])[:-1])
 
 
-def _float_words(values):
-    """The fields of float values, through the distinct ones if that pays."""
-    text = _repeated_float_words(values)
-    if text is None:
-        text = _nonfinite_words(values)
-        finite = np.isfinite(values)
-        text[finite] = list(map(float.__repr__, values[finite].tolist()))
-    return text
+def _float_words(values, only_if_repeated=False):
+    """The fields of float values, each distinct one turned into text once if that pays.
 
-
-def _repeated_float_words(values):
-    """:func:`_float_words` when at most half the finite values are distinct, else None."""
+    With ``only_if_repeated``, None unless at most half the finite values are distinct.
+    """
     finite = np.isfinite(values)
     distinct, inverse = np.unique(values[finite].view(np.int64), return_inverse=True)
-    if 2 * distinct.size > inverse.size:
+    if 2 * distinct.size <= inverse.size:
+        words = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
+                         dtype=object)[inverse]
+    elif only_if_repeated:
         return None
-    words = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
-                     dtype=object)
-    text = _nonfinite_words(values)
-    text[finite] = words[inverse]
-    return text
-
-
-def _nonfinite_words(values):
-    """Object array: '' for NaN, 'inf' / '-inf' for infinities (the finite to be filled)."""
+    else:
+        words = list(map(float.__repr__, values[finite].tolist()))
     text = np.empty(values.shape, dtype=object)
     text[np.isnan(values)] = ""
     text[values == np.inf] = "inf"
     text[values == -np.inf] = "-inf"
+    text[finite] = words
     return text
 
 
