@@ -36,6 +36,7 @@ demo: $(VENV)/.installed system-graphviz
 	$(VENV)/bin/multitest demo --out demo-output --format svg --report
 
 test: $(VENV)/.installed system-graphviz system-chromium
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -q -W error::RuntimeWarning
 
 bench: $(VENV)/.installed

@@ -77,7 +77,7 @@ def _output_mb(out_dir):
 
 def _check_large_output(out_dir, n_tests):
     """Every pairwise result is available: the count, and one data set read back in full."""
-    from multitest.output import read_pairwise
+    from multitest.outputs._outputs import read_pairwise
 
     doc = json.loads((out_dir / "result.json").read_text())
     path = out_dir / doc["pairwise_file"]
@@ -94,9 +94,9 @@ _PHASES = r"""
 import json, os, resource, sys, time
 start = time.perf_counter()
 from multitest.cli import _figure_writer
-from multitest.output import write_outputs
-from multitest.ranking import rank
-from multitest.results import load_results
+from multitest.outputs._outputs import write_outputs
+from multitest.engine._ranking import rank
+from multitest.inputs._results import load_results
 imported = time.perf_counter()
 source, order, out = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
 results = load_results(source)
@@ -178,7 +178,7 @@ def _rank_case(workdir, n_datasets, n_algorithms, runs, target_s, target_mb, tim
 _READ = r"""
 import json, sys, time
 import pandas as pd
-from multitest import results
+from multitest.inputs import _results as results
 path, how, runs = sys.argv[1], sys.argv[2], int(sys.argv[3])
 if how == "pandas-path":   # today's CSV path: the C reader of pandas, pyarrow not used
     results._read_arrow = lambda name, columns, kind: None

@@ -1,4 +1,4 @@
-"""What the output-folder transaction costs (``multitest.outdir``).
+"""What the output-folder transaction costs (``multitest.outputs._transaction``).
 
 Times, in one process, the part of writing an output folder that is not
 writing the files themselves: lock, repair, the checks, the manifest (sizes
@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from multitest.outdir import transaction  # noqa: E402
+from multitest.outputs._transaction import transaction   # noqa: E402
 
 CASES = {"many small": [(f"f{i}.dot", 4096) for i in range(400)],
          "one large": [("pairwise.npz", 120 << 20)] + [(f"t{i}.csv", 4096) for i in range(8)]}

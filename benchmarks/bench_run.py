@@ -75,7 +75,7 @@ def bare_loop(experiment):
     from sklearn.model_selection import StratifiedKFold
     from threadpoolctl import threadpool_limits
 
-    from multitest.experiment import import_estimator, load_dataset
+    from multitest.run._experiment import import_estimator, load_dataset
 
     data = [load_dataset(experiment, i) for i in range(len(experiment.datasets))]
     start, cpu = time.perf_counter(), time.process_time()
@@ -96,8 +96,8 @@ def bare_loop(experiment):
 
 
 def runner(path, out, workers):
-    from multitest.run import run_experiment
-    from multitest.store import Store
+    from multitest.run._runner import run_experiment
+    from multitest.run._store import Store
 
     start, cpu = time.perf_counter(), _cpu()
     run_experiment(path, out, workers=workers, show_progress=False)
@@ -124,7 +124,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5,
                         help="fits of the same fold for the noise row (default 5)")
     args = parser.parse_args(argv)
-    from multitest.experiment import load_experiment
+    from multitest.run._experiment import load_experiment
 
     with tempfile.TemporaryDirectory(prefix="bench-run-") as folder:
         text = write_workload(folder, args.scale)

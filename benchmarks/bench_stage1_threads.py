@@ -1,6 +1,6 @@
 """Stage 1 on one thread and on two: does it use the second core?
 
-:func:`multitest.per_dataset.run_pairwise_tests` (the combined 5x2 cv F test,
+:func:`multitest.engine.run_pairwise_tests` (the combined 5x2 cv F test,
 decisions only above 8.4 M tests, as ``multitest rank`` runs it) on seeded
 synthetic errors, with the stage-1 threads set to 1 and to 2.  Each size runs
 in a child process of its own; best of ``runs`` wall times, with the CPU time
@@ -27,19 +27,21 @@ _CHILD = r"""
 import json, sys, time
 import numpy as np
 from synthetic import algorithm_names, cost_order, make_errors
-from multitest import per_dataset
-from multitest.pairwise import FoldDesign, get_test
+from multitest.engine import _stage1 as stage1
+from multitest.engine._per_dataset import prior_positions
+from multitest.inputs._design import FoldDesign
+from multitest.stats._registry import get_test
 S, L, threads, runs = map(int, sys.argv[1:5])
-per_dataset._threads = lambda: threads
+stage1._threads = lambda: threads
 errors = make_errors(S, L)
 names = algorithm_names(L)
 position = {a: i for i, a in enumerate(cost_order(L))}
 keys = np.tile([float(position[a]) for a in names], (S, 1))[None]
-prior = per_dataset.prior_positions(keys, names)
+prior = prior_positions(keys, names)
 best = None
 for _ in range(runs):
     wall, cpu = time.perf_counter(), time.process_time()
-    per_dataset.run_pairwise_tests(errors, prior, get_test("combined-5x2cv-f"), FoldDesign(5, 2),
+    stage1.run_pairwise_tests(errors, prior, get_test("combined-5x2cv-f"), FoldDesign(5, 2),
                                    alpha=0.05, correction="none", alternative="two-sided")
     run = (time.perf_counter() - wall, time.process_time() - cpu)
     best = run if best is None or run[0] < best[0] else best

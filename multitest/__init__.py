@@ -5,25 +5,52 @@ that a pairwise test overrides only when a costlier algorithm is significantly
 more accurate; Multi²Test combines the orders of many data sets with a
 Friedman test and a post-hoc test into one final order.
 
+The pipeline is one subpackage a stage, each importing only those before it:
+:mod:`multitest.inputs` → :mod:`multitest.stats` → :mod:`multitest.engine` →
+:mod:`multitest.outputs` and :mod:`multitest.figures` → :mod:`multitest.run` →
+:mod:`multitest.cli`.  This namespace holds what a user needs; the writers, the
+figures and :func:`stability` are loaded on first use.
+
 >>> from multitest import rank, example_results
 >>> ranking = rank(example_results(), "training_time")
 >>> ranking.final_order[0]
 'svr'
 """
 
+import sys
 from importlib import resources
 
-from .costs import CostProfile, load_profile, profile_from_order
-from .errors import InputError, MultitestError, UnknownTestError
-from .pairwise import available_tests, get_test, register_test
-from .ranking import Ranking, rank
-from .results import Results, load_results
+from ._errors import InputError, MultitestError, OutputError, UnknownTestError
+from .engine._ranking import Ranking, rank
+from .inputs._costs import CostProfile, load_profile, profile_from_order
+from .inputs._results import Results, load_results
+from ._lazy import lazy_exports
+from .stats._registry import available_tests, get_test, register_test
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+#: Names loaded on first use (they import pandas' writers, Graphviz or the bootstrap).
+_LAZY = {
+    "stability": ".engine",
+    "StabilityResult": ".engine",
+    "write_outputs": ".outputs",
+    "write_report": ".figures",
+    "write_figures": ".figures",
+    "render_override_graph": ".figures",
+    "render_trace": ".figures",
+    "render_cd_diagram": ".figures",
+    "render_second_pass": ".figures",
+    "render_final": ".figures",
+    "render_significance_matrix": ".figures",
+}
 
 __all__ = ["rank", "Ranking", "load_results", "Results", "load_profile", "profile_from_order",
            "CostProfile", "register_test", "get_test", "available_tests", "example_results",
-           "example_path", "MultitestError", "InputError", "UnknownTestError"]
+           "example_path", "MultitestError", "InputError", "OutputError", "UnknownTestError",
+           *_LAZY]
+
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 def example_path():
@@ -34,3 +61,16 @@ def example_path():
 def example_results():
     """The bundled report data: 8 algorithms, 38 data sets, 5x2 cv accuracies."""
     return load_results(example_path())
+
+
+def _install_jupyter_views():
+    """Inside IPython, show results as their figures (the results themselves never draw)."""
+    ipython = sys.modules.get("IPython")
+    shell = ipython.get_ipython() if ipython is not None else None
+    if shell is not None:
+        from .figures._jupyter import install_jupyter_views
+
+        install_jupyter_views(shell)
+
+
+_install_jupyter_views()

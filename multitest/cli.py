@@ -14,16 +14,16 @@ import sys
 import time
 
 from . import __version__, example_path
-from .corrections import CORRECTIONS, PAIRWISE_CORRECTIONS
+from .stats._corrections import CORRECTIONS, PAIRWISE_CORRECTIONS
 import dataclasses
 
-from .costs import bundled_profiles, profile_from_order, read_yaml
-from .errors import InputError, MultitestError, abbreviate, one_line
-from .pairwise import DEFAULT_TEST, available_tests
-from .posthoc import FRIEDMAN_TIES
-from .ranking import ALTERNATIVES, CONTROL_METHODS, rank, resolve_profile
-from .results import VALUE_KINDS, load_results
-from .second_pass import SECOND_PASS_METHODS
+from .inputs._costs import bundled_profiles, profile_from_order, read_yaml
+from ._errors import InputError, MultitestError, abbreviate, one_line
+from .stats._registry import DEFAULT_TEST, available_tests
+from .stats._posthoc import FRIEDMAN_TIES
+from .engine._ranking import ALTERNATIVES, CONTROL_METHODS, rank, resolve_profile
+from .inputs._results import VALUE_KINDS, load_results
+from .engine._second_pass import SECOND_PASS_METHODS
 
 __all__ = ["main"]
 
@@ -293,20 +293,20 @@ def _figure_writer(ranking, formats, report):
     FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
     the per-data-set ones grow as S x L^2 (about 0.2 MB per data set at L = 100).
     """
-    from .output import is_large
-    from .render import FIGURE_PAIRS_LIMIT
+    from .outputs._outputs import is_large
+    from .figures._render import FIGURE_PAIRS_LIMIT
 
     n_pairs = ranking.datasets[0].table.statistic.size
     per_dataset = bool(formats) or bool(report) or not (
         is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
 
     def write(staging):
-        from .render import write_figures
+        from .figures._render import write_figures
 
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset)
         if formats or report:
-            from .render_bayes import write_bayes_figures
+            from .figures._bayes import write_bayes_figures
 
             write_bayes_figures(ranking, staging)
         if warning and formats:
@@ -316,21 +316,21 @@ def _figure_writer(ranking, formats, report):
                   "(override_*, trace_*) are not written; ask for them with --format",
                   file=sys.stderr)
         if report:
-            from .report import write_report
+            from .figures._report import write_report
 
             write_report(ranking, os.path.join(staging, "report.html"))
     return write
 
 
 def _write(ranking, out, formats, report, inputs=()):
-    from .output import write_outputs
+    from .outputs._outputs import write_outputs
 
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report),
                          inputs=inputs)
 
 
 def _print_summary(ranking, out=None, seconds=None):
-    from .summary import summary_text
+    from .outputs._summary import summary_text
 
     print(summary_text(ranking))
     if seconds is not None:
@@ -343,7 +343,7 @@ def _results_input(args, settings):
     """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv)."""
     settings["results"] = args.results
     if os.path.isdir(args.results):
-        from .cost_tables import experiment_folder
+        from .inputs._cost_tables import experiment_folder
 
         settings["results"], settings["costs"], notes = experiment_folder(args.results,
                                                                           settings["costs"])
@@ -379,8 +379,8 @@ def _alphas(text):
 
 
 def _cmd_stability(args):
-    from .output import atomic_directory
-    from .stability import stability, stability_text, stability_to_dict
+    from .outputs._outputs import atomic_directory
+    from .engine._stability import stability, stability_text, stability_to_dict
 
     settings = _settings(args)
     results = load_results(_results_input(args, settings),
@@ -409,7 +409,7 @@ def _cmd_stability(args):
                 json.dump(stability_to_dict(result), f, indent=1, allow_nan=False)
             result.position_frame().to_csv(os.path.join(staging, "stability_positions.csv"))
             if settings["report"]:
-                from .render_stability import write_stability_report
+                from .figures._stability import write_stability_report
 
                 write_stability_report(result, os.path.join(staging, "stability.html"))
     print(stability_text(result))
@@ -444,7 +444,7 @@ def _cmd_tests(args):
 
 
 def _cmd_run(args):
-    from .run import run_experiment
+    from .run._runner import run_experiment
 
     result = run_experiment(args.experiment, args.out, workers=args.workers,
                             scheduler=args.scheduler, timeout=args.timeout,
@@ -467,7 +467,7 @@ def main(argv=None):
         parser.print_help()
         return 0
     if args.quiet:
-        from .progress import set_quiet
+        from ._progress import set_quiet
 
         set_quiet()
     command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,

@@ -138,6 +138,7 @@ def _manifest_bytes(data):
 def run_and_hash(name, argv, folder):
     """Run one command in ``folder`` and hash its standard output and every output file."""
     import multitest
+    from multitest._progress import is_quiet, set_quiet
     from multitest.cli import main
 
     folder = Path(folder)
@@ -145,13 +146,14 @@ def run_and_hash(name, argv, folder):
     replacements = [(package, "<package>"), (str(folder.resolve()), "<folder>"),
                     (str(folder), "<folder>")]
     stdout = io.StringIO()
-    cwd = os.getcwd()
+    cwd, quiet = os.getcwd(), is_quiet()
     os.chdir(folder)
     try:
         with contextlib.redirect_stdout(stdout):
             code = main(_argv(argv, folder, name))
     finally:
         os.chdir(cwd)
+        set_quiet(quiet)   # --quiet is process-wide; the other tests draw bars
     printed = re.sub(r"^\(\d+\.\d+ s\)$", "(<seconds> s)", stdout.getvalue(), flags=re.M)
     hashes = {"<exit>": str(code),
               "<stdout>": _sha(_normalise(printed.encode(), replacements))}

@@ -1,4 +1,4 @@
-"""Tests of multitest.bayesian: Bayesian correlated t-test and signed-rank test with a ROPE.
+"""Tests of multitest.stats._bayesian: Bayesian correlated t-test and signed-rank test with a ROPE.
 
 References: the closed form of the correlated t-test posterior (Student t; Benavoli,
 Corani, Demšar & Zaffalon, JMLR 18(77), 2017, section 3.2) through scipy.stats.t and
@@ -13,12 +13,12 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from multitest import example_results, rank
-from multitest.bayesian import (BayesSettings, bayesian_posthoc, correlated_t,
-                                fold_correlation, signed_rank, _signed_rank_winners)
+from multitest.stats._bayesian import (BayesSettings, bayesian_posthoc, correlated_t, fold_correlation, signed_rank, _signed_rank_winners)
 from multitest.cli import main
-from multitest.errors import MultitestError
-from multitest.output import to_dict
-from multitest.pairwise import FoldDesign, get_test
+from multitest._errors import MultitestError
+from multitest.outputs._outputs import to_dict
+from multitest.inputs._design import FoldDesign
+from multitest.stats._registry import get_test
 
 from helpers import make_frame
 
@@ -274,8 +274,8 @@ def test_cli_bayesian_options(tmp_path, capsys):
 def test_probability_figure_draws_what_it_says(tmp_path):
     import xml.etree.ElementTree as ET
 
-    from multitest.render_bayes import _BAR, bayes_figures, write_bayes_figures
-    from multitest.report import report_html
+    from multitest.figures._bayes import _BAR, bayes_figures, write_bayes_figures
+    from multitest.figures._report import report_html
 
     results = example_results()
     ranking = rank(results, "training_time", test="bayes-correlated-t", rope=1.0,
@@ -320,14 +320,14 @@ def test_probability_figure_draws_what_it_says(tmp_path):
 def test_docstring_examples():
     import doctest
 
-    import multitest.bayesian
+    import multitest.stats._bayesian
 
-    result = doctest.testmod(multitest.bayesian, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(multitest.stats._bayesian, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 
 def test_stability_refuses_the_bayesian_second_pass():
-    from multitest.stability import stability
+    from multitest.engine._stability import stability
 
     with pytest.raises(MultitestError, match="`second_pass`: the stability bootstrap"):
         stability(example_results(), "training_time", n_bootstrap=2, second_pass="bayesian")

@@ -201,7 +201,7 @@ def test_stability_bad_input(capsys):
 def test_large_runs_write_only_the_overall_dot_sources(tmp_path, capsys, monkeypatch):
     # Above INLINE_PAIRS_LIMIT pairwise results, without --format: no override_*/trace_*
     # DOT sources (they grow as S x L^2), a note on stderr, every pair in pairwise.npz.
-    from multitest import output
+    from multitest.outputs import _outputs as output
 
     monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 100)
     status, _, err = run(["rank", EXAMPLE, "--costs", "training_time", "--out",
@@ -230,7 +230,7 @@ def test_version(capsys):
 
 
 def test_quiet_switches_progress_off(capsys):
-    from multitest import progress
+    from multitest import _progress as progress
 
     try:
         assert main(["rank", str(example_path()), "--costs", "training_time", "--datasets",

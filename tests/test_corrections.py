@@ -1,4 +1,4 @@
-"""Tests of multitest.corrections (adjusted p-values as R's p.adjust)."""
+"""Tests of multitest.stats._corrections (adjusted p-values as R's p.adjust)."""
 import doctest
 from pathlib import Path
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
-import multitest.corrections
-from multitest.corrections import CORRECTIONS, adjust_all_pairs, adjust_pvalues
-from multitest.errors import MultitestError
+import multitest.stats._corrections
+from multitest.stats._corrections import CORRECTIONS, adjust_all_pairs, adjust_pvalues
+from multitest._errors import MultitestError
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -119,7 +119,7 @@ def test_corrections_do_not_modify_the_input():
 def test_corrections_registry_dispatches_every_name():
     # The tuple of names is the dispatch table's keys (no second list to drift).
     assert CORRECTIONS == ("none", "bonferroni", "holm", "hochberg", "hommel")
-    assert CORRECTIONS == tuple(multitest.corrections._ADJUSTERS)
+    assert CORRECTIONS == tuple(multitest.stats._corrections._ADJUSTERS)
 
 
 def test_corrections_hommel_handles_a_large_family():
@@ -150,7 +150,7 @@ def test_corrections_invalid_input_raises(kwargs, message):
 
 
 def test_corrections_docstring_examples_run():
-    result = doctest.testmod(multitest.corrections, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(multitest.stats._corrections, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 
@@ -207,7 +207,7 @@ def _exhaustive_by_closure(k):
 def test_corrections_exhaustive_sets_are_the_transitively_closed_ones(k):
     # Reference: the definition, by brute force over every subset of hypotheses.
     assert _exhaustive_by_partitions(k) == _exhaustive_by_closure(k)
-    members, sizes = multitest.corrections._exhaustive_sets(k)
+    members, sizes = multitest.stats._corrections._exhaustive_sets(k)
     module_sets = {frozenset(np.flatnonzero(row)) for row in members}
     assert module_sets == _exhaustive_by_partitions(k)
     assert_array_equal(sizes, members.sum(axis=1))
@@ -235,10 +235,10 @@ def test_corrections_shaffer_published_multipliers():
     # Shaffer (1986) / García & Herrera (2008), section 3.1: for k = 4 the numbers
     # of true hypotheses possible are {0, 1, 2, 3, 6}, multipliers 6, 3, 3, 3, 2, 1;
     # for k = 5, {0, 1, 2, 3, 4, 6, 10}: 10, 6, 6, 6, 6, 4, 4, 3, 2, 1.
-    assert multitest.corrections.shaffer_multipliers(4).tolist() == [6, 3, 3, 3, 2, 1]
-    assert multitest.corrections.shaffer_multipliers(5).tolist() == [10, 6, 6, 6, 6, 4, 4, 3,
+    assert multitest.stats._corrections.shaffer_multipliers(4).tolist() == [6, 3, 3, 3, 2, 1]
+    assert multitest.stats._corrections.shaffer_multipliers(5).tolist() == [10, 6, 6, 6, 6, 4, 4, 3,
                                                                      2, 1]
-    assert multitest.corrections.shaffer_multipliers(2).tolist() == [1]
+    assert multitest.stats._corrections.shaffer_multipliers(2).tolist() == [1]
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 7, 8])

@@ -1,4 +1,4 @@
-"""Tests of multitest.cost_tables: costs from dicts, frames, wide CSV tables and columns.
+"""Tests of multitest.inputs._cost_tables: costs from dicts, frames, wide CSV tables and columns.
 
 References: the bundled YAML profiles, generated from the report's tables by
 costs/make_profiles.py, must equal the same tables read as wide CSV; column means are
@@ -12,8 +12,7 @@ import pytest
 from helpers import make_frame
 from multitest import InputError, MultitestError, load_profile, rank
 from multitest.cli import main
-from multitest.cost_tables import (as_profile, load_cost_table, profile_from_column,
-                                   profile_from_frame)
+from multitest.inputs._cost_tables import (as_profile, load_cost_table, profile_from_column, profile_from_frame)
 
 DATA = "multitest/data/ulas2008"
 ALGS = ["c45", "mdt", "mlp", "lnp", "svl", "sv2", "svr", "5nn"]

@@ -1,10 +1,10 @@
-"""Tests of multitest.costs: YAML profiles, orders, normalization, combinations."""
+"""Tests of multitest.inputs._costs: YAML profiles, orders, normalization, combinations."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from multitest import InputError, MultitestError, load_profile, profile_from_order
-from multitest.costs import bundled_profiles
+from multitest.inputs._costs import bundled_profiles
 
 ALGS = ["c45", "mdt", "mlp", "lnp", "svl", "sv2", "svr", "5nn"]
 DATA = "multitest/data/ulas2008"

@@ -1,4 +1,4 @@
-"""Tests of multitest.effect_sizes.
+"""Tests of multitest.stats._effect_sizes.
 
 References: R 4.2.2 ``wilcox.test(d, conf.int=TRUE)`` (fixture
 ``tests/fixtures/effect_sizes_r.csv``, written by ``effect_sizes_r.R`` beside it);
@@ -17,13 +17,14 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from multitest import example_results, rank
-from multitest.bayesian import correlated_t
-from multitest.effect_sizes import (dataset_effects, fold_mean_difference, interval_of,
-                                    over_datasets, second_pass_rows, wilcoxon_interval)
-from multitest.effect_sizes import _column_intervals, _finite_list
-from multitest.errors import MultitestError
-from multitest.output import to_dict, write_outputs
-from multitest.pairwise import FoldDesign, get_test
+from multitest.stats._bayesian import correlated_t
+from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
+from multitest.stats._effect_sizes import (_column_intervals, fold_mean_difference, interval_of,
+                                          over_datasets, wilcoxon_interval)
+from multitest._errors import MultitestError
+from multitest.outputs._outputs import to_dict, write_outputs
+from multitest.inputs._design import FoldDesign
+from multitest.stats._registry import get_test
 
 from helpers import make_frame
 
@@ -191,9 +192,9 @@ def test_single_fold_interval_is_null_in_json():
 def test_docstring_examples():
     import doctest
 
-    import multitest.effect_sizes
+    import multitest.stats._effect_sizes
 
-    result = doctest.testmod(multitest.effect_sizes, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(multitest.stats._effect_sizes, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 

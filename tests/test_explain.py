@@ -1,4 +1,4 @@
-"""Explanations of the order (multitest.explain); transitive reduction (multitest.reduction)."""
+"""Explanations of the order (multitest.engine._explain); transitive reduction (multitest.engine._reduction)."""
 import networkx as nx
 import numpy as np
 import pytest
@@ -6,13 +6,12 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from multitest import load_results, profile_from_order, rank
-from multitest.costs import load_profile
-from multitest.errors import MultitestError
-from multitest.explain import (cost_unit_sentence, explain_order, explain_sort, friedman_power,
-                               ordinal)
-from multitest.ordering import cost_ordered_sort
-from multitest.reduction import transitive_reduction
-from multitest.second_pass import order_by_decisions
+from multitest.inputs._costs import load_profile
+from multitest._errors import MultitestError
+from multitest.engine._explain import (cost_unit_sentence, explain_order, explain_sort, friedman_power, ordinal)
+from multitest.engine._ordering import cost_ordered_sort
+from multitest.engine._reduction import transitive_reduction
+from multitest.engine._second_pass import order_by_decisions
 
 from helpers import make_frame
 
@@ -156,8 +155,8 @@ def test_friedman_power_no_effect_and_validation():
 
 
 def test_few_data_sets_warning_in_outputs(example):
-    from multitest.output import to_dict
-    from multitest.summary import summary_text
+    from multitest.outputs._outputs import to_dict
+    from multitest.outputs._summary import summary_text
 
     r = rank(example, "training_time", datasets=["optdigits", "iris", "wine", "zoo", "car"])
     doc = to_dict(r)

@@ -13,11 +13,15 @@ import pytest
 from scipy import special, stats
 
 from multitest import InputError, load_results
-from multitest import per_dataset, results
-from multitest.ordering import cost_ordered_sort
-from multitest.pairwise import FoldDesign, _FisherF, _row_sum, _StudentT, get_test, \
-    register_test
-from multitest.per_dataset import prior_positions, run_pairwise_tests
+from multitest.engine import _per_dataset as per_dataset
+from multitest.engine import _stage1 as stage1
+from multitest.inputs import _results as results
+from multitest.engine._ordering import cost_ordered_sort
+from multitest.inputs._design import FoldDesign
+from multitest.stats._fold_tests import _FisherF, _row_sum, _StudentT
+from multitest.stats._registry import get_test, register_test
+from multitest.engine._per_dataset import prior_positions
+from multitest.engine._stage1 import run_pairwise_tests
 
 from helpers import make_frame
 
@@ -249,9 +253,9 @@ def test_blocks_threads_and_differences_change_nothing(name, chunk, monkeypatch)
     prior = prior_positions(keys, names)
     test, design = get_test(name), FoldDesign(5, 2)
     expected = _straightforward(errors, prior, test, design, 0.05)
-    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(stage1, "_CHUNK_ELEMENTS", chunk)
     for threads in (1, 3):
-        monkeypatch.setattr(per_dataset, "_MAX_THREADS", threads)
+        monkeypatch.setattr(stage1, "_MAX_THREADS", threads)
         table = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction="none",
                                    alternative="two-sided")
         np.testing.assert_array_equal(table.statistic, expected[0])
@@ -266,7 +270,7 @@ def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeyp
     rng = np.random.default_rng(6)
     first, second = np.triu_indices(L, k=1)
     override = rng.random((S, first.size)) < rng.uniform(0, 0.6, (S, 1))
-    table = per_dataset.PairwiseTable(
+    table = stage1.PairwiseTable(
         prior=np.tile(np.arange(L), (S, 1)), first=first, second=second,
         statistic=np.zeros(override.shape), pvalue=np.zeros(override.shape),
         pvalue_adjusted=np.zeros(override.shape), override=override,
@@ -302,14 +306,14 @@ def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk,
     keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
     prior = prior_positions(keys, [f"a{j}" for j in range(L)])
     test, design = get_test(name), FoldDesign(5, 2)
-    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(stage1, "_CHUNK_ELEMENTS", chunk)
     eager = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
                                alternative="two-sided")
-    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
-    monkeypatch.setattr(per_dataset, "_GROUP_TESTS", 2 * L * (L - 1) // 2)  # 2 data sets
+    monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(stage1, "_GROUP_TESTS", 2 * L * (L - 1) // 2)  # 2 data sets
     lazy = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
                               alternative="two-sided")
-    assert isinstance(lazy.statistic, per_dataset.LazyRows)
+    assert isinstance(lazy.statistic, stage1.LazyRows)
     np.testing.assert_array_equal(lazy.override, eager.override)
     for field in ("statistic", "pvalue", "pvalue_adjusted"):
         full, rows = getattr(eager, field), getattr(lazy, field)
@@ -327,7 +331,7 @@ def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk,
 
 def test_custom_tests_keep_their_statistics(monkeypatch):
     # A user's test may not be deterministic: its results are never recomputed.
-    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
     errors = np.random.default_rng(2).uniform(0.1, 0.3, (3, 4, 10))
     prior = np.tile(np.arange(4), (3, 1))
     table = run_pairwise_tests(errors, prior, get_test("test-fast-paths-scalar-welch"),
@@ -340,8 +344,8 @@ def test_ranking_results_are_the_same_when_streamed(example, monkeypatch):
     from multitest import rank
 
     eager = rank(example, "training_time")
-    monkeypatch.setattr(per_dataset, "_EAGER_TESTS", 0)
-    monkeypatch.setattr(per_dataset, "_GROUP_TESTS", 50)
+    monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(stage1, "_GROUP_TESTS", 50)
     lazy = rank(example, "training_time")
     assert lazy.final_order == eager.final_order
     for e, z in zip(eager.datasets, lazy.datasets):
@@ -385,11 +389,11 @@ def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, m
     prior = prior_positions(keys, [f"a{j}" for j in range(L)])
     test, design = get_test(name), FoldDesign(5, 2)
     expected = _straightforward(errors, prior, test, design, 0.05, alternative)
-    monkeypatch.setattr(per_dataset, "_CHUNK_ELEMENTS", chunk)
-    monkeypatch.setattr(per_dataset, "_WIDE_DATASETS", 4)
+    monkeypatch.setattr(stage1, "_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(stage1, "_WIDE_DATASETS", 4)
     for threads in (1, 2, 3):
-        monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
-        parts = per_dataset._work(S, L, 10, np.concatenate(([0], np.cumsum(range(L - 1, 0, -1)))),
+        monkeypatch.setattr(stage1, "_threads", lambda: threads)
+        parts = stage1._work(S, L, 10, np.concatenate(([0], np.cumsum(range(L - 1, 0, -1)))),
                                   threads, True)
         assert len(parts) == threads and all(block[4] for part in parts for block in part)
         for keep in (True, False):
@@ -402,8 +406,8 @@ def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, m
     # data-set-major blocks of one thread.
     holm = {}
     for wide, threads in ((10 ** 9, 1), (4, 3)):
-        monkeypatch.setattr(per_dataset, "_WIDE_DATASETS", wide)
-        monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
+        monkeypatch.setattr(stage1, "_WIDE_DATASETS", wide)
+        monkeypatch.setattr(stage1, "_threads", lambda: threads)
         holm[wide] = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
                                         correction="holm", alternative=alternative, keep=True)
     for field in ("statistic", "pvalue", "pvalue_adjusted", "override"):
@@ -416,7 +420,7 @@ def test_f_decisions_near_the_critical_value_are_the_p_values(alpha):
     # around the critical value: adding t to both folds of a replication leaves the
     # variances alone and makes f a quadratic in t, solved for f = critical exactly,
     # then t moved by up to 50 units in the last place and by 1e-9 to 1e-4 relative.
-    from multitest.pairwise import _BAND, _combined_f_significant, combined_5x2cv_f
+    from multitest.stats._fold_tests import _BAND, _combined_f_significant, combined_5x2cv_f
 
     rng = np.random.default_rng(30)
     base = np.repeat(rng.normal(0.0, 0.02, (40, 5)), 2, axis=1)

@@ -1,4 +1,4 @@
-"""Tests of multitest.outdir: an output folder is one run, never a mix.
+"""Tests of multitest.outputs._transaction: an output folder is one run, never a mix.
 
 Reference for the manifest: sizes from os.stat and SHA-256 from hashlib,
 computed here on the files as found.  Kills are real SIGKILLs of forked
@@ -13,9 +13,9 @@ import time
 
 import pytest
 
-from multitest.errors import OutputError
+from multitest._errors import OutputError
 from helpers import mounted
-from multitest.outdir import JOURNAL, LOCK, MANIFEST, read_run, recover, transaction
+from multitest.outputs._transaction import JOURNAL, LOCK, MANIFEST, read_run, recover, transaction
 
 OLD = {"result.json": "old result", "table.csv": "old table", "only_old.dot": "old figure"}
 NEW = {"result.json": "new result", "table.csv": "new table", "only_new.svg": "new figure"}

@@ -1,4 +1,4 @@
-"""Tests of multitest.output: result.json, the CSV tables and the compact pairwise file."""
+"""Tests of multitest.outputs._outputs: result.json, the CSV tables and the compact pairwise file."""
 import json
 import os
 
@@ -8,10 +8,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from multitest import MultitestError, rank
-from multitest import output
-from multitest.output import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise,
-                              stage_tables, to_dict, write_outputs, write_pairwise_file)
-from multitest.summary import summary_text
+from multitest.outputs import _outputs as output
+from multitest.outputs._outputs import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise, stage_tables, to_dict, write_outputs, write_pairwise_file)
+from multitest.outputs._summary import summary_text
 
 from helpers import make_frame
 
@@ -102,7 +101,7 @@ def test_read_pairwise_checks_the_recomputed_decisions(ranking, tmp_path):
 
 
 def test_pairwise_file_of_a_custom_test_keeps_its_statistics(tmp_path):
-    from multitest.pairwise import register_test
+    from multitest.stats._registry import register_test
     from scipy import stats
 
     @register_test("test-output-welch")

@@ -1,4 +1,4 @@
-"""Tests of multitest.pairwise (stage 1: pairwise tests on per-fold errors).
+"""Tests of multitest.stats._pairwise (stage 1: pairwise tests on per-fold errors).
 
 Every expected value comes from an independent reference named in a comment:
 SciPy's own tests (ttest_rel, wilcoxon, binomtest, f.sf, t.sf), hand computation,
@@ -26,17 +26,13 @@ from hypothesis.extra import numpy as hnp
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
-from multitest import pairwise
-from multitest.errors import MultitestError, UnknownTestError
-from multitest.pairwise import (
-    DEFAULT_TEST,
-    FoldDesign,
-    PairwiseTest,
-    available_tests,
-    get_test,
-    register_test,
-)
-from multitest.signed_rank import EXACT_MAX
+from multitest.stats import _fold_tests as fold_tests
+from multitest.stats import _registry as registry_module
+from multitest._errors import MultitestError, UnknownTestError
+from multitest.stats._registry import DEFAULT_TEST, available_tests, get_test, register_test
+from multitest.stats._entry import PairwiseTest
+from multitest.inputs._design import FoldDesign, parse_test_train_ratio
+from multitest.stats._signed_rank import EXACT_MAX
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -44,15 +40,15 @@ ALTERNATIVES = ["two-sided", "less", "greater"]
 FIVE_BY_TWO = FoldDesign(5, 2)
 BUILTINS = {
     # name: (function, requires_5x2, supports_one_sided)
-    "combined-5x2cv-f": (pairwise.combined_5x2cv_f, True, False),
-    "5x2cv-t": (pairwise.paired_5x2cv_t, True, True),
-    "combined-5x2cv-t": (pairwise.combined_5x2cv_t, True, True),
-    "kfold-t": (pairwise.kfold_t, False, True),
-    "corrected-t": (pairwise.corrected_t, False, True),
-    "wilcoxon": (pairwise.wilcoxon_signed_rank, False, True),
-    "wilcoxon-pratt": (pairwise.wilcoxon_pratt, False, True),
-    "wilcoxon-scipy": (pairwise.wilcoxon_scipy, False, True),
-    "sign": (pairwise.sign_test, False, True),
+    "combined-5x2cv-f": (fold_tests.combined_5x2cv_f, True, False),
+    "5x2cv-t": (fold_tests.paired_5x2cv_t, True, True),
+    "combined-5x2cv-t": (fold_tests.combined_5x2cv_t, True, True),
+    "kfold-t": (fold_tests.kfold_t, False, True),
+    "corrected-t": (fold_tests.corrected_t, False, True),
+    "wilcoxon": (fold_tests.wilcoxon_signed_rank, False, True),
+    "wilcoxon-pratt": (fold_tests.wilcoxon_pratt, False, True),
+    "wilcoxon-scipy": (fold_tests.wilcoxon_scipy, False, True),
+    "sign": (fold_tests.sign_test, False, True),
 }
 T_TESTS = ["5x2cv-t", "combined-5x2cv-t", "kfold-t", "corrected-t"]
 SCIPY_WILCOXON_RULES = tuple(int(x) for x in scipy.__version__.split(".")[:2]) >= (1, 15)
@@ -64,9 +60,9 @@ needs_scipy_115 = pytest.mark.skipif(
 @pytest.fixture
 def registry(monkeypatch):
     """A private copy of the registry and a fresh entry-point cache, restored after."""
-    monkeypatch.setattr(pairwise, "_REGISTRY", dict(pairwise._REGISTRY))
-    monkeypatch.setattr(pairwise, "_ENTRY_POINTS", None)
-    return pairwise._REGISTRY
+    monkeypatch.setattr(registry_module, "_REGISTRY", dict(registry_module._REGISTRY))
+    monkeypatch.setattr(registry_module, "_ENTRY_POINTS", None)
+    return registry_module._REGISTRY
 
 
 @pytest.fixture
@@ -250,7 +246,7 @@ def test_wilcoxon_with_ties_matches_brute_force(alternative, name):
 def test_signed_rank_null_matches_brute_force(n):
     # reference: enumerate all subsets of {1..n} for small n; for larger n, the
     # symmetry and total mass of the distribution
-    cumulative, total = pairwise._signed_rank_counts(n)
+    cumulative, total = fold_tests._signed_rank_counts(n)
     counts = np.diff(cumulative, prepend=0)
     assert total == 2**n and cumulative[-1] == total
     assert_array_equal(counts, counts[::-1])
@@ -541,7 +537,7 @@ def test_register_again_same_definition(registry):
 
 def test_decorator_cleanup_leaves_registry_alone():
     # runs after test_register_decorator: the registry fixture restored the original
-    assert "my-test" not in pairwise._REGISTRY
+    assert "my-test" not in registry_module._REGISTRY
 
 
 def test_module_function_path(registry, tmp_module):
@@ -596,7 +592,7 @@ def test_entry_point_plugin(registry, tmp_module, tmp_path):
             return float(np.sum(np.asarray(a) > np.asarray(b))), 0.5
         """)
     _fake_distribution(tmp_path, "mt_fake_plugin", "fake-sign = mt_fake_plugin:fake_sign\n")
-    assert pairwise._ENTRY_POINTS is None  # not read until an unknown name is asked for
+    assert registry_module._ENTRY_POINTS is None  # not read until an unknown name is asked for
     with pytest.raises(UnknownTestError, match="fake-sign"):  # listed among valid names
         get_test("still-unknown")
     test = get_test("fake-sign")
@@ -619,8 +615,8 @@ def test_broken_entry_point(registry, tmp_path, monkeypatch):
 def test_entry_point_does_not_shadow_builtin(registry, tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     _fake_distribution(tmp_path, "mt_shadow_plugin", "kfold-t = mt_no_such_module:f\n")
-    assert get_test("kfold-t").func is pairwise.kfold_t
-    assert available_tests()["kfold-t"].func is pairwise.kfold_t
+    assert get_test("kfold-t").func is fold_tests.kfold_t
+    assert available_tests()["kfold-t"].func is fold_tests.kfold_t
 
 
 # ------------------------------------------------------ custom tests and validation
@@ -815,10 +811,10 @@ def test_wilcoxon_exact_far_tail_keeps_relative_accuracy():
     # 300 positive untied differences: P(T+ = max) = 2**-300 exactly (one
     # configuration of the signs); with one tie the same holds.
     d = np.arange(1.0, 301.0)[np.newaxis]
-    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    _, p = fold_tests.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
     assert_allclose(p, [2.0**-300], rtol=1e-12)
     d[0, 1] = d[0, 0]
-    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    _, p = fold_tests.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
     assert_allclose(p, [2.0**-300], rtol=1e-12)
 
 
@@ -841,7 +837,7 @@ def test_wilcoxon_exact_limit_is_exact():
     # negative difference of rank 1 gives P(T+ >= max - 1) = 2 / 2**n
     d = np.arange(1.0, EXACT_MAX + 1)[np.newaxis]
     d[0, 0] = -1.0
-    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    _, p = fold_tests.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
     assert_allclose(p, [2.0 * 2.0**-EXACT_MAX], rtol=1e-10)
 
 
@@ -852,14 +848,14 @@ def test_wilcoxon_exact_limit_is_exact():
     ("1/9", 1 / 9), ("100/900", 1 / 9), ((100, 900), 1 / 9), ([1, 4], 0.25), (0.25, 0.25),
     ("0.25", 0.25), (np.float64(0.5), 0.5)])
 def test_parse_test_train_ratio(value, expected):
-    assert pairwise.parse_test_train_ratio(value) == expected
+    assert parse_test_train_ratio(value) == expected
 
 
 @pytest.mark.parametrize("value", ["1/0", "0", "-1/9", "x", "1/2/3", (1, 2, 3), True, "nan",
                                    float("inf"), None, [1, "a"]])
 def test_parse_test_train_ratio_rejects(value):
     with pytest.raises(MultitestError, match="`test_train_ratio` must be"):
-        pairwise.parse_test_train_ratio(value)
+        parse_test_train_ratio(value)
 
 
 @pytest.mark.parametrize("alternative", ALTERNATIVES)
@@ -873,7 +869,7 @@ def test_corrected_t_ratio_matches_hand_computation(alternative):
     for design, ratio in ((FoldDesign(10, 1, test_train_ratio="1/9"), 1 / 9),
                           (FoldDesign(2, 5, test_train_ratio=(200, 800)), 0.25),
                           (FoldDesign(2, 5), 0.25)):
-        t, p = pairwise.corrected_t(a, b, design, alternative=alternative)
+        t, p = fold_tests.corrected_t(a, b, design, alternative=alternative)
         expected = d.mean(axis=1) / np.sqrt((1 / 10 + ratio) * d.var(axis=1, ddof=1))
         assert_allclose(t, expected, rtol=1e-12)
         tail = {"two-sided": 2 * stats.t.sf(np.abs(expected), 9),
@@ -884,7 +880,7 @@ def test_corrected_t_ratio_matches_hand_computation(alternative):
 def test_corrected_t_one_fold_needs_a_ratio():
     a = np.full((1, 10), 0.2)
     with pytest.raises(MultitestError, match="test/train ratio"):
-        pairwise.corrected_t(a, a - 0.01, FoldDesign(10, 1))
+        fold_tests.corrected_t(a, a - 0.01, FoldDesign(10, 1))
 
 
 def test_wilcoxon_pratt_counts_zeros_towards_the_exact_limit():
@@ -894,9 +890,9 @@ def test_wilcoxon_pratt_counts_zeros_towards_the_exact_limit():
     n = EXACT_MAX + 10
     d = np.zeros((1, n))
     d[0, :5] = [.01, .02, .03, .04, .05]
-    _, p = pairwise.wilcoxon_pratt(d, np.zeros_like(d), alternative="greater")
+    _, p = fold_tests.wilcoxon_pratt(d, np.zeros_like(d), alternative="greater")
     ranks = np.arange(n - 4, n + 1, dtype=float)       # zeros take ranks 1 .. n - 5
     z = (ranks.sum() - ranks.sum() / 2) / np.sqrt((ranks**2).sum() / 4)
     assert_allclose(p, [stats.norm.sf(z)], rtol=1e-12)
-    _, p = pairwise.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
+    _, p = fold_tests.wilcoxon_signed_rank(d, np.zeros_like(d), alternative="greater")
     assert p[0] == 2.0**-5                             # exact: 5 non-zero differences

@@ -1,4 +1,4 @@
-"""Tests of multitest.posthoc (Friedman, Nemenyi, pairwise tests, control comparisons)."""
+"""Tests of multitest.stats._posthoc (Friedman, Nemenyi, pairwise tests, control comparisons)."""
 import dataclasses
 import itertools
 import doctest
@@ -12,19 +12,11 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special, stats
 
-import multitest.posthoc
+import multitest.stats._posthoc
 from multitest.cli import main
-from multitest.corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
-from multitest.errors import MultitestError
-from multitest.posthoc import (
-    CONTROL_METHODS,
-    PAIRWISE_METHODS,
-    control_comparisons,
-    critical_difference,
-    friedman,
-    nemenyi,
-    pairwise_over_datasets,
-)
+from multitest.stats._corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
+from multitest._errors import MultitestError
+from multitest.stats._posthoc import (CONTROL_METHODS, PAIRWISE_METHODS, control_comparisons, critical_difference, friedman, nemenyi, pairwise_over_datasets)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Produced by tests/fixtures/posthoc_r.R and corrections_r.R (R 4.2.2).
@@ -504,7 +496,7 @@ def test_posthoc_nemenyi_invalid_alpha_raises():
 # Upper tail of the studentized range (infinite df), the Nemenyi p-value
 # ---------------------------------------------------------------------------
 
-sr_sf = multitest.posthoc._studentized_range_sf
+sr_sf = multitest.stats._posthoc._studentized_range_sf
 
 # P(Q > q) for the range Q of k standard normals, mpmath 1.4.1 at 40 digits:
 #
@@ -605,7 +597,7 @@ def test_posthoc_studentized_range_sf_does_not_depend_on_the_other_q():
 def test_posthoc_studentized_range_sf_is_smooth_across_panels(k):
     # Interpolants of neighbouring panels meet: no step at the panel edges
     # beyond the interpolation error, and P decreases with q.
-    edges = np.arange(1, 100) * multitest.posthoc._SR_PANEL
+    edges = np.arange(1, 100) * multitest.stats._posthoc._SR_PANEL
     below = sr_sf(np.nextafter(edges, 0), k)
     above = sr_sf(edges, k)
     assert_allclose(below, above, rtol=1e-12, atol=1e-15)
@@ -619,7 +611,7 @@ def test_posthoc_studentized_range_sf_matches_direct_quadrature():
     rng = np.random.default_rng(32)
     for k in (3, 50, 1000):
         q = rng.uniform(0.01, 45, 200)
-        direct = np.exp(multitest.posthoc._sr_log_sf_quadrature(q, k))
+        direct = np.exp(multitest.stats._posthoc._sr_log_sf_quadrature(q, k))
         assert_allclose(sr_sf(q, k), direct, rtol=2e-13, atol=1e-15)
 
 
@@ -627,7 +619,7 @@ def test_posthoc_studentized_range_sf_matches_direct_quadrature():
 def test_posthoc_gauss_legendre_rule_is_exact_for_polynomials(n):
     # An n-point rule integrates x^j over [-1, 1] exactly for j < 2n: 2 / (j+1)
     # for even j, 0 for odd j; nodes symmetric.
-    x, w = multitest.posthoc._gauss_legendre(n)
+    x, w = multitest.stats._posthoc._gauss_legendre(n)
     for j in range(0, min(2 * n, 40)):
         expected = 2 / (j + 1) if j % 2 == 0 else 0.0
         assert abs(np.sum(w * x**j) - expected) <= 4e-16 * np.sqrt(n)
@@ -780,7 +772,7 @@ def test_posthoc_pairwise_chunks_do_not_change_results(monkeypatch):
     rng = np.random.default_rng(13)
     scores = _scores(rng, 11, 9, "ties")
     whole = {m: pairwise_over_datasets(scores, m) for m in PAIRWISE_METHODS}
-    monkeypatch.setattr(multitest.posthoc, "_CHUNK_CELLS", 25)  # two pairs per chunk
+    monkeypatch.setattr(multitest.stats._posthoc, "_CHUNK_CELLS", 25)  # two pairs per chunk
     for method in PAIRWISE_METHODS:
         chunked = pairwise_over_datasets(scores, method)
         assert_array_equal(chunked.pvalues, whole[method].pvalues)
@@ -816,14 +808,14 @@ def test_posthoc_signed_ranks_equal_a_plain_ranking(decimals):
     d[5] = np.where(np.arange(37) % 2, 0.5, -0.5)
     d[6, :3] = [5e-324, -5e-324, 1e-310]
     d[7, :6] = [1e300, -1e300, 3.0, -2.0, 2.0, -1e-300]
-    for got, expected in zip(multitest.posthoc._signed_ranks(d), _signed_ranks_by_rankdata(d)):
+    for got, expected in zip(multitest.stats._posthoc._signed_ranks(d), _signed_ranks_by_rankdata(d)):
         assert_array_equal(got, expected)
 
 
 def test_posthoc_signed_rank_matrix_equals_rankdata():
     rng = np.random.default_rng(35)
     d = np.round(rng.normal(0, 1, size=(20, 11)), 1)
-    rank = multitest.posthoc._signed_rank_matrix(d)
+    rank = multitest.stats._posthoc._signed_rank_matrix(d)
     for row, got in zip(d, rank):
         expected = np.zeros(row.size)
         expected[row != 0] = stats.rankdata(np.abs(row[row != 0]))
@@ -887,10 +879,10 @@ def test_posthoc_wilcoxon_exact_equals_sign_flip_enumeration():
 def test_posthoc_wilcoxon_permutation_blocks_do_not_change_results():
     rng = np.random.default_rng(15)
     d = np.round(rng.uniform(-1, 1, size=(9, 8)), 1)
-    rank = multitest.posthoc._signed_rank_matrix(d)
-    r_plus = multitest.posthoc._signed_ranks(d)[0]
-    whole = multitest.posthoc._wilcoxon_permutation(rank, r_plus)
-    assert_array_equal(multitest.posthoc._wilcoxon_permutation(rank, r_plus, block=2), whole)
+    rank = multitest.stats._posthoc._signed_rank_matrix(d)
+    r_plus = multitest.stats._posthoc._signed_ranks(d)[0]
+    whole = multitest.stats._posthoc._wilcoxon_permutation(rank, r_plus)
+    assert_array_equal(multitest.stats._posthoc._wilcoxon_permutation(rank, r_plus, block=2), whole)
 
 
 def test_posthoc_pairwise_large_pool_is_vectorized():
@@ -1026,5 +1018,5 @@ def test_posthoc_control_invalid_input_raises(kwargs, message):
 
 
 def test_posthoc_docstring_examples_run():
-    result = doctest.testmod(multitest.posthoc, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(multitest.stats._posthoc, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

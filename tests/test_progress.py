@@ -1,8 +1,8 @@
-"""Tests of multitest.progress: the progress bars on standard error."""
+"""Tests of multitest._progress: the progress bars on standard error."""
 import io
 
-from multitest import progress as progress_module
-from multitest.progress import Progress, progress
+from multitest import _progress as progress_module
+from multitest._progress import Progress, progress
 
 
 class _Terminal(io.StringIO):

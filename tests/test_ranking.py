@@ -1,4 +1,4 @@
-"""Tests of multitest.ranking: MultiTest and Multi²Test end to end."""
+"""Tests of multitest.engine._ranking: MultiTest and Multi²Test end to end."""
 import io
 
 import numpy as np
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from multitest import MultitestError, UnknownTestError, rank
-from multitest.output import to_dict
+from multitest.outputs._outputs import to_dict
 
 from helpers import make_frame
 

@@ -22,7 +22,7 @@ import pytest
 
 from multitest import example_path, load_profile
 from multitest.cli import main
-from multitest.outdir import JOURNAL, MANIFEST, read_run
+from multitest.outputs._transaction import JOURNAL, MANIFEST, read_run
 
 from helpers import make_frame, mounted
 
@@ -186,11 +186,11 @@ def test_reliability_smaller_rerun_leaves_nothing_of_the_bigger(tmp_path, capsys
 
 
 def test_reliability_large_then_small_removes_the_pairwise_file(tmp_path, capsys, monkeypatch):
-    import multitest.output
+    import multitest.outputs._outputs
 
     base = ["rank", EXAMPLE, "--costs", "training_time"]
     out = str(tmp_path / "out")
-    monkeypatch.setattr(multitest.output, "INLINE_PAIRS_LIMIT", 100)
+    monkeypatch.setattr(multitest.outputs._outputs, "INLINE_PAIRS_LIMIT", 100)
     assert run([*base, "--out", out], capsys)[0] == 0
     assert os.path.exists(os.path.join(out, "pairwise.npz"))
     monkeypatch.undo()

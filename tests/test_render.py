@@ -1,4 +1,4 @@
-"""Figures of every stage (multitest.render): DOT content, layout, files."""
+"""Figures of every stage (multitest.figures._render): DOT content, layout, files."""
 import html
 import itertools
 import re
@@ -11,11 +11,8 @@ import numpy as np
 import pytest
 
 from multitest import load_results, profile_from_order, rank
-from multitest.errors import MultitestError
-from multitest.render import (
-    cd_groups, cd_layout, dataset_stems, figures, ranking_html, render_cd_diagram, render_final,
-    render_override_graph, render_second_pass, render_significance_matrix, render_trace,
-    safe_filename, write_figures)
+from multitest._errors import MultitestError
+from multitest.figures._render import (cd_groups, cd_layout, dataset_stems, figures, ranking_html, render_cd_diagram, render_final, render_override_graph, render_second_pass, render_significance_matrix, render_trace, safe_filename, write_figures)
 
 from helpers import make_frame
 
@@ -389,12 +386,25 @@ def test_file_names_are_safe_and_unique():
     assert len({s.lower() for s in stems}) == len(stems)
 
 
+class _Formatter(dict):
+    def for_type(self, cls, view):
+        self[cls] = view
+
+
 @needs_dot
-def test_jupyter_reprs(ranking):
+def test_jupyter_views(ranking):
+    from types import SimpleNamespace
+
+    from multitest.figures import install_jupyter_views
+
+    formatters = {"text/html": _Formatter(), "image/svg+xml": _Formatter()}
+    install_jupyter_views(SimpleNamespace(display_formatter=SimpleNamespace(
+        formatters=formatters)))
     d = ranking.dataset("optdigits")
-    assert d._repr_svg_().lstrip().startswith("<?xml")
-    assert "second pass" in ranking.second_pass._repr_svg_()
-    page = ranking._repr_html_()
+    svg = formatters["image/svg+xml"]
+    assert svg[type(d)](d).lstrip().startswith("<?xml")
+    assert "second pass" in svg[type(ranking.second_pass)](ranking.second_pass)
+    page = formatters["text/html"][type(ranking)](ranking)
     assert "<svg" in page and "http://" not in page
     assert page.index("1. 5nn") < page.index("2. c45")
     assert ranking_html(ranking) == page
@@ -403,7 +413,7 @@ def test_jupyter_reprs(ranking):
 def test_rendering_never_imported_by_the_engine():
     code = ("import sys, multitest; from multitest import rank, example_results; "
             "rank(example_results(), 'training_time', datasets=['iris', 'wine']); "
-            "print('multitest.render' in sys.modules, 'multitest.report' in sys.modules, "
+            "print('multitest.figures._render' in sys.modules, 'multitest.figures._report' in sys.modules, "
             "'graphviz' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
@@ -431,7 +441,7 @@ def test_score_matrix_input(tmp_path):
 def test_cd_diagram_shows_the_control_band(example):
     # Band of one Bonferroni-Dunn CD either side of the control (Demsar 2006, figure 2).
     from multitest import rank
-    from multitest.render import cd_layout, render_cd_diagram
+    from multitest.figures._render import cd_layout, render_cd_diagram
 
     ranking = rank(example, "training_time", control="5nn")
     c = ranking.control
@@ -488,7 +498,7 @@ def test_cd_diagram_draws_without_graphviz_warnings(L):
 def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
     # The CD diagram sets layout=neato; a figure drawn after it in the same process
     # used to inherit it.  Every file gets its own process.
-    import multitest.render as render
+    import multitest.figures._render as render
 
     calls = []
     real = subprocess.run
@@ -517,7 +527,7 @@ def test_cd_groups_at_a_thousand_algorithms():
 
 @pytest.mark.parametrize("L", [20, 60, 150])
 def test_large_orders_are_tables_in_order(L):
-    from multitest.render import MATRIX_LIMIT, ROW_LIMIT
+    from multitest.figures._render import MATRIX_LIMIT, ROW_LIMIT
 
     names = [f"alg{i:03d}" for i in range(L)]
     r = synthetic_ranking(names, np.linspace(0, -0.2, L), n_datasets=6, seed=1)

@@ -1,4 +1,4 @@
-"""Tests of multitest.results: loading, layouts and validation of per-fold results."""
+"""Tests of multitest.inputs._results: loading, layouts and validation of per-fold results."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -1,4 +1,4 @@
-"""Strictness of multitest.results: what a fast path could misread is refused in one line.
+"""Strictness of multitest.inputs._results: what a fast path could misread is refused in one line.
 
 Every case is run through each reader a file can take: pyarrow's CSV reader (when
 installed), the C reader of pandas, and the text path alone; each must give the
@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 
 from multitest import InputError, load_results
-from multitest import results
+from multitest.inputs import _results as results
 from multitest.cli import main
 
 from helpers import make_frame

@@ -21,8 +21,8 @@ from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from multitest import load_profile, rank  # noqa: E402
 from multitest.cli import main  # noqa: E402
-from multitest.run import run_experiment  # noqa: E402
-from multitest.store import Store  # noqa: E402
+from multitest.run._runner import run_experiment   # noqa: E402
+from multitest.run._store import Store   # noqa: E402
 from run_cluster import dask_cluster  # noqa: E402
 
 EXPERIMENT = """\
@@ -154,16 +154,16 @@ def test_failed_folds_are_recorded_and_their_data_set_left_out(tmp_path, capsys,
                                                                 monkeypatch):
     import io
 
-    import multitest.progress
+    import multitest._progress
 
     bars = []
 
     def drawn(total, label, **options):   # the run's bar, drawn into a string
         options.update(stream=io.StringIO(), enabled=True, delay=0, min_interval=0)
-        bars.append(multitest.progress.Progress(total, label, **options))
+        bars.append(multitest._progress.Progress(total, label, **options))
         return bars[-1]
 
-    monkeypatch.setattr(multitest.progress, "progress", drawn)
+    monkeypatch.setattr(multitest._progress, "progress", drawn)
     path = _experiment(tmp_path, FAILING)
     assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 0
     final = bars[0].stream.getvalue().rsplit("\r\x1b[2K", 1)[-1]

@@ -1,4 +1,4 @@
-"""Tests of multitest.measure and multitest.experiment: one fold, measured; experiment files.
+"""Tests of multitest.run._measure and multitest.run._experiment: one fold, measured; experiment files.
 
 References: scikit-learn's own StratifiedKFold, accuracy_score and pickle (the folds,
 errors and model sizes must equal what they give); known allocations for the peak
@@ -20,8 +20,8 @@ from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from multitest import InputError  # noqa: E402
-from multitest.experiment import load_dataset, load_experiment  # noqa: E402
-from multitest.measure import Task, fold_indices, run_task  # noqa: E402
+from multitest.run._experiment import load_dataset, load_experiment   # noqa: E402
+from multitest.run._measure import Task, fold_indices, run_task   # noqa: E402
 
 IRIS = load_iris(return_X_y=True)
 TESTS = os.path.dirname(__file__)
@@ -103,7 +103,7 @@ def test_a_fit_beyond_the_timeout_is_killed_and_recorded():
 
 
 def test_n_jobs_is_forced_to_one():
-    from multitest.measure import _single_threaded
+    from multitest.run._measure import _single_threaded
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.pipeline import make_pipeline
 
@@ -160,7 +160,7 @@ def test_experiment_errors_name_file_row_and_field(tmp_path, text, where):
 
 
 def test_estimator_and_dataset_errors_are_found_before_running(tmp_path):
-    from multitest.experiment import check_estimators
+    from multitest.run._experiment import check_estimators
 
     path = _write(tmp_path, GOOD.replace("GaussianNB}", "GaussianNB, params: {bogus: 1}}"))
     with pytest.raises(InputError, match=r"row 4, field 'algorithms.nb.params'.*refuses"):
@@ -236,7 +236,7 @@ def _python(code, tmp_path):
 def test_core_imports_and_ranks_without_sklearn_or_dask(tmp_path):
     # The heavy modules are made unimportable (sys.modules[name] = None) in a fresh process.
     code = _BLOCK + textwrap.dedent("""
-        import multitest, multitest.cli, multitest.run, multitest.cost_tables
+        import multitest, multitest.cli, multitest.run._runner, multitest.inputs._cost_tables
         from multitest import rank, example_results
         print(rank(example_results(), {a: i for i, a in enumerate(
             ['5nn', 'c45', 'lnp', 'mlp', 'svr', 'svl', 'sv2', 'mdt'])}).final_order[0])
@@ -262,7 +262,7 @@ def test_run_without_the_extra_is_a_one_line_error(tmp_path):
 
 def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
     from multitest import MultitestError
-    from multitest import run as run_module
+    from multitest.run import _runner as run_module
 
     experiment = _write(tmp_path, GOOD)
     with pytest.raises(MultitestError, match="`workers` must be a positive integer, got 0"):
@@ -302,7 +302,7 @@ def test_peak_memory_of_medium_arrays_when_the_fit_process_is_reused(isolate):
 
 
 def test_the_fit_process_is_reused_for_a_data_set_and_replaced_after_a_timeout():
-    from multitest import measure
+    from multitest.run import _measure as measure
 
     def child():
         return measure._processes[measure._thread_key()].pid
@@ -333,7 +333,7 @@ def test_pickled_size_equals_the_length_of_the_pickle():
     # Reference: len(pickle.dumps(value, protocol=HIGHEST_PROTOCOL)), the definition of the
     # model size; the counter must agree also on the large buffers that protocol 5 streams
     # as PickleBuffer objects (numpy arrays, bytearrays) and on a fitted model.
-    from multitest.measure import pickled_size
+    from multitest.run._measure import pickled_size
 
     model = DecisionTreeClassifier(random_state=0).fit(*IRIS)
     values = [0, "text", np.arange(300_000.0), {"a": np.zeros((400, 400), order="F")},

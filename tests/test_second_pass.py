@@ -1,9 +1,9 @@
-"""Tests of multitest.second_pass: the second-pass rule, gate and prior."""
+"""Tests of multitest.engine._second_pass: the second-pass rule, gate and prior."""
 import numpy as np
 import pytest
 
 from multitest import MultitestError
-from multitest.second_pass import order_by_decisions, second_pass
+from multitest.engine._second_pass import order_by_decisions, second_pass
 
 
 def test_method_example_one():

@@ -2,7 +2,7 @@
 
 References: R's friedman.test (issue 11's worked example, ties_exact_r.R),
 scipy.stats.t for the corrected resampled t by hand, and
-multitest.corrections.adjust_all_pairs (tested against brute force in
+multitest.stats._corrections.adjust_all_pairs (tested against brute force in
 test_corrections.py) for the second-pass corrections.
 """
 import json
@@ -15,10 +15,10 @@ from scipy import stats
 
 from multitest import rank
 from multitest.cli import main
-from multitest.corrections import adjust_all_pairs
-from multitest.errors import MultitestError
-from multitest.posthoc import _rank_tie_terms, friedman
-from multitest.stability import _friedman_pvalues
+from multitest.stats._corrections import adjust_all_pairs
+from multitest._errors import MultitestError
+from multitest.stats._posthoc import _rank_tie_terms, friedman
+from multitest.engine._stability import _friedman_pvalues
 
 from helpers import make_frame
 

@@ -1,0 +1,294 @@
+"""MultiTest on each data set: stage 1, the override graph, the order and the ranks.
+
+The result of each data set is a light :class:`DataSetResult` whose arrays are rows of the
+shared stage-1 table (:class:`~multitest.engine.PairwiseTable`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ._bayesian_stage1 import run_bayesian_tests
+from ._ordering import named_trace
+from ._stage1 import PairwiseTable, run_pairwise_tests
+
+__all__ = ["DataSetResult", "prior_positions", "cost_ties", "multitest_per_dataset"]
+
+
+def prior_positions(keys, names):
+    """Cost position of every algorithm (0 = cheapest) on each data set.
+
+    Parameters
+    ----------
+    keys : ndarray, shape (levels, S, L)
+        Sort keys, primary cost first, then tie-breaking profiles.
+    names : sequence of str
+        Algorithm names: the last tie-break.
+
+    Returns
+    -------
+    prior : ndarray of int, shape (S, L)
+        ``prior[s, i]`` is the algorithm at cost position ``i`` on data set ``s``.
+    """
+    keys = np.asarray(keys, dtype=float)
+    name_rank = np.broadcast_to(np.argsort(np.argsort(np.asarray(names, dtype=object))),
+                                keys.shape[1:])
+    return np.lexsort((name_rank,) + tuple(keys[::-1]), axis=-1)
+
+
+def cost_ties(costs, names):
+    """Groups of algorithms with equal cost, each group sorted by name."""
+    groups = {}
+    for name, cost in zip(names, costs):
+        groups.setdefault(float(cost), []).append(name)
+    return tuple(tuple(sorted(g)) for g in groups.values() if len(g) > 1)
+
+
+@dataclass(frozen=True, eq=False)
+class DataSetResult:
+    """MultiTest on one data set.
+
+    Attributes
+    ----------
+    name : str
+    algorithms : tuple of str
+        Input order.
+    costs : ndarray, shape (L,)
+        Primary normalized cost of each algorithm (input order).
+    prior_order : tuple of str
+        Cheapest first (ties broken by the secondary profile, then by name).
+    cost_ties : tuple of tuple of str
+        Groups of algorithms whose primary cost is equal.
+    order : tuple of str
+        Best first.
+    ranks : dict
+        ``{algorithm: rank}``, 1 = best.  Integers after a pairwise test;
+        average ranks of the values for a score matrix (``tested`` false).
+    tested : bool
+        Whether pairwise tests were run (False for score-matrix input).
+    """
+
+    name: str
+    index: int
+    algorithms: tuple
+    costs: np.ndarray
+    prior_order: tuple
+    cost_ties: tuple
+    order: tuple
+    ranks: dict
+    tested: bool
+    table: PairwiseTable | None
+
+    @property
+    def mean_errors(self):
+        """Mean error of each algorithm, ``{algorithm: float}``."""
+        return dict(zip(self.algorithms, self.table.mean_errors[self.index].tolist()))
+
+    def pairs(self):
+        """Every tested pair, cheaper first, as a list of dicts.
+
+        Keys: ``a`` (cheaper), ``b`` (costlier), ``statistic``, ``pvalue``,
+        ``pvalue_adjusted``, ``mean_error_a``, ``mean_error_b``, ``override``.
+        """
+        if not self.tested:
+            return []
+        t, s = self.table, self.index
+        prior = t.prior[s]
+        means = t.mean_errors[s]
+        cheaper, costlier = prior[t.first], prior[t.second]
+        return [{"a": self.algorithms[a], "b": self.algorithms[b],
+                 "statistic": float(st), "pvalue": float(p), "pvalue_adjusted": float(pa),
+                 "mean_error_a": float(means[a]), "mean_error_b": float(means[b]),
+                 "override": bool(o)}
+                for a, b, st, p, pa, o in zip(cheaper, costlier, t.statistic[s], t.pvalue[s],
+                                              t.pvalue_adjusted[s], t.override[s])]
+
+    def edges(self):
+        """Override edges ``(cheaper, costlier, statistic, pvalue)``; costlier wins."""
+        if not self.tested:
+            return []
+        t, s = self.table, self.index
+        hit = np.flatnonzero(t.override[s])
+        prior = t.prior[s]
+        names = self.algorithms
+        return [(names[a], names[b], st, p) for a, b, st, p in
+                zip(prior[t.first[hit]].tolist(), prior[t.second[hit]].tolist(),
+                    t.statistic[s, hit].tolist(), t.pvalue[s, hit].tolist())]
+
+    def overrides(self):
+        """Override matrix in prior order (see :mod:`multitest.engine._ordering`)."""
+        L = len(self.algorithms)
+        out = np.zeros((L, L), dtype=bool)
+        if self.tested:
+            t = self.table
+            out[t.first, t.second] = t.override[self.index]
+        return out
+
+    def graph(self):
+        """The override graph as a :class:`networkx.DiGraph`.
+
+        Nodes are algorithms in prior order with ``cost``, ``position``,
+        ``mean_error`` and ``rank`` attributes; an edge ``i -> j`` means the
+        costlier ``j`` is significantly better than the cheaper ``i``, with
+        ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``mean_error_from`` and
+        ``mean_error_to`` attributes.
+        """
+        import networkx as nx   # only when a graph object is asked for
+
+        graph = nx.DiGraph(name=self.name)
+        cost = dict(zip(self.algorithms, self.costs.tolist()))
+        means = self.mean_errors
+        for position, name in enumerate(self.prior_order):
+            graph.add_node(name, position=position, cost=cost[name], mean_error=means[name],
+                           rank=self.ranks[name])
+        for pair in self.pairs():
+            if pair["override"]:
+                graph.add_edge(pair["a"], pair["b"], statistic=pair["statistic"],
+                               pvalue=pair["pvalue"], pvalue_adjusted=pair["pvalue_adjusted"],
+                               mean_error_from=pair["mean_error_a"],
+                               mean_error_to=pair["mean_error_b"])
+        return graph
+
+    def __repr__(self):
+        # Short: the dataclass repr would print the arrays of every data set.
+        n_edges = int(self.table.override[self.index].sum()) if self.tested else 0
+        return (f"DataSetResult(name={self.name!r}, order={list(self.order)}, "
+                f"prior_order={list(self.prior_order)}, overrides={n_edges})")
+
+    def trace(self):
+        """Steps of the cost-ordered sort, with algorithm names.
+
+        Returns
+        -------
+        tuple of SortStep
+            Whose ``remaining``, ``candidates`` and ``taken`` are names.
+        """
+        return named_trace(self.overrides(), self.prior_order)
+
+
+def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, design=None):
+    """Run MultiTest on every data set.
+
+    Parameters
+    ----------
+    results : multitest.inputs._results.Results
+    keys : ndarray, shape (levels, S, L)
+        Cost sort keys from :meth:`multitest.inputs._costs.CostProfile.keys`.
+    test : multitest.stats.PairwiseTest or None
+        None for a score matrix: each data set is then ordered by its values.
+    design : multitest.stats.FoldDesign, optional
+        Overrides ``results.design`` (e.g. with a test/train ratio).
+
+    Returns
+    -------
+    tuple of DataSetResult
+    """
+    names = results.algorithms
+    prior = prior_positions(keys, names)
+    tested = results.has_folds
+    if tested:
+        from ..stats._bayesian import is_bayesian, settings_of
+
+        design = results.design if design is None else design
+        table = (run_bayesian_tests(results.errors, prior, design, settings_of(test),
+                                    correction) if is_bayesian(test) else
+                 run_pairwise_tests(results.errors, prior, test, design, alpha=alpha,
+                                    correction=correction, alternative=alternative))
+        # Best first, as algorithm indices: the sort of each data set, all at once.
+        orders = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)
+    else:
+        table = _untested_table(results.errors, prior)
+    ties = _tied_rows(keys[0])
+    out = []
+    # Names of every row at once (one gather and one tolist, not a loop per data set).
+    name_of = np.empty(len(names), dtype=object)
+    name_of[:] = names
+    prior_orders = name_of[prior].tolist()
+    final_orders = name_of[orders].tolist() if tested else None
+    for s, dataset in enumerate(results.datasets):
+        if tested:
+            order = tuple(final_orders[s])
+            ranks = dict(zip(order, range(1, len(order) + 1)))
+        else:
+            from scipy.stats import rankdata   # score matrices only
+
+            values = table.mean_errors[s]
+            average = rankdata(values)
+            cost_position = np.argsort(prior[s])
+            order = tuple(names[a] for a in np.lexsort((cost_position, values)).tolist())
+            ranks = {names[a]: float(average[a]) for a in range(len(names))}
+        out.append(DataSetResult(
+            name=dataset, index=s, algorithms=names, costs=keys[0, s],
+            prior_order=tuple(prior_orders[s]),
+            cost_ties=cost_ties(keys[0, s], names) if ties[s] else (),
+            order=order, ranks=ranks, tested=tested, table=table))
+    return tuple(out)
+
+
+def _tied_rows(costs):
+    """Which data sets have two algorithms of equal primary cost (shape (S,))."""
+    ordered = np.sort(np.asarray(costs, dtype=float), axis=1)
+    return (ordered[:, 1:] == ordered[:, :-1]).any(axis=1)
+
+
+#: Bound on the override matrices held at once by :func:`_cost_ordered_sorts`.
+_SORT_ELEMENTS = 1 << 24
+
+
+def _cost_ordered_sorts(table):
+    """:func:`multitest.engine._ordering.cost_ordered_sort` of every data set, vectorized.
+
+    Returns
+    -------
+    ndarray of int, shape (S, L)
+        Prior positions, best first, for each data set.
+
+    Notes
+    -----
+    The same rule as the heap of :func:`~multitest.engine._ordering.cost_ordered_sort`,
+    stepped for all data sets together: at each step, take on every data set
+    the cheapest remaining node that no remaining node beats, and discount
+    the nodes it beats.  ``L`` steps of ``O(S L)`` array work instead of a
+    Python loop over data sets and nodes.
+    """
+    S, L = table.prior.shape
+    out = np.empty((S, L), dtype=np.intp)
+    # Counts of remaining better nodes fit a small integer (fewer bytes per step);
+    # a taken node gets -1, which no later step lowers to 0 (nothing remaining beats it).
+    count = np.int8 if L < 127 else np.int16 if L < 32767 else np.int32
+    # Two (rows, L, L) arrays at once: the same bytes in all as one bool array of old.
+    rows = max(1, _SORT_ELEMENTS // (2 * L * L * np.dtype(count).itemsize))
+    start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1))))
+    for s0 in range(0, S, rows):
+        s1 = min(S, s0 + rows)
+        n = s1 - s0
+        # beaten[s, i, j]: the costlier j beats the cheaper i (edge i -> j); the
+        # pairs of each cheaper i are contiguous (np.triu_indices order): row copies.
+        beaten = np.zeros((n, L, L), dtype=count)
+        override = table.override[s0:s1]
+        for i in range(L - 1):
+            beaten[:, i, i + 1:] = override[:, start[i]:start[i + 1]]
+        better_remaining = beaten.sum(axis=2, dtype=count)
+        # beats[s * L + j]: the nodes j beats, one contiguous row to take per step.
+        beats = np.ascontiguousarray(beaten.transpose(0, 2, 1)).reshape(n * L, L)
+        del beaten
+        rows_of = np.arange(0, n * L, L)
+        index = np.arange(n)
+        free = np.empty((n, L), dtype=bool)
+        for step in range(L):
+            np.equal(better_remaining, 0, out=free)
+            pick = free.argmax(axis=1)   # the cheapest free node (acyclic: one exists)
+            out[s0:s1, step] = pick
+            better_remaining -= beats.take(rows_of + pick, axis=0)
+            better_remaining[index, pick] = -1
+    return out
+
+
+def _untested_table(errors, prior):
+    mean_errors = errors.mean(axis=2)
+    empty = np.empty((errors.shape[0], 0))
+    return PairwiseTable(prior=prior, first=np.empty(0, int), second=np.empty(0, int),
+                         statistic=empty, pvalue=empty, pvalue_adjusted=empty,
+                         override=empty.astype(bool), mean_errors=mean_errors)

@@ -1,0 +1,342 @@
+"""Multi²Test end to end: :func:`rank` and its :class:`Ranking` result."""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import os
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from ..stats._bayesian import DEFAULT_THRESHOLD, BayesSettings, is_bayesian, with_settings
+from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
+from ..inputs._cost_tables import as_profile, is_cost_table
+from ..inputs._costs import CostProfile, load_profile, profile_from_order
+from .._errors import MultitestError
+from ..stats._registry import DEFAULT_TEST, get_test
+from ..stats._entry import TestFailure
+from ._per_dataset import multitest_per_dataset
+from ..stats._posthoc import FRIEDMAN_TIES, control_comparisons
+from ..inputs._results import Results, load_results
+from ._second_pass import SECOND_PASS_METHODS, second_pass as run_second_pass
+
+__all__ = ["rank", "Ranking", "Settings", "ALTERNATIVES", "CONTROL_METHODS"]
+
+#: ``'greater'``: one-sided tests in the direction "the costlier is better".
+ALTERNATIVES = ("two-sided", "greater")
+CONTROL_METHODS = ("bonferroni-dunn", "holm")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that determined a :class:`Ranking`."""
+
+    test: str
+    alpha: float
+    correction: str
+    alternative: str
+    costs: str
+    second_pass: str
+    posthoc_correction: str
+    friedman_gate: bool
+    control: str | None
+    control_method: str
+    friedman_ties: str = "corrected"
+    test_train_ratio: float | None = None
+    rope: float = 0.0
+    threshold: float = DEFAULT_THRESHOLD
+    seed: int = 0
+
+    def to_dict(self):
+        return asdict(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Ranking:
+    """The result of Multi²Test (MultiTest alone when there is one data set).
+
+    Attributes
+    ----------
+    final_order : tuple of str
+        Best first.
+    datasets : tuple of multitest.engine._per_dataset.DataSetResult
+        MultiTest on each data set.
+    average_ranks : dict
+        ``{algorithm: average rank over data sets}``.
+    friedman : multitest.stats._posthoc.FriedmanResult or None
+        None with a single data set.
+    second_pass : multitest.engine._second_pass.SecondPassResult or None
+        None with a single data set.
+    control : multitest.stats._posthoc.ControlResult or None
+        Comparisons against ``settings.control``, when asked for.
+    settings : Settings
+    profile : multitest.inputs._costs.CostProfile
+    results : multitest.inputs._results.Results
+    notes : tuple of str
+        Everything a reader must know: the gate decision, cost ties, input
+        without folds, a single data set...
+    """
+
+    final_order: tuple
+    datasets: tuple
+    average_ranks: dict
+    friedman: object
+    second_pass: object
+    control: object
+    settings: Settings
+    profile: CostProfile
+    results: Results
+    notes: tuple
+
+    @property
+    def algorithms(self):
+        return self.results.algorithms
+
+    def dataset(self, name):
+        """The :class:`~multitest.engine._per_dataset.DataSetResult` of data set ``name``."""
+        for result in self.datasets:
+            if result.name == name:
+                return result
+        raise MultitestError(f"`name`: no data set {name!r}; data sets are "
+                             f"{', '.join(r.name for r in self.datasets)}")
+
+    def ranks_frame(self):
+        """Per-data-set ranks as a :class:`pandas.DataFrame` (data sets x algorithms)."""
+        return pd.DataFrame([[r.ranks[a] for a in self.algorithms] for r in self.datasets],
+                            index=pd.Index([r.name for r in self.datasets], name="dataset"),
+                            columns=list(self.algorithms))
+
+    def __repr__(self):
+        return (f"Ranking(final_order={list(self.final_order)}, datasets={len(self.datasets)}, "
+                f"test={self.settings.test!r}, alpha={self.settings.alpha})")
+
+
+def resolve_results(results, datasets, algorithms):
+    """A :class:`Results` from a Results, a CSV path or a DataFrame, optionally subset."""
+    if not isinstance(results, Results):
+        if not isinstance(results, (str, os.PathLike, pd.DataFrame)):
+            raise MultitestError("`results` must be a Results, a CSV path or a DataFrame, "
+                                 f"got {type(results).__name__}")
+        results = load_results(results)
+    if datasets is not None and len(datasets) == 0:
+        raise MultitestError("`datasets` names no data set; name at least one or leave it out")
+    if datasets is not None or algorithms is not None:
+        results = results.subset(datasets=datasets, algorithms=algorithms)
+    return results
+
+
+def resolve_profile(costs, results=None):
+    """A :class:`CostProfile` from a profile, a YAML path / bundled name or an order.
+
+    Dicts, data frames, wide CSV tables and ``column:NAME`` (a column of
+    `results`) are read by :func:`multitest.inputs._cost_tables.as_profile`.
+    """
+    if isinstance(costs, CostProfile):
+        return costs
+    if is_cost_table(costs):
+        return as_profile(costs, results)
+    if isinstance(costs, (str, os.PathLike)):
+        return load_profile(costs)
+    if isinstance(costs, (list, tuple)):
+        return profile_from_order(costs)
+    raise MultitestError("`costs` must be a CostProfile, a YAML path or an order (list of "
+                         f"names), got {type(costs).__name__}")
+
+
+def _check_choice(value, allowed, parameter):
+    if value not in allowed:
+        raise MultitestError(f"`{parameter}` must be one of {', '.join(allowed)}, got {value!r}")
+
+
+def _check_settings(alpha, correction, alternative, second_pass_method, posthoc_correction,
+                    control_method):
+    if (not isinstance(alpha, numbers.Real) or isinstance(alpha, bool)
+            or not 0 < float(alpha) < 1):
+        raise MultitestError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}")
+    _check_choice(correction, CORRECTIONS, "correction")
+    _check_choice(alternative, ALTERNATIVES, "alternative")
+    _check_choice(second_pass_method, SECOND_PASS_METHODS, "second_pass")
+    _check_choice(posthoc_correction, PAIRWISE_CORRECTIONS, "posthoc_correction")
+    _check_choice(control_method, CONTROL_METHODS, "control_method")
+
+
+def _check_test(test, results, alternative):
+    if alternative != "two-sided" and not test.supports_one_sided:
+        raise MultitestError(f"`alternative`: test '{test.name}' has no one-sided version; "
+                             "use 'two-sided' or a t-type, wilcoxon or sign test")
+    if test.requires_5x2 and (results.replications, results.folds_per_replication) != (5, 2):
+        raise MultitestError(
+            f"test '{test.name}' needs 5x2 cross-validation (5 replications of 2 folds), but "
+            f"the results have {results.replications} replication(s) of "
+            f"{results.folds_per_replication} fold(s); choose another test (multitest tests)")
+
+
+def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
+         alternative="two-sided", second_pass="nemenyi", posthoc_correction="holm",
+         friedman_gate=True, control=None, control_method="holm", datasets=None,
+         algorithms=None, friedman_ties="corrected", test_train_ratio=None, rope=0.0,
+         threshold=DEFAULT_THRESHOLD, seed=0):
+    """Order algorithms from best to worst by error and cost (Multi²Test).
+
+    Parameters
+    ----------
+    results : Results, str, os.PathLike or pandas.DataFrame
+        Per-fold results (see :func:`multitest.inputs._results.load_results`).
+    costs : CostProfile, str, os.PathLike, dict, pandas.DataFrame or sequence of str
+        A cost profile, a YAML file or bundled profile name, an order
+        (cheapest first), or costs in another form: ``{algorithm: cost}``,
+        ``{data set: {algorithm: cost}}``, a wide DataFrame or CSV table
+        (data sets x algorithms), ``'column:NAME'`` (mean of a column of the
+        results); see :mod:`multitest.inputs._cost_tables`.
+    test : str or callable, default 'combined-5x2cv-f'
+        Pairwise test: a registered name, a ``module:function`` path or a
+        function (see :mod:`multitest.stats`).
+    alpha : float, default 0.05
+        Significance level of every test.
+    correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel'}
+        Correction of the pairwise p-values within one data set.
+    alternative : {'two-sided', 'greater'}
+        ``'greater'``: one-sided p-values for "the costlier is better"
+        (tests that support it).
+    second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign', 'bayesian'}
+        Post-hoc test over data sets (the Wilcoxon tests: exact conditional
+        with zeros dropped, with Pratt's zeros, or scipy's conventions;
+        ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.stats._bayesian`).
+    posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
+'bergmann-hommel', 'none'}
+        Family-wise correction for the Wilcoxon and sign second passes
+        (``'bergmann-hommel'``: at most 10 algorithms).
+    friedman_gate : bool, default True
+        Apply the post-hoc test only when the Friedman test rejects.
+    control : str, optional
+        Also compare every algorithm with this one (Bonferroni–Dunn or Holm).
+    control_method : {'holm', 'bonferroni-dunn'}
+    datasets, algorithms : sequence of str, optional
+        Restrict the analysis to these.
+    friedman_ties : {'corrected', 'uncorrected'}, default 'corrected'
+        Friedman statistic with R's tie correction, or Demšar's uncorrected one.
+    test_train_ratio : float, (n_test, n_train) or str, optional
+        ``n_test / n_train`` for the corrected resampled t test (default
+        ``1/(k - 1)``); e.g. ``"1/9"`` for random subsampling with 10 % test sets.
+    rope : float, default 0
+        Region of practical equivalence ``[-rope, rope]`` (error units) of the
+        Bayesian tests (``test='bayes-correlated-t'``, ``second_pass='bayesian'``).
+    threshold : float, default 0.95
+        A Bayesian test lets the costlier override when P(costlier
+        practically better) >= ``threshold``.
+    seed : int, default 0
+        Seed of the Monte Carlo sampling of the Bayesian signed-rank test.
+
+    Returns
+    -------
+    Ranking
+
+    Raises
+    ------
+    MultitestError
+        On invalid input or settings; the message names the file, row or
+        parameter.
+
+    Examples
+    --------
+    >>> from multitest import rank, example_results
+    >>> ranking = rank(example_results(), "training_time", datasets=["optdigits"])
+    >>> ranking.final_order
+    ('svr', 'svl', 'sv2', '5nn', 'mlp', 'lnp', 'mdt', 'c45')
+    """
+    _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
+                    control_method)
+    _check_choice(friedman_ties, FRIEDMAN_TIES, "friedman_ties")
+    bayes = BayesSettings(rope=rope, threshold=threshold, seed=seed)
+    source = results.source if isinstance(results, Results) else results
+    results = resolve_results(results, datasets, algorithms)
+    profile = resolve_profile(costs, source)
+    keys = profile.keys(results.datasets, results.algorithms)
+    pairwise_test = get_test(test) if results.has_folds else None
+    if pairwise_test is not None:
+        _check_test(pairwise_test, results, alternative)
+        if is_bayesian(pairwise_test):   # it decides with the run's ROPE and threshold
+            pairwise_test = with_settings(pairwise_test, bayes)
+    if (posthoc_correction == "bergmann-hommel" and second_pass != "nemenyi"
+            and results.n_algorithms > BERGMANN_HOMMEL_MAX):
+        raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
+                             f"{BERGMANN_HOMMEL_MAX} algorithms (it enumerates every exhaustive "
+                             f"set of hypotheses); got {results.n_algorithms}; use shaffer")
+    if control is not None and control not in results.algorithms:
+        raise MultitestError(f"`control`: unknown algorithm {control!r}; algorithms are "
+                             f"{', '.join(results.algorithms)}")
+    if control is not None and results.n_datasets < 2:
+        raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
+
+    design = _design(results, pairwise_test, test_train_ratio)
+    try:
+        per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
+                                            correction=correction, alternative=alternative,
+                                            design=design)
+    except TestFailure as exc:
+        raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
+    ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
+    notes = _notes(results, per_dataset, pairwise_test)
+    rho = getattr(per_dataset[0].table, "rho", None)   # the Bayesian correlated t-test
+    if rho is not None:
+        notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
+                     f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
+                     f"better) >= {bayes.threshold:g}")
+    friedman_result = second = control_result = None
+    if results.n_datasets >= 2:
+        mean_errors = per_dataset[0].table.mean_errors
+        friedman_result, second = run_second_pass(
+            ranks, mean_errors, keys, results.algorithms, method=second_pass, alpha=alpha,
+            correction=posthoc_correction, friedman_gate=friedman_gate,
+            friedman_ties=friedman_ties, bayes=bayes)
+        final_order = second.order
+        notes.append(second.gate)
+        if second.cost_ties:
+            notes.append("equal average costs, broken by name: "
+                         + "; ".join(" = ".join(group) for group in second.cost_ties))
+        if control is not None:
+            control_result = control_comparisons(ranks, results.algorithms.index(control),
+                                                 method=control_method, alpha=alpha)
+    else:
+        final_order = per_dataset[0].order
+        notes.append("a single data set: the final order is its MultiTest order; the second "
+                     "pass (Friedman test and post-hoc test over data sets) needs at least two")
+    settings = Settings(
+        test=pairwise_test.name if pairwise_test is not None else "none (score matrix)",
+        alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
+        second_pass=second_pass,
+        posthoc_correction=("none" if second_pass in ("nemenyi", "bayesian")
+                            else posthoc_correction),
+        friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
+        friedman_ties=friedman_ties,
+        test_train_ratio=None if design is None else design.test_train_ratio,
+        rope=bayes.rope, threshold=bayes.threshold, seed=int(seed))
+    return Ranking(final_order=tuple(final_order), datasets=per_dataset,
+                   average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
+                   friedman=friedman_result, second_pass=second, control=control_result,
+                   settings=settings, profile=profile, results=results, notes=tuple(notes))
+
+
+def _design(results, pairwise_test, test_train_ratio):
+    """The fold design of stage 1, with the test/train ratio when one is given."""
+    if test_train_ratio is None:
+        return None
+    if pairwise_test is None or not pairwise_test.uses_design:
+        raise MultitestError("`test_train_ratio` is used by the corrected-t test (and tests "
+                             "with a `design` parameter); choose --test corrected-t")
+    return dataclasses.replace(results.design, test_train_ratio=test_train_ratio)
+
+
+def _notes(results, per_dataset, pairwise_test):
+    notes = []
+    if pairwise_test is None:
+        notes.append("score-matrix input (one value per data set and algorithm): no "
+                     "per-data-set test was possible; stage 1 ranks the values (ties get "
+                     "average ranks)")
+    tied = [f"{r.name}: {' = '.join(group)}" for r in per_dataset for group in r.cost_ties]
+    if tied:
+        shown = "; ".join(tied[:5]) + (f"; ... ({len(tied)} in all)" if len(tied) > 5 else "")
+        notes.append(f"equal costs, broken by the secondary profile or by name: {shown}")
+    return notes

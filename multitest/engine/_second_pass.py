@@ -1,0 +1,303 @@
+"""Multi²Test's second pass: from per-data-set ranks to the final order.
+
+The prior is the average normalized cost over the data sets; an edge
+``i -> j`` (``i`` cheaper) is drawn when the post-hoc test says the pair
+differs and ``j`` is better (lower average rank for Nemenyi, lower median
+difference of mean errors for the Wilcoxon and sign tests); the same
+cost-keyed sort as on one data set gives the final order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..stats._bayesian import BayesSettings, bayesian_posthoc
+from .._errors import MultitestError
+from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
+from ._per_dataset import cost_ties, prior_positions
+from ..stats._posthoc import friedman, nemenyi, pairwise_over_datasets
+
+__all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_decisions",
+           "average_cost_prior", "final_order", "better_matrix"]
+
+#: Post-hoc tests available for the second pass.
+SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign",
+                       "bayesian")
+
+
+@dataclass(frozen=True, eq=False)
+class SecondPassResult:
+    """The second pass of Multi²Test.
+
+    Attributes
+    ----------
+    method : str
+        One of :data:`SECOND_PASS_METHODS`.
+    correction : str
+        Family-wise correction of the post-hoc p-values (``'none'`` for
+        Nemenyi, which is simultaneous by construction).
+    alpha : float
+    applied : bool
+        False when the Friedman gate kept the post-hoc test from running:
+        then there are no edges and the final order is the average-cost order.
+    gate : str
+        One sentence stating the Friedman gate decision.
+    algorithms : tuple of str
+    average_ranks, average_costs : ndarray, shape (L,)
+    prior_order : tuple of str
+        Average-cost order, cheapest first.
+    cost_ties : tuple of tuple of str
+    posthoc : multitest.stats._posthoc.PosthocResult or None
+        The post-hoc test (None when not applied).
+    significant : ndarray of bool, shape (L, L)
+        Pairs found different (all false when not applied).
+    better : ndarray of bool, shape (L, L)
+        ``better[a, b]``: ``a`` is better than ``b`` by the method's criterion.
+    order : tuple of str
+        The final order, best first.
+    """
+
+    method: str
+    correction: str
+    alpha: float
+    applied: bool
+    gate: str
+    algorithms: tuple
+    average_ranks: np.ndarray
+    average_costs: np.ndarray
+    prior_order: tuple
+    cost_ties: tuple
+    posthoc: object
+    significant: np.ndarray
+    better: np.ndarray
+    order: tuple
+
+    @property
+    def critical_difference(self):
+        return None if self.posthoc is None else self.posthoc.critical_difference
+
+    def overrides(self):
+        """Override matrix in prior order."""
+        index = {a: i for i, a in enumerate(self.algorithms)}
+        position_of = np.argsort([index[a] for a in self.prior_order])
+        return overrides_from_decisions(position_of, self.significant, self.better)
+
+    def edges(self):
+        """Override edges ``(cheaper, costlier)`` of the second-pass graph."""
+        i, j = np.nonzero(self.overrides())
+        return _name_pairs(self.prior_order, i, j)
+
+    def significant_pairs(self):
+        """Pairs found different, ``[(a, b)]`` with ``a`` before ``b`` in input order."""
+        i, j = np.nonzero(np.triu(self.significant, k=1))
+        return _name_pairs(self.algorithms, i, j)
+
+    def graph(self):
+        """The second-pass graph as a :class:`networkx.DiGraph`."""
+        import networkx as nx   # only when a graph object is asked for
+
+        graph = nx.DiGraph(name="second pass")
+        index = {a: i for i, a in enumerate(self.algorithms)}
+        for position, name in enumerate(self.prior_order):
+            i = index[name]
+            graph.add_node(name, position=position, average_cost=float(self.average_costs[i]),
+                           average_rank=float(self.average_ranks[i]))
+        pvalues = None if self.posthoc is None else self.posthoc.pvalues
+        for a, b in self.edges():
+            attributes = {} if pvalues is None else {"pvalue": float(pvalues[index[a], index[b]])}
+            graph.add_edge(a, b, **attributes)
+        return graph
+
+    def __repr__(self):
+        # Short: the dataclass repr would print every matrix.
+        return (f"SecondPassResult(method={self.method!r}, applied={self.applied}, "
+                f"order={list(self.order)}, overrides={len(self.edges())})")
+
+    def trace(self):
+        """Steps of the cost-ordered sort, with algorithm names."""
+        return named_trace(self.overrides(), self.prior_order)
+
+
+def order_by_decisions(prior_order, significant_pairs, average_ranks):
+    """The second-pass rule on named inputs (docs/method.md section 5, step 5).
+
+    Parameters
+    ----------
+    prior_order : sequence of str
+        Cheapest first.
+    significant_pairs : iterable of (str, str)
+        Pairs that differ.
+    average_ranks : dict
+        ``{algorithm: average rank}``, lower is better.
+
+    Returns
+    -------
+    order : tuple of str
+        Best first.
+    edges : list of (str, str)
+        ``(cheaper, costlier)`` overrides.
+
+    Examples
+    --------
+    >>> from multitest.engine._second_pass import order_by_decisions
+    >>> order_by_decisions("ABC", [("A", "C"), ("B", "C")], {"A": 2, "B": 3, "C": 1})
+    (('C', 'A', 'B'), [('A', 'C'), ('B', 'C')])
+    """
+    names = tuple(prior_order)
+    index = {a: i for i, a in enumerate(names)}
+    missing = [a for a in names if a not in average_ranks]
+    if missing:
+        raise MultitestError(f"`average_ranks` has no rank for {', '.join(missing)}")
+    significant = np.zeros((len(names),) * 2, dtype=bool)
+    for a, b in significant_pairs:
+        significant[index[a], index[b]] = significant[index[b], index[a]] = True
+    ranks = np.array([average_ranks[a] for a in names], dtype=float)
+    overrides = overrides_from_decisions(np.arange(len(names)), significant,
+                                         ranks[:, None] < ranks[None, :])
+    order = tuple(names[i] for i in cost_ordered_sort(overrides))
+    i, j = np.nonzero(overrides)
+    return order, [(names[a], names[b]) for a, b in zip(i, j)]
+
+
+def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha=0.05,
+                correction="holm", friedman_gate=True, friedman_ties="corrected", bayes=None):
+    """Run the Friedman test, the post-hoc test and the second-pass sort.
+
+    Parameters
+    ----------
+    ranks : ndarray, shape (S, L)
+        Per-data-set ranks (1 = best), S >= 2.
+    mean_errors : ndarray, shape (S, L)
+        Per-data-set mean errors (used by the Wilcoxon and sign tests).
+    keys : ndarray, shape (levels, S, L)
+        Cost sort keys; their averages over data sets give the prior.
+    algorithms : sequence of str
+    method : str
+        One of :data:`SECOND_PASS_METHODS`.
+    alpha : float
+    correction : str
+        Family-wise correction for ``'wilcoxon'`` and ``'sign'``.
+    friedman_gate : bool
+        Apply the post-hoc test only when the Friedman test rejects.  The
+        ``'bayesian'`` method (Bayesian signed-rank test) is never gated.
+    friedman_ties : {'corrected', 'uncorrected'}
+        Tie correction of the Friedman statistic (see :func:`multitest.stats._posthoc.friedman`).
+    bayes : multitest.stats._bayesian.BayesSettings, optional
+        ROPE, threshold, seed and samples of the ``'bayesian'`` method.
+
+    Returns
+    -------
+    friedman : multitest.stats._posthoc.FriedmanResult
+    result : SecondPassResult
+    """
+    if method not in SECOND_PASS_METHODS:
+        raise MultitestError(f"`second_pass` must be one of {', '.join(SECOND_PASS_METHODS)}, "
+                             f"got {method!r}")
+    algorithms = tuple(algorithms)
+    ranks = np.asarray(ranks, dtype=float)
+    fr = friedman(ranks, ties=friedman_ties)
+    average_ranks = ranks.mean(axis=0)
+    average_keys, prior = average_cost_prior(keys, algorithms)
+    applied = fr.pvalue < alpha or not friedman_gate
+    gate = _gate_sentence(fr, alpha, friedman_gate)
+    if method == "bayesian":
+        applied, gate = True, _bayesian_gate_sentence(fr, bayes)
+    L = len(algorithms)
+    if applied:
+        posthoc = (nemenyi(ranks, alpha=alpha) if method == "nemenyi" else
+                   bayesian_posthoc(mean_errors, bayes, alpha) if method == "bayesian" else
+                   pairwise_over_datasets(mean_errors, method=method, correction=correction,
+                                          alpha=alpha))
+        significant = np.asarray(posthoc.significant, dtype=bool)
+    else:
+        posthoc, significant = None, np.zeros((L, L), dtype=bool)
+    better = (posthoc.better > posthoc.better.T if method == "bayesian" else
+              better_matrix(method, average_ranks, mean_errors))
+    order = tuple(algorithms[a] for a in final_order(prior, significant, better))
+    result = SecondPassResult(
+        method=method, correction="none" if method in ("nemenyi", "bayesian") else correction,
+        alpha=alpha,
+        applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
+        average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
+        cost_ties=cost_ties(average_keys[0], algorithms), posthoc=posthoc,
+        significant=significant, better=better, order=order)
+    return fr, result
+
+
+def average_cost_prior(keys, algorithms):
+    """The second-pass prior: cost keys averaged over the data sets.
+
+    Parameters
+    ----------
+    keys : array_like, shape (levels, S, L)
+    algorithms : sequence of str
+
+    Returns
+    -------
+    average_keys : ndarray, shape (levels, L)
+    prior : ndarray of int, shape (L,)
+        The algorithm at each average-cost position, cheapest first.
+    """
+    average_keys = np.asarray(keys, dtype=float).mean(axis=1)
+    return average_keys, prior_positions(average_keys[:, None, :], algorithms)[0]
+
+
+def final_order(prior, significant, better):
+    """Algorithm indices, best first, from the post-hoc decisions (step 5).
+
+    Parameters
+    ----------
+    prior : ndarray of int, shape (L,)
+        From :func:`average_cost_prior`.
+    significant, better : ndarray of bool, shape (L, L)
+        The pairs found different; ``better[a, b]``: ``a`` beats ``b``.
+    """
+    overrides = overrides_from_decisions(np.argsort(prior), significant, better)
+    return prior[cost_ordered_sort(overrides)]
+
+
+def better_matrix(method, average_ranks, mean_errors):
+    """``better[a, b]``: ``a`` beats ``b`` by the method's criterion (see module doc)."""
+    if method == "nemenyi":
+        return average_ranks[:, None] < average_ranks[None, :]
+    # Direction of a paired test over data sets: the median difference of mean
+    # errors, the mean difference when the median is zero.  Row by row, so that
+    # no (S, L, L) array is ever held.
+    mean_errors = np.asarray(mean_errors, dtype=float)
+    better = np.zeros((mean_errors.shape[1],) * 2, dtype=bool)
+    for a in range(mean_errors.shape[1]):
+        differences = mean_errors[:, [a]] - mean_errors
+        median = np.median(differences, axis=0)
+        better[a] = np.where(median != 0, median, differences.mean(axis=0)) < 0
+    return better
+
+
+_TIES_WORDS = {"corrected": "tie-corrected", "uncorrected": "without tie correction"}
+
+
+def _bayesian_gate_sentence(fr, bayes):
+    bayes = BayesSettings() if bayes is None else bayes
+    return (f"Friedman test chi2={fr.statistic:.4g}, p={fr.pvalue:.4g} (reported, not a gate): "
+            f"the Bayesian signed-rank test (rope={bayes.rope:g}) is applied to every pair; a "
+            f"costlier algorithm overrides when P(practically better) >= {bayes.threshold:g}.")
+
+
+def _gate_sentence(fr, alpha, friedman_gate):
+    verdict = "rejects" if fr.pvalue < alpha else "does not reject"
+    text = (f"Friedman test {verdict} equal average ranks at alpha={alpha:g} "
+            f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, p={fr.pvalue:.4g})")
+    if fr.all_tied:
+        text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
+    if not friedman_gate:
+        return text + "; gate off: the post-hoc test is applied regardless."
+    if fr.pvalue < alpha:
+        return text + ": the post-hoc test is applied."
+    return text + ": the post-hoc test is not applied; the final order is the average-cost order."
+
+
+def _name_pairs(names, i, j):
+    """``[(names[i[k]], names[j[k]])]``, built column-wise (hundreds of thousands of pairs)."""
+    names = np.asarray(names, dtype=object)
+    return list(zip(names[i].tolist(), names[j].tolist()))

@@ -1,0 +1,457 @@
+"""Stability of the final order (docs/method.md section 6).
+
+Three questions a reader of a Multi²Test order asks, answered by one call to
+:func:`stability`:
+
+- **Resampling the data sets.**  The data sets are drawn with replacement
+  ``n_bootstrap`` times (seeded); each resample gets its own second pass
+  (Friedman gate, post-hoc test, average-cost prior, cost-keyed sort).  For
+  every algorithm: the probability of each final position and of being first.
+- **The significance level.**  The final order for each α of a grid (the
+  whole analysis, per-data-set tests included, is rerun at that α).
+- **The cost profile.**  The final order under several cost profiles, side by
+  side.
+
+MultiTest on one data set does not depend on which other data sets are in the
+analysis, so the per-data-set ranks are computed once and every resample only
+indexes rows of the ``(S, L)`` rank and mean-error matrices and of the
+``(levels, S, L)`` cost keys.  The Nemenyi second pass needs just the average
+ranks and the critical difference, which depends on ``L``, ``S`` and α alone,
+so no quantile is computed inside the loop; the result is the same as
+:func:`multitest.engine._second_pass.second_pass` on the resampled rows.
+
+Computation only: the text table is here, the heat map and the HTML page are
+in :mod:`multitest.figures._stability`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+import os
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from ..inputs._costs import CostProfile
+from .._errors import MultitestError
+from ..stats._posthoc import (_friedman_statistics, _rank_tie_terms, critical_difference, pairwise_over_datasets)
+from ._ranking import resolve_profile, resolve_results, rank
+from ._second_pass import average_cost_prior, better_matrix, final_order
+
+__all__ = ["StabilityResult", "stability", "stability_text", "stability_to_dict",
+           "DEFAULT_ALPHAS", "DEFAULT_N_BOOTSTRAP"]
+
+DEFAULT_N_BOOTSTRAP = 1000
+DEFAULT_ALPHAS = (0.01, 0.05, 0.10)
+
+#: Options of :func:`multitest.rank` that :func:`stability` passes on.
+RANK_OPTIONS = tuple(name for name in inspect.signature(rank).parameters
+                     if name not in ("results", "costs"))
+
+# How many of the most frequent resampled orders the text and JSON list.
+_TOP_ORDERS = 5
+
+
+@dataclass(frozen=True, eq=False)
+class StabilityResult:
+    """How stable a Multi²Test order is.
+
+    Attributes
+    ----------
+    algorithms : tuple of str
+        Input order: the rows of `position_probability`.
+    n_bootstrap : int
+        Number of bootstrap resamples of the data sets.
+    seed : int
+        Seed of :func:`numpy.random.default_rng` that drew them.
+    n_datasets : int
+        Data sets in the analysis (and in every resample).
+    reference_order : tuple of str
+        The final order on the data as given, best first.
+    position_probability : ndarray, shape (L, L)
+        ``[a, p]``: fraction of resamples in which ``algorithms[a]`` is at
+        final position ``p`` (0 = first).  Rows and columns sum to 1.
+    first_probability : dict
+        ``{algorithm: fraction of resamples in which it is first}``.
+    mean_position : dict
+        ``{algorithm: mean final position over resamples}``, 1 = first.
+    reference_frequency : float
+        Fraction of resamples whose whole final order is `reference_order`.
+    order_frequencies : tuple of (tuple of str, float)
+        Every final order met in the resamples with its frequency, most
+        frequent first (ties in the order of first appearance).
+    posthoc_fraction : float
+        Fraction of resamples in which the post-hoc test was applied (the
+        Friedman test rejected, or the gate was off); in the others the final
+        order is the average-cost order.
+    alphas : tuple of float
+        The α grid, ascending.
+    orders_by_alpha : dict
+        ``{alpha: final order}`` on the data as given, with the reference cost
+        profile and every other setting unchanged.
+    profiles : tuple of str
+        Names of the profiles compared (as in ``CostProfile.name``).
+    orders_by_profile : dict
+        ``{profile name: final order}`` at the reference α.
+    settings : dict
+        Every setting of the reference analysis (``Ranking.settings``) plus
+        ``n_bootstrap``, ``seed``, ``n_datasets``, ``n_algorithms``.
+    """
+
+    algorithms: tuple
+    n_bootstrap: int
+    seed: int
+    n_datasets: int
+    reference_order: tuple
+    position_probability: np.ndarray
+    first_probability: dict
+    mean_position: dict
+    reference_frequency: float
+    order_frequencies: tuple
+    posthoc_fraction: float
+    alphas: tuple
+    orders_by_alpha: dict
+    profiles: tuple
+    orders_by_profile: dict
+    settings: dict
+
+    def position_frame(self):
+        """`position_probability` as a :class:`pandas.DataFrame`.
+
+        Rows are algorithms in reference order (best first), columns the
+        final positions 1..L.
+        """
+        index = {a: i for i, a in enumerate(self.algorithms)}
+        rows = [index[a] for a in self.reference_order]
+        L = len(self.algorithms)
+        return pd.DataFrame(self.position_probability[rows],
+                            index=pd.Index(self.reference_order, name="algorithm"),
+                            columns=pd.Index(range(1, L + 1), name="position"))
+
+    def __repr__(self):
+        first = max(self.first_probability, key=self.first_probability.get)
+        return (f"StabilityResult(reference_order={list(self.reference_order)}, "
+                f"n_bootstrap={self.n_bootstrap}, seed={self.seed}, "
+                f"most_often_first={first!r} ({self.first_probability[first]:.3f}))")
+
+
+# -- validation ----------------------------------------------------------------
+
+def _iv_stability(n_bootstrap, seed, alphas, profiles, rank_options):
+    if (isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral)
+            or n_bootstrap < 1):
+        raise MultitestError(f"`n_bootstrap` must be an integer >= 1, got {n_bootstrap!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise MultitestError(f"`seed` must be an integer >= 0, got {seed!r}")
+    if isinstance(alphas, numbers.Real):
+        alphas = (alphas,)
+    try:
+        alphas = tuple(alphas)
+    except TypeError:
+        raise MultitestError(f"`alphas` must be a sequence of numbers in (0, 1), "
+                             f"got {alphas!r}") from None
+    for a in alphas:
+        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < float(a) < 1:
+            raise MultitestError(f"`alphas` must hold numbers strictly between 0 and 1, "
+                                 f"got {a!r}")
+    alphas = tuple(sorted({float(a) for a in alphas}))
+    if isinstance(profiles, (str, os.PathLike, CostProfile)):
+        profiles = (profiles,)
+    try:
+        profiles = tuple(profiles)
+    except TypeError:
+        raise MultitestError("`profiles` must be a sequence of cost profiles (names, YAML "
+                             f"paths or CostProfile), got {profiles!r}") from None
+    unknown = [k for k in rank_options if k not in RANK_OPTIONS]
+    if unknown:
+        raise MultitestError(f"unknown option `{unknown[0]}`; options passed on to rank() are "
+                             f"{', '.join(RANK_OPTIONS)}")
+    return int(n_bootstrap), int(seed), alphas, profiles
+
+
+# -- the bootstrap ---------------------------------------------------------------
+
+def _friedman_pvalues(sums, n_datasets, n_algorithms, tie_terms):
+    """Friedman p-values from column rank sums, shape (B, L) -> (B,).
+
+    The arithmetic of :func:`multitest.stats._posthoc.friedman` (the same helper),
+    vectorized over resamples; `tie_terms` (B,) is each resample's
+    ``sum (t^3 - t)``, zeros for the uncorrected statistic.
+    """
+    chi2, _ = _friedman_statistics(sums, n_datasets, tie_terms)
+    return stats.chi2.sf(chi2, n_algorithms - 1)
+
+
+def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, alpha,
+                      correction, friedman_gate, friedman_ties="corrected"):
+    """Final order (algorithm indices, best first) of every resample.
+
+    Equivalent to :func:`multitest.engine._second_pass.second_pass` on
+    ``ranks[idx], mean_errors[idx], keys[:, idx]`` for each row ``idx`` of
+    ``draws``, without building result objects.
+
+    Returns
+    -------
+    orders : ndarray of int, shape (B, L)
+    applied : ndarray of bool, shape (B,)
+        Whether the post-hoc test was applied.
+    """
+    B, S = draws.shape
+    L = len(algorithms)
+    sums = np.stack([ranks[idx].sum(axis=0) for idx in draws])
+    row_ties = _rank_tie_terms(ranks) if friedman_ties == "corrected" else np.zeros(S)
+    applied = (_friedman_pvalues(sums, S, L, row_ties[draws].sum(axis=1)) < alpha
+               ) | (not friedman_gate)
+    cd = critical_difference(L, S, alpha) if method == "nemenyi" else None
+    nothing = np.zeros((L, L), dtype=bool)
+    orders = np.empty((B, L), dtype=np.intp)
+    for b, idx in enumerate(draws):
+        _, prior = average_cost_prior(keys[:, idx, :], algorithms)
+        if method == "nemenyi":
+            average_ranks = sums[b] / S
+            better = average_ranks[:, None] < average_ranks[None, :]
+            significant = (np.abs(average_ranks[:, None] - average_ranks[None, :]) >= cd
+                           if applied[b] else nothing)
+        else:
+            errors = mean_errors[idx]
+            better = better_matrix(method, None, errors)
+            significant = (pairwise_over_datasets(errors, method=method, correction=correction,
+                                                  alpha=alpha).significant
+                           if applied[b] else nothing)
+        orders[b] = final_order(prior, significant, better)
+    return orders, applied
+
+
+def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
+              alphas=DEFAULT_ALPHAS, profiles=(), **rank_options):
+    """How stable the final order is under resampling, α and the cost profile.
+
+    Parameters
+    ----------
+    results : Results, str, os.PathLike or pandas.DataFrame
+        Per-fold results, as for :func:`multitest.rank`; at least 2 data sets.
+    costs : CostProfile, str, os.PathLike or sequence of str
+        The reference cost profile, as for :func:`multitest.rank`.
+    n_bootstrap : int, default 1000
+        Number of resamples of the data sets (with replacement, S of S).
+    seed : int, default 0
+        Seed of :func:`numpy.random.default_rng`; the same seed gives the same
+        result.
+    alphas : sequence of float, default (0.01, 0.05, 0.10)
+        α grid for :attr:`StabilityResult.orders_by_alpha` (sorted, duplicates
+        dropped).  The bootstrap uses the reference α (``alpha``, default 0.05).
+    profiles : sequence of (str, os.PathLike or CostProfile), default ()
+        Cost profiles to compare with the reference one: bundled names, YAML
+        paths, profiles, or orders (lists of names; give each a distinct name
+        with :func:`multitest.profile_from_order`).  Results are keyed by
+        ``CostProfile.name``, which must be unique.
+    **rank_options
+        Every other option of :func:`multitest.rank` (``test``, ``alpha``,
+        ``correction``, ``alternative``, ``second_pass``,
+        ``posthoc_correction``, ``friedman_gate``, ``datasets``,
+        ``algorithms``...), used by every analysis.
+
+    Returns
+    -------
+    StabilityResult
+
+    Raises
+    ------
+    MultitestError
+        On an invalid parameter (the message names it), fewer than 2 data
+        sets, or anything :func:`multitest.rank` rejects.
+
+    Notes
+    -----
+    A resample contains some data sets several times; each copy counts as a
+    data set in the Friedman test, the post-hoc test and the average costs,
+    which is the usual bootstrap over data sets.  Per-data-set MultiTest
+    results do not change with the resample, so they are computed once.
+
+    Examples
+    --------
+    >>> from multitest import example_results
+    >>> from multitest.engine._stability import stability
+    >>> result = stability(example_results(), "training_time", n_bootstrap=200)
+    >>> result.reference_order[0], result.position_frame().sum(axis=1).round(6).unique()
+    ('5nn', array([1.]))
+    """
+    n_bootstrap, seed, alphas, profiles = _iv_stability(n_bootstrap, seed, alphas, profiles,
+                                                        rank_options)
+    resolved = resolve_results(results, rank_options.pop("datasets", None),
+                                rank_options.pop("algorithms", None))
+    if resolved.n_datasets < 2:
+        raise MultitestError(f"`results`: stability resamples the data sets and needs at least "
+                             f"2, got {resolved.n_datasets}")
+    if rank_options.get("second_pass") == "bayesian":
+        raise MultitestError("`second_pass`: the stability bootstrap does not support the "
+                             "'bayesian' second pass (a Monte Carlo test per resample); use "
+                             "nemenyi, wilcoxon or sign")
+    profile = resolve_profile(costs)
+    reference = rank(resolved, profile, **rank_options)
+    settings = reference.settings
+
+    algorithms = resolved.algorithms
+    S, L = resolved.n_datasets, resolved.n_algorithms
+    ranks = reference.ranks_frame().to_numpy(dtype=float)
+    mean_errors = np.asarray(reference.datasets[0].table.mean_errors, dtype=float)
+    keys = profile.keys(resolved.datasets, algorithms)
+    draws = np.random.default_rng(seed).integers(0, S, size=(n_bootstrap, S))
+    orders, applied = _bootstrap_orders(
+        ranks, mean_errors, keys, algorithms, draws, method=settings.second_pass,
+        alpha=settings.alpha, correction=settings.posthoc_correction,
+        friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties)
+
+    counts = np.zeros((L, L))
+    np.add.at(counts, (orders, np.broadcast_to(np.arange(L), orders.shape)), 1)
+    probability = counts / n_bootstrap
+    probability.setflags(write=False)
+    frequencies = Counter(tuple(algorithms[i] for i in row) for row in orders.tolist())
+    ordered = sorted(frequencies.items(), key=lambda item: -item[1])  # stable: first seen first
+
+    orders_by_alpha = {a: (reference.final_order if a == settings.alpha else
+                           rank(resolved, profile, **dict(rank_options, alpha=a)).final_order)
+                       for a in alphas}
+    orders_by_profile = {}
+    for item in profiles:
+        other = resolve_profile(item)
+        if other.name in orders_by_profile:
+            raise MultitestError(f"`profiles`: two profiles are named {other.name!r}")
+        orders_by_profile[other.name] = rank(resolved, other, **rank_options).final_order
+
+    return StabilityResult(
+        algorithms=algorithms, n_bootstrap=n_bootstrap, seed=seed, n_datasets=S,
+        reference_order=tuple(reference.final_order), position_probability=probability,
+        first_probability={a: float(probability[i, 0]) for i, a in enumerate(algorithms)},
+        mean_position={a: float(probability[i] @ np.arange(1, L + 1))
+                       for i, a in enumerate(algorithms)},
+        reference_frequency=frequencies.get(tuple(reference.final_order), 0) / n_bootstrap,
+        order_frequencies=tuple((order, count / n_bootstrap) for order, count in ordered),
+        posthoc_fraction=float(applied.mean()),
+        alphas=alphas, orders_by_alpha=orders_by_alpha,
+        profiles=tuple(orders_by_profile), orders_by_profile=orders_by_profile,
+        settings=dict(settings.to_dict(), n_bootstrap=n_bootstrap, seed=seed, n_datasets=S,
+                      n_algorithms=L))
+
+
+# -- text and JSON ---------------------------------------------------------------
+
+def _probability_text(p):
+    """Three decimals; '.' for never, '1' for always."""
+    if p == 0:
+        return "."
+    if p == 1:
+        return "1"
+    return f"{p:.3f}"
+
+
+def _table(header, rows, align):
+    """Plain-text table; ``align`` has one letter per column, ``'l'`` or ``'r'``."""
+    cells = [list(map(str, header))] + [list(map(str, row)) for row in rows]
+    widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
+    lines = []
+    for n, row in enumerate(cells):
+        lines.append("  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
+                               for cell, w, a in zip(row, widths, align)).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def _alpha_label(alpha):
+    return f"alpha={alpha:g}"
+
+
+def orders_columns(result):
+    """Columns of the side-by-side orders table: ``[(label, order)]``.
+
+    The reference analysis first, then the α grid, then the cost profiles.
+    """
+    s = result.settings
+    columns = [(f"reference ({s['costs']}, alpha={s['alpha']:g})", result.reference_order)]
+    columns += [(_alpha_label(a), result.orders_by_alpha[a]) for a in result.alphas]
+    columns += [(name, result.orders_by_profile[name]) for name in result.profiles]
+    return columns
+
+
+def summary_lines(result):
+    """Sentences describing the run, shared by the text and the HTML report."""
+    s = result.settings
+    return [
+        f"{result.n_bootstrap} bootstrap resamples of the {result.n_datasets} data sets "
+        f"(with replacement, seed {result.seed}); {len(result.algorithms)} algorithms.",
+        f"Test {s['test']}, alpha={s['alpha']:g}, correction {s['correction']}, cost profile "
+        f"{s['costs']}, second pass {s['second_pass']}"
+        + ("" if s["friedman_gate"] else " (Friedman gate off)") + ".",
+        f"The post-hoc test was applied in {result.posthoc_fraction:.1%} of the resamples "
+        "(elsewhere the Friedman test did not reject and the final order is the "
+        "average-cost order).",
+        f"The reference order came out in {result.reference_frequency:.1%} of the resamples.",
+    ]
+
+
+def stability_text(result):
+    """Readable plain-text tables of a :class:`StabilityResult` (for the CLI)."""
+    L = len(result.algorithms)
+    index = {a: i for i, a in enumerate(result.algorithms)}
+    out = ["Stability of the final order", ""] + summary_lines(result) + [""]
+
+    out.append("Probability of each final position (rows in reference order; '.' = never)")
+    header = ["algorithm", "ref", "P(first)", "mean pos"] + [str(p) for p in range(1, L + 1)]
+    rows = []
+    for position, name in enumerate(result.reference_order, start=1):
+        row = result.position_probability[index[name]]
+        rows.append([name, position, _probability_text(row[0]),
+                     f"{result.mean_position[name]:.2f}"] + [_probability_text(p) for p in row])
+    out += [_table(header, rows, "l" + "r" * (len(header) - 1)), ""]
+
+    shown = result.order_frequencies[:_TOP_ORDERS]
+    out.append(f"Most frequent final orders ({len(result.order_frequencies)} distinct)")
+    out += [_table(["frequency", "order"],
+                   [[f"{f:.3f}", " > ".join(order)] for order, f in shown], "rl"), ""]
+
+    columns = orders_columns(result)
+    out.append("Final order by significance level and by cost profile (on the data as given)")
+    out.append(_table(["position"] + [label for label, _ in columns],
+                      [[p + 1] + [order[p] for _, order in columns] for p in range(L)],
+                      "r" + "l" * len(columns)))
+    return "\n".join(out) + "\n"
+
+
+def stability_to_dict(result, top_orders=None):
+    """A JSON-ready dictionary of a :class:`StabilityResult`.
+
+    Parameters
+    ----------
+    top_orders : int, optional
+        List only this many of the most frequent resampled orders (all by
+        default).
+    """
+    frequencies = result.order_frequencies
+    if top_orders is not None:
+        frequencies = frequencies[:top_orders]
+    return {
+        "reference_order": list(result.reference_order),
+        "n_bootstrap": result.n_bootstrap,
+        "seed": result.seed,
+        "n_datasets": result.n_datasets,
+        "algorithms": list(result.algorithms),
+        "position_probability": {a: result.position_probability[i].tolist()
+                                 for i, a in enumerate(result.algorithms)},
+        "first_probability": dict(result.first_probability),
+        "mean_position": dict(result.mean_position),
+        "reference_frequency": result.reference_frequency,
+        "posthoc_fraction": result.posthoc_fraction,
+        "distinct_orders": len(result.order_frequencies),
+        "order_frequencies": [{"order": list(order), "frequency": f}
+                              for order, f in frequencies],
+        "alphas": list(result.alphas),
+        "orders_by_alpha": {f"{a:g}": list(result.orders_by_alpha[a]) for a in result.alphas},
+        "profiles": list(result.profiles),
+        "orders_by_profile": {p: list(result.orders_by_profile[p]) for p in result.profiles},
+        "settings": dict(result.settings),
+    }

@@ -1,0 +1,423 @@
+"""One self-contained HTML report of a :class:`~multitest.engine._ranking.Ranking`.
+
+:func:`write_report` writes ``report.html``: the final order first, then every
+stage (second pass, Nemenyi stage, Friedman test and gate decision, each data
+set with its override graph, sort trace, pairwise table and order), the
+settings and the notes.  Figures are inline SVG (rendered by Graphviz
+``dot``; without it their DOT source is shown instead), styles are inline,
+there are no scripts and no external URL of any kind, so the file opens
+anywhere, offline, and can be mailed as is.
+
+The report scales with the data: the figures choose their drawing by size
+(:mod:`multitest.figures._render`), long pair lists are tables, and above
+:data:`INLINE_DATASETS_LIMIT` data sets each data set gets a page of its own
+(``report_datasets/<data set>.html``, as self-contained as the report, linked
+from its index), and also above :data:`INLINE_REPORT_PAIRS` pairwise results,
+so that ``report.html`` stays small and opens quickly.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import uuid
+
+from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
+from ._render import dataset_stems, dot_available, figures, inline_svg, render_svgs
+from ._bayes import bayes_section_html
+
+__all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
+           "DATASET_PAGES"]
+
+#: A data set's pairwise table lists at most this many pairs (all are in pairwise.csv).
+PAIRWISE_ROWS_LIMIT = 1000
+
+#: Up to this many data sets their sections are in report.html; above, a page each.
+INLINE_DATASETS_LIMIT = 50
+
+#: ... and up to this many pairwise results in all (their tables are most of the bytes).
+INLINE_REPORT_PAIRS = 5000
+
+#: Folder, next to report.html, of the per-data-set pages.
+DATASET_PAGES = "report_datasets"
+
+#: Lists of up to this many pairs are printed as text; longer ones as tables.
+PAIRS_AS_TEXT = 12
+
+_CSS = """
+body{font-family:Helvetica,Arial,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
+color:#222;line-height:1.4}
+h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #1f6fb4;padding-bottom:.2em;
+margin-top:2em}h3{margin-top:1.6em}
+table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
+th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
+th{background:#eef3f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.override td{background:#fbe3dc}
+figure{margin:1em 0;overflow-x:auto}figure svg{max-width:100%;height:auto}
+figcaption{font-size:.85em;color:#555}
+ol.final{font-size:1.15em}ol.final li:first-child{font-weight:bold}
+nav ul.sets{columns:4;font-size:.9em}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;
+font-size:.8em}
+.note{color:#7a4b00;background:#fff6e0;padding:.4em .8em;border-left:4px solid #e0a000}
+.gate{font-weight:bold}
+.small{font-size:.85em;color:#555}
+"""
+
+
+def _e(value):
+    return html.escape(str(value), quote=True)
+
+
+def _p(value):
+    value = float(value)
+    return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
+
+
+def _g(value, digits=4):
+    return f"{float(value):.{digits}g}"
+
+
+def _table(header, rows, row_classes=None, numeric=()):
+    out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header)
+           + "</tr></thead><tbody>"]
+    for k, row in enumerate(rows):
+        cls = f' class="{row_classes[k]}"' if row_classes and row_classes[k] else ""
+        cells = "".join(f'<td class="num">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>"
+                        for i, c in enumerate(row))
+        out.append(f"<tr{cls}>{cells}</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _pairs_html(rows, header, joiner, where):
+    """Pairs ``(a, b, p-value text)``: ``(sentence end, block)``.
+
+    Few pairs are listed in the sentence; many go to a collapsible table (its
+    first :data:`PAIRWISE_ROWS_LIMIT` rows; ``where`` names the file with all).
+    """
+    if not rows:
+        return "none.", ""
+    if len(rows) <= PAIRS_AS_TEXT:
+        return _e(", ".join(f"{a} {joiner} {b}" for a, b, _ in rows)) + ".", ""
+    shown = rows[:PAIRWISE_ROWS_LIMIT]
+    cut = ("" if len(shown) == len(rows) else
+           f"<p>First {len(shown)} of {len(rows)} pairs shown; all are in {_e(where)}.</p>")
+    return (f"{len(rows)} pairs (table below).",
+            f"<details><summary>the {len(rows)} pairs</summary>"
+            + _table(header, shown, numeric={2}) + cut + "</details>")
+
+
+class _Figures:
+    """SVG (or DOT, without Graphviz) of every figure, keyed by file stem."""
+
+    def __init__(self, ranking):
+        self.graphs = figures(ranking)
+        self.sources = {stem: g.source for stem, g in self.graphs.items()}
+        self.svgs = render_svgs(self.sources) if dot_available() else None
+
+    def html(self, stem, caption):
+        svg = None if self.svgs is None else self.svgs.get(stem)
+        if svg is not None:
+            body = inline_svg(svg)
+        else:
+            reason = ("Graphviz 'dot' was not found when this report was written"
+                      if self.svgs is None else "Graphviz 'dot' failed on this figure")
+            body = (f'<p class="note">{reason}: the figure is given as its DOT source '
+                    f"(render it with <code>dot -Tsvg</code>).</p><pre>{_e(self.sources[stem])}"
+                    "</pre>")
+        return (f'<figure id="fig-{_e(stem)}">{body}<figcaption>{_e(caption)} '
+                f"(<code>{_e(stem)}.dot</code>)</figcaption></figure>")
+
+
+def _final_section(ranking, figs):
+    sp = ranking.second_pass
+    firsts = {a: sum(r.order[0] == a for r in ranking.datasets) for a in ranking.algorithms}
+    index = {a: i for i, a in enumerate(ranking.algorithms)}
+    why = explain_order(ranking)
+    rows = []
+    for position, a in enumerate(ranking.final_order, start=1):
+        cost = (sp.average_costs[index[a]] if sp is not None
+                else ranking.datasets[0].costs[index[a]])
+        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", _g(cost), firsts[a],
+                     why[position - 1].reason])
+    items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
+    s = ranking.settings
+    return (f'<section id="final-order"><h2>Final order</h2>'
+            f'<p>Best first. {len(ranking.datasets)} data set(s), '
+            f"{len(ranking.algorithms)} algorithms; pairwise test {_e(s.test)}, "
+            f"&alpha; = {s.alpha:g}, cost profile {_e(ranking.profile.name)}.</p>"
+            + _power_warning(ranking)
+            + f'<ol class="final">{items}</ol>'
+            + _table(["rank", "algorithm", "average rank", "average cost", "first on (data sets)",
+                      "why here"], rows, numeric={0, 2, 3, 4})
+            + f"<p class=\"small\">Average cost: {_e(cost_unit_sentence(ranking.profile))}. "
+            "First on: the number of data sets on which MultiTest put the algorithm first. "
+            "Why here: the comparisons that decide the position in the cost-ordered sort "
+            "(the second pass over several data sets).</p>"
+            + figs.html("final", "Final order; dashed: the overrides that shaped it")
+            + "</section>")
+
+
+def _power_warning(ranking):
+    """A plain warning when the Friedman test cannot reject (few data sets, small effect)."""
+    fr, sp = ranking.friedman, ranking.second_pass
+    if fr is None or fr.pvalue < sp.alpha:
+        return ""
+    power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+    return f'<p class="note">{_e(power.sentence(sp.alpha, ranking.settings.friedman_gate))}</p>'
+
+
+def _friedman_section(ranking):
+    fr, sp = ranking.friedman, ranking.second_pass
+    if fr is None:
+        return ('<section id="friedman"><h2>Friedman test and gate</h2><p>A single data set: '
+                "no test over data sets.</p></section>")
+    rows = [[f"Friedman χ² ({fr.ties} for ties)", _g(fr.statistic), f"{fr.df}", _p(fr.pvalue)],
+            ["Iman–Davenport F", _g(fr.iman_davenport_statistic),
+             f"{fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}",
+             _p(fr.iman_davenport_pvalue)]]
+    table = _table(["statistic", "value", "df", "p-value"], rows, numeric={1, 3})
+    return (f'<section id="friedman"><h2>Friedman test and gate</h2>{table}'
+            f'<p class="gate">{_e(sp.gate)}</p>{_power_warning(ranking)}</section>')
+
+
+def _second_pass_section(ranking, figs):
+    sp = ranking.second_pass
+    if sp is None:
+        return ""
+    index = {a: i for i, a in enumerate(sp.algorithms)}
+    final = {a: k for k, a in enumerate(sp.order, start=1)}
+    rows = [[p, a, _g(sp.average_costs[index[a]]), f"{sp.average_ranks[index[a]]:.3f}",
+             final[a]] for p, a in enumerate(sp.prior_order, start=1)]
+    p = (lambda a, b: "") if sp.posthoc is None else (
+        lambda a, b: _p(sp.posthoc.pvalues[index[a], index[b]]))
+    edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
+                                    ["cheaper", "costlier (better)", "p-value"], "→",
+                                    "result.json (second_pass.edges)")
+    method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
+    return ('<section id="second-pass"><h2>Second pass</h2>'
+            f"<p>Prior: average cost over the data sets "
+            f"({_e(cost_unit_sentence(ranking.profile))}). An edge i → j (i cheaper) when the "
+            f"post-hoc test ({_e(method)}) finds j better. Overrides: {edges}</p>{edge_table}"
+            + figs.html("second_pass", "Second-pass graph: average-cost order, post-hoc overrides")
+            + figs.html("second_pass_trace", "Second-pass sort trace: how the final order comes "
+                        "out of the average-cost order and the overrides")
+            + _table(["cost position", "algorithm", "average cost", "average rank",
+                      "final position"], rows, numeric={0, 2, 3, 4})
+            + "</section>")
+
+
+def _nemenyi_section(ranking, figs):
+    sp = ranking.second_pass
+    if sp is None:
+        return ""
+    title = "Nemenyi stage" if sp.method == "nemenyi" else f"Post-hoc stage ({sp.method})"
+    text = (f"Critical difference {sp.critical_difference:.4g}. "
+            if sp.critical_difference is not None else "")
+    if not sp.applied:
+        text = "The Friedman test does not reject: no post-hoc test was applied. "
+    index = {a: i for i, a in enumerate(sp.algorithms)}
+    rows = [(a, b, "" if sp.posthoc is None else _p(sp.posthoc.pvalues[index[a], index[b]]))
+            for a, b in sp.significant_pairs()]
+    pairs, table = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–", "posthoc.csv")
+    return (f'<section id="posthoc"><h2>{_e(title)}</h2><p>{_e(text)}Pairs found different: '
+            f"{pairs}</p>{table}"
+            + figs.html("cd", "Critical-difference diagram (Demšar 2006)")
+            + figs.html("significance", "Significance matrix of the post-hoc test")
+            + "</section>")
+
+
+def _control_section(ranking):
+    c = ranking.control
+    if c is None:
+        return ""
+    names = ranking.algorithms
+    rows = [[names[i], _g(c.statistic[i]), _p(c.pvalues[i]), "yes" if c.significant[i] else "no"]
+            for i in range(len(names)) if i != c.control]
+    return (f'<section id="control"><h2>Comparisons with {_e(names[c.control])}</h2>'
+            f"<p>{_e(ranking.settings.control_method)}; critical difference "
+            f"{c.critical_difference:.4g}.</p>"
+            + _table(["algorithm", "z", "adjusted p", "different"], rows, numeric={1, 2})
+            + "</section>")
+
+
+def _dataset_section(result, stem, figs, settings, back="#contents"):
+    r = result
+    parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
+             f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
+             f"Prior (cheapest first): {_e(' < '.join(r.prior_order))}.</p>"]
+    if r.cost_ties:
+        parts.append(f'<p class="note">Equal costs: '
+                     f"{_e('; '.join(' = '.join(g) for g in r.cost_ties))}.</p>")
+    parts.append(figs.html(f"override_{stem}", f"Override graph of {r.name}"))
+    parts.append(figs.html(f"trace_{stem}", f"Sort trace of {r.name}"))
+    pairs = r.pairs()
+    if pairs:
+        adjusted = settings.correction != "none"
+        header = ["cheaper", "costlier", "statistic", "p-value"] + (
+            ["adjusted p"] if adjusted else []) + ["mean error (cheaper)",
+                                                    "mean error (costlier)", "override"]
+        shown = pairs[:PAIRWISE_ROWS_LIMIT]
+        rows = [[p["a"], p["b"], _g(p["statistic"]), _p(p["pvalue"])]
+                + ([_p(p["pvalue_adjusted"])] if adjusted else [])
+                + [_g(p["mean_error_a"]), _g(p["mean_error_b"]), "yes" if p["override"] else ""]
+                for p in shown]
+        numeric = set(range(2, len(header) - 1))
+        parts.append("<details><summary>Pairwise tests "
+                     f"({len(pairs)} pairs, {sum(p['override'] for p in pairs)} overrides)"
+                     "</summary>"
+                     + _table(header, rows, ["override" if p["override"] else "" for p in shown],
+                              numeric)
+                     + ("" if len(pairs) <= len(shown) else
+                        f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
+                     + "</details>")
+    rows = [[k, a, r.ranks[a], _g(r.mean_errors[a])] for k, a in enumerate(r.order, start=1)]
+    parts.append(_table(["position", "algorithm", "rank", "mean error"], rows,
+                        numeric={0, 2, 3}))
+    parts.append(f'<p><a href="{back}">back to the index</a></p></section>')
+    return "".join(parts)
+
+
+def _settings_section(ranking):
+    rows = [[k, v] for k, v in ranking.settings.to_dict().items()]
+    profile = ranking.profile.describe()
+    rows += [[f"cost profile {k}", v] for k, v in profile.items()
+             if v not in (None, "") and k != "secondary"]
+    if "secondary" in profile:
+        rows.append(["secondary cost profile", profile["secondary"].get("name")])
+    res = ranking.results
+    rows += [["input", res.source], ["folds", f"{res.replications} replication(s) x "
+                                     f"{res.folds_per_replication} fold(s)"]]
+    return ('<section id="settings"><h2>Settings</h2>' + _table(["setting", "value"], rows)
+            + "</section>")
+
+
+def _notes_section(ranking):
+    items = "".join(f"<li>{_e(n)}</li>" for n in ranking.notes) or "<li>none</li>"
+    return f'<section id="notes"><h2>Notes</h2><ul>{items}</ul></section>'
+
+
+def _paged(ranking):
+    n_pairs = ranking.datasets[0].table.statistic.size if ranking.datasets[0].tested else 0
+    return len(ranking.datasets) > INLINE_DATASETS_LIMIT or n_pairs > INLINE_REPORT_PAIRS
+
+
+def _dataset_href(ranking, stem):
+    return f"{DATASET_PAGES}/{stem}.html" if _paged(ranking) else f"#ds-{stem}"
+
+
+def _index(ranking, stems):
+    entries = [("final-order", "Final order")]
+    if ranking.second_pass is not None:
+        entries += [("second-pass", "Second pass"), ("posthoc", "Post-hoc stage (CD diagram)")]
+    entries.append(("friedman", "Friedman test and gate"))
+    if ranking.control is not None:
+        entries.append(("control", "Comparisons with the control"))
+    entries += [("datasets", "Data sets"), ("settings", "Settings"), ("notes", "Notes")]
+    top = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in entries)
+    sets = "".join(f'<li><a href="{_dataset_href(ranking, stem)}">{_e(r.name)}</a></li>'
+                   for r, stem in zip(ranking.datasets, stems))
+    return (f'<nav id="contents"><h2>Contents</h2><ul>{top}</ul><h3>Data sets</h3>'
+            f'<ul class="sets">{sets}</ul></nav>')
+
+
+def _datasets_table(ranking, stems):
+    """One row per data set, linking to its page (when the data sets have pages)."""
+    rows = []
+    for r, stem in zip(ranking.datasets, stems):
+        n_edges = int(r.table.override[r.index].sum()) if r.tested else 0
+        rows.append(f'<tr><td><a href="{_dataset_href(ranking, stem)}">{_e(r.name)}</a></td>'
+                    f"<td>{_e(', '.join(r.order[:3]))}{', …' if len(r.order) > 3 else ''}</td>"
+                    f'<td class="num">{n_edges}</td></tr>')
+    return ("<table><thead><tr><th>data set</th><th>order (best first)</th><th>overrides</th>"
+            "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+
+
+def _page(title, body):
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n"
+            + "\n".join(part for part in body if part) + "\n</body></html>\n")
+
+
+def _report_pages(ranking):
+    """``(report.html text, {stem: data set page text})``; no pages up to the inline limit."""
+    figs = _Figures(ranking)
+    stems = dataset_stems(ranking)
+    paged = _paged(ranking)
+    final = _final_section(ranking, figs)
+    body = [f"<h1>multitest report</h1><p>Cost-conscious ordering of "
+            f"{len(ranking.algorithms)} algorithms over {len(ranking.datasets)} data set(s) "
+            "(MultiTest / Multi²Test).</p>",
+            final, _index(ranking, stems), _second_pass_section(ranking, figs),
+            _nemenyi_section(ranking, figs), _friedman_section(ranking),
+            _control_section(ranking),
+            bayes_section_html(ranking),
+            '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
+            "graph, sort trace, pairwise tests and order"
+            + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
+    pages = {}
+    if paged:
+        body.append(_datasets_table(ranking, stems))
+        for r, stem in zip(ranking.datasets, stems):
+            section = _dataset_section(r, stem, figs, ranking.settings,
+                                       back="../report.html#datasets")
+            pages[stem] = _page(f"multitest: {r.name}", [
+                f'<p><a href="../report.html">multitest report</a> › data set</p>', section])
+    else:
+        body += [_dataset_section(r, stem, figs, ranking.settings)
+                 for r, stem in zip(ranking.datasets, stems)]
+    body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
+    return _page("multitest report", body), pages
+
+
+def report_html(ranking):
+    """The report as one HTML string (see :func:`write_report`; without the data set pages)."""
+    return _report_pages(ranking)[0]
+
+
+def _write_atomic(path, text):
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
+    try:
+        # Mode "x" creates the file with the usual permissions (umask), unlike mkstemp.
+        with open(temporary, "x", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.remove(temporary)
+        raise
+
+
+def write_report(ranking, path):
+    """Write the self-contained HTML report of ``ranking`` to ``path`` atomically.
+
+    The file is written next to ``path`` under a temporary name and moved
+    into place with :func:`os.replace`, so a reader never sees half a report.
+
+    Above :data:`INLINE_DATASETS_LIMIT` data sets (or
+    :data:`INLINE_REPORT_PAIRS` pairwise results), each data set's section
+    is a page of its own, ``report_datasets/<data set>.html`` next to
+    ``path``, written first (each atomically), so that the report never
+    links to a page that is not there.
+
+    Parameters
+    ----------
+    ranking : multitest.engine._ranking.Ranking
+    path : str or os.PathLike
+        Usually ``<out>/report.html``.
+
+    Returns
+    -------
+    str
+        The path written.
+    """
+    path = os.fspath(path)
+    text, pages = _report_pages(ranking)
+    folder = os.path.join(os.path.dirname(os.path.abspath(path)), DATASET_PAGES)
+    for stem, page in pages.items():
+        _write_atomic(os.path.join(folder, f"{stem}.html"), page)
+    _write_atomic(path, text)
+    return path

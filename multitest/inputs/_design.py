@@ -1,0 +1,112 @@
+"""The fold design of a table of results: replications, folds, test/train ratio."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._errors import MultitestError
+
+__all__ = ["FoldDesign", "parse_test_train_ratio"]
+
+
+@dataclass(frozen=True)
+class FoldDesign:
+    """How the folds of an error array were produced.
+
+    The fold axis of every error array is replication-major:
+    ``(rep 1, fold 1), (rep 1, fold 2), ..., (rep 2, fold 1), ...``.
+
+    Parameters
+    ----------
+    replications : int
+        Number of replications ``r`` (5 for 5x2 cv, 1 for plain k-fold cv).
+    folds : int
+        Number of folds ``k`` per replication (2 for 5x2 cv; 1 for random
+        subsampling, one test set per replication).
+    test_train_ratio : float, optional
+        ``n_test / n_train`` of every split, used by the corrected resampled t
+        test; None (default) means ``1 / (k - 1)``, that of k-fold cv. Any
+        input :func:`parse_test_train_ratio` accepts (``"1/9"``, ``(100, 900)``).
+
+    Raises
+    ------
+    MultitestError
+        If either count is not a positive integer or the ratio is not a
+        positive finite number.
+
+    Examples
+    --------
+    >>> from multitest.stats import FoldDesign
+    >>> design = FoldDesign(replications=5, folds=2)
+    >>> design.n, design.is_5x2, str(design)
+    (10, True, '5x2')
+    """
+
+    replications: int
+    folds: int
+    test_train_ratio: float | None = None
+
+    def __post_init__(self):
+        for field in ("replications", "folds"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise MultitestError(f"`{field}` must be a positive integer; got {value!r}")
+            object.__setattr__(self, field, int(value))
+        if self.test_train_ratio is not None:
+            object.__setattr__(self, "test_train_ratio",
+                               parse_test_train_ratio(self.test_train_ratio))
+
+    @property
+    def n(self) -> int:
+        """Total number of folds, ``replications * folds``."""
+        return self.replications * self.folds
+
+    @property
+    def is_5x2(self) -> bool:
+        """Whether this is 5x2 cross-validation."""
+        return self.replications == 5 and self.folds == 2
+
+    def __str__(self):
+        return f"{self.replications}x{self.folds}"
+
+
+def parse_test_train_ratio(value):
+    """``n_test / n_train`` from a number, a pair of sizes or a string.
+
+    Parameters
+    ----------
+    value : float, (n_test, n_train) or str
+        A positive number; two positive sizes; or a string ``"0.111"``,
+        ``"1/9"`` or ``"100/900"`` (command line, YAML).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    MultitestError
+        If `value` is not one of these or not positive and finite.
+
+    Examples
+    --------
+    >>> from multitest.stats import parse_test_train_ratio
+    >>> parse_test_train_ratio("1/9") == parse_test_train_ratio((100, 900)) == 1 / 9
+    True
+    """
+    message = (f"`test_train_ratio` must be a positive number, two sizes (n_test, n_train) "
+               f"or a string like '1/9'; got {value!r}")
+    parts = value.split("/") if isinstance(value, str) else (
+        list(value) if isinstance(value, (tuple, list)) else [value])
+    if len(parts) not in (1, 2):
+        raise MultitestError(message)
+    try:
+        numbers = [float(part) for part in parts]
+    except (TypeError, ValueError):
+        raise MultitestError(message) from None
+    if any(isinstance(part, bool) for part in parts) or not all(
+            np.isfinite(x) and x > 0 for x in numbers):
+        raise MultitestError(message)
+    return numbers[0] / numbers[1] if len(numbers) == 2 else numbers[0]

@@ -1,0 +1,794 @@
+"""Loading and validating per-fold results.
+
+Results are long-format tables: one row per (data set, algorithm, fold) with an
+error or accuracy value.  :func:`load_results` reads them from a CSV file or a
+:class:`pandas.DataFrame`, checks them completely before anything is computed,
+and returns a :class:`Results` holding a dense ``(data sets, algorithms, folds)``
+array of errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import os
+import sys
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .._errors import InputError, MultitestError, abbreviate
+from .._progress import progress
+
+__all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE"]
+
+#: How the value column is turned into an error (lower is better).
+VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
+
+_ERROR_NAMES = ("error", "err", "loss", "error_rate")
+_ACCURACY_NAMES = ("accuracy", "acc", "score")
+
+
+@dataclass(frozen=True, eq=False)
+class Results:
+    """Validated per-fold errors.
+
+    Attributes
+    ----------
+    errors : ndarray, shape (n_datasets, n_algorithms, n_folds)
+        Error of every algorithm on every fold of every data set (lower is
+        better).  Folds are ordered replication-major: (1, 1), (1, 2), (2, 1)...
+    datasets, algorithms : tuple of str
+        Names, in order of first appearance in the input.
+    replications, folds_per_replication : int
+        The fold design; ``replications * folds_per_replication == n_folds``.
+        A score matrix (one value per data set and algorithm) has ``1`` and
+        ``1`` and ``has_folds`` false.
+    has_folds : bool
+        Whether per-fold values were given (False for a score matrix).
+    source : str
+        File name, or ``"<DataFrame>"``.
+    """
+
+    errors: np.ndarray
+    datasets: tuple
+    algorithms: tuple
+    replications: int
+    folds_per_replication: int
+    has_folds: bool
+    source: str
+
+    @property
+    def n_datasets(self):
+        return len(self.datasets)
+
+    @property
+    def n_algorithms(self):
+        return len(self.algorithms)
+
+    @property
+    def design(self):
+        """The :class:`multitest.stats.FoldDesign` of the folds."""
+        from ._design import FoldDesign
+
+        return FoldDesign(replications=self.replications, folds=self.folds_per_replication)
+
+    def subset(self, datasets=None, algorithms=None):
+        """Keep only the named data sets and/or algorithms, in the order given.
+
+        Raises
+        ------
+        MultitestError
+            If a name is unknown (the message lists the valid names) or fewer
+            than two algorithms would remain.
+        """
+        d_idx = _indices(datasets, self.datasets, "datasets")
+        a_idx = _indices(algorithms, self.algorithms, "algorithms")
+        if len(a_idx) < 2:
+            raise MultitestError("`algorithms`: at least 2 algorithms are needed to compare, "
+                                 f"got {len(a_idx)}")
+        errors = self.errors[np.ix_(d_idx, a_idx)]
+        errors.setflags(write=False)
+        return Results(errors=errors,
+                       datasets=tuple(self.datasets[i] for i in d_idx),
+                       algorithms=tuple(self.algorithms[i] for i in a_idx),
+                       replications=self.replications,
+                       folds_per_replication=self.folds_per_replication,
+                       has_folds=self.has_folds, source=self.source)
+
+    def to_frame(self):
+        """Long-format :class:`pandas.DataFrame` of the errors."""
+        S, L, F = self.errors.shape
+        k = self.folds_per_replication
+        frame = pd.DataFrame({
+            "dataset": np.repeat(self.datasets, L * F),
+            "algorithm": np.tile(np.repeat(self.algorithms, F), S),
+            "replication": np.tile(np.arange(F) // k + 1, S * L),
+            "fold": np.tile(np.arange(F) % k + 1, S * L),
+            "error": self.errors.ravel(),
+        })
+        return frame if self.has_folds else frame.drop(columns=["replication", "fold"])
+
+
+def _indices(names, valid, parameter):
+    if names is None:
+        return list(range(len(valid)))
+    names = list(names)
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise MultitestError(f"`{parameter}`: unknown name(s) {', '.join(map(str, unknown))}; "
+                             f"valid names are {', '.join(valid)}")
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise MultitestError(f"`{parameter}`: name(s) given twice: {', '.join(duplicated)}")
+    return [valid.index(n) for n in names]
+
+
+def load_results(source, *, dataset="dataset", algorithm="algorithm",
+                 replication="replication", fold="fold", value=None, kind="auto"):
+    """Read per-fold results from a CSV file or a data frame and validate them.
+
+    The default column names read the layout of the bundled report data
+    (``dataset, algorithm, replication, fold, accuracy``) with no arguments.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or pandas.DataFrame
+        A CSV file (long format, header on line 1) or a data frame.
+    dataset, algorithm : str
+        Column names of the data set and the algorithm.
+    replication, fold : str or None
+        Column names identifying a fold.  With both present a fold is
+        (replication, fold), as in 5x2 cv; with only ``fold`` present there is
+        one replication; with neither, the input is a score matrix: one value
+        per data set and algorithm, and no per-data-set test is possible.
+    value : str, optional
+        Column holding the value.  By default the only column named one of
+        ``error, err, loss, error_rate, accuracy, acc, score``.
+    kind : {'auto', 'error', 'accuracy', 'accuracy-percent'}
+        How to turn the value into an error: as is, ``1 - accuracy`` or
+        ``100 - accuracy``.  ``'auto'`` decides from the column name
+        (accuracy-like names are accuracies, in percent when any value
+        exceeds 1).
+
+    Returns
+    -------
+    Results
+
+    Raises
+    ------
+    InputError
+        On a missing column, a non-numeric or missing value, a duplicated
+        row, a missing fold or algorithm, or fewer than two algorithms; the
+        message names the file, row and field.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from multitest.inputs._results import load_results
+    >>> frame = pd.DataFrame({"dataset": ["d"] * 4, "algorithm": ["a", "a", "b", "b"],
+    ...                       "fold": [1, 2, 1, 2], "error": [0.1, 0.2, 0.3, 0.4]})
+    >>> res = load_results(frame)
+    >>> res.errors.shape
+    (1, 2, 2)
+    """
+    columns = {"dataset": dataset, "algorithm": algorithm, "replication": replication,
+               "fold": fold, "value": value}
+    if isinstance(source, pd.DataFrame):
+        try:
+            return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind,
+                         fast=True)
+        except (_Fallback, ValueError, TypeError):   # MultitestError is a ValueError
+            pass
+        return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False)
+    name = os.fspath(source)
+    if name.lower().endswith(PARQUET_SUFFIXES):
+        return _load_parquet(name, columns, kind)
+    # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
+    # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
+    # value, a ragged row, a missing fold, an unreadable file...) falls back to
+    # the text path below, which reports the file, row and field.
+    for fast_reader in (_read_arrow, _read_pandas):
+        try:
+            loaded = fast_reader(name, columns, kind)
+        except (_Fallback, MultitestError, ValueError, OSError, UnicodeDecodeError,
+                pd.errors.ParserWarning):
+            continue
+        if loaded is not None:
+            return loaded
+    frame, name, row_offset = _read(name)
+    try:
+        return _load(frame, name, row_offset, columns, kind, fast=False)
+    except InputError:
+        _raise_ragged(name)   # a row with a field missing: say so, not "missing value"
+        raise
+
+
+#: File name endings read as Parquet (needs the ``parquet`` extra: pyarrow).
+PARQUET_SUFFIXES = (".parquet", ".pq")
+#: Largest magnitude of a value: squares of differences of larger ones overflow.
+MAX_ABS_VALUE = 1e100
+#: Largest magnitude of a replication or fold number.
+MAX_FOLD_NUMBER = 10 ** 9
+# Bytes of the file per block of pyarrow's CSV reader (None: pyarrow's default).
+_ARROW_BLOCK_SIZE = None
+
+
+class _Fallback(Exception):
+    """The fast path met something it leaves to the text path (and its messages)."""
+
+
+def _is_number_dtype(dtype):
+    """Float or integer (not boolean): values the fast path takes as they are."""
+    return (pd.api.types.is_float_dtype(dtype) or pd.api.types.is_integer_dtype(dtype)) \
+        and not pd.api.types.is_bool_dtype(dtype)
+
+
+def _load(frame, name, row_offset, columns, kind, *, fast, present=None):
+    present = list(frame.columns) if present is None else present
+    columns = _resolve_columns(present, name, **columns)
+    kind = _resolve_kind(kind, columns["value"])
+    values = _numeric(frame, columns["value"], name, row_offset, fast)
+    keys = _key_columns(frame, columns, name, row_offset, fast)
+    errors = _to_error(values, kind, columns["value"], name, row_offset)
+    return _assemble(keys, errors, columns, name, row_offset)
+
+
+@contextlib.contextmanager
+def _csv_rows(name, **options):
+    """:func:`csv.reader` of a file, with no limit on the length of a field."""
+    limit = csv.field_size_limit(sys.maxsize)
+    try:
+        with open(name, newline="", encoding="utf-8-sig", errors="replace") as handle:
+            yield csv.reader(handle, **options)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _header(name):
+    """``{stripped name: raw name}`` of the header line, or None (duplicated names)."""
+    with _csv_rows(name) as reader:
+        header = next(reader, None)
+    if not header:
+        return None
+    raw = {c.strip(): c for c in header}
+    return raw if len(raw) == len(header) else None
+
+
+def _wanted(raw, columns):
+    """``{stripped column: 'name' or 'number'}`` the fast paths parse, or None."""
+    wanted = {columns["dataset"]: "name", columns["algorithm"]: "name"}
+    for role in ("replication", "fold"):
+        if columns[role] in raw:
+            wanted[columns[role]] = "number"
+    value = columns["value"]
+    if value is None:
+        found = [c for c in raw if c.lower() in _ERROR_NAMES + _ACCURACY_NAMES]
+        value = found[0] if len(found) == 1 else None
+    if value is None or any(c not in raw for c in list(wanted) + [value]):
+        return None
+    wanted[value] = "number"
+    return wanted
+
+
+def _read_pandas(name, columns, kind):
+    """The fast path through the C reader of pandas, or None (header not understood).
+
+    Every column is parsed (no ``usecols``: the C reader then rejects a ragged
+    row instead of silently dropping its extra field), with
+    ``index_col=False`` and the reader's warnings as errors, so that a row with
+    one field too many is never taken for an index.
+    """
+    raw = _header(name)
+    wanted = None if raw is None else _wanted(raw, columns)
+    if wanted is None:
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", pd.errors.ParserWarning)
+        frame = pd.read_csv(name, skipinitialspace=True, index_col=False, na_filter=False,
+                            keep_default_na=False,
+                            dtype={raw[c]: object if t == "name" else np.float64
+                                   for c, t in wanted.items()})
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return _load(frame[list(wanted)], name, 2, columns, kind, fast=True, present=list(raw))
+
+
+def _arrow():
+    """pyarrow (with its csv and compute modules), or None when not installed."""
+    try:
+        import pyarrow
+        import pyarrow.compute  # noqa: F401
+        import pyarrow.csv  # noqa: F401
+    except ImportError:
+        return None
+    return pyarrow
+
+
+def _read_arrow(name, columns, kind):
+    """The fast path through pyarrow's CSV reader, or None (no pyarrow, header not understood).
+
+    Name columns are read as dictionaries (codes and distinct names, no
+    Python string per row), the others as float64; a ragged row, an empty
+    number or anything else unusual makes pyarrow or the checks give up.
+    """
+    pa = _arrow()
+    raw = None if pa is None else _header(name)
+    wanted = None if raw is None else _wanted(raw, columns)
+    if wanted is None:
+        return None
+    # Every type given: inferring one keeps the text of the column (twice the memory).
+    # Replication and fold numbers as int32, or float64 when written as 1.0.
+    types = {raw[c]: pa.dictionary(pa.int32(), pa.string()) if t == "name" else
+             pa.int32() if c in (columns["replication"], columns["fold"]) else pa.float64()
+             for c, t in wanted.items()}
+    read = pa.csv.ReadOptions() if _ARROW_BLOCK_SIZE is None else \
+        pa.csv.ReadOptions(block_size=_ARROW_BLOCK_SIZE)
+
+    def table(types):
+        return pa.csv.read_csv(name, read_options=read, convert_options=(
+            pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
+                                  strings_can_be_null=False, quoted_strings_can_be_null=False)))
+
+    with progress(2, "reading") as bar:
+        try:
+            read_table = table(types)
+        except pa.ArrowInvalid:
+            read_table = table({c: pa.float64() if t == pa.int32() else t
+                                for c, t in types.items()})
+        return _load_arrow(read_table, raw, name, 2, columns, kind, bar=bar)
+
+
+def _load_parquet(name, columns, kind):
+    """A Parquet file: the arrow fast path, else its rows through the text path."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise InputError("reading Parquet needs pyarrow: pip install 'multitest[parquet]'",
+                         source=name) from None
+    if _arrow() is None:
+        raise InputError("reading Parquet needs pyarrow: pip install 'multitest[parquet]'",
+                         source=name)
+    if not os.path.exists(name):
+        raise InputError("no such file", source=name)
+    try:
+        # Name columns as dictionaries: Parquet stores them so, no string per row.
+        present = pq.read_schema(name).names
+        names = [c for c in present if str(c).strip() in (columns["dataset"],
+                                                          columns["algorithm"])]
+        table = pq.read_table(name, read_dictionary=names)
+    except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
+        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})", source=name) \
+            from None
+    raw = {str(c).strip(): c for c in table.column_names}
+    try:
+        return _load_arrow(table, raw, name, 1, columns, kind)
+    except (_Fallback, MultitestError, ValueError, TypeError):
+        pass
+    frame = table.to_pandas()
+    frame.columns = [str(c).strip() for c in frame.columns]
+    # Rows of a Parquet file count from 1 (no header line).
+    return _load(frame, name, 1, columns, kind, fast=False)
+
+
+def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
+    """:func:`_load` of a pyarrow table (which this releases as soon as it is converted)."""
+    pa = _arrow()
+    if bar is not None:
+        bar.update()
+    columns = _resolve_columns(list(raw), name, **columns)
+    kind = _resolve_kind(kind, columns["value"])
+    arrays = {role: table.column(raw[columns[role]]) for role in columns
+              if columns[role] is not None}
+    del table
+    values = _fast_values(_arrow_numbers(pa, arrays.pop("value")))
+    keys = {role: _arrow_names(pa, arrays.pop(role)) for role in ("dataset", "algorithm")}
+    for role in ("replication", "fold"):
+        keys[role] = None if columns[role] is None else _arrow_integers(pa, arrays.pop(role))
+    pa.default_memory_pool().release_unused()
+    errors = _to_error(values, kind, columns["value"], name, row_offset)
+    loaded = _assemble(keys, errors, columns, name, row_offset)
+    if bar is not None:
+        bar.update()
+    return loaded
+
+
+def _arrow_numbers(pa, chunked):
+    kind = chunked.type
+    if chunked.null_count or not (pa.types.is_floating(kind) or pa.types.is_integer(kind)):
+        raise _Fallback
+    return chunked.to_numpy().astype(np.float64, copy=False)
+
+
+def _arrow_integers(pa, chunked):
+    if chunked.null_count == 0 and pa.types.is_integer(chunked.type):
+        numbers = chunked.to_numpy()
+        if not _within(numbers, MAX_FOLD_NUMBER):
+            raise _Fallback
+        return numbers.astype(np.int32, copy=False)
+    return _fast_integers(_arrow_numbers(pa, chunked))
+
+
+def _arrow_names(pa, chunked):
+    """``(codes, names)`` of a name column read by pyarrow, as :func:`_names` gives them."""
+    if chunked.null_count:
+        raise _Fallback
+    if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
+        chunked = pa.compute.dictionary_encode(chunked).unify_dictionaries()
+    elif pa.types.is_dictionary(chunked.type) and pa.types.is_string(chunked.type.value_type):
+        chunked = chunked.unify_dictionaries()   # one dictionary for every chunk
+    else:
+        raise _Fallback
+    if chunked.num_chunks == 0:
+        return np.empty(0, dtype=np.intp), ()
+    dictionary = np.asarray(chunked.chunk(0).dictionary.to_pylist(), dtype=object)
+    indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunked.chunks])
+    if indices.size == 0:
+        return np.empty(0, dtype=np.int32), ()
+    # Distinct names in order of first appearance, as pandas.factorize gives them.  A
+    # name first appears where a run of equal indices starts: factorize the run starts
+    # only (a few per data set in a file sorted as usual, not one per row).
+    starts = np.flatnonzero(np.concatenate(([True], indices[1:] != indices[:-1])))
+    seen = pd.unique(indices[starts])
+    if len(seen) == len(dictionary) and (seen == np.arange(len(seen))).all():
+        return _strip_names(indices, dictionary)   # already in order of first appearance
+    position = np.zeros(len(dictionary), dtype=np.int32)
+    position[seen] = np.arange(len(seen))
+    return _strip_names(position[indices], dictionary[seen])
+
+
+def _read(name):
+    """The text path: every field as text, exactly as written."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(name, dtype=str, keep_default_na=False, skipinitialspace=True,
+                                index_col=False)
+    except FileNotFoundError:
+        raise InputError("no such file", source=name) from None
+    except (pd.errors.ParserError, pd.errors.ParserWarning):
+        _raise_ragged(name)
+        raise InputError("not a readable CSV file", source=name) from None
+    except (pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"not a readable CSV file ({abbreviate(detail)})", source=name) \
+            from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    # Line numbers in messages count the header as line 1.
+    return frame, name, 2
+
+
+def _raise_ragged(name):
+    """Raise the error of the first row whose field count differs from the header's."""
+    try:
+        with _csv_rows(name, skipinitialspace=True) as reader:
+            header = [c.strip() for c in next(reader, [])]
+            for fields in reader:
+                if fields and len(fields) != len(header):
+                    break
+            else:
+                return
+    except (OSError, csv.Error):
+        return
+    n, m = len(fields), len(header)
+    if n > m:
+        raise InputError(f"{n} fields under a {m}-column header: the value after "
+                         f"'{abbreviate(header[-1])}' has no column (a decimal comma, as in "
+                         "0,2884? write 0.2884 or quote the field)", source=name,
+                         row=reader.line_num, field=header[-1])
+    raise InputError(f"{n} fields under a {m}-column header: no value for "
+                     f"'{abbreviate(header[n])}'", source=name, row=reader.line_num,
+                     field=header[n])
+
+
+def _resolve_columns(present, name, dataset, algorithm, replication, fold, value):
+    for field, column in (("dataset", dataset), ("algorithm", algorithm)):
+        if column not in present:
+            raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
+                             f"{abbreviate(', '.join(present), 200)}", source=name, field=column)
+    replication = replication if replication in present else None
+    fold = fold if fold in present else None
+    if replication is not None and fold is None:
+        raise InputError(f"column '{replication}' (replication) needs a fold column too",
+                         source=name, field=replication)
+    if value is None:
+        candidates = [c for c in present if c.lower() in _ERROR_NAMES + _ACCURACY_NAMES]
+        if len(candidates) != 1:
+            found = f"found {', '.join(candidates)}" if candidates else "found none"
+            raise InputError("cannot tell which column holds the values (expected exactly one of "
+                             f"{', '.join(_ERROR_NAMES + _ACCURACY_NAMES)}; {found}); "
+                             "name it with `value`/--value", source=name)
+        value = candidates[0]
+    elif value not in present:
+        raise InputError(f"missing value column '{abbreviate(value)}'; columns are "
+                         f"{abbreviate(', '.join(present), 200)}",
+                         source=name, field=value)
+    return {"dataset": dataset, "algorithm": algorithm, "replication": replication,
+            "fold": fold, "value": value}
+
+
+def _resolve_kind(kind, value_column):
+    if kind not in VALUE_KINDS:
+        raise MultitestError(f"`kind` must be one of {', '.join(VALUE_KINDS)}, got {kind!r}")
+    if kind != "auto":
+        return kind
+    return "accuracy" if value_column.lower() in _ACCURACY_NAMES else "error"
+
+
+def _first_bad(mask, row_offset):
+    """Row of the first offending entry: a file line (header = 1) or a frame position."""
+    return int(np.flatnonzero(mask)[0]) + row_offset
+
+
+def _numeric(frame, column, name, row_offset, fast):
+    raw = frame[column]
+    if fast:
+        if not _is_number_dtype(raw.dtype):
+            raise _Fallback
+        return _fast_values(raw.to_numpy(dtype=float))
+    as_text = raw.astype(str).str.strip()
+    missing = as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy() | raw.isna().to_numpy()
+    if missing.any():
+        row = _first_bad(missing, row_offset)
+        raise InputError(f"missing value (NaN or empty); {int(missing.sum())} row(s) affected",
+                         source=name, row=row, field=column)
+    numbers = _to_floats(as_text)
+    where = {"source": name, "row_offset": row_offset, "field": column}
+    _refuse(~np.isfinite(numbers),
+            lambda i: f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}", **where)
+    _refuse(np.abs(numbers) > MAX_ABS_VALUE,
+            lambda i: f"value {abbreviate(as_text.iloc[i])} is too large: the tests square "
+                      f"differences of values, which overflows beyond {MAX_ABS_VALUE:g}", **where)
+    return numbers
+
+
+def _refuse(bad, message, *, source, row_offset, field):
+    """Raise the :class:`InputError` ``message(i)`` of the first bad row ``i``, if any."""
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(message(i), source=source, row=i + row_offset, field=field)
+
+
+def _to_floats(text):
+    """Text to float64, NaN where it is not a number (no overflow warning: 1e999 is inf)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
+
+
+def _within(numbers, bound):
+    """Whether every number is finite and at most ``bound`` in magnitude (NaN: no)."""
+    return numbers.size == 0 or bool(numbers.min() >= -bound and numbers.max() <= bound)
+
+
+def _fast_values(numbers):
+    """Values the fast paths accept as they are; anything else goes to the text path."""
+    if not _within(numbers, MAX_ABS_VALUE):
+        raise _Fallback
+    return numbers
+
+
+def _fast_integers(numbers):
+    """Replication or fold numbers of the fast paths, as int64 (else the text path)."""
+    if not _within(numbers, MAX_FOLD_NUMBER):
+        raise _Fallback
+    integers = numbers.astype(np.int64)
+    if not np.array_equal(integers, numbers):
+        raise _Fallback
+    return integers
+
+
+def _names(column, fast):
+    """``(codes, names)`` of a name column: stripped names in order of first appearance.
+
+    Factorizes the raw values first and strips only the distinct ones, so that
+    a million rows cost one hash pass.  The fast path gives up (``_Fallback``)
+    on a value that is not a string or is empty once stripped.
+    """
+    if fast:
+        if not pd.api.types.is_string_dtype(column.dtype):   # object or str columns
+            raise _Fallback
+        codes, uniques = pd.factorize(column.to_numpy(dtype=object))
+        if (len(uniques) and codes.min() < 0) or not all(isinstance(u, str) for u in uniques):
+            raise _Fallback
+    else:
+        codes, uniques = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=False)
+    return _strip_names(codes, uniques, check=fast)
+
+
+def _strip_names(codes, uniques, check=True):
+    """Codes of the stripped names (merging names equal once stripped) and the names.
+
+    With ``check``, a name empty once stripped makes the fast path give up.
+    """
+    stripped = [str(u).strip() for u in uniques]
+    if check and "" in stripped:
+        raise _Fallback
+    merged, names = pd.factorize(np.asarray(stripped, dtype=object))
+    return merged[codes] if len(names) < len(stripped) else codes, tuple(names)
+
+
+def _key_columns(frame, columns, name, row_offset, fast):
+    keys = {}
+    for role in ("dataset", "algorithm"):
+        if not fast:
+            text = frame[columns[role]].astype(str).str.strip()
+            empty = (text == "").to_numpy() | frame[columns[role]].isna().to_numpy()
+            if empty.any():
+                raise InputError(f"empty {role} name", source=name, field=columns[role],
+                                 row=_first_bad(empty, row_offset))
+            keys[role] = _names(text, fast)
+        else:
+            keys[role] = _names(frame[columns[role]], fast)
+    for role in ("replication", "fold"):
+        column = columns[role]
+        if column is None:
+            keys[role] = None
+            continue
+        if fast:
+            if not _is_number_dtype(frame[column].dtype):
+                raise _Fallback
+            keys[role] = _fast_integers(frame[column].to_numpy(dtype=float))
+            continue
+        text = frame[column].astype(str).str.strip()
+        numbers = _to_floats(text)
+        where = {"source": name, "row_offset": row_offset, "field": column}
+        _refuse(~np.isfinite(numbers) | (numbers != np.round(numbers)),
+                lambda i: f"{role} must be an integer, got {abbreviate(repr(text.iloc[i]))}",
+                **where)
+        _refuse(np.abs(numbers) > MAX_FOLD_NUMBER,
+                lambda i: f"{role} {abbreviate(text.iloc[i])} is out of range (at most "
+                          f"{MAX_FOLD_NUMBER:,} in magnitude)", **where)
+        keys[role] = numbers.astype(np.int64)
+    return keys
+
+
+def _to_error(values, kind, column, name, row_offset):
+    if kind == "error":
+        return values
+    percent = kind == "accuracy-percent" or (kind == "accuracy" and values.max() > 1)
+    top = 100.0 if percent else 1.0
+    bad = (values < 0) | (values > top)
+    if bad.any():
+        i = np.flatnonzero(bad)[0]
+        raise InputError(f"accuracy {values[i]:g} is outside [0, {top:g}]", source=name,
+                         row=_first_bad(bad, row_offset), field=column)
+    return top - values
+
+
+def _assemble(keys, errors, columns, name, row_offset):
+    if len(errors) == 0:
+        raise InputError("no data rows (only a header)", source=name, row=row_offset)
+    ds_codes, datasets = keys["dataset"]
+    alg_codes, algorithms = keys["algorithm"]
+    has_folds = keys["fold"] is not None
+    S, L = len(datasets), len(algorithms)
+    if L < 2:
+        raise InputError(f"at least 2 algorithms are needed, found {L} "
+                         f"({', '.join(map(abbreviate, algorithms))})", source=name,
+                         field=columns["algorithm"])
+    grid = _grid(keys, errors, S, L) if has_folds else None
+    if grid is not None:
+        cube, fold_labels = grid
+    else:
+        if has_folds:
+            fold_codes, fold_labels = _sorted_codes(_fold_keys(keys))
+        else:
+            fold_codes, fold_labels = np.zeros(len(errors), dtype=np.int64), np.array([0])
+        F = len(fold_labels)
+        flat = (ds_codes.astype(np.int64) * L + alg_codes) * F + fold_codes
+        _check_duplicates(flat, keys, columns, name, row_offset)
+        cube = np.full(S * L * F, np.nan)
+        cube[flat] = errors
+        cube = cube.reshape(S, L, F)
+        _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name)
+    replications, per_rep = _fold_design(fold_labels, keys, columns, name) if has_folds else (1, 1)
+    cube.setflags(write=False)
+    return Results(errors=cube, datasets=datasets, algorithms=algorithms,
+                   replications=replications, folds_per_replication=per_rep,
+                   has_folds=has_folds, source=name)
+
+
+def _fold_keys(keys):
+    """One integer per (replication, fold), in the order of (replication, fold)."""
+    fold = keys["fold"].astype(np.int64, copy=False)
+    rep = keys["replication"] if keys["replication"] is not None else np.ones_like(fold)
+    return rep.astype(np.int64, copy=False) * (fold.max() + 1) + fold
+
+
+def _grid(keys, errors, S, L):
+    """``(cube, fold labels)`` without scattering, when the rows are the usual layout; else None.
+
+    The usual layout: every data set, algorithm and fold once, sorted by data set
+    and algorithm in order of first appearance, then by (replication, fold) the
+    same way in every block of F rows.  The cube is then the values reshaped
+    (no index arithmetic, no duplicate or completeness check to do: every cell
+    is filled once); any other order takes the general path.
+    """
+    n = len(errors)
+    if n % (S * L):
+        return None
+    F = n // (S * L)
+    blocks = [(keys[role], keys[role][:F]) for role in ("fold", "replication")
+              if keys[role] is not None]
+    labels = _fold_keys({role: keys[role] if keys[role] is None else keys[role][:F]
+                         for role in ("fold", "replication")})
+    if F > 1 and not (np.diff(labels) > 0).all():
+        return None
+    ds_codes, alg_codes = keys["dataset"][0], keys["algorithm"][0]
+    if not ((ds_codes.reshape(S, L * F) == np.arange(S)[:, None]).all()
+            and (alg_codes.reshape(S, L, F) == np.arange(L)[None, :, None]).all()
+            and all((column.reshape(-1, F) == head).all() for column, head in blocks)):
+        return None
+    cube = errors.reshape(S, L, F)
+    # A view of a larger table read (pandas keeps numeric columns together) is copied.
+    return (cube if errors.flags.owndata else cube.copy()), labels
+
+
+def _sorted_codes(keys):
+    """``pandas.factorize(keys, sort=True)`` of integers; by counting when their range is small."""
+    low, high = int(keys.min()), int(keys.max())
+    if high - low > 4 * keys.size + 1024:
+        return pd.factorize(keys, sort=True)
+    present = np.zeros(high - low + 1, dtype=bool)
+    present[keys - low] = True
+    labels = np.flatnonzero(present)
+    code_of = np.cumsum(present) - 1
+    return code_of[keys - low], labels + low
+
+
+def _check_duplicates(flat, keys, columns, name, row_offset):
+    if flat.size and np.bincount(flat).max() < 2:   # fast check first: no duplicate
+        return
+    duplicated = pd.Series(flat).duplicated(keep=False).to_numpy()
+    if not duplicated.any():
+        return
+    rows = np.flatnonzero(duplicated)
+    first = rows[0]
+    twin = rows[1:][flat[rows[1:]] == flat[first]][0]
+    what = [abbreviate(keys["dataset"][1][keys["dataset"][0][first]]),
+            abbreviate(keys["algorithm"][1][keys["algorithm"][0][first]])]
+    if keys["replication"] is not None:
+        what.append(f"replication {keys['replication'][first]}")
+    if keys["fold"] is not None:
+        what.append(f"fold {keys['fold'][first]}")
+    raise InputError(f"duplicate row for {', '.join(what)} (also at row {first + row_offset})",
+                     source=name, row=int(twin) + row_offset)
+
+
+def _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name):
+    missing = np.isnan(cube)
+    if not missing.any():
+        return
+    per_pair = missing.all(axis=2)
+    if per_pair.any():
+        s = int(np.flatnonzero(per_pair.any(axis=1))[0])
+        absent = [abbreviate(algorithms[j]) for j in np.flatnonzero(per_pair[s])]
+        raise InputError(f"data set '{abbreviate(datasets[s])}' has no results for algorithm(s) "
+                         f"{', '.join(absent)}", source=name, field=columns["algorithm"])
+    s, a, f = (int(x[0]) for x in np.nonzero(missing))
+    n_missing = int(missing.sum())
+    fold_text = _fold_text(fold_labels[f], keys, columns)
+    raise InputError(f"missing fold: data set '{abbreviate(datasets[s])}', algorithm "
+                     f"'{abbreviate(algorithms[a])}' has "
+                     f"no {fold_text} ({n_missing} fold result(s) missing in all)",
+                     source=name, field=columns["fold"])
+
+
+def _fold_text(label, keys, columns):
+    base = keys["fold"].max() + 1
+    if columns["replication"] is None:
+        return f"fold {label % base}"
+    return f"replication {label // base}, fold {label % base}"
+
+
+def _fold_design(fold_labels, keys, columns, name):
+    base = keys["fold"].max() + 1
+    reps = np.unique(fold_labels // base)
+    folds = np.unique(fold_labels % base)
+    if len(reps) * len(folds) != len(fold_labels):
+        raise InputError(f"folds do not form a full replication x fold grid "
+                         f"({len(reps)} replications, {len(folds)} fold numbers, "
+                         f"{len(fold_labels)} distinct folds)", source=name,
+                         field=columns["fold"])
+    return len(reps), len(folds)

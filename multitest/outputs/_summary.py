@@ -1,0 +1,100 @@
+"""Plain-text summary of a :class:`~multitest.engine._ranking.Ranking` for the terminal."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+__all__ = ["summary_text", "format_table", "WHY_POSITIONS"]
+
+#: The summary explains this many top positions (all are in result.json and the report).
+WHY_POSITIONS = 5
+
+
+def format_table(header, rows):
+    """Left-aligned text table with a rule under the header."""
+    cells = [list(map(str, header))] + [list(map(str, row)) for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+#: Longest list of names or edges printed in one summary line; longer lists
+#: are cut with a count (every item is in the output files).
+_MAX_ITEMS = 20
+
+
+def _shorten(items, separator):
+    items = list(items)
+    if len(items) <= _MAX_ITEMS:
+        return separator.join(items)
+    return f"{separator.join(items[:_MAX_ITEMS])}{separator}... ({len(items)} in all)"
+
+
+def _p(value):
+    return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
+
+
+def summary_text(ranking):
+    """The final order and the key figures, as a readable text block."""
+    s = ranking.settings
+    sp = ranking.second_pass
+    lines = [f"Final order (best first); test {s.test}, alpha {s.alpha:g}, correction "
+             f"{s.correction}, costs {ranking.profile.name}, second pass "
+             f"{s.second_pass if sp is not None else 'none'}", ""]
+    firsts = Counter(r.order[0] for r in ranking.datasets)
+    index = {a: i for i, a in enumerate(ranking.algorithms)}
+    rows = []
+    for position, name in enumerate(ranking.final_order, start=1):
+        cost = f"{sp.average_costs[index[name]]:.4g}" if sp is not None else \
+            f"{ranking.datasets[0].costs[index[name]]:.4g}"
+        rows.append([position, name, f"{ranking.average_ranks[name]:.3f}", cost, firsts[name]])
+    lines.append(format_table(["rank", "algorithm", "average rank",
+                               "average cost" if sp is not None else "cost",
+                               "first on (data sets)"], rows))
+    lines.append("")
+    n_tests = ranking.datasets[0].table.statistic.size
+    lines.append(f"{len(ranking.datasets)} data set(s), {len(ranking.algorithms)} algorithms, "
+                 f"{n_tests} pairwise tests, {int(ranking.datasets[0].table.override.sum())} "
+                 "overrides")
+    fr = ranking.friedman
+    if fr is not None:
+        lines.append(f"Friedman chi2 ({fr.ties} for ties) = {fr.statistic:.4g} (df {fr.df}), "
+                     f"p = {_p(fr.pvalue)}; "
+                     f"Iman-Davenport F = {fr.iman_davenport_statistic:.4g} "
+                     f"(df {fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}), "
+                     f"p = {_p(fr.iman_davenport_pvalue)}")
+    if sp is not None:
+        cd = sp.critical_difference
+        cd_text = f"critical difference {cd:.4g}; " if cd is not None else ""
+        edges = _shorten((f"{a} -> {b}" for a, b in sp.edges()), ", ") or "none"
+        lines.append(f"Second pass ({sp.method}{'' if sp.correction == 'none' else ', ' + sp.correction}): "
+                     f"{cd_text}{len(sp.significant_pairs())} pair(s) differ; "
+                     f"prior (average cost) {_shorten(sp.prior_order, ' < ')}; overrides: {edges}")
+    if ranking.control is not None:
+        c = ranking.control
+        differ = [ranking.algorithms[i] for i in range(len(ranking.algorithms))
+                  if i != c.control and c.significant[i]]
+        lines.append(f"Against control {ranking.algorithms[c.control]} ({s.control_method}): "
+                     f"differ {_shorten(differ, ', ') or 'none'}")
+    for note in ranking.notes:
+        lines.append(f"Note: {note}")
+    lines += _why_lines(ranking)
+    return "\n".join(lines)
+
+
+def _why_lines(ranking):
+    """Why the top positions are what they are; the Friedman power warning."""
+    from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
+
+    lines = ["", "Why this order:"]
+    explanations = explain_order(ranking)
+    lines += [f"  {e.sentence}" for e in explanations[:WHY_POSITIONS]]
+    if len(explanations) > WHY_POSITIONS:
+        lines.append(f"  ... (every position is explained in result.json, key 'explanations')")
+    lines.append(f"Costs: {cost_unit_sentence(ranking.profile)}.")
+    fr, sp = ranking.friedman, ranking.second_pass
+    if fr is not None and fr.pvalue >= sp.alpha:
+        power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+        lines.append(f"Warning: {power.sentence(sp.alpha, ranking.settings.friedman_gate)}")
+    return lines

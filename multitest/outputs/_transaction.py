@@ -1,0 +1,476 @@
+"""An output folder as a transaction: it always holds one complete run.
+
+Every writer (``multitest rank``, ``stability``, ``demo`` and those to come)
+writes through :func:`transaction`::
+
+    with transaction(out, settings={...}, inputs=[results_csv]) as staging:
+        ...write files into staging...
+
+1. The folder is locked (:class:`_Lock`: ``flock`` on ``OUT/.multitest.lock``,
+   released by the kernel when the holder dies, so a lock is never stale);
+   a second writer gets a one-line :class:`~multitest._errors.OutputError`.
+2. What a killed run left is repaired (:func:`recover`): an interrupted
+   commit is rolled forward, leftover staging and backup folders are removed.
+3. The files are written to ``OUT/.multitest-staging-<run id>/``: inside the
+   destination, so every later move is a rename within one file system
+   (``OUT`` may be a symlink, a mount point or under a read-only parent).
+4. Before anything in ``OUT`` changes, every output name is checked: it may
+   replace only a file of the previous run (listed in its manifest), never a
+   user's file, a directory or an input file.
+5. ``manifest.json`` (files, sizes, SHA-256, settings, run id, time) is
+   written into the staging folder, then the journal
+   ``OUT/.multitest-journal.json`` (names of the old and the new files): the
+   commit point.  From then on the run is committed; the roll forward moves
+   the previous run's files to ``OUT/.multitest-backup-<run id>/``, the new
+   files into ``OUT`` (the manifest last), deletes the journal and then the
+   backup.  Every step is a rename whose effect the next step can recognise,
+   so the roll forward can be repeated from any point by whoever finds the
+   journal (:func:`recover`, called by every writer and by :func:`read_run`).
+
+Files of ``OUT`` that no manifest lists (the user's files, ``store.sqlite*``
+of an experiment store) are never moved, replaced or removed.  See
+``docs/outputs.md`` for what a reader sees at every instant.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+
+from .._errors import OutputError, abbreviate
+
+__all__ = ["transaction", "recover", "read_run", "RunManifest", "MANIFEST", "LOCK",
+           "JOURNAL"]
+
+MANIFEST = "manifest.json"
+LOCK = ".multitest.lock"
+JOURNAL = ".multitest-journal.json"
+_STAGING = ".multitest-staging-"
+_BACKUP = ".multitest-backup-"
+#: Names no transaction writes, moves or removes (besides its own bookkeeping):
+#: hidden multitest files and the live SQLite store of an experiment folder.
+_PROTECTED = (".multitest", "store.sqlite")
+_FORMAT = "multitest-run/1"
+
+
+@dataclass(frozen=True)
+class RunManifest:
+    """Which run an output folder holds (``OUT/manifest.json``).
+
+    Attributes
+    ----------
+    run_id : str
+        Unique id of the run.
+    created : str
+        UTC time of the commit, ISO 8601.
+    settings : dict
+        What the writer recorded (command, settings, inputs).
+    files : dict
+        ``{relative path: {"size": int, "sha256": str}}``; the manifest itself
+        is not listed.
+    """
+
+    run_id: str
+    created: str
+    settings: dict
+    files: dict
+
+
+# -- the transaction ---------------------------------------------------------------
+
+@contextlib.contextmanager
+def transaction(out, *, settings=None, inputs=(), on_step=None):
+    """Write a complete run into ``out``, replacing the previous one as a whole.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The output folder; created if missing.
+    settings : dict, optional
+        JSON-serializable description of the run, stored in the manifest.
+    inputs : iterable of str
+        Files the run read; an output that would replace or remove one of
+        them is refused.
+    on_step : callable, optional
+        ``on_step(k)`` is called before each rename of the roll forward
+        (``k = 0, 1, ...``) and after the journal is written; for fault tests.
+
+    Yields
+    ------
+    str
+        The staging folder to write the run's files into.
+
+    Raises
+    ------
+    OutputError
+        ``out`` is locked by another run, an output name is taken by a user's
+        file, a directory or an input, or a file cannot be written; the
+        message names ``out`` (never the staging folder).  Nothing in ``out``
+        has changed then (except the repair of an earlier killed run).
+    """
+    out = os.fspath(out)
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
+    with contextlib.ExitStack() as stack:
+        try:
+            os.makedirs(out, exist_ok=True)
+            stack.enter_context(_Lock(out))
+            recover(out)
+        except OSError as exc:
+            raise _output_error(exc, out, None) from None
+        run_id = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{uuid.uuid4().hex[:12]}"
+        staging = os.path.join(out, _STAGING + run_id)
+        try:
+            os.mkdir(staging)
+            yield staging
+            _commit(out, staging, run_id, settings or {}, inputs, on_step)
+        except OSError as exc:
+            raise _output_error(exc, out, staging) from None
+        finally:
+            if not os.path.lexists(os.path.join(out, JOURNAL)):
+                # Without a journal the staging folder is not needed (the run
+                # failed or is committed); with one, it is the roll forward's source.
+                shutil.rmtree(staging, ignore_errors=True)
+                shutil.rmtree(os.path.join(out, _BACKUP + run_id), ignore_errors=True)
+
+
+def _commit(out, staging, run_id, settings, inputs, on_step):
+    new = _listing(staging)
+    bad = [n for n in new if n == MANIFEST or _protected(n)]
+    if bad:
+        raise OutputError(f"an output may not be named {abbreviate(bad[0])!r}", source=out)
+    previous = _read_manifest(out)
+    old = sorted(previous.files) if previous is not None else []
+    _check_targets(out, new, old, inputs)
+    _write_manifest(staging, run_id, settings, new)
+    journal = {"run_id": run_id, "staging": os.path.basename(staging),
+               "backup": _BACKUP + run_id, "old": old + ([MANIFEST] if previous else []),
+               "new": new + [MANIFEST]}
+    os.mkdir(os.path.join(out, journal["backup"]))
+    _write_atomically(os.path.join(out, JOURNAL), json.dumps(journal))
+    step = on_step or (lambda k: None)
+    step(0)
+    try:
+        _apply_moves(out, journal, step)
+    except BaseException:
+        _roll_back(out, journal)
+        raise
+    _finish(out, journal)
+
+
+def _check_targets(out, new, old, inputs):
+    """Refuse, before any change, an output that would replace what is not ours."""
+    input_ids = {}
+    for path in inputs:
+        with contextlib.suppress(OSError, TypeError, ValueError):
+            st = os.stat(path)
+            input_ids[(st.st_dev, st.st_ino)] = os.fspath(path)
+    for name in sorted(set(new) | set(old)):
+        target = os.path.join(out, name)
+        try:
+            st = os.stat(target)
+        except OSError:
+            continue
+        if (st.st_dev, st.st_ino) in input_ids:
+            verb = "replace" if name in new else "remove"
+            raise OutputError(f"the output {abbreviate(target)} would {verb} the input file "
+                              f"{abbreviate(input_ids[(st.st_dev, st.st_ino)])}; choose "
+                              "another --out")
+    for name in new:
+        target = os.path.join(out, name)
+        if not os.path.lexists(target):
+            continue
+        if os.path.isdir(target) and not os.path.islink(target):
+            raise OutputError(f"a directory is in the way of the output {abbreviate(target)}")
+        if name not in old:
+            raise OutputError(f"{abbreviate(target)} exists and is not a file of an earlier "
+                              f"multitest run (not in {MANIFEST}); move it away or choose "
+                              "another --out")
+
+
+def _roll_forward(out, journal):
+    """Finish a committed run; every step may already be done (idempotent)."""
+    _apply_moves(out, journal, lambda k: None)
+    _finish(out, journal)
+
+
+def _apply_moves(out, journal, step):
+    """Old files to the backup folder, then new files into ``out`` (manifest last)."""
+    staging = os.path.join(out, journal["staging"])
+    backup = os.path.join(out, journal["backup"])
+    new = set(journal["new"])
+    k = 1
+    for name in journal["old"]:
+        source = os.path.join(out, name)
+        if name in new and not os.path.lexists(os.path.join(staging, name)):
+            continue    # already replaced by the new file
+        if os.path.lexists(source) and not os.path.lexists(os.path.join(backup, name)):
+            step(k)
+            k += 1
+            _move(source, os.path.join(backup, name))
+    for name in journal["new"]:
+        source = os.path.join(staging, name)
+        if os.path.lexists(source):
+            step(k)
+            k += 1
+            _move(source, os.path.join(out, name))
+    step(k)
+
+
+def _finish(out, journal):
+    staging = os.path.join(out, journal["staging"])
+    backup = os.path.join(out, journal["backup"])
+    os.unlink(os.path.join(out, JOURNAL))
+    _fsync_directory(out)
+    shutil.rmtree(backup, ignore_errors=True)
+    shutil.rmtree(staging, ignore_errors=True)
+    _remove_empty_directories(out, journal["old"])
+
+
+def _roll_back(out, journal):
+    """Undo an in-process roll forward that failed (the journal stays if this fails too)."""
+    staging = os.path.join(out, journal["staging"])
+    backup = os.path.join(out, journal["backup"])
+    with contextlib.suppress(OSError):
+        for name in journal["new"]:
+            target = os.path.join(out, name)
+            if os.path.lexists(target) and not os.path.lexists(os.path.join(staging, name)):
+                _move(target, os.path.join(staging, name))
+        for name in journal["old"]:
+            if os.path.lexists(os.path.join(backup, name)):
+                _move(os.path.join(backup, name), os.path.join(out, name))
+        os.unlink(os.path.join(out, JOURNAL))
+        shutil.rmtree(backup, ignore_errors=True)
+
+
+def recover(out):
+    """Repair what killed runs left in ``out``; call it holding the lock.
+
+    A journal is rolled forward (the run it names is committed); staging and
+    backup folders without a journal are removed.  Files no manifest lists are
+    never touched.
+    """
+    out = os.fspath(out)
+    journal = _read_journal(out)
+    if journal is not None:
+        _roll_forward(out, journal)
+    for name in os.listdir(out):
+        if name.startswith((_STAGING, _BACKUP)):
+            shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+        elif name.startswith(JOURNAL + "."):   # a journal being written when killed
+            os.unlink(os.path.join(out, name))
+
+
+# -- reading -----------------------------------------------------------------------
+
+def read_run(out, *, verify=True, timeout=10.0):
+    """The run ``out`` holds, after finishing any interrupted commit.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+    verify : bool
+        Check the size and SHA-256 of every file against the manifest.
+    timeout : float
+        Seconds to wait for a commit in progress in another process.
+
+    Returns
+    -------
+    RunManifest or None
+        None if ``out`` holds no run (no manifest).
+
+    Raises
+    ------
+    OutputError
+        A file of the manifest is missing or differs from it.
+    """
+    out = os.fspath(out)
+    deadline = time.monotonic() + timeout
+    while os.path.exists(os.path.join(out, JOURNAL)):
+        try:
+            with _Lock(out):
+                recover(out)
+        except OutputError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)   # a live writer is committing: a few renames
+    manifest = _read_manifest(out)
+    if manifest is not None and verify:
+        for name, expected in manifest.files.items():
+            path = os.path.join(out, name)
+            if not os.path.isfile(path) or _digest(path) != expected:
+                raise OutputError(f"{abbreviate(path)} differs from {MANIFEST} "
+                                  f"(run {manifest.run_id})")
+    return manifest
+
+
+def _read_manifest(out):
+    path = os.path.join(out, MANIFEST)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"unreadable {MANIFEST} ({type(exc).__name__}); move it away or "
+                          "choose another --out", source=out) from None
+    if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
+        raise OutputError(f"{MANIFEST} is not a multitest manifest; move it away or choose "
+                          "another --out", source=out)
+    return RunManifest(run_id=doc["run_id"], created=doc["created"],
+                       settings=doc.get("settings", {}),
+                       files={f["name"]: {"size": f["size"], "sha256": f["sha256"]}
+                              for f in doc["files"]})
+
+
+def _read_journal(out):
+    try:
+        with open(os.path.join(out, JOURNAL), encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError:
+        return None
+
+
+# -- helpers -----------------------------------------------------------------------
+
+def _listing(folder):
+    return sorted(os.path.relpath(os.path.join(root, f), folder)
+                  for root, _, files in os.walk(folder) for f in files)
+
+
+def _protected(name):
+    return any(part.startswith(_PROTECTED) for part in name.split(os.sep))
+
+
+def _digest(path):
+    sha = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(chunk)
+    return {"size": os.path.getsize(path), "sha256": sha.hexdigest()}
+
+
+def _write_manifest(staging, run_id, settings, names):
+    created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    doc = {"format": _FORMAT, "run_id": run_id, "created": created, "settings": settings,
+           "files": [dict(name=n, **_digest(os.path.join(staging, n))) for n in names]}
+    _write_atomically(os.path.join(staging, MANIFEST), json.dumps(doc, indent=1, default=str))
+
+
+def _write_atomically(path, text):
+    temporary = f"{path}.{uuid.uuid4().hex}"
+    with open(temporary, "w", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+    _fsync_directory(os.path.dirname(path))
+
+
+def _fsync_directory(path):
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _move(source, target):
+    parent = os.path.dirname(target)
+    if parent:
+        os.makedirs(parent, exist_ok=True)
+    os.replace(source, target)
+
+
+def _newest(folder):
+    paths = [os.path.join(folder, n) for n in _listing(folder)] if os.path.isdir(folder) else []
+    return max(paths, key=os.path.getmtime, default=None)
+
+
+def _remove_empty_directories(out, names):
+    for folder in sorted({os.path.dirname(n) for n in names if os.path.dirname(n)},
+                         key=len, reverse=True):
+        with contextlib.suppress(OSError):
+            os.removedirs(os.path.join(out, folder))   # stops at the first non-empty one
+
+
+def _output_error(exc, out, staging):
+    """A one-line error naming ``out`` (and the file), never the staging folder."""
+    name = exc.filename if isinstance(exc.filename, str) else None
+    if name is None and staging:
+        # A failed write() names no file: it is the one being written, the newest.
+        name = _newest(staging)
+    if name and staging and name.startswith(staging + os.sep):
+        name = os.path.join(out, os.path.relpath(name, staging))
+    elif name and name.startswith(os.path.join(out, ".multitest")):
+        name = out    # the staging folder, the lock or the journal: bookkeeping
+    reason = exc.strerror or str(exc)
+    where = f"{abbreviate(name)}" if name else abbreviate(out)
+    return OutputError(f"cannot write the output folder {abbreviate(out)}: {where}: {reason}")
+
+
+class _Lock:
+    """An exclusive ``flock`` on ``OUT/.multitest.lock`` holding the owner's PID.
+
+    The kernel drops the lock when its holder dies, so a killed run never
+    leaves a stale lock.  The holder removes the file on release; a process
+    that locked a file meanwhile removed retries on the new one.
+    """
+
+    def __init__(self, out):
+        self.out = out
+        self.path = os.path.join(out, LOCK)
+        self.fd = None
+
+    def __enter__(self):
+        for _ in range(100):
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as exc:
+                os.close(fd)
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise
+                raise OutputError(f"another multitest run ({self._owner()}) is writing to "
+                                  f"{abbreviate(self.out)}; wait for it to finish or choose "
+                                  "another --out") from None
+            if _same_file(fd, self.path):
+                os.ftruncate(fd, 0)
+                os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
+                self.fd = fd
+                return self
+            os.close(fd)    # the file was removed by its last holder: lock the new one
+        raise OutputError(f"cannot lock {abbreviate(self.path)}")
+
+    def __exit__(self, *exc_info):
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        os.close(self.fd)
+        return False
+
+    def _owner(self):
+        try:
+            with open(self.path, encoding="utf-8") as handle:
+                pid, _, host = handle.read(200).strip().partition(" ")
+            return f"PID {int(pid)} on {abbreviate(host, 40)}"
+        except (OSError, ValueError):
+            return "another process"
+
+
+def _same_file(fd, path):
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    fst = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (fst.st_dev, fst.st_ino)

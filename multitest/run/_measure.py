@@ -1,0 +1,449 @@
+"""One fold of one learner on one data set, measured fairly: the task of ``multitest run``.
+
+:func:`run_task` is the whole unit of work the engine schedules: small, pure
+and picklable, in the manner of scikit-learn's ``_fit_and_score``.  It returns
+a plain dict (the row committed to the store), never raises for a failing
+learner: an exception, a crash or a timeout is recorded as data.
+
+What is measured, and how
+-------------------------
+* Every fit runs in a **child process forked** from the worker, away from the
+  engine: the data are shared copy-on-write (not copied), a crash or a hang of
+  the learner cannot take the worker down, and ``timeout`` is enforced by
+  killing the child.  The child is **reused** for the next folds of the same
+  data set (the fold's indices and learner are sent to it over a pipe), so the
+  fork, the copy-on-write faults and the exit of a process the size of a Dask
+  worker (20-40 ms of CPU) are paid once per data set and worker, not once per
+  fold; a child that timed out or died is replaced by a fresh fork.
+* **Single-threaded**: BLAS/OpenMP pools limited to one thread with
+  threadpoolctl, every ``n_jobs`` parameter of the estimator set to 1.
+* **Time**: wall-clock (``time.perf_counter``) and CPU (``time.process_time``
+  of the child, i.e. of the fit alone) separately, for ``fit`` and for
+  ``predict`` on the test fold.
+* **Peak memory of fit**: the growth of the child's resident set from just
+  before ``fit`` to its high-water mark during ``fit``.  The mark is reset
+  with ``/proc/self/clear_refs`` ("5") and read from ``VmHWM``, so it is the
+  fit's own, whatever ran in that process before.  So that a reused process
+  does not hide a fit's memory in blocks kept from earlier folds, glibc's
+  allocator is trimmed before every fit (every whole free page of every
+  arena goes back to the system, to be faulted in again).  Memory the
+  fit takes from small blocks the allocator still holds is not counted: the
+  figure is new resident memory, accurate for the arrays that dominate a
+  learner's footprint.
+* **Model size**: bytes of the fitted estimator pickled (highest protocol),
+  counted as the pickle streams out (:func:`pickled_size`), never held whole.
+* **In the worker** (``isolate: false`` in the experiment): no child, but
+  no timeout, a crash takes the worker down (the engine retries the fold
+  elsewhere, then reports it lost), CPU time is the worker thread's, and peak
+  memory may miss small blocks the worker's allocator kept from earlier folds.
+* **Noise**: the first fold of each (data set, algorithm) is fitted
+  ``repeats`` times on the same data, one fit after the other; the times
+  recorded are the medians and the repetitions are kept, from which the noise
+  of the costs is computed (peak memory, model size and score are those of
+  the first fit).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+import select
+import signal
+import statistics
+import threading
+import time
+import traceback
+from dataclasses import dataclass, field
+
+__all__ = ["Task", "run_task", "fold_indices", "close_fit_processes", "MEASURES"]
+
+#: The costs measured for every fold (columns of the store and of results.csv).
+MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time", "peak_memory",
+            "model_size")
+_TIMED = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time")
+
+
+@dataclass(frozen=True)
+class Task:
+    """Everything one fold needs, except the data (passed separately, once per worker)."""
+
+    dataset: str
+    algorithm: str
+    estimator: str
+    replication: int
+    fold: int
+    folds: int
+    seed: int
+    metric: str
+    spec: str
+    params: dict = field(default_factory=dict)
+    repeats: int = 1
+    timeout: float | None = None
+    isolate: bool = True
+
+    @property
+    def key(self):
+        return (self.dataset, self.algorithm, self.replication, self.fold)
+
+
+def fold_indices(y, task):
+    """Train and test indices of ``(task.replication, task.fold)``.
+
+    Stratified k-fold, shuffled with a seed derived from (experiment seed,
+    replication) only: every algorithm gets exactly the same folds.
+    """
+    key = (id(y), task.seed, task.replication, task.folds)
+    cached = _splits.get(key)
+    if cached is None or cached[0] is not y:
+        if len(_splits) >= 16:
+            _splits.clear()
+        cached = _splits[key] = (y, _splits_of(y, task))
+    return cached[1][task.fold - 1]
+
+
+#: The folds of one replication, computed once per worker: ``key -> (y, splits)``.
+_splits = {}
+
+
+def _splits_of(y, task):
+    import numpy as np
+    from sklearn.model_selection import StratifiedKFold
+
+    seed = int(np.random.SeedSequence([task.seed, task.replication]).generate_state(1)[0])
+    splits = StratifiedKFold(n_splits=task.folds, shuffle=True, random_state=seed)
+    return list(splits.split(np.zeros(len(y)), y))
+
+
+def run_task(data, task):
+    """Fit, predict and measure one fold in a forked child; return the store row.
+
+    Parameters
+    ----------
+    data : tuple of (ndarray, ndarray)
+        ``(X, y)`` of the whole data set.
+    task : Task
+
+    Returns
+    -------
+    dict
+        The key, ``status`` (``'ok'``, ``'error'`` or ``'timeout'``), the
+        score and loss, the :data:`MEASURES`, the repeated timings, the error
+        text, the worker's host and process id, and the start and end times.
+    """
+    started = time.time()
+    # Imports and the split happen here, in the worker: the forked child inherits
+    # them instead of paying for them on every fit.
+    from ._experiment import import_estimator
+
+    _limit_threads()
+
+    runs = []
+    try:   # a worker without the learner's package: the fold's error, recorded
+        import_estimator(task.estimator)
+        split = fold_indices(data[1], task)
+    except Exception as exc:
+        status, payload = "error", f"on the worker: {type(exc).__name__}: {exc}"
+    else:
+        for _ in range(task.repeats):
+            if task.isolate:
+                status, payload = _fit_process(data).call((split, task), task.timeout)
+            else:
+                status, payload = _in_process(_measure, (data, split, task), None)
+            if status != "ok":
+                break
+            runs.append(payload)
+    row = dict(zip(("dataset", "algorithm", "replication", "fold"), task.key), spec=task.spec,
+               status=status, started=started, finished=time.time(),
+               worker=f"{os.uname().nodename}:{os.getpid()}")
+    if status != "ok":
+        row["error"] = payload
+        return row
+    row.update(runs[0])
+    if len(runs) > 1:
+        row.update({m: statistics.median(r[m] for r in runs) for m in _TIMED})
+        row["repeats"] = [{m: r[m] for m in _TIMED} for r in runs]
+    return row
+
+
+class _FitProcess:
+    """A child forked from the worker with the data of one data set; it fits fold after fold.
+
+    Requests and replies are length-prefixed pickles on two pipes.  The child
+    exits when its request pipe closes (this object closed, or the worker gone).
+    """
+
+    def __init__(self, data):
+        self.data = data
+        request_read, request_write = os.pipe()
+        reply_read, reply_write = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: never returns
+            code = 0
+            try:
+                for other in _processes.values():   # their children must see their EOF
+                    os.close(other.requests)
+                    os.close(other.replies)
+                os.close(request_write)
+                os.close(reply_read)
+                _serve(data, request_read, reply_write)
+            except BaseException:
+                code = 1
+            finally:
+                os._exit(code)
+        os.close(request_read)
+        os.close(reply_write)
+        self.pid, self.requests, self.replies = pid, request_write, reply_read
+        self.key = _thread_key()
+
+    def call(self, request, timeout):
+        """``(status, result or error text)`` of :func:`_measure` on `request` in the child.
+
+        On a timeout or the death of the child, the child is gone (reaped) and
+        this object closed.
+        """
+        try:
+            _write_message(self.requests, request)
+            reply = _read_message(self.replies, timeout)
+        except TimeoutError:
+            os.kill(self.pid, signal.SIGKILL)
+            self.close()
+            return "timeout", f"the fit exceeded the timeout of {timeout:g} s and was killed"
+        except (EOFError, OSError):
+            status = self.close()
+            return "error", f"the fit process died ({_death(status)}) without a result"
+        return reply
+
+    def close(self):
+        """Close the pipes and reap the child; its wait status."""
+        _processes.pop(self.key, None)
+        os.close(self.requests)
+        os.close(self.replies)
+        return os.waitpid(self.pid, 0)[1]
+
+
+#: The fit process of each worker thread, keyed by (process id, thread id).
+_processes = {}
+
+
+def _thread_key():
+    return os.getpid(), threading.get_ident()
+
+
+def _fit_process(data):
+    """This worker thread's fit process for `data`: the current one, or a fresh fork."""
+    process = _processes.get(_thread_key())
+    if process is not None and not _same(process.data, data):
+        process.close()    # another data set: its child exits on the closed pipe
+        process = None
+    if process is None:
+        process = _processes[_thread_key()] = _FitProcess(data)
+    return process
+
+
+def close_fit_processes():
+    """End this process's fit processes (and reap them, so that their CPU time is counted).
+
+    The engine runs it on every worker once the tasks are done; a fit process
+    also ends by itself when its worker exits.
+    """
+    for process in [p for key, p in _processes.items() if key[0] == os.getpid()]:
+        process.close()
+
+
+def _same(one, other):
+    """Whether two ``(X, y)`` are the same arrays (not equal ones: identical objects)."""
+    return len(one) == len(other) and all(a is b for a, b in zip(one, other))
+
+
+def _serve(data, requests, replies):
+    """The fit process's loop: measure each requested fold until the request pipe closes."""
+    import gc
+
+    # The inherited objects are the worker's, not the fits': out of the collector's sight.
+    gc.freeze()
+    while True:
+        try:
+            split, task = _read_message(requests, None)
+        except EOFError:
+            return
+        reply = _in_process(_measure, (data, split, task), None)
+        _write_message(replies, reply)
+        gc.collect()     # the fold's garbage, outside the measured region
+
+
+def _write_message(fd, value):
+    payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+    view = memoryview(len(payload).to_bytes(8, "little") + payload)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _read_message(fd, timeout):
+    """The next message on `fd`; TimeoutError after `timeout` s, EOFError if the pipe closed."""
+    deadline = None if timeout is None else time.monotonic() + timeout
+
+    def read(size):
+        chunks = []
+        while size:
+            wait = None if deadline is None else max(deadline - time.monotonic(), 0)
+            if wait is not None and not select.select([fd], [], [], wait)[0]:
+                raise TimeoutError
+            chunk = os.read(fd, min(size, 1 << 20))
+            if not chunk:
+                raise EOFError
+            chunks.append(chunk)
+            size -= len(chunk)
+        return b"".join(chunks)
+
+    return pickle.loads(read(int.from_bytes(read(8), "little")))
+
+
+def _steady_allocator():
+    """Give the memory that earlier fits freed back to the system.
+
+    glibc raises its mmap threshold when a mapped block is freed, after which
+    large arrays come from the heap and stay resident when freed: the next fit
+    in the same process would reuse them and its peak memory would miss them.
+    ``malloc_trim(0)`` returns every whole free page of every arena, so that
+    memory is faulted in again, and counted, by the fit that uses it.  The
+    threshold itself stays dynamic: a fixed one (mapping and unmapping every
+    array above 128 KiB) made the fits themselves 10-15 % slower than outside
+    the runner.  No-op without glibc.
+    """
+    global _malloc
+    if _malloc is None:
+        import ctypes
+        import ctypes.util
+
+        try:
+            _malloc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        except OSError:
+            _malloc = False
+    if _malloc:
+        with contextlib.suppress(AttributeError):
+            _malloc.malloc_trim(0)
+
+
+_malloc = None
+
+
+def _in_process(function, args, timeout):
+    """``(status, result or error text)`` of ``function(*args)`` in this process (no timeout)."""
+    try:
+        return "ok", function(*args)
+    except Exception as exc:   # the learner's failure is data, not a crash
+        lines = traceback.format_exception_only(type(exc), exc)
+        return "error", lines[-1].strip() + "\n" + traceback.format_exc(limit=8)
+
+
+def _death(wait_status):
+    if os.WIFSIGNALED(wait_status):
+        return f"signal {signal.Signals(os.WTERMSIG(wait_status)).name}"
+    return f"exit status {os.WEXITSTATUS(wait_status)}"
+
+
+def _status_kib(key):
+    with open("/proc/self/status", encoding="ascii") as handle:
+        for line in handle:
+            if line.startswith(key):
+                return int(line.split()[1])
+    raise OSError(f"no {key} in /proc/self/status")
+
+
+def _reset_peak():
+    """Reset VmHWM to the current resident set; return that resident set in bytes."""
+    with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
+        handle.write("5")
+    return _status_kib("VmRSS") * 1024
+
+
+def _measure(data, split, task):
+    """In the fit process: fit once, predict, score; the costs and the score of the fold."""
+    import gc
+
+    import numpy as np
+
+    from ._experiment import import_estimator
+
+    (X, y), (train, test) = data, split
+    X_train, y_train, X_test, y_test = X[train], y[train], X[test], y[test]
+    model = _single_threaded(import_estimator(task.estimator)(**task.params))
+    # In the worker itself, CPU time is this thread's: the engine's threads are not the fit.
+    clock = time.process_time if task.isolate else time.thread_time
+    # Before every fit, not once per process: memory a previous fit freed may still be
+    # resident (seen in a fit process forked from a parent that had used pyarrow), and
+    # this fit would reuse it unseen.
+    _steady_allocator()
+    gc.disable()     # no collection inside the timed region
+    try:
+        memory_before = _reset_peak()
+        wall, cpu = time.perf_counter(), clock()
+        model.fit(X_train, y_train)
+        fit_wall, fit_cpu = time.perf_counter() - wall, clock() - cpu
+        peak = _status_kib("VmHWM") * 1024 - memory_before
+        wall, cpu = time.perf_counter(), clock()
+        predicted = model.predict(X_test)
+        row = {"fit_time": fit_wall, "fit_cpu_time": fit_cpu,
+               "predict_time": time.perf_counter() - wall,
+               "predict_cpu_time": clock() - cpu, "peak_memory": int(peak)}
+    finally:
+        gc.enable()
+    if task.metric == "error":
+        score = float(np.mean(np.asarray(predicted) == y_test))
+        loss = 1.0 - score
+    else:
+        score = float(_scorer(task.metric)(model, X_test, y_test))
+        loss = -score if task.metric.startswith("neg_") else 1.0 - score
+    row.update(score=score, loss=loss, model_size=pickled_size(model))
+    return row
+
+
+def pickled_size(value):
+    """``len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))``, without the bytes.
+
+    The pickle is streamed to a sink that only counts: a forest of several MB is
+    not copied into one bytes object (nor its fresh pages faulted in) to be measured.
+    """
+    sink = _ByteCounter()
+    pickle.dump(value, sink, protocol=pickle.HIGHEST_PROTOCOL)
+    return sink.size
+
+
+class _ByteCounter:
+    """A write-only file that keeps the number of bytes written to it, not the bytes."""
+
+    __slots__ = ("size",)
+
+    def __init__(self):
+        self.size = 0
+
+    def write(self, chunk):
+        # Large buffers of protocol 5 come as PickleBuffer objects, which have no len().
+        size = memoryview(chunk).nbytes
+        self.size += size
+        return size
+
+
+_limits = []
+
+
+def _limit_threads():
+    """Limit the BLAS / OpenMP pools of this process to one thread (forked children inherit)."""
+    if not _limits:
+        from threadpoolctl import threadpool_limits
+
+        _limits.append(threadpool_limits(limits=1))
+
+
+def _single_threaded(estimator):
+    """Set every ``n_jobs`` parameter (also of nested estimators) to 1."""
+    jobs = {name: 1 for name, value in estimator.get_params(deep=True).items()
+            if (name == "n_jobs" or name.endswith("__n_jobs")) and value not in (None, 1)}
+    return estimator.set_params(**jobs) if jobs else estimator
+
+
+def _scorer(name):
+    from sklearn.metrics import get_scorer
+
+    return get_scorer(name)

@@ -1,0 +1,463 @@
+"""``multitest run``: from estimators to results and measured costs, on Dask.
+
+:func:`run_experiment` reads an experiment file (:mod:`multitest.run._experiment`),
+submits every (data set, algorithm, replication, fold) not yet in the store to
+a Dask distributed cluster (a local cluster of single-threaded worker
+processes bound to 127.0.0.1 by default, or an existing scheduler), commits
+each finished fold to the store as it arrives (:mod:`multitest.run._store`), and
+writes the derived files of the experiment folder:
+
+``results.csv``
+    long format (``dataset, algorithm, replication, fold, error`` and one
+    column per measured cost): ``multitest rank DIR`` reads it with no flags.
+``costs/<measure>.yaml``
+    one cost profile per measure (mean over the folds): ``fit_time``,
+    ``fit_cpu_time``, ``predict_time``, ``predict_cpu_time``, ``peak_memory``,
+    ``model_size``.
+``costs/noise.csv``
+    the spread of repeated fits of the same fold, per data set, algorithm
+    and timed measure; the median is quoted in every time profile.
+``failures.csv``
+    folds that raised, crashed or timed out, with their error.
+``provenance.json``
+    versions, machines (client and workers), seeds, times, counts and notes.
+
+Failure policy: a data set with a failed (or missing) fold is left out of
+``results.csv`` and of the cost profiles, with a note in ``provenance.json``
+that ``multitest rank DIR`` prints; the other data sets are ranked.  A
+re-run computes only what is missing (failed folds too with
+``retry_failed=True``).
+
+This module imports scikit-learn and Dask only inside :func:`run_experiment`:
+they are the optional ``run`` extra.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime
+import hashlib
+import json
+import logging
+import os
+import platform
+import sys
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import yaml
+
+from .._errors import InputError, MultitestError
+from ._experiment import Experiment, check_estimators, load_dataset, load_experiment
+from ._measure import MEASURES, Task, close_fit_processes, run_task
+from ._store import KEY, STORE_FILE, Store
+
+__all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra"]
+
+EXTRA_MESSAGE = "multitest run needs the 'run' extra: pip install 'multitest[run]'"
+_EXTRA_MODULES = ("sklearn", "dask", "distributed", "threadpoolctl")
+_UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over the folds"),
+          "fit_cpu_time": ("CPU seconds", "Mean CPU time of fit over the folds"),
+          "predict_time": ("seconds (wall clock)",
+                           "Mean wall-clock time of predict on the test fold"),
+          "predict_cpu_time": ("CPU seconds", "Mean CPU time of predict on the test fold"),
+          "peak_memory": ("bytes", "Mean peak growth of resident memory during fit"),
+          "model_size": ("bytes", "Mean size of the fitted model, pickled")}
+_TIMED = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time")
+#: How long to try to reach an existing scheduler (``--scheduler``).
+CONNECT_TIMEOUT = "30s"
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one call of :func:`run_experiment` did.
+
+    Attributes
+    ----------
+    out : str
+        The experiment folder.
+    total, computed, reused, failed, lost : int
+        Folds of the experiment; computed by this run; found in the store;
+        failed (error or timeout, stored); lost (worker lost, not stored:
+        the next run computes them).
+    datasets_ranked, datasets_dropped : tuple of str
+        Data sets in ``results.csv``, and those left out by the failure policy.
+    seconds : float
+    notes : tuple of str
+    """
+
+    out: str
+    total: int
+    computed: int
+    reused: int
+    failed: int
+    lost: int
+    datasets_ranked: tuple
+    datasets_dropped: tuple
+    seconds: float
+    notes: tuple
+
+    def summary(self):
+        lines = [f"{self.total} folds: {self.computed} computed, {self.reused} from the store, "
+                 f"{self.failed} failed, {self.lost} lost ({self.seconds:.1f} s)",
+                 f"data sets ranked: {', '.join(self.datasets_ranked) or 'none'}"]
+        lines += [f"note: {note}" for note in self.notes]
+        lines.append(f"outputs written to {self.out}; next: multitest rank {self.out} "
+                     "--costs fit_time")
+        return "\n".join(lines)
+
+
+def require_extra():
+    """Import the optional dependencies of ``multitest run`` or raise a one-line error."""
+    import importlib
+
+    for name in _EXTRA_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            raise MultitestError(EXTRA_MESSAGE) from None
+
+
+def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=None,
+                   retry_failed=False, show_progress=True):
+    """Run an experiment (or resume it) and write its folder.
+
+    Parameters
+    ----------
+    experiment : str, os.PathLike or Experiment
+        The experiment YAML file.
+    out : str or os.PathLike
+        The experiment folder: store, results, costs, provenance.
+    workers : int, optional
+        Worker processes of the local cluster (default: the number of CPUs).
+    scheduler : str, optional
+        Address of an existing Dask scheduler (``tcp://host:8786``); then
+        `workers` is ignored.
+    timeout : float, optional
+        Seconds per fit (overrides the experiment's ``timeout``).
+    retry_failed : bool
+        Also recompute folds stored as failed.
+    show_progress : bool
+        Progress bar on a terminal (see :mod:`multitest._progress`).
+
+    Returns
+    -------
+    RunResult
+
+    Raises
+    ------
+    MultitestError
+        A missing 'run' extra, an invalid experiment file or data set (the
+        message names the file, line and field), or invalid arguments.
+    """
+    require_extra()
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
+                                or workers < 1):
+        raise MultitestError(f"`workers` must be a positive integer, got {workers!r}")
+    if timeout is not None and not timeout > 0:
+        raise MultitestError(f"`timeout` must be a positive number of seconds, got {timeout!r}")
+    start = time.time()
+    if not isinstance(experiment, Experiment):
+        experiment = load_experiment(experiment)
+    check_estimators(experiment)
+    _check_metric(experiment)
+    timeout = experiment.timeout if timeout is None else float(timeout)
+    if timeout is not None and not experiment.isolate:
+        raise MultitestError("`timeout` needs each fit in its own process: the experiment "
+                             "sets isolate: false")
+    tasks = _tasks(experiment, timeout)
+    out = os.path.abspath(os.fspath(out))
+    os.makedirs(out, exist_ok=True)
+    with Store(os.path.join(out, STORE_FILE)) as store:
+        done = store.done()
+        todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
+        data = {spec.name: load_dataset(experiment, i)
+                for i, spec in enumerate(experiment.datasets)
+                if any(t.dataset == spec.name for t in todo)}
+        engine = {"scheduler": scheduler or "local", "workers": workers}
+        run = store.start_run(len(todo), {"argv": sys.argv, "engine": engine})
+        computed, lost, failed, worker_info = _execute(store, run, todo, data, len(tasks),
+                                                       workers, scheduler, show_progress)
+        store.finish_run(run, computed)
+        frame = store.frame()
+    reused = len(tasks) - len(todo)
+    derived = _derive(experiment, tasks, frame)
+    provenance = _provenance(experiment, start, run, engine, worker_info, derived,
+                             dict(total=len(tasks), computed=computed, reused=reused,
+                                  failed=failed, lost=lost))
+    _write_outputs(out, derived, provenance)
+    notes = tuple(derived["notes"])
+    if lost:
+        notes += (f"{lost} fold(s) were lost with their worker; run the same command again "
+                  "to compute them",)
+    return RunResult(out=out, total=len(tasks), computed=computed, reused=reused,
+                     failed=int(derived["failures"]["status"].isin(["error", "timeout"]).sum()),
+                     lost=lost,
+                     datasets_ranked=tuple(derived["ranked"]),
+                     datasets_dropped=tuple(derived["dropped"]),
+                     seconds=time.time() - start, notes=notes)
+
+
+def _check_metric(experiment):
+    if experiment.metric == "error":
+        return
+    from sklearn.metrics import get_scorer_names
+
+    if experiment.metric not in get_scorer_names():
+        source, row = experiment.where("metric")
+        raise InputError(f"unknown metric {experiment.metric!r}: use 'error' or a scikit-learn "
+                         "scorer name (sklearn.metrics.get_scorer_names())", source=source,
+                         row=row, field="metric")
+
+
+def _tasks(experiment, timeout):
+    """Every fold of the experiment, data set-major (the order of the file)."""
+    tasks = []
+    for dataset in experiment.datasets:
+        for algorithm in experiment.algorithms:
+            spec = experiment.spec_hash(dataset, algorithm)
+            for replication in range(1, experiment.replications + 1):
+                for fold in range(1, experiment.folds + 1):
+                    first = replication == 1 and fold == 1
+                    tasks.append(Task(dataset=dataset.name, algorithm=algorithm.name,
+                                      estimator=algorithm.estimator, params=algorithm.params,
+                                      replication=replication, fold=fold,
+                                      folds=experiment.folds, seed=experiment.seed,
+                                      metric=experiment.metric, spec=spec,
+                                      repeats=experiment.repeats if first else 1,
+                                      timeout=timeout, isolate=experiment.isolate))
+    return tasks
+
+
+def _needed(task, stored, retry_failed):
+    if stored is None or stored[0] != task.spec:
+        return True
+    return retry_failed and stored[1] != "ok"
+
+
+#: Dask settings while the run's client (and local cluster) live.  The defaults poll many
+#: times a second in the driver and in every worker: the event-loop tick every 20 ms, the
+#: statistical profiler every 10 ms, the memory monitor every 100 ms, the system monitor
+#: and the cluster's repr every 500 ms: 4 % of a core each for the driver and an idle
+#: worker, taken from the fits.  None of these is used by the runner.
+_QUIET = {"distributed.admin.tick.interval": "1s",
+          "distributed.worker.profile.enabled": False,
+          "distributed.worker.memory.monitor-interval": "1s",
+          "distributed.admin.system-monitor.interval": "5s",
+          "distributed.deploy.cluster-repr-interval": "5s",
+          "distributed.client.scheduler-info-interval": "5s"}
+#: The local cluster's workers are forked from the driver, not spawned: a spawned worker
+#: imports Dask, scikit-learn and the driver's main module again (2-4 s of CPU each, on
+#: the first fold's clock), a forked one starts with the driver's imports in 0.1 s.
+_LOCAL = {"distributed.worker.multiprocessing-method": "fork"}
+
+
+@contextlib.contextmanager
+def _client(workers, scheduler):
+    import dask
+
+    with dask.config.set(_QUIET), _connect(workers, scheduler) as client:
+        yield client
+
+
+@contextlib.contextmanager
+def _connect(workers, scheduler):
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, ValueError, TypeError) as exc:
+            raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
+                                 f"({type(exc).__name__}: {exc})") from None
+        with client:
+            yield client
+        return
+    import dask
+
+    with dask.config.set(_LOCAL), \
+            LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                         processes=True, host="127.0.0.1",
+                         # Every server of the cluster, HTTP ones included, on the loopback.
+                         dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+                         silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        yield client
+
+
+def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
+    """Submit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``."""
+    from distributed import as_completed
+
+    from .._progress import progress
+
+    computed = lost = failed = 0
+    if not todo:   # complete: no engine to start
+        return 0, 0, 0, {}
+    with _client(workers, scheduler) as client:
+        worker_info = client.run(_machine)
+        # On every worker: a fold can run wherever a core is free, with no transfer.
+        shared = {name: client.scatter([value], hash=False, broadcast=True)[0]
+                  for name, value in data.items()}
+        futures = [client.submit(run_task, shared[t.dataset], t, pure=False,
+                                 key=f"multitest-run{run}-{i}") for i, t in enumerate(todo)]
+        with progress(total, "run", enabled=None if show_progress else False) as bar:
+            bar.update(total - len(todo))
+            for future in as_completed(futures):
+                try:
+                    row = future.result()
+                except Exception as exc:   # the engine's failure (worker lost): not stored
+                    lost += 1
+                    bar.update(failed=1)
+                    logging.getLogger("multitest").debug("fold lost: %s", exc)
+                    continue
+                finally:
+                    future.release()
+                store.record(row, run)
+                computed += 1
+                bad = row["status"] != "ok"
+                failed += bad
+                bar.update(failed=int(bad))
+        client.run(close_fit_processes)
+    return computed, lost, failed, worker_info
+
+
+def _machine():
+    """The hardware and software of this process's machine (for provenance)."""
+    info = {"host": platform.node(), "platform": platform.platform(),
+            "python": platform.python_version(), "cpus": os.cpu_count(),
+            "cpu": platform.processor() or platform.machine()}
+    with contextlib.suppress(OSError):
+        with open("/proc/cpuinfo", encoding="utf-8") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    info["cpu"] = line.split(":", 1)[1].strip()
+                    break
+    with contextlib.suppress(OSError, ValueError, IndexError):
+        with open("/proc/meminfo", encoding="utf-8") as handle:
+            info["memory_bytes"] = int(handle.readline().split()[1]) * 1024
+    return info
+
+
+# -- derived files -----------------------------------------------------------------------
+
+def _derive(experiment, tasks, frame):
+    """results.csv, the profiles, the noise and the failures from the stored folds."""
+    wanted = pd.DataFrame([(*t.key, t.spec) for t in tasks], columns=list(KEY) + ["spec"])
+    current = wanted.merge(frame, on=list(KEY) + ["spec"], how="left")
+    ok = current["status"] == "ok"
+    failures = current[~ok].copy()
+    failures["status"] = failures["status"].fillna("missing")
+    failures["error"] = failures["error"].fillna("").map(lambda e: e.split("\n", 1)[0])
+    bad_sets = list(dict.fromkeys(failures["dataset"]))
+    ranked = [d.name for d in experiment.datasets if d.name not in bad_sets]
+    notes = [_drop_note(name, failures[failures["dataset"] == name]) for name in bad_sets]
+    good = current[ok & current["dataset"].isin(ranked)]
+    results = good[list(KEY)].assign(error=good["loss"])
+    for measure in MEASURES:
+        results[measure] = good[measure]
+    noise = _noise(good)
+    profiles = {m: _profile(m, good, noise, experiment) for m in MEASURES} if ranked else {}
+    return {"results": results, "failures": failures[list(KEY) + ["status", "error"]],
+            "profiles": profiles, "noise": noise, "ranked": ranked, "dropped": bad_sets,
+            "notes": notes}
+
+
+def _drop_note(name, rows):
+    first = rows.iloc[0]
+    what = f"{first['algorithm']} fold {first['replication']}.{first['fold']} " \
+           f"{first['status']}" + (f": {first['error']}" if first["error"] else "")
+    return (f"data set {name!r} is left out of the ranking: {len(rows)} fold(s) failed or "
+            f"missing ({what}); see failures.csv")
+
+
+def _noise(good):
+    """Spread of the repeated fits of one fold: coefficient of variation per measure."""
+    rows = []
+    for _, row in good[good["repeats"].notna()].iterrows():
+        repeats = json.loads(row["repeats"])
+        for measure in _TIMED:
+            values = np.array([r[measure] for r in repeats], dtype=float)
+            mean = values.mean()
+            rows.append({"dataset": row["dataset"], "algorithm": row["algorithm"],
+                         "measure": measure, "repeats": len(values), "mean": mean,
+                         "std": values.std(ddof=1),
+                         "cv": values.std(ddof=1) / mean if mean > 0 else 0.0})
+    return pd.DataFrame(rows, columns=["dataset", "algorithm", "measure", "repeats", "mean",
+                                       "std", "cv"])
+
+
+def _profile(measure, good, noise, experiment):
+    means = good.groupby(["dataset", "algorithm"], sort=False)[measure].mean()
+    table = {}
+    for (dataset, algorithm), value in means.items():
+        table.setdefault(str(dataset), {})[str(algorithm)] = float(value)
+    unit, description = _UNITS[measure]
+    spread = noise.loc[noise["measure"] == measure, "cv"]
+    if len(spread):
+        description += (f"; noise of {experiment.repeats} repeated fits of one fold: median "
+                        f"coefficient of variation {spread.median():.1%} over {len(spread)} "
+                        "data set x algorithm pairs (costs/noise.csv)")
+    return {"name": measure, "description": description,
+            "source": f"measured by multitest run ({os.path.basename(experiment.path)})",
+            "unit": unit, "normalization": "none", "per_dataset": table}
+
+
+def _provenance(experiment, start, run, engine, worker_info, derived, counts):
+    import importlib.metadata as metadata
+
+    versions = {}
+    for package in ("multitest", "numpy", "scipy", "pandas", "scikit-learn", "dask",
+                    "distributed", "threadpoolctl"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            versions[package] = metadata.version(package)
+    with open(experiment.path, "rb") as handle:
+        digest = hashlib.sha256(handle.read()).hexdigest()
+    fold_seeds = {r: int(np.random.SeedSequence([experiment.seed, r]).generate_state(1)[0])
+                  for r in range(1, experiment.replications + 1)}
+    noise = derived["noise"]
+    return {
+        "experiment": os.path.abspath(experiment.path), "experiment_sha256": digest,
+        "name": experiment.name, "run": run, "command": sys.argv,
+        "started": _iso(start), "finished": _iso(time.time()),
+        "cv": {"replications": experiment.replications, "folds": experiment.folds,
+               "seed": experiment.seed, "stratified": True,
+               "fold_seeds_by_replication": fold_seeds},
+        "metric": experiment.metric, "repeats": experiment.repeats,
+        "timeout": experiment.timeout, "isolate": experiment.isolate, "versions": versions,
+        "client": _machine(),
+        "engine": engine, "workers": worker_info, "folds": counts,
+        "datasets_ranked": derived["ranked"], "datasets_dropped": derived["dropped"],
+        "notes": derived["notes"],
+        "noise_median_cv": {m: float(noise.loc[noise["measure"] == m, "cv"].median())
+                            for m in _TIMED if (noise["measure"] == m).any()},
+        "measurement": ("each fit in a forked child process" if experiment.isolate else
+                        "each fit in the worker process") + ", single-threaded (threadpoolctl, "
+                       "n_jobs=1); wall and CPU time separately; peak memory = growth of the "
+                       "resident set during fit (VmHWM after clear_refs); model size = pickled "
+                       "bytes",
+    }
+
+
+def _iso(seconds):
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(
+        timespec="seconds")
+
+
+def _write_outputs(out, derived, provenance):
+    """Write the derived files in one batch; the store is not among them."""
+    from ..outputs._outputs import atomic_directory
+
+    with atomic_directory(out) as staging:
+        derived["results"].to_csv(os.path.join(staging, "results.csv"), index=False,
+                                  float_format="%.17g")
+        derived["failures"].to_csv(os.path.join(staging, "failures.csv"), index=False)
+        costs = os.path.join(staging, "costs")
+        os.makedirs(costs)
+        for measure, profile in derived["profiles"].items():
+            with open(os.path.join(costs, f"{measure}.yaml"), "w", encoding="utf-8") as handle:
+                yaml.safe_dump(profile, handle, sort_keys=False, allow_unicode=True)
+        derived["noise"].to_csv(os.path.join(costs, "noise.csv"), index=False)
+        with open(os.path.join(staging, "provenance.json"), "w", encoding="utf-8") as handle:
+            json.dump(provenance, handle, indent=1, default=str)

@@ -1,0 +1,518 @@
+"""Effect sizes beside every decision (conventions in ``docs/effect_sizes.md``).
+
+- Per data set: the mean difference of errors ``d = a - b`` (cheaper minus
+  costlier: positive means the costlier is better) with the confidence
+  interval of the chosen pairwise test (:func:`fold_mean_difference`).
+  Computed on demand from the fold errors, never stored for a whole run.
+- Over data sets: the Hodges–Lehmann median of the per-data-set differences
+  of mean errors with its Wilcoxon signed-rank confidence interval, as R's
+  ``wilcox.test(d, conf.int=TRUE)`` (:func:`wilcoxon_interval`), and the
+  probability of superiority (:func:`over_datasets`).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from .._errors import MultitestError
+
+__all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
+           "wilcoxon_interval", "over_datasets", "interval_of", "INTERVAL_OF_TEST",
+           "OVER_DATASETS_LIMIT"]
+
+#: The interval used for each built-in test (others: ``'kfold-t'``).
+INTERVAL_OF_TEST = {
+    "kfold-t": "kfold-t",
+    "corrected-t": "corrected-t",
+    "bayes-correlated-t": "corrected-t",
+    "combined-5x2cv-t": "combined-5x2cv-t",
+    "combined-5x2cv-f": "combined-5x2cv-t",
+    "5x2cv-t": "combined-5x2cv-t",
+}
+
+#: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
+#: averages of every pair) stays below this; above, they are left out (null).
+OVER_DATASETS_LIMIT = 200_000_000
+
+
+def _check_level(level):
+    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
+        raise MultitestError(f"`level` must be a number strictly between 0 and 1, got {level!r}")
+    return float(level)
+
+
+@dataclass(frozen=True, eq=False)
+class MeanDifference:
+    """Mean difference of errors on one data set with its confidence interval, per pair.
+
+    Attributes
+    ----------
+    estimate, low, high : ndarray, shape (n,)
+        ``mean(a - b)`` and the two-sided interval at ``level``.
+    level : float
+    interval : str
+        Which t interval: ``'kfold-t'``, ``'corrected-t'`` or ``'combined-5x2cv-t'``.
+    """
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    level: float
+    interval: str
+
+
+def interval_of(test, design):
+    """Name of the interval :func:`fold_mean_difference` uses for ``test`` on ``design``."""
+    interval = INTERVAL_OF_TEST.get(test, "kfold-t")
+    if (interval == "combined-5x2cv-t" and not design.is_5x2) or (
+            interval == "corrected-t" and design.folds < 2):
+        return "kfold-t"
+    return interval
+
+
+def fold_mean_difference(a, b, test, design, level=0.95):
+    """Mean difference over the folds with the interval of ``test``.
+
+    Parameters
+    ----------
+    a, b : array_like, shape (n, F)
+        Per-fold errors of the cheaper and the costlier algorithm.
+    test : str
+        Name of the pairwise test; :data:`INTERVAL_OF_TEST` gives its interval.
+    design : multitest.stats.FoldDesign
+    level : float, default 0.95
+
+    Returns
+    -------
+    MeanDifference
+
+    Notes
+    -----
+    ``estimate +- t_{df, (1 + level)/2} * se``, with the standard error that
+    the test's statistic divides by (so ``estimate / se`` is the t statistic):
+
+    - ``kfold-t``: ``se = s_d / sqrt(F)``, ``df = F - 1``;
+    - ``corrected-t`` (and the Bayesian correlated t, whose posterior is the
+      same Student t with ``rho = 1/k``): ``se = sqrt((1/J + 1/(k - 1)) s_d^2)``,
+      ``df = J - 1``;
+    - ``combined-5x2cv-t`` (also for the F test and Dietterich's 5x2 cv t,
+      which have no interval for the mean of all ten differences):
+      ``se = sqrt(sum_i s_i^2 / 5) / sqrt(10)``, ``df = 5``.
+
+    Other tests (Wilcoxon, sign, custom) use the ``kfold-t`` interval.  A zero
+    standard error gives the interval ``[estimate, estimate]``.
+    """
+    level = _check_level(level)
+    a = np.atleast_2d(np.asarray(a, dtype=float))
+    b = np.atleast_2d(np.asarray(b, dtype=float))
+    d = a - b
+    n, F = d.shape
+    interval = interval_of(test, design)
+    estimate = d.mean(axis=1)
+    if F < 2:
+        return MeanDifference(estimate=estimate, low=np.full(n, np.nan),
+                              high=np.full(n, np.nan), level=level, interval=interval)
+    if interval == "combined-5x2cv-t":
+        p = d.reshape(n, 5, 2)
+        s2 = ((p - p.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
+        se, df = np.sqrt(s2.sum(axis=1) / 5) / np.sqrt(10), 5
+    else:
+        constant = np.all(d == d[:, :1], axis=1)
+        variance = np.where(constant, 0.0, d.var(axis=1, ddof=1))
+        factor = 1 / F if interval == "kfold-t" else 1 / F + 1 / (design.folds - 1)
+        se, df = np.sqrt(factor * variance), F - 1
+    half = special.stdtrit(df, 0.5 + level / 2) * se
+    return MeanDifference(estimate=estimate, low=estimate - half, high=estimate + half,
+                          level=level, interval=interval)
+
+
+# --------------------------------------------------------------------------
+# Over data sets: Hodges–Lehmann with the Wilcoxon interval (R's wilcox.test)
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WilcoxonInterval:
+    """Hodges–Lehmann estimate and Wilcoxon confidence interval of one sample.
+
+    Attributes
+    ----------
+    estimate : float
+        Median of the Walsh averages of the non-zero differences.
+    low, high : float
+        Interval bounds (NaN when R gives none: a single non-zero difference
+        or all of them tied in absolute value with the normal approximation).
+    level : float
+        The level achieved (R lowers it when the requested one is not
+        achievable and warns).
+    exact : bool
+        Exact signed-rank distribution (fewer than 50 non-zero differences,
+        no ties, no zeros) or normal approximation with continuity correction.
+    n : int
+        Number of non-zero differences.
+    """
+
+    estimate: float
+    low: float
+    high: float
+    level: float
+    exact: bool
+    n: int
+
+
+def wilcoxon_interval(d, level=0.95):
+    """Hodges–Lehmann estimate and interval as R's ``wilcox.test(d, conf.int=TRUE)``.
+
+    Parameters
+    ----------
+    d : array_like, shape (S,)
+        Paired differences.
+    level : float, default 0.95
+
+    Returns
+    -------
+    WilcoxonInterval
+
+    Notes
+    -----
+    R's conventions, followed exactly: zero differences are dropped first
+    (also from the estimate and the interval); with fewer than 50 remaining,
+    no ties and no zeros the interval is that of the exact signed-rank
+    distribution (order statistics of the Walsh averages), otherwise it is
+    the normal approximation with continuity correction, inverted on the
+    Walsh averages (R's ``uniroot`` with a vanishing tolerance: the root of
+    that step function is a Walsh average), widening as R does when the
+    level is not achievable.  The estimate is always the median of the Walsh
+    averages (R's own estimate in the exact case; in the approximate case R
+    reports the root of the centred statistic instead).  All differences zero:
+    estimate 0 and interval ``[0, 0]`` (R gives NaN).
+
+    Examples
+    --------
+    >>> from multitest.stats._effect_sizes import wilcoxon_interval
+    >>> w = wilcoxon_interval([1.5, 2.25, -0.5, 3.125, 0.75])
+    >>> w.estimate, w.low, w.high, w.exact
+    (1.5, -0.5, 3.125, True)
+    """
+    level = _check_level(level)
+    x = np.asarray(d, dtype=float).ravel()
+    if not np.isfinite(x).all():
+        raise MultitestError("`d` must be finite")
+    zeros = bool(np.any(x == 0))
+    x = x[x != 0]
+    n = x.size
+    if n == 0:
+        return WilcoxonInterval(estimate=0.0, low=0.0, high=0.0, level=level, exact=False, n=0)
+    i, j = np.triu_indices(n)
+    walsh = np.sort((x[i] + x[j]) / 2)
+    estimate = float(np.median(walsh))
+    from scipy.stats import rankdata     # scipy.stats takes about 1 s to import
+
+    ranks = rankdata(np.abs(x))
+    ties = np.unique(ranks).size != n
+    alpha = 1 - level
+    if n < 50 and not ties and not zeros:
+        qu, ql, level = _exact_positions(n, level)
+        return WilcoxonInterval(estimate=estimate, low=float(walsh[qu - 1]),
+                                high=float(walsh[ql]), level=level, exact=True, n=n)
+    low_end, high_end = walsh[0], walsh[-1]
+    at_min, at_max = _w_statistic(x, low_end), _w_statistic(x, high_end)
+    if not (np.isfinite(at_min) and np.isfinite(at_max)):
+        return WilcoxonInterval(estimate=float((x.min() + x.max()) / 2), low=np.nan,
+                                high=np.nan, level=0.0, exact=False, n=n)
+    while (at_min - special.ndtri(1 - alpha / 2) < 0
+           or at_max - special.ndtri(alpha / 2) > 0):
+        alpha *= 2
+        if alpha >= 1:
+            break
+    if alpha >= 1 or 1 - level < alpha * 0.75:
+        level = 1 - min(1.0, alpha)
+    if alpha >= 1:
+        return WilcoxonInterval(estimate=estimate, low=float(np.median(x)),
+                                high=float(np.median(x)), level=level, exact=False, n=n)
+    distinct = np.unique(walsh)
+    low = _step_root(x, distinct, special.ndtri(1 - alpha / 2))
+    high = _step_root(x, distinct, special.ndtri(alpha / 2))
+    return WilcoxonInterval(estimate=estimate, low=low, high=high, level=level, exact=False,
+                            n=n)
+
+
+def _signed_rank_counts(n):
+    """Number of subsets of ``{1..n}`` with each sum ``0..n(n+1)/2`` (exact null of V)."""
+    counts = np.zeros(n * (n + 1) // 2 + 1)
+    counts[0] = 1
+    for k in range(1, n + 1):
+        counts[k:] = counts[k:] + counts[:-k].copy()
+    return counts
+
+
+def _w_statistic(x, shift):
+    """R's ``W(d)``: the centred, tie- and continuity-corrected signed-rank statistic."""
+    xd = x - shift
+    xd = xd[xd != 0]
+    nx = xd.size
+    from scipy.stats import rankdata
+
+    ranks = rankdata(np.abs(xd))
+    zd = ranks[xd > 0].sum() - nx * (nx + 1) / 4
+    _, tied = np.unique(ranks, return_counts=True)
+    variance = nx * (nx + 1) * (2 * nx + 1) / 24 - np.sum(tied.astype(float) ** 3 - tied) / 48
+    if variance <= 0:
+        return np.nan
+    return (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
+
+
+def _step_root(x, distinct, zq):
+    """Where the non-increasing step function ``W(d) - zq`` crosses zero.
+
+    ``W`` is constant between consecutive distinct Walsh averages; the root is
+    the Walsh average at which the value on its right is first below zero.
+    """
+    # Interval k is (distinct[k], distinct[k + 1]); find the first whose value is < 0.
+    lo, hi = 0, distinct.size - 1
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if _w_statistic(x, (distinct[mid] + distinct[mid + 1]) / 2) - zq < 0:
+            hi = mid
+        else:
+            lo = mid + 1
+    return float(distinct[lo])
+
+
+# --------------------------------------------------------------------------
+# The same intervals for many samples at once
+# --------------------------------------------------------------------------
+
+#: Walsh averages held at once by :func:`_column_intervals` (32 MB).
+_WALSH_ELEMENTS = 1 << 22
+
+
+def _column_intervals(d, level):
+    """:func:`wilcoxon_interval` of every column of ``d``, bit for bit, vectorized.
+
+    Returns ``(estimate, low, high, level)`` arrays.  Samples are grouped by
+    their number of non-zero differences; each group is handled in whole-array
+    steps: the Walsh averages sorted per sample, the exact interval as two
+    order statistics, the normal approximation as a binary search run on every
+    sample at once (each step one vectorized :func:`_w_statistics`).
+    """
+    samples = np.ascontiguousarray(np.asarray(d, dtype=float).T)    # one sample per row
+    m, S = samples.shape
+    out = tuple(np.full(m, np.nan) for _ in range(4))
+    nonzero = samples != 0
+    counts = nonzero.sum(axis=1)
+    empty = counts == 0
+    for target, value in zip(out, (0.0, 0.0, 0.0, level)):
+        target[empty] = value
+    for n in np.unique(counts[~empty]).tolist():
+        rows = np.flatnonzero(counts == n)
+        step = max(1, _WALSH_ELEMENTS // (n * (n + 1) // 2))
+        for r0 in range(0, rows.size, step):
+            group = rows[r0:r0 + step]
+            x = samples[group][nonzero[group]].reshape(group.size, n)   # the non-zero values
+            for target, value in zip(out, _group_intervals(x, counts[group] < S, level)):
+                target[group] = value
+    return out
+
+
+def _group_intervals(x, has_zero, level):
+    """:func:`_column_intervals` of samples (rows) with the same number ``n`` of values."""
+    m, n = x.shape
+    i, j = np.triu_indices(n)
+    walsh = (x[:, i] + x[:, j]) / 2
+    walsh.sort(axis=1)
+    half = walsh.shape[1] // 2    # the median of sorted rows, as np.median computes it
+    estimate = walsh[:, half] if walsh.shape[1] % 2 else (walsh[:, half - 1] + walsh[:, half]) / 2
+    low, high, achieved = np.empty(m), np.empty(m), np.full(m, level)
+    sorted_abs = np.sort(np.abs(x), axis=1)
+    ties = np.any(sorted_abs[:, 1:] == sorted_abs[:, :-1], axis=1)
+    exact = ~ties & ~has_zero if n < 50 else np.zeros(m, dtype=bool)
+    if exact.any():
+        qu, ql, exact_level = _exact_positions(n, level)
+        low[exact], high[exact] = walsh[exact, qu - 1], walsh[exact, ql]
+        achieved[exact] = exact_level
+    normal = ~exact
+    if normal.any():
+        estimate[normal], low[normal], high[normal], achieved[normal] = _normal_intervals(
+            x[normal], walsh[normal], estimate[normal], level)
+    return estimate, low, high, achieved
+
+
+def _exact_positions(n, level):
+    """Order statistics ``(qu, ql)`` of the exact interval (``qu`` 1-based) and the level."""
+    alpha = 1 - level
+    counts = _signed_rank_counts(n)
+    cdf = np.cumsum(counts) / counts.sum()
+    # R's qsignrank(alpha/2, n): the smallest q with P(V <= q) >= alpha/2.
+    qu = max(1, int(np.searchsorted(cdf, alpha / 2 - 10 * np.finfo(float).eps)))
+    ql = n * (n + 1) // 2 - qu
+    achieved = 2 * cdf[qu - 1]     # 2 psignrank(qu - 1, n)
+    if achieved - alpha > alpha / 2:
+        level = 1 - float(f"{achieved:.2g}")
+    return qu, ql, level
+
+
+def _normal_intervals(x, walsh, median, level):
+    """The normal-approximation branch of :func:`wilcoxon_interval`, one sample per row.
+
+    ``median``: the Walsh medians, the estimate except where ``W`` is not
+    finite at the ends of the Walsh averages (then the midrange, no bounds).
+    """
+    m = x.shape[0]
+    low, high, achieved = np.full(m, np.nan), np.full(m, np.nan), np.full(m, level)
+    at_min, at_max = _w_statistics(x, walsh[:, 0]), _w_statistics(x, walsh[:, -1])
+    finite = np.isfinite(at_min) & np.isfinite(at_max)
+    estimate = np.where(finite, median, (x.min(axis=1) + x.max(axis=1)) / 2)
+    achieved[~finite] = 0.0
+    alpha = np.full(m, 1 - level)
+    widen = finite.copy()
+    while True:    # R widens the interval (doubles alpha) while it is not achievable
+        widen &= (at_min - special.ndtri(1 - alpha / 2) < 0) | (
+            at_max - special.ndtri(alpha / 2) > 0)
+        if not widen.any():
+            break
+        alpha[widen] *= 2
+        widen &= alpha < 1
+    adjust = finite & ((alpha >= 1) | (1 - level < alpha * 0.75))
+    achieved[adjust] = 1 - np.minimum(1.0, alpha[adjust])
+    whole = finite & (alpha >= 1)
+    low[whole] = high[whole] = np.median(x[whole], axis=1)
+    search = np.flatnonzero(finite & (alpha < 1))
+    if search.size:
+        values, offsets, sizes = _distinct_sorted(walsh[search])
+        xs, a = x[search], alpha[search]
+        low[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(1 - a / 2))
+        high[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(a / 2))
+    return estimate, low, high, achieved
+
+
+def _distinct_sorted(walsh):
+    """The distinct values of each sorted row, concatenated, with each row's offset and count."""
+    new = np.ones(walsh.shape, dtype=bool)
+    np.not_equal(walsh[:, 1:], walsh[:, :-1], out=new[:, 1:])
+    sizes = new.sum(axis=1)
+    offsets = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    return walsh[new], offsets, sizes
+
+
+def _step_roots(x, values, offsets, sizes, zq):
+    """:func:`_step_root` of every row: the same binary search, run on all rows at once."""
+    lo, hi = np.zeros(x.shape[0], dtype=int), sizes - 1
+    while True:
+        active = np.flatnonzero(lo < hi)
+        if active.size == 0:
+            return values[offsets + lo]
+        mid = (lo[active] + hi[active]) // 2
+        at = offsets[active] + mid
+        below = _w_statistics(x[active], (values[at] + values[at + 1]) / 2) - zq[active] < 0
+        hi[active] = np.where(below, mid, hi[active])
+        lo[active] = np.where(below, lo[active], mid + 1)
+
+
+def _w_statistics(x, shift):
+    """:func:`_w_statistic` of every row of ``x`` at its own ``shift``, the same floats.
+
+    Ranks of ``|x - shift|`` among the non-zero differences with ties
+    averaged (as :func:`scipy.stats.rankdata`), from one sort per row: every
+    rank is a multiple of 1/2, so every sum below is exact, as in the scalar code.
+    """
+    xd = x - shift[:, None]
+    m, n = xd.shape
+    keep = xd != 0
+    nx = keep.sum(axis=1)
+    magnitude = np.where(keep, np.abs(xd), np.inf)       # the zeros sort last, unranked
+    order = np.argsort(magnitude, axis=1)
+    ordered = np.take_along_axis(magnitude, order, axis=1)
+    positive = np.take_along_axis(xd > 0, order, axis=1)
+    position = np.arange(n)
+    starts = np.ones((m, n), dtype=bool)
+    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
+    ends = np.ones((m, n), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, position, n)[:, ::-1], axis=1)[:, ::-1]
+    valid = position < nx[:, None]
+    ranks = (first + last) / 2 + 1               # average rank of each tie group, 1-based
+    zd = np.where(positive & valid, ranks, 0.0).sum(axis=1) - nx * (nx + 1) / 4
+    size = last - first + 1
+    # The sum over tie groups of t^3 - t is the sum over their elements of t^2 - 1.
+    tie_terms = np.where(valid, size * size - 1, 0).sum(axis=1)
+    variance = nx * (nx + 1) * (2 * nx + 1) / 24 - tie_terms / 48
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
+    return np.where(variance > 0, w, np.nan)
+
+
+# --------------------------------------------------------------------------
+# Every pair of algorithms over data sets
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class PairEffects:
+    """Effect sizes over data sets of the pairs ``(a[k], b[k])`` (algorithm indices).
+
+    ``d = e_a - e_b`` per data set (mean errors): positive means ``b`` is better.
+
+    Attributes
+    ----------
+    a, b : ndarray of int, shape (n,)
+    hodges_lehmann, low, high, level : ndarray, shape (n,)
+        From :func:`wilcoxon_interval`; NaN when not computed (see
+        :data:`OVER_DATASETS_LIMIT`).
+    b_better, ties, a_better : ndarray of int, shape (n,)
+        Data sets where ``b`` / neither / ``a`` has the lower mean error.
+    superiority : ndarray, shape (n,)
+        Probability of superiority of ``b``: ``(b_better + ties / 2) / S``.
+    """
+
+    a: np.ndarray
+    b: np.ndarray
+    hodges_lehmann: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    level: np.ndarray
+    b_better: np.ndarray
+    ties: np.ndarray
+    a_better: np.ndarray
+    superiority: np.ndarray
+
+
+def over_datasets(mean_errors, pairs=None, level=0.95):
+    """Hodges–Lehmann, Wilcoxon interval and probability of superiority of pairs.
+
+    Parameters
+    ----------
+    mean_errors : array_like, shape (S, L)
+    pairs : tuple of two int arrays, optional
+        ``(a, b)``; default every pair ``a < b``.
+    level : float, default 0.95
+
+    Returns
+    -------
+    PairEffects
+    """
+    level = _check_level(level)
+    e = np.asarray(mean_errors, dtype=float)
+    S, L = e.shape
+    a, b = np.triu_indices(L, k=1) if pairs is None else map(np.asarray, pairs)
+    b_better, a_better = np.empty(a.size, dtype=int), np.empty(a.size, dtype=int)
+    hl, low, high, achieved = (np.full(a.size, np.nan) for _ in range(4))
+    intervals = a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT
+    by_algorithm = np.ascontiguousarray(e.T)     # one contiguous row per algorithm
+    step = max(1, (1 << 20) // max(1, S))    # pairs at a time: no (pairs, S) array
+    for k0 in range(0, a.size, step):
+        k1 = min(a.size, k0 + step)
+        d = by_algorithm[a[k0:k1]] - by_algorithm[b[k0:k1]]      # (pairs, S)
+        b_better[k0:k1] = np.count_nonzero(d > 0, axis=1)
+        a_better[k0:k1] = np.count_nonzero(d < 0, axis=1)
+        if intervals:
+            hl[k0:k1], low[k0:k1], high[k0:k1], achieved[k0:k1] = _column_intervals(d.T, level)
+    ties = S - b_better - a_better
+    return PairEffects(a=a, b=b, hodges_lehmann=hl, low=low, high=high, level=achieved,
+                       b_better=b_better, ties=ties, a_better=a_better,
+                       superiority=(b_better + ties / 2) / S)

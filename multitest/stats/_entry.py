@@ -1,0 +1,387 @@
+"""A pairwise test as the registry knows it: the function and what it can do.
+
+:class:`PairwiseTest` wraps a test function, checks its inputs and outputs and calls it on
+many pairs; :class:`TestFailure` is what an exception inside a user's test becomes.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from .._errors import MultitestError
+from ..inputs._design import FoldDesign
+from ._fold_tests import (_combined_f_significant, combined_5x2cv_f, combined_5x2cv_t,
+                          corrected_t, kfold_t, paired_5x2cv_t, sign_test, wilcoxon_pratt,
+                          wilcoxon_scipy, wilcoxon_signed_rank)
+
+__all__ = ["PairwiseTest", "TestFailure"]
+
+_ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+# --------------------------------------------------------------------------
+# Fold design and the test wrapper
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairwiseTest:
+    """A registered pairwise test: a function plus what the registry knows of it.
+
+    Parameters
+    ----------
+    name : str
+        Registry name (or ``"module:function"`` path).
+    func : callable
+        ``func(a, b, **kwargs) -> (statistic, pvalue)``; the result may also be
+        any object with ``statistic`` and ``pvalue`` attributes (a SciPy
+        result). ``design`` is passed when ``func`` has a ``design`` parameter,
+        ``alternative`` when it is not ``'two-sided'``.
+    vectorized : bool
+        If true, ``func`` takes arrays of shape ``(n, F)`` and returns arrays of
+        shape ``(n,)``; otherwise it takes two 1-D arrays of shape ``(F,)`` and
+        returns two scalars, and is called once per pair.
+    requires_5x2 : bool
+        The test is only defined for 5x2 cross-validation.
+    description : str
+        One line, shown by ``multitest tests``.
+    supports_one_sided : bool
+        ``func`` accepts an ``alternative`` keyword.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import get_test
+    >>> test = get_test("kfold-t")
+    >>> a = np.array([[0.20, 0.22, 0.25, 0.21, 0.24]])
+    >>> b = np.array([[0.18, 0.20, 0.22, 0.20, 0.21]])
+    >>> statistic, pvalue = test(a, b, FoldDesign(1, 5))
+    >>> statistic.round(4), pvalue.round(4)
+    (array([5.8797]), array([0.0042]))
+    """
+
+    name: str
+    func: Callable
+    vectorized: bool = False
+    requires_5x2: bool = False
+    description: str = ""
+    supports_one_sided: bool = False
+
+    @classmethod
+    def from_function(cls, func, name=None, *, vectorized=None, requires_5x2=None,
+                      description=None):
+        """Wrap a function, reading unset flags from its attributes.
+
+        ``vectorized`` and ``requires_5x2`` default to the function's attributes
+        of the same name (``False`` when absent); ``description`` defaults to
+        the first line of its docstring; ``supports_one_sided`` is true when the
+        function has an ``alternative`` parameter.
+        """
+        if vectorized is None:
+            vectorized = bool(getattr(func, "vectorized", False))
+        if requires_5x2 is None:
+            requires_5x2 = bool(getattr(func, "requires_5x2", False))
+        if description is None:
+            description = _first_line(inspect.getdoc(func))
+        return cls(
+            name=name if name is not None else getattr(func, "__name__", repr(func)),
+            func=func,
+            vectorized=vectorized,
+            requires_5x2=requires_5x2,
+            description=description,
+            supports_one_sided=_has_parameter(func, "alternative"),
+        )
+
+    def __call__(self, a, b, design, alternative="two-sided"):
+        """Run the test on ``n`` pairs.
+
+        Parameters
+        ----------
+        a, b : array_like, shape (n, F)
+            Per-fold errors of the cheaper (``a``) and the costlier (``b``)
+            algorithm, fold axis replication-major.
+        design : FoldDesign
+            How the ``F`` folds were produced.
+        alternative : {'two-sided', 'less', 'greater'}
+            ``'greater'``: ``mean(a - b) > 0``, the costlier ``b`` has the lower
+            error; ``'less'``: the reverse.
+
+        Returns
+        -------
+        statistic, pvalue : ndarray, shape (n,)
+
+        Raises
+        ------
+        MultitestError
+            Malformed arrays, a design the test does not support, a one-sided
+            alternative for a test without one, or an output of the wrong shape
+            or with a NaN (or out-of-range) p-value.
+        """
+        a, b = _iv_errors(a, b, design)
+        self._check_design(design)
+        kwargs = self._kwargs(design, alternative)
+        out = self._run(a, b, kwargs)
+        return self._check_output(out, a.shape[0])
+
+    def _call_unchecked(self, a, b, design, alternative="two-sided"):
+        """:meth:`__call__` for arrays already known to be finite floats of shape (n, F).
+
+        Stage 1 calls the test on millions of pairs built from validated
+        results; this skips only the input checks, never the output checks.
+        """
+        self._check_design(design)
+        kwargs = self._kwargs(design, alternative)
+        out = self._run(a, b, kwargs)
+        return self._check_output(out, a.shape[0])
+
+    def _run(self, a, b, kwargs):
+        """Call the function; an exception it raises becomes a :class:`TestFailure`."""
+        if not self.vectorized:
+            return _loop(self.func, a, b, kwargs, self.name)
+        try:
+            return self.func(a, b, **kwargs)
+        except MultitestError:
+            raise
+        except Exception as exc:   # anything a user's code may raise
+            raise TestFailure(self.name, exc, *_failing_pair(self.func, a, b, kwargs)) \
+                from exc
+
+    @property
+    def uses_design(self):
+        """Whether ``func`` takes the :class:`FoldDesign` (and so a test/train ratio)."""
+        return _has_parameter(self.func, "design")
+
+    @property
+    def _difference_only(self):
+        """Whether the test sees the errors only through ``a - b`` (built-in tests).
+
+        Stage 1 then passes the differences as ``a`` and zeros as ``b``, which
+        gives exactly the same numbers (``d - 0 == d``) with half the copying.
+        """
+        return self.func in _DIFFERENCE_ONLY
+
+    @property
+    def _thread_safe(self):
+        """Whether stage 1 may run this test on several blocks at once (threads).
+
+        True for the built-in t and F tests: NumPy and :mod:`scipy.special`
+        only, which release the GIL on large arrays.  User tests run in one
+        thread.
+        """
+        return self.func in _THREAD_SAFE
+
+    @property
+    def _decision(self):
+        """``f(a, b, alpha)``: whether each p-value is below ``alpha``, for tests that
+        can decide without computing most p-values (the same decisions), else None."""
+        return _DECISIONS.get(self.func)
+
+    @property
+    def _fold_major(self):
+        """Whether the test works on one row per fold (the 5x2 cv tests).
+
+        Stage 1 then lays its differences out fold-major (``a.T`` contiguous),
+        which the test reads without a strided copy; the numbers are the same.
+        """
+        return self.func in _FOLD_MAJOR
+
+    def _check_design(self, design):
+        if self.requires_5x2 and not design.is_5x2:
+            raise MultitestError(
+                f"pairwise test '{self.name}' needs 5x2 cross-validation "
+                f"(5 replications x 2 folds); the data have {design.replications} "
+                f"replication(s) x {design.folds} fold(s)"
+            )
+
+    def _kwargs(self, design, alternative):
+        if alternative not in _ALTERNATIVES:
+            raise MultitestError(
+                f"`alternative` must be one of {', '.join(_ALTERNATIVES)}; got {alternative!r}"
+            )
+        kwargs = {}
+        if _has_parameter(self.func, "design"):
+            kwargs["design"] = design
+        if alternative != "two-sided":
+            if not self.supports_one_sided:
+                raise MultitestError(
+                    f"pairwise test '{self.name}' has no one-sided version (its function "
+                    f"takes no `alternative` argument); use alternative='two-sided'"
+                )
+            kwargs["alternative"] = alternative
+        return kwargs
+
+    def _check_output(self, out, n):
+        statistic, pvalue = _unpack(out, self.name)
+        try:
+            statistic = np.asarray(statistic, dtype=float)
+            pvalue = np.asarray(pvalue, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise MultitestError(
+                f"pairwise test '{self.name}' returned non-numeric output: {exc}"
+            ) from None
+        for what, value in (("statistic", statistic), ("p-value", pvalue)):
+            if value.shape != (n,):
+                raise MultitestError(
+                    f"pairwise test '{self.name}' returned a {what} of shape "
+                    f"{value.shape}; expected ({n},)"
+                )
+        _check_values(self.name, "a NaN statistic", np.isnan(statistic))
+        _check_values(self.name, "a NaN p-value", np.isnan(pvalue))
+        _check_values(self.name, "a p-value outside [0, 1]", (pvalue < 0) | (pvalue > 1))
+        return statistic, pvalue
+
+
+def _check_values(name, what, bad):
+    if bad.any():
+        where = np.flatnonzero(bad)
+        raise MultitestError(
+            f"pairwise test '{name}' returned {what} for pair {where[0]} "
+            f"({where.size} of {bad.size} pairs)"
+        )
+
+
+def _iv_errors(a, b, design):
+    if not isinstance(design, FoldDesign):
+        raise MultitestError(f"`design` must be a FoldDesign; got {type(design).__name__}")
+    try:
+        a = np.asarray(a, dtype=float)
+        b = np.asarray(b, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise MultitestError(f"`a` and `b` must be numeric arrays: {exc}") from None
+    if a.ndim != 2 or a.shape != b.shape:
+        raise MultitestError(
+            f"`a` and `b` must be 2-D arrays (pairs, folds) of the same shape; got "
+            f"{a.shape} and {b.shape} (use a[np.newaxis] for a single pair)"
+        )
+    if a.shape[1] != design.n:
+        raise MultitestError(
+            f"`a` and `b` have {a.shape[1]} folds but the design {design} has {design.n}"
+        )
+    if not (np.isfinite(a).all() and np.isfinite(b).all()):
+        raise MultitestError("`a` and `b` must be finite (missing folds are not allowed)")
+    return a, b
+
+
+class TestFailure(MultitestError):
+    """A pairwise test raised an exception (a bug or a limit of a user's test).
+
+    Attributes
+    ----------
+    test : str
+        The test's name.
+    error : Exception
+        What it raised.
+    a, b : ndarray or None
+        The per-fold errors of the pair it failed on, when known; see
+        :meth:`located`.
+    """
+
+    __test__ = False   # not a pytest class
+
+    def __init__(self, test, error, a=None, b=None, where=""):
+        self.test, self.error, self.a, self.b = test, error, a, b
+        super().__init__(f"pairwise test '{test}' failed{where}: {_one_line(error)}")
+
+    def located(self, errors, datasets, algorithms):
+        """The same failure naming the data set and the pair it happened on.
+
+        Parameters
+        ----------
+        errors : ndarray, shape (S, L, F)
+            The errors the test ran on; the pair is the first data set and
+            two algorithms whose folds are ``a`` and ``b``.
+        datasets, algorithms : sequence of str
+        """
+        if self.a is None:
+            return self
+        errors = np.asarray(errors)
+        is_a = (errors == self.a).all(axis=2)
+        is_b = (errors == self.b).all(axis=2)
+        for s in np.flatnonzero(is_a.any(axis=1) & is_b.any(axis=1)):
+            x, y = np.flatnonzero(is_a[s])[0], np.flatnonzero(is_b[s])[0]
+            where = f" on data set {datasets[s]}, pair {algorithms[x]}–{algorithms[y]}"
+            return TestFailure(self.test, self.error, where=where)
+        return self
+
+
+def _failing_pair(func, a, b, kwargs, limit=1000):
+    """The folds of the first pair a vectorized test fails on alone (or nothing)."""
+    for i in range(min(limit, a.shape[0])):
+        try:
+            func(a[i:i + 1], b[i:i + 1], **kwargs)
+        except Exception:   # the failure being located
+            return a[i].copy(), b[i].copy()
+    return ()
+
+
+def _loop(func, a, b, kwargs, name):
+    statistic = np.empty(a.shape[0])
+    pvalue = np.empty(a.shape[0])
+    for i in range(a.shape[0]):
+        try:
+            out = func(a[i], b[i], **kwargs)
+        except MultitestError:
+            raise
+        except Exception as exc:   # anything a user's code may raise
+            raise TestFailure(name, exc, a[i].copy(), b[i].copy()) from exc
+        s, p = _unpack(out, name)
+        try:
+            statistic[i], pvalue[i] = float(s), float(p)
+        except (TypeError, ValueError) as exc:
+            raise MultitestError(
+                f"pairwise test '{name}' must return two numbers for one pair; {exc}"
+            ) from None
+    return statistic, pvalue
+
+
+def _unpack(out, name):
+    if hasattr(out, "statistic") and hasattr(out, "pvalue"):
+        return out.statistic, out.pvalue
+    try:
+        statistic, pvalue = out
+    except (TypeError, ValueError):
+        raise MultitestError(
+            f"pairwise test '{name}' must return (statistic, pvalue); got "
+            f"{type(out).__name__}"
+        ) from None
+    return statistic, pvalue
+
+
+def _has_parameter(func, name):
+    try:
+        parameters = inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        return False
+    return name in parameters and parameters[name].kind in (
+        inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _first_line(doc):
+    return doc.strip().splitlines()[0].strip() if doc and doc.strip() else ""
+
+
+def _one_line(exc):
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+#: Built-in tests whose first step is ``d = a - b`` and which never look at
+#: ``a`` or ``b`` otherwise (see :attr:`PairwiseTest._difference_only`).
+_DIFFERENCE_ONLY = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
+                              corrected_t, wilcoxon_signed_rank, wilcoxon_pratt,
+                              wilcoxon_scipy, sign_test})
+
+#: Built-in tests reading the folds as rows (see :attr:`PairwiseTest._fold_major`).
+_FOLD_MAJOR = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t})
+
+#: Built-in tests deciding ``p < alpha`` faster (see :attr:`PairwiseTest._decision`).
+_DECISIONS = {combined_5x2cv_f: _combined_f_significant}
+
+#: Built-in tests made of NumPy and scipy.special calls only (see
+#: :attr:`PairwiseTest._thread_safe`).
+_THREAD_SAFE = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
+                          corrected_t})

@@ -1,0 +1,759 @@
+"""Pairwise tests on the per-fold errors of two algorithms (stage 1): the built-in functions.
+
+Every test compares the paired per-fold errors of a *cheaper* algorithm ``a``
+and a *costlier* algorithm ``b`` on one data set, for many pairs at once:
+``a`` and ``b`` are float arrays of shape ``(n, F)`` (``n`` pairs, ``F`` folds,
+fold axis last) and a test returns a statistic and a p-value per pair.
+
+Sign convention, everywhere: ``d = a - b`` (cheaper minus costlier). A positive
+t statistic means the costlier algorithm has the lower error, and
+``alternative='greater'`` is the alternative hypothesis ``mean(a - b) > 0``
+("the costlier algorithm is better").
+
+Tests live in a registry (a dict, as in numcodecs). Built-in tests are
+registered with :func:`register_test`, exactly as a user's test would be;
+third-party packages add tests through the entry-point group
+``multitest.tests``; any function can also be used directly or through a
+``"module:function"`` path. :func:`get_test` resolves all of them.
+
+Degenerate folds never produce a warning or a NaN:
+
+- all differences zero (identical errors): statistic 0 and p-value 1, for
+  every test and every alternative;
+- zero variance with a non-zero mean (the same non-zero difference on every
+  fold, or on both folds of every replication for the 5x2 tests): the t-type
+  statistics are ``+inf`` or ``-inf`` (sign of the mean difference) with
+  p-value 0 two-sided and 0 or 1 one-sided, depending on the direction; the
+  F statistic is ``inf`` with p-value 0. More generally a ratio ``0/0`` gives
+  statistic 0 and p-value 1, and ``x/0`` with ``x != 0`` gives ``+-inf``.
+- the Wilcoxon and sign tests are finite by construction. ``wilcoxon`` and
+  ``wilcoxon-pratt`` use the exact conditional distribution
+  (:mod:`multitest.stats._signed_rank`, R's ``coin`` / ``exactRankTests``);
+  ``wilcoxon-scipy`` and ``sign`` follow :func:`scipy.stats.wilcoxon` and
+  :func:`scipy.stats.binomtest`.
+"""
+
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+from scipy import special
+
+from .._errors import MultitestError
+from ._signed_rank import signed_rank_test
+
+__all__ = ["combined_5x2cv_f", "combined_5x2cv_t", "corrected_t", "kfold_t", "paired_5x2cv_t",
+           "sign_test", "wilcoxon_pratt", "wilcoxon_scipy", "wilcoxon_signed_rank"]
+
+
+# --------------------------------------------------------------------------
+# p-values
+# --------------------------------------------------------------------------
+
+
+def _get_pvalue(statistic, distribution, alternative):
+    """p-value of ``statistic`` under ``distribution`` for ``alternative``.
+
+    ``distribution.cdf(x)`` must be ``P(X <= x)`` and ``distribution.sf(x)``
+    ``P(X >= x)`` (equal to SciPy's ``sf`` for continuous distributions).
+    """
+    if alternative == "less":
+        return distribution.cdf(statistic)
+    if alternative == "greater":
+        return distribution.sf(statistic)
+    if hasattr(distribution, "smaller_tail"):   # one evaluation instead of two
+        tails = distribution.smaller_tail(statistic)
+    else:
+        tails = np.minimum(distribution.cdf(statistic), distribution.sf(statistic))
+    return np.minimum(2 * tails, 1.0)
+
+
+class _StudentT:
+    """Student's t with ``df`` degrees of freedom: ``scipy.stats.t(df)``'s tails.
+
+    Calls :func:`scipy.special.stdtr` directly, as SciPy's ``t._cdf`` and
+    ``t._sf`` do (same values, infinities included), without the per-call
+    argument handling of a frozen distribution, which dominates on millions
+    of pairs.
+    """
+
+    def __init__(self, df):
+        self.df = df
+
+    def cdf(self, x):
+        return special.stdtr(self.df, x)
+
+    def sf(self, x):
+        return special.stdtr(self.df, -x)
+
+    def smaller_tail(self, x):
+        """``min(cdf(x), sf(x))`` in one evaluation: ``sf(|x|)``.
+
+        ``stdtr`` is computed by symmetry (``cdf(x) = 1 - sf(x)`` for ``x > 0``),
+        so this is exactly the minimum of the two (tested).
+        """
+        return special.stdtr(self.df, -np.abs(x))
+
+
+class _StandardNormal:
+    """N(0, 1): ``scipy.stats.norm``'s tails (``ndtr(x)``, ``ndtr(-x)``) directly."""
+
+    @staticmethod
+    def cdf(x):
+        return special.ndtr(x)
+
+    @staticmethod
+    def sf(x):
+        return special.ndtr(-x)
+
+
+class _FisherF:
+    """F(dfn, dfd): ``scipy.stats.f(dfn, dfd)``'s tails through :mod:`scipy.special`.
+
+    For an even ``dfn`` (the combined 5x2 cv F test has ``dfn = 10``) the upper
+    tail has a closed form, evaluated in a few array operations instead of one
+    incomplete beta function per pair (more than ten times faster on millions
+    of pairs).  With ``z = dfd / (dfd + dfn x)``, ``a = dfd / 2`` and an
+    integer ``n = dfn / 2``, ``sf(x) = I_z(a, n)``, and for an integer second
+    argument the regularized incomplete beta function is the finite sum
+
+        I_z(a, n) = z**a * sum_{j = 0}^{n - 1} (a)_j / j! * (1 - z)**j
+
+    (``(a)_j`` the rising factorial).  Every term is positive: no
+    cancellation.  It agrees with :func:`scipy.special.fdtrc` to a few units
+    in the last place (relative 2.2e-15 at most, tested), with ``sf(0) = 1``
+    and ``sf(inf) = 0`` exactly.  Odd ``dfn`` and scalars: ``fdtrc``.
+    """
+
+    def __init__(self, dfn, dfd):
+        self.dfn, self.dfd = dfn, dfd
+
+    def cdf(self, x):
+        return special.fdtr(self.dfn, self.dfd, x)
+
+    def sf(self, x):
+        if self.dfn % 2 or np.ndim(x) == 0:
+            return special.fdtrc(self.dfn, self.dfd, x)
+        a = self.dfd / 2
+        coefficients = [1.0]                  # (a)_j / j!, j = 0 .. n - 1
+        for j in range(1, self.dfn // 2):
+            coefficients.append(coefficients[-1] * (a + j - 1) / j)
+        z = np.asarray(x, dtype=float) * (self.dfn / self.dfd)
+        z += 1.0
+        np.reciprocal(z, out=z)               # z = dfd / (dfd + dfn x); 0 at x = inf
+        w = 1.0 - z                           # 1 - z: no cancellation matters, poly >= 1
+        poly = np.full_like(z, coefficients[-1])
+        for c in coefficients[-2::-1]:
+            poly *= w
+            poly += c
+        if a == 2.5:
+            out = np.sqrt(z)
+            out *= z
+            out *= z
+        else:
+            out = np.power(z, a)
+        out *= poly
+        return out
+
+
+def _ratio(numerator, denominator):
+    """``numerator / denominator`` with ``x/0 = +-inf`` and ``0/0 = 0``.
+
+    Returns the ratio and the mask of ``0/0`` entries (whose p-value is 1).
+    """
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = numerator / denominator
+    undefined = (numerator == 0) & (denominator == 0)
+    return np.where(undefined, 0.0, ratio), undefined
+
+
+def _ratio_test(numerator, scale, distribution, alternative):
+    statistic, undefined = _ratio(numerator, scale)
+    pvalue = _get_pvalue(statistic, distribution, alternative)
+    return statistic, np.where(undefined, 1.0, pvalue)
+
+
+def _row_sum(x):
+    """``np.sum(x, axis=1)`` of a 2-D array, the same numbers, faster for few columns.
+
+    NumPy reduces each row with its pairwise summation, which for at most 128
+    values is: eight running sums over the columns ``k, k + 8, ...``, combined
+    as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``, then the last
+    ``n % 8`` values added in turn (fewer than 8 values: added in turn).  Doing
+    the same additions column by column on whole arrays gives the same floats
+    while avoiding NumPy's slow reduction over short rows, several times faster
+    for the 5 to 10 folds of stage 1.  More than 128 columns: ``np.sum``.
+    """
+    n = x.shape[1]
+    if n > 128 or n == 0:
+        return np.sum(x, axis=1)
+    return _sum_columns([x[:, k] for k in range(n)])
+
+
+def _sum_columns(columns):
+    """The sum of 1 to 128 equal-shaped arrays in the order of :func:`_row_sum`, a new array."""
+    n = len(columns)
+    if n < 8:
+        out = columns[0].copy()
+        for column in columns[1:]:
+            out += column
+        return out
+    stop = n - n % 8
+    r = list(columns[:8])
+    if stop > 8:                          # running sums: copies, the inputs stay untouched
+        r = [column.copy() for column in r]
+        for i in range(8, stop, 8):
+            for k in range(8):
+                r[k] += columns[i + k]
+    out, left, right = r[0] + r[1], r[2] + r[3], r[4] + r[5]
+    out += left
+    np.add(r[6], r[7], out=left)
+    right += left
+    out += right
+    for column in columns[stop:]:
+        out += column
+    return out
+
+
+def _row_mean(x):
+    """``np.mean(x, axis=1)`` (the sum divided by the count, as NumPy does)."""
+    return _row_sum(x) / x.shape[1]
+
+
+def _variance(d):
+    """Sample variance (ddof=1) along the last axis, exactly 0 for constant rows.
+
+    The steps of ``np.var(d, axis=1, ddof=1)``: mean, squared deviations,
+    their sum over ``F - 1``.
+    """
+    constant = np.all(d == d[:, :1], axis=1)
+    deviations = d - _row_mean(d)[:, None]
+    deviations *= deviations
+    return np.where(constant, 0.0, _row_sum(deviations) / (d.shape[1] - 1))
+
+
+def _is_zero(b):
+    """Whether ``b`` is stage 1's ``numpy.broadcast_to(0.0, shape)`` (one +0.0, repeated)."""
+    return b.size > 0 and not any(b.strides) and b.flat[0] == 0 and not np.signbit(b.flat[0])
+
+
+def _five_by_two(a, b):
+    """The ten differences ``p`` as rows (fold-major, shape (10, n)) and ``sum_i s_i^2``.
+
+    docs/method.md section 3.  One row per fold keeps every step a
+    contiguous array operation (the (n, 10) layout made each of them strided);
+    the operations, and so the floats, are those of the per-pair formulas.
+    ``p`` may be a view of ``a``: not to be written.
+    """
+    if _is_zero(b) and a.T.flags.c_contiguous:     # stage 1's fold-major differences
+        p = a.T                                      # d - 0 == d: no copy
+    else:
+        p = np.empty((a.shape[1], a.shape[0]))
+        np.subtract(a.T, b.T, out=p)
+    s2 = []
+    for first, second in zip(p[0::2], p[1::2]):
+        p_bar = first + second
+        p_bar /= 2
+        left, right = first - p_bar, second - p_bar
+        np.square(left, out=left)
+        np.square(right, out=right)
+        left += right
+        s2.append(left)
+    return p, _sum_columns(s2)
+
+
+# --------------------------------------------------------------------------
+# Built-in tests (registered like any plug-in)
+# --------------------------------------------------------------------------
+
+
+def combined_5x2cv_f(a, b):
+    """Combined 5x2 cv F test (Alpaydin 1999); F(10, 5), upper tail.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, 10)
+        Per-fold errors of the cheaper and the costlier algorithm, 5x2 cv,
+        replication-major.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        ``f = sum_i sum_j (p_i^(j))^2 / (2 sum_i s_i^2)`` and its upper-tail
+        p-value. The test has no sign: combine it with the mean errors.
+        Identical errors give ``f = 0``, ``p = 1``; ``sum s_i^2 = 0`` with a
+        non-zero difference gives ``f = inf``, ``p = 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import combined_5x2cv_f
+    >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
+    >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
+    >>> f, p = combined_5x2cv_f(a, b)
+    >>> f.round(4), p.round(4)
+    (array([2.3306]), array([0.1814]))
+    """
+    return _ratio_test(*_combined_f_parts(a, b), _FisherF(10, 5), "greater")
+
+
+def _combined_f_parts(a, b):
+    """Numerator and denominator of the combined 5x2 cv F statistic."""
+    p, s2_sum = _five_by_two(a, b)
+    return _sum_columns(list(np.square(p))), 2 * s2_sum
+
+
+#: Half-width of the band around the critical value where the decision computes p.
+_BAND = 1e-6
+
+
+def _combined_f_significant(a, b, alpha):
+    """``combined_5x2cv_f(a, b)[1] < alpha``, the p-value computed only near the critical value.
+
+    The upper tail of F(10, 5) decreases with the statistic, so ``p < alpha``
+    exactly when ``f`` exceeds the critical value ``c`` (``sf(c) = alpha``).
+    Outside ``[c (1 - 1e-6), c (1 + 1e-6)]`` the true p-value is farther
+    from ``alpha`` (relatively, about 1e-6 times the tail's elasticity) than
+    the few units in the last place by which the computed one and ``c``
+    can be off, so ``f > c`` decides; inside, the p-value is computed as
+    :func:`combined_5x2cv_f` does (``_FisherF.sf`` works value by value:
+    the same floats on a subset).  ``0/0`` (p-value 1) is never significant.
+    """
+    statistic, undefined = _ratio(*_combined_f_parts(a, b))
+    critical = special.fdtri(10, 5, 1 - alpha)
+    if not (np.isfinite(critical) and critical > 0):
+        pvalue = np.where(undefined, 1.0, _FisherF(10, 5).sf(statistic))
+        return pvalue < alpha
+    significant = statistic > critical * (1 + _BAND)
+    near = np.flatnonzero(statistic >= critical * (1 - _BAND))
+    near = near[(statistic[near] <= critical * (1 + _BAND)) & ~undefined[near]]
+    significant[near] = _FisherF(10, 5).sf(statistic[near]) < alpha
+    return significant
+
+
+def paired_5x2cv_t(a, b, alternative="two-sided"):
+    """5x2 cv paired t test (Dietterich 1998); t with 5 df.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, 10)
+        Per-fold errors of the cheaper and the costlier algorithm, 5x2 cv,
+        replication-major.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm has the lower error.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        ``t = p_1^(1) / sqrt(sum_i s_i^2 / 5)``: the numerator is the first fold
+        of the first replication only. ``0/0`` gives ``t = 0``, ``p = 1``;
+        ``x/0`` gives ``t = +-inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import paired_5x2cv_t
+    >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
+    >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
+    >>> t, p = paired_5x2cv_t(a, b)
+    >>> t.round(4), p.round(4)
+    (array([0.5662]), array([0.5957]))
+    """
+    p, s2_sum = _five_by_two(a, b)
+    scale = np.sqrt(s2_sum / 5)
+    return _ratio_test(p[0], scale, _StudentT(5), alternative)
+
+
+def combined_5x2cv_t(a, b, alternative="two-sided"):
+    """Combined 5x2 cv t test (all ten differences); t with 5 df.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, 10)
+        Per-fold errors of the cheaper and the costlier algorithm, 5x2 cv,
+        replication-major.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm has the lower error.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        ``t = sqrt(10) * mean(p) / sqrt(sum_i s_i^2 / 5)``. ``0/0`` gives
+        ``t = 0``, ``p = 1``; ``x/0`` gives ``t = +-inf``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import combined_5x2cv_t
+    >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
+    >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
+    >>> t, p = combined_5x2cv_t(a, b)
+    >>> t.round(4), p.round(4)
+    (array([3.6349]), array([0.015]))
+    """
+    p, s2_sum = _five_by_two(a, b)
+    numerator = np.sqrt(10) * (_sum_columns(list(p)) / 10)
+    scale = np.sqrt(s2_sum / 5)
+    return _ratio_test(numerator, scale, _StudentT(5), alternative)
+
+
+def kfold_t(a, b, alternative="two-sided"):
+    """Paired t test over all folds (k-fold cv paired t); t with F - 1 df.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, F)
+        Per-fold errors of the cheaper and the costlier algorithm, ``F >= 2``.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm has the lower error.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        ``t = sqrt(F) * mean(d) / s_d`` as :func:`scipy.stats.ttest_rel`, which
+        ignores that the folds of repeated cv overlap. Identical errors give
+        ``t = 0``, ``p = 1``; a constant non-zero difference ``t = +-inf``.
+
+    Raises
+    ------
+    MultitestError
+        If there are fewer than two folds.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import kfold_t
+    >>> a = np.array([[0.20, 0.22, 0.25, 0.21, 0.24]])
+    >>> b = np.array([[0.18, 0.20, 0.22, 0.20, 0.21]])
+    >>> t, p = kfold_t(a, b, alternative="greater")
+    >>> t.round(4), p.round(4)
+    (array([5.8797]), array([0.0021]))
+    """
+    folds = _require_folds(a, 2, "kfold-t")
+    d = a - b
+    scale = np.sqrt(_variance(d) / folds)
+    return _ratio_test(_row_mean(d), scale, _StudentT(folds - 1), alternative)
+
+
+def corrected_t(a, b, design, alternative="two-sided"):
+    """Corrected resampled t test (Nadeau & Bengio 2003); t with J - 1 df.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, J)
+        Per-fold errors of the cheaper and the costlier algorithm, ``J`` splits.
+    design : FoldDesign
+        ``r`` replications of ``k`` folds, ``J = r k >= 2``. The correction uses
+        ``design.test_train_ratio`` when set (random subsampling, e.g. ``r = 10``
+        splits of ``k = 1`` with ratio 1/9), otherwise ``1/(k - 1)``, which
+        needs ``k >= 2``.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm has the lower error.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        ``t = mean(d) / sqrt((1/J + n_test/n_train) s_d^2)``. Identical errors
+        give ``t = 0``, ``p = 1``; a constant non-zero difference ``t = +-inf``.
+
+    Raises
+    ------
+    MultitestError
+        If ``J < 2``, or ``k < 2`` without a test/train ratio.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import corrected_t
+    >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
+    >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
+    >>> t, p = corrected_t(a, b, FoldDesign(5, 2))
+    >>> t.round(4), p.round(4)
+    (array([1.0349]), array([0.3277]))
+    >>> t, p = corrected_t(a, b, FoldDesign(10, 1, test_train_ratio="1/9"))
+    >>> t.round(4), p.round(4)
+    (array([2.3623]), array([0.0424]))
+    """
+    ratio = design.test_train_ratio
+    if ratio is None:
+        if design.folds < 2:
+            raise MultitestError(
+                f"pairwise test 'corrected-t' needs at least 2 folds per replication, or "
+                f"a test/train ratio (test_train_ratio, --test-train-ratio) for random "
+                f"subsampling; the design is {design}"
+            )
+        ratio = 1 / (design.folds - 1)
+    folds = _require_folds(a, 2, "corrected-t")
+    d = a - b
+    scale = np.sqrt((1 / folds + ratio) * _variance(d))
+    return _ratio_test(_row_mean(d), scale, _StudentT(folds - 1), alternative)
+
+
+def _require_folds(a, minimum, name):
+    if a.shape[1] < minimum:
+        raise MultitestError(
+            f"pairwise test '{name}' needs at least {minimum} folds; got {a.shape[1]}"
+        )
+    return a.shape[1]
+
+
+def wilcoxon_signed_rank(a, b, alternative="two-sided"):
+    """Wilcoxon signed-rank test on the folds, exact conditional (zeros dropped).
+
+    The exact distribution of the signed-rank statistic given the observed
+    mid-ranks, zero differences dropped before ranking, for up to 1000
+    non-zero folds, normal approximation beyond; see
+    :mod:`multitest.stats._signed_rank`. Equal to R's
+    ``exactRankTests::wilcox.exact`` and ``coin::wilcoxsign_test(distribution =
+    "exact", zero.method = "Wilcoxon")``.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, F)
+        Per-fold errors of the cheaper and the costlier algorithm.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm has the lower error.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        ``min(R+, R-)`` for the two-sided test, ``R+`` (the rank sum of the
+        folds where ``a > b``) for a one-sided one. Identical errors give
+        statistic 0 and p-value 1.
+
+    Examples
+    --------
+    Fourteen folds, five with a non-zero difference: the exact conditional
+    p-value is ``2 / 2**5`` (scipy's normal approximation gives 0.0431).
+
+    >>> import numpy as np
+    >>> from multitest.stats import wilcoxon_signed_rank
+    >>> d = np.array([[.01, .02, .03, .04, .05] + [0] * 9])
+    >>> wilcoxon_signed_rank(d, np.zeros_like(d))
+    (array([0.]), array([0.0625]))
+    """
+    return _exact_signed_rank(a - b, alternative, "wilcox")
+
+
+def wilcoxon_pratt(a, b, alternative="two-sided"):
+    """Wilcoxon signed-rank test on the folds, exact conditional, Pratt's zeros.
+
+    As :func:`wilcoxon_signed_rank`, except that zero differences are ranked
+    with the others and then dropped (Pratt 1959; R's
+    ``coin::wilcoxsign_test(zero.method = "Pratt")``).
+    """
+    return _exact_signed_rank(a - b, alternative, "pratt")
+
+
+def _exact_signed_rank(d, alternative, zero_method):
+    r_plus, r_minus, pvalue = signed_rank_test(d, alternative, zero_method)
+    return (np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus), pvalue
+
+
+def wilcoxon_scipy(a, b, alternative="two-sided"):
+    """Wilcoxon signed-rank test on the folds, as scipy.stats.wilcoxon.
+
+    The result equals ``scipy.stats.wilcoxon(a[i], b[i], alternative=...)``
+    with its defaults (SciPy >= 1.15): zero differences are dropped
+    (``zero_method='wilcox'``); with ``F <= 50`` folds and neither zeros nor
+    ties the exact null distribution is used; with zeros or ties and
+    ``F <= 13`` the exact sign-flip permutation distribution; otherwise the
+    normal approximation with the tie correction and no continuity correction.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, F)
+        Per-fold errors of the cheaper and the costlier algorithm.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm has the lower error.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        As SciPy: ``min(R+, R-)`` for the two-sided test, ``R+`` (the rank
+        sum of the folds where ``a > b``) for a one-sided one. Identical
+        errors give statistic 0 and p-value 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import wilcoxon_scipy
+    >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
+    >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
+    >>> w, p = wilcoxon_scipy(a, b)
+    >>> w, p.round(4)
+    (array([4.]), array([0.0137]))
+    """
+    d = a - b
+    ranks, tie_term = _signed_ranks(d)
+    count = np.count_nonzero(d, axis=1)
+    r_plus = np.sum(np.where(d > 0, ranks, 0.0), axis=1)
+    r_minus = np.sum(np.where(d < 0, ranks, 0.0), axis=1)
+
+    exact = (tie_term == 0) & (count == d.shape[1]) & (d.shape[1] <= 50)
+    flips = ~exact & (d.shape[1] <= 13)
+    normal = ~exact & ~flips
+    pvalue = np.empty(d.shape[0])
+    if exact.any():
+        null = _SignedRankNull(count[exact])
+        pvalue[exact] = _get_pvalue(r_plus[exact], null, alternative)
+    if flips.any():
+        null = _SignFlipNull(ranks[flips])
+        pvalue[flips] = _get_pvalue(r_plus[flips], null, alternative)
+    if normal.any():
+        pvalue[normal] = _wilcoxon_normal(r_plus[normal], count[normal],
+                                          tie_term[normal], alternative)
+    statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
+    return statistic, pvalue
+
+
+def _signed_ranks(d):
+    """Average ranks of ``|d|`` among the non-zero entries (0 for zeros), and ties.
+
+    Returns ``ranks`` of shape (n, F) and, per row, ``sum(t^3 - t)`` over the
+    groups of ``t`` equal non-zero ``|d|`` (positive if and only if there are ties).
+    """
+    x = np.where(d == 0, np.inf, np.abs(d))  # zeros sort last: excluded from ranks
+    order = np.argsort(x, axis=1, kind="stable")
+    xs = np.take_along_axis(x, order, axis=1)
+    n, folds = x.shape
+    first = np.ones((n, folds), dtype=bool)
+    first[:, 1:] = xs[:, 1:] != xs[:, :-1]
+    starts = np.flatnonzero(first)  # groups of equal values, never across rows
+    counts = np.diff(np.append(starts, n * folds))
+    group_rank = starts % folds + 1 + (counts - 1) / 2
+    sorted_ranks = np.repeat(group_rank, counts).reshape(n, folds)
+    ranks = np.empty_like(sorted_ranks)
+    np.put_along_axis(ranks, order, sorted_ranks, axis=1)
+    ranks[d == 0] = 0.0
+    t = np.where(np.isfinite(xs.ravel()[starts]), counts, 0).astype(float)
+    tie_term = np.bincount(starts // folds, weights=t**3 - t, minlength=n)
+    return ranks, tie_term
+
+
+def _wilcoxon_normal(r_plus, count, tie_term, alternative):
+    mean = count * (count + 1) / 4
+    se = np.sqrt((count * (count + 1) * (2 * count + 1) - tie_term / 2) / 24)
+    return _ratio_test(r_plus - mean, se, _StandardNormal, alternative)[1]
+
+
+@functools.lru_cache(maxsize=None)
+def _signed_rank_counts(n):
+    """Cumulative counts of subsets of {1..n} by sum (exact null of R+), and 2**n."""
+    counts = np.zeros(n * (n + 1) // 2 + 1, dtype=np.int64)
+    counts[0] = 1
+    for k in range(1, n + 1):
+        counts[k:] = counts[k:] + counts[:-k].copy()
+    return np.cumsum(counts), 2**n
+
+
+class _SignedRankNull:
+    """Exact null distribution of R+ for ``count`` non-zero, untied differences."""
+
+    def __init__(self, count):
+        self.count = count
+
+    def _tail(self, k, upper):
+        out = np.empty(k.shape)
+        for n in np.unique(self.count):
+            rows = self.count == n
+            cumulative, total = _signed_rank_counts(int(n))
+            kk = np.rint(k[rows]).astype(np.int64)
+            if upper:  # P(R+ >= k) = 1 - P(R+ <= k - 1)
+                below = np.where(kk > 0, cumulative[np.clip(kk - 1, 0, None)], 0)
+                out[rows] = (total - below) / total
+            else:
+                out[rows] = cumulative[np.clip(kk, 0, cumulative.size - 1)] / total
+        return out
+
+    def cdf(self, k):
+        return self._tail(k, upper=False)
+
+    def sf(self, k):
+        return self._tail(k, upper=True)
+
+
+class _SignFlipNull:
+    """Null of R+ over all 2**F sign flips of the given (tied, zero) ranks.
+
+    Comparisons use SciPy's ``permutation_test`` tolerance (100 eps relative).
+    """
+
+    _CHUNK = 256
+
+    def __init__(self, ranks):
+        self.ranks = ranks
+        folds = ranks.shape[1]
+        self.signs = (np.arange(2**folds)[:, None] >> np.arange(folds)) & 1
+
+    def _fraction(self, observed, upper):
+        out = np.empty(observed.shape)
+        gamma = np.abs(100 * np.finfo(float).eps * observed)
+        for start in range(0, observed.size, self._CHUNK):
+            rows = slice(start, start + self._CHUNK)
+            null = self.ranks[rows] @ self.signs.T
+            obs, tol = observed[rows, None], gamma[rows, None]
+            hits = null >= obs - tol if upper else null <= obs + tol
+            out[rows] = hits.mean(axis=1)
+        return out
+
+    def cdf(self, observed):
+        return self._fraction(observed, upper=False)
+
+    def sf(self, observed):
+        return self._fraction(observed, upper=True)
+
+
+def sign_test(a, b, alternative="two-sided"):
+    """Sign test on the folds (ties dropped); binomial, as scipy.stats.binomtest.
+
+    Parameters
+    ----------
+    a, b : ndarray, shape (n, F)
+        Per-fold errors of the cheaper and the costlier algorithm.
+    alternative : {'two-sided', 'less', 'greater'}
+        ``'greater'``: the costlier algorithm wins on more folds.
+
+    Returns
+    -------
+    statistic, pvalue : ndarray, shape (n,)
+        The number ``k`` of folds on which the costlier algorithm has the lower
+        error (``a - b > 0``) and the p-value of
+        ``binomtest(k, m, 0.5, alternative)``, ``m`` the number of folds with
+        a non-zero difference: tied folds are dropped. All folds tied gives
+        statistic 0 and p-value 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import sign_test
+    >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
+    >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, 0, .025, .035, .045]])
+    >>> k, p = sign_test(a, b)
+    >>> k, p.round(4)
+    (array([8.]), array([0.0391]))
+    """
+    d = a - b
+    wins = np.count_nonzero(d > 0, axis=1).astype(float)
+    trials = np.count_nonzero(d, axis=1)
+    pvalue = _get_pvalue(wins, _HalfBinomial(trials), alternative)
+    return wins, np.where(trials == 0, 1.0, pvalue)
+
+
+class _HalfBinomial:
+    """Binomial(n, 1/2) with ``sf(k) = P(X >= k)``."""
+
+    def __init__(self, trials):
+        self.trials = trials
+
+    def cdf(self, k):
+        from scipy import stats   # imported when first needed (slow to import)
+
+        return stats.binom.cdf(k, self.trials, 0.5)
+
+    def sf(self, k):
+        from scipy import stats
+
+        return stats.binom.sf(k - 1, self.trials, 0.5)
