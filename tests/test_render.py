@@ -410,16 +410,6 @@ def test_jupyter_views(ranking):
     assert ranking_html(ranking) == page
 
 
-def test_rendering_never_imported_by_the_engine():
-    code = ("import sys, multitest; from multitest import rank, example_results; "
-            "rank(example_results(), 'training_time', datasets=['iris', 'wine']); "
-            "print('multitest.figures._render' in sys.modules, 'multitest.figures._report' in sys.modules, "
-            "'graphviz' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["False", "False", "False"]
-
-
 def test_score_matrix_input(tmp_path):
     import pandas as pd
 

@@ -2,33 +2,10 @@
 
 Needs the ``run`` extra (scikit-learn, Dask) when an experiment is run.
 
-Every public name is defined in a private module and loaded on first use.
+Every public name is defined in a private module, listed in ``__init__.pyi`` and
+loaded on first use.
 """
 
-from .._lazy import lazy_exports
+from .._lazy import attach_stub
 
-_EXPORTS = {
-    "Experiment": "._experiment",
-    "DatasetSpec": "._experiment",
-    "AlgorithmSpec": "._experiment",
-    "load_experiment": "._experiment",
-    "load_dataset": "._experiment",
-    "check_estimators": "._experiment",
-    "SOURCES": "._experiment",
-    "DEFAULT_OPENML_CACHE": "._experiment",
-    "Task": "._measure",
-    "run_task": "._measure",
-    "fold_indices": "._measure",
-    "close_fit_processes": "._measure",
-    "MEASURES": "._measure",
-    "run_experiment": "._runner",
-    "RunResult": "._runner",
-    "EXTRA_MESSAGE": "._runner",
-    "require_extra": "._runner",
-    "Store": "._store",
-    "STORE_FILE": "._store",
-    "KEY": "._store",
-}
-
-__all__ = list(_EXPORTS)
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS)
+__getattr__, __dir__, __all__ = attach_stub(__name__, __file__)

@@ -56,12 +56,14 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-__all__ = ["Task", "run_task", "fold_indices", "close_fit_processes", "MEASURES"]
+__all__ = ["Task", "run_task", "fold_indices", "close_fit_processes", "MEASURES",
+           "TIMED_MEASURES"]
 
 #: The costs measured for every fold (columns of the store and of results.csv).
 MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time", "peak_memory",
             "model_size")
-_TIMED = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time")
+#: The measures that are times (repeated ``repeats`` times and summarised by their noise).
+TIMED_MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time")
 
 
 @dataclass(frozen=True)
@@ -161,8 +163,8 @@ def run_task(data, task):
         return row
     row.update(runs[0])
     if len(runs) > 1:
-        row.update({m: statistics.median(r[m] for r in runs) for m in _TIMED})
-        row["repeats"] = [{m: r[m] for m in _TIMED} for r in runs]
+        row.update({m: statistics.median(r[m] for r in runs) for m in TIMED_MEASURES})
+        row["repeats"] = [{m: r[m] for m in TIMED_MEASURES} for r in runs]
     return row
 
 

@@ -51,7 +51,7 @@ import yaml
 
 from .._errors import InputError, MultitestError
 from ._experiment import Experiment, check_estimators, load_dataset, load_experiment
-from ._measure import MEASURES, Task, close_fit_processes, run_task
+from ._measure import MEASURES, TIMED_MEASURES, Task, close_fit_processes, run_task
 from ._store import KEY, STORE_FILE, Store
 
 __all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra"]
@@ -65,7 +65,6 @@ _UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over
           "predict_cpu_time": ("CPU seconds", "Mean CPU time of predict on the test fold"),
           "peak_memory": ("bytes", "Mean peak growth of resident memory during fit"),
           "model_size": ("bytes", "Mean size of the fitted model, pickled")}
-_TIMED = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time")
 #: How long to try to reach an existing scheduler (``--scheduler``).
 CONNECT_TIMEOUT = "30s"
 
@@ -377,7 +376,7 @@ def _noise(good):
     rows = []
     for _, row in good[good["repeats"].notna()].iterrows():
         repeats = json.loads(row["repeats"])
-        for measure in _TIMED:
+        for measure in TIMED_MEASURES:
             values = np.array([r[measure] for r in repeats], dtype=float)
             mean = values.mean()
             rows.append({"dataset": row["dataset"], "algorithm": row["algorithm"],
@@ -431,7 +430,7 @@ def _provenance(experiment, start, run, engine, worker_info, derived, counts):
         "datasets_ranked": derived["ranked"], "datasets_dropped": derived["dropped"],
         "notes": derived["notes"],
         "noise_median_cv": {m: float(noise.loc[noise["measure"] == m, "cv"].median())
-                            for m in _TIMED if (noise["measure"] == m).any()},
+                            for m in TIMED_MEASURES if (noise["measure"] == m).any()},
         "measurement": ("each fit in a forked child process" if experiment.isolate else
                         "each fit in the worker process") + ", single-threaded (threadpoolctl, "
                        "n_jobs=1); wall and CPU time separately; peak memory = growth of the "

@@ -1,0 +1,23 @@
+"""Public names of :mod:`multitest.run` (see ``__init__.py``)."""
+
+from ._experiment import Experiment as Experiment
+from ._experiment import DatasetSpec as DatasetSpec
+from ._experiment import AlgorithmSpec as AlgorithmSpec
+from ._experiment import load_experiment as load_experiment
+from ._experiment import load_dataset as load_dataset
+from ._experiment import check_estimators as check_estimators
+from ._experiment import SOURCES as SOURCES
+from ._experiment import DEFAULT_OPENML_CACHE as DEFAULT_OPENML_CACHE
+from ._measure import Task as Task
+from ._measure import run_task as run_task
+from ._measure import fold_indices as fold_indices
+from ._measure import close_fit_processes as close_fit_processes
+from ._measure import MEASURES as MEASURES
+from ._measure import TIMED_MEASURES as TIMED_MEASURES
+from ._runner import run_experiment as run_experiment
+from ._runner import RunResult as RunResult
+from ._runner import EXTRA_MESSAGE as EXTRA_MESSAGE
+from ._runner import require_extra as require_extra
+from ._store import Store as Store
+from ._store import STORE_FILE as STORE_FILE
+from ._store import KEY as KEY

@@ -1,0 +1,61 @@
+"""The package layout: subpackages that are the pipeline, private modules re-exported.
+
+The import direction itself is checked by import-linter (``lint-imports``, contracts in
+pyproject.toml), run by the test command before pytest.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import multitest
+
+PACKAGE = Path(multitest.__file__).resolve().parent
+SUBPACKAGES = ("inputs", "stats", "engine", "outputs", "figures", "run")
+MAX_LINES = 900
+
+
+def _module_all(path):
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "__all__"
+                                                for t in node.targets):
+            return [element.value for element in node.value.elts]
+    return []
+
+
+@pytest.mark.parametrize("name", SUBPACKAGES)
+def test_subpackage_exports_every_public_name_of_its_private_modules(name):
+    import importlib
+
+    folder = PACKAGE / name
+    modules = sorted(p for p in folder.glob("*.py") if p.name != "__init__.py")
+    assert modules and all(p.name.startswith("_") for p in modules), "modules are private"
+    expected = [n for p in modules for n in _module_all(p)]
+    package = importlib.import_module(f"multitest.{name}")
+    assert package.__all__ == expected
+    for public in expected:
+        assert getattr(package, public) is not None
+
+
+def test_no_module_is_over_900_lines():
+    sizes = {str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines())
+             for p in PACKAGE.rglob("*.py")}
+    assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}
+
+
+def test_top_level_exports_resolve():
+    for name in multitest.__all__:
+        assert getattr(multitest, name) is not None, name
+
+
+def test_import_loads_no_figures_statistics_module_or_extra():
+    code = ("import sys, multitest; from multitest import rank, example_results; "
+            "rank(example_results(), 'training_time', datasets=['iris', 'wine']); "
+            "heavy = ['multitest.figures._render', 'graphviz', 'scipy.stats', 'sklearn', "
+            "'dask']; print([m for m in heavy if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "[]"
