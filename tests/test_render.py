@@ -4,7 +4,6 @@ import itertools
 import re
 import shutil
 import subprocess
-import sys
 
 import networkx as nx
 import numpy as np
