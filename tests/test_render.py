@@ -1,4 +1,4 @@
-"""Figures of every stage (multitest.figures._render): DOT content, layout, files."""
+"""Figures of every stage (multitest.figures): DOT content, layout, files."""
 import html
 import itertools
 import re
@@ -12,7 +12,7 @@ import pytest
 
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
-from multitest.figures._render import (cd_groups, cd_layout, dataset_stems, figures, ranking_html, render_cd_diagram, render_final, render_override_graph, render_second_pass, render_significance_matrix, render_trace, safe_filename, write_figures)
+from multitest.figures import (cd_groups, cd_layout, dataset_stems, figures, ranking_html, render_cd_diagram, render_final, render_override_graph, render_second_pass, render_significance_matrix, render_trace, safe_filename, write_figures)
 
 from helpers import make_frame
 
@@ -413,7 +413,7 @@ def test_jupyter_views(ranking):
 def test_rendering_never_imported_by_the_engine():
     code = ("import sys, multitest; from multitest import rank, example_results; "
             "rank(example_results(), 'training_time', datasets=['iris', 'wine']); "
-            "print('multitest.figures._render' in sys.modules, 'multitest.figures._report' in sys.modules, "
+            "print(any(m.startswith('multitest.figures.') for m in sys.modules), 'multitest.figures._report' in sys.modules, "
             "'graphviz' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.split()
@@ -441,7 +441,7 @@ def test_score_matrix_input(tmp_path):
 def test_cd_diagram_shows_the_control_band(example):
     # Band of one Bonferroni-Dunn CD either side of the control (Demsar 2006, figure 2).
     from multitest import rank
-    from multitest.figures._render import cd_layout, render_cd_diagram
+    from multitest.figures import cd_layout, render_cd_diagram
 
     ranking = rank(example, "training_time", control="5nn")
     c = ranking.control
@@ -498,7 +498,7 @@ def test_cd_diagram_draws_without_graphviz_warnings(L):
 def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
     # The CD diagram sets layout=neato; a figure drawn after it in the same process
     # used to inherit it.  Every file gets its own process.
-    import multitest.figures._render as render
+    import multitest.figures._graphviz as runner
 
     calls = []
     real = subprocess.run
@@ -507,7 +507,7 @@ def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
         calls.append(command)
         return real(command, *args, **kwargs)
 
-    monkeypatch.setattr(render.subprocess, "run", spy)
+    monkeypatch.setattr(runner.subprocess, "run", spy)
     small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
     assert write_figures(small, tmp_path, formats=["svg"]) is None
     dot_files = [[part for part in c if part.endswith(".dot")] for c in calls]
@@ -527,7 +527,7 @@ def test_cd_groups_at_a_thousand_algorithms():
 
 @pytest.mark.parametrize("L", [20, 60, 150])
 def test_large_orders_are_tables_in_order(L):
-    from multitest.figures._render import MATRIX_LIMIT, ROW_LIMIT
+    from multitest.figures import MATRIX_LIMIT, ROW_LIMIT
 
     names = [f"alg{i:03d}" for i in range(L)]
     r = synthetic_ranking(names, np.linspace(0, -0.2, L), n_datasets=6, seed=1)

@@ -7,20 +7,20 @@ Every public name is defined in a private module and loaded on first use.
 from .._lazy import lazy_exports
 
 _EXPORTS = {
-    "to_dict": "._outputs",
-    "write_outputs": "._outputs",
-    "atomic_directory": "._outputs",
-    "INLINE_PAIRS_LIMIT": "._outputs",
-    "PAIRWISE_FILE": "._outputs",
-    "pairwise_frame": "._outputs",
-    "stage_tables": "._outputs",
-    "write_pairwise_file": "._outputs",
-    "read_pairwise": "._outputs",
-    "is_large": "._outputs",
-    "write_csv": "._outputs",
+    "write_csv": "._csv",
+    "to_dict": "._json",
+    "write_json": "._json",
+    "is_large": "._json",
+    "INLINE_PAIRS_LIMIT": "._json",
+    "DATASET_TABLES": "._json",
+    "write_pairwise_file": "._pairwise_file",
+    "read_pairwise": "._pairwise_file",
+    "PAIRWISE_FILE": "._pairwise_file",
     "summary_text": "._summary",
-    "format_table": "._summary",
     "WHY_POSITIONS": "._summary",
+    "pairwise_frame": "._tables",
+    "stage_tables": "._tables",
+    "PAIRWISE_COLUMNS": "._tables",
     "transaction": "._transaction",
     "recover": "._transaction",
     "read_run": "._transaction",
@@ -28,6 +28,7 @@ _EXPORTS = {
     "MANIFEST": "._transaction",
     "LOCK": "._transaction",
     "JOURNAL": "._transaction",
+    "write_outputs": "._write",
 }
 
 __all__ = list(_EXPORTS)
