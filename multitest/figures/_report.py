@@ -354,7 +354,7 @@ def _report_pages(ranking):
             section = _dataset_section(r, stem, figs, ranking.settings,
                                        back="../report.html#datasets")
             pages[stem] = _page(f"multitest: {r.name}", [
-                f'<p><a href="../report.html">multitest report</a> › data set</p>', section])
+                '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
         body += [_dataset_section(r, stem, figs, ranking.settings)
                  for r, stem in zip(ranking.datasets, stems)]

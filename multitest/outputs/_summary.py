@@ -80,7 +80,7 @@ def _why_lines(ranking):
     explanations = explain_order(ranking)
     lines += [f"  {e.sentence}" for e in explanations[:WHY_POSITIONS]]
     if len(explanations) > WHY_POSITIONS:
-        lines.append(f"  ... (every position is explained in result.json, key 'explanations')")
+        lines.append("  ... (every position is explained in result.json, key 'explanations')")
     lines.append(f"Costs: {cost_unit_sentence(ranking.profile)}.")
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:
