@@ -515,6 +515,26 @@ def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
     assert sorted(f[0] for f in dot_files) == sorted(f"{s}.dot" for s in figures(small))
 
 
+@needs_dot
+def test_the_report_reuses_the_svg_drawn_by_write_figures(ranking, tmp_path, monkeypatch):
+    # write_figures keeps every SVG in the cache; render_svgs then runs no dot at all.
+    # A cache bounded below one figure keeps only the newest, and still returns them all.
+    import multitest.figures._graphviz as runner
+    from multitest.figures import SvgCache, render_svgs
+
+    small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
+    sources = {stem: graph.source for stem, graph in figures(small).items()}
+    tiny = SvgCache(max_chars=1)
+    drawn = render_svgs(sources, cache=tiny)
+    assert len(tiny) == 1 and all(svg.lstrip().startswith("<?xml") for svg in drawn.values())
+    cache = SvgCache()
+    assert write_figures(small, tmp_path, formats=["svg"], cache=cache) is None
+    assert len(cache) == len(sources)
+    monkeypatch.setattr(runner.subprocess, "run", None)        # any dot process would fail
+    assert render_svgs(sources, cache=cache) == drawn == \
+        {stem: (tmp_path / f"{stem}.svg").read_text(encoding="utf-8") for stem in sources}
+
+
 def test_cd_groups_at_a_thousand_algorithms():
     # Reference: the definition (maximal runs with no pair inside found different),
     # checked run by run on a Nemenyi-like band matrix: |i - j| >= 7 differ.
