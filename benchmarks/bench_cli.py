@@ -77,7 +77,7 @@ def _output_mb(out_dir):
 
 def _check_large_output(out_dir, n_tests):
     """Every pairwise result is available: the count, and one data set read back in full."""
-    from multitest.outputs._outputs import read_pairwise
+    from multitest.outputs import read_pairwise
 
     doc = json.loads((out_dir / "result.json").read_text())
     path = out_dir / doc["pairwise_file"]
@@ -94,7 +94,7 @@ _PHASES = r"""
 import json, os, resource, sys, time
 start = time.perf_counter()
 from multitest.cli import _figure_writer
-from multitest.outputs._outputs import write_outputs
+from multitest.outputs import write_outputs
 from multitest.engine._ranking import rank
 from multitest.inputs._results import load_results
 imported = time.perf_counter()

@@ -293,15 +293,15 @@ def _figure_writer(ranking, formats, report):
     FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
     the per-data-set ones grow as S x L^2 (about 0.2 MB per data set at L = 100).
     """
-    from .outputs._outputs import is_large
-    from .figures._render import FIGURE_PAIRS_LIMIT
+    from .outputs._json import is_large
+    from .figures._write import FIGURE_PAIRS_LIMIT
 
     n_pairs = ranking.datasets[0].table.statistic.size
     per_dataset = bool(formats) or bool(report) or not (
         is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
 
     def write(staging):
-        from .figures._render import write_figures
+        from .figures._write import write_figures
 
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset)
@@ -323,7 +323,7 @@ def _figure_writer(ranking, formats, report):
 
 
 def _write(ranking, out, formats, report, inputs=()):
-    from .outputs._outputs import write_outputs
+    from .outputs._write import write_outputs
 
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report),
                          inputs=inputs)
@@ -379,7 +379,7 @@ def _alphas(text):
 
 
 def _cmd_stability(args):
-    from .outputs._outputs import atomic_directory
+    from .outputs._transaction import transaction
     from .engine._stability import stability, stability_text, stability_to_dict
 
     settings = _settings(args)
@@ -403,8 +403,8 @@ def _cmd_stability(args):
                     "settings": {k: v for k, v in settings.items() if k != "out"}}
         inputs = [args.results, args.config, settings["costs"], settings["secondary_costs"],
                   *(_split(args.profiles) or ())]
-        with atomic_directory(settings["out"], settings=manifest,
-                              inputs=[p for p in inputs if p]) as staging:
+        with transaction(settings["out"], settings=manifest,
+                         inputs=[p for p in inputs if p]) as staging:
             with open(os.path.join(staging, "stability.json"), "w", encoding="utf-8") as f:
                 json.dump(stability_to_dict(result), f, indent=1, allow_nan=False)
             result.position_frame().to_csv(os.path.join(staging, "stability_positions.csv"))

@@ -16,7 +16,7 @@ from multitest import example_results, rank
 from multitest.stats._bayesian import (BayesSettings, bayesian_posthoc, correlated_t, fold_correlation, signed_rank, _signed_rank_winners)
 from multitest.cli import main
 from multitest._errors import MultitestError
-from multitest.outputs._outputs import to_dict
+from multitest.outputs import to_dict
 from multitest.inputs._design import FoldDesign
 from multitest.stats._registry import get_test
 

@@ -201,9 +201,9 @@ def test_stability_bad_input(capsys):
 def test_large_runs_write_only_the_overall_dot_sources(tmp_path, capsys, monkeypatch):
     # Above INLINE_PAIRS_LIMIT pairwise results, without --format: no override_*/trace_*
     # DOT sources (they grow as S x L^2), a note on stderr, every pair in pairwise.npz.
-    from multitest.outputs import _outputs as output
+    from multitest.outputs import _json
 
-    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 100)
+    monkeypatch.setattr(_json, "INLINE_PAIRS_LIMIT", 100)
     status, _, err = run(["rank", EXAMPLE, "--costs", "training_time", "--out",
                           str(tmp_path)], capsys)
     assert status == 0 and "per-data-set figures" in err

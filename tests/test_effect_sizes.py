@@ -22,7 +22,7 @@ from multitest.engine._effects import _finite_list, dataset_effects, second_pass
 from multitest.stats._effect_sizes import (_column_intervals, fold_mean_difference, interval_of,
                                           over_datasets, wilcoxon_interval)
 from multitest._errors import MultitestError
-from multitest.outputs._outputs import to_dict, write_outputs
+from multitest.outputs import to_dict, write_outputs
 from multitest.inputs._design import FoldDesign
 from multitest.stats._registry import get_test
 

@@ -155,8 +155,7 @@ def test_friedman_power_no_effect_and_validation():
 
 
 def test_few_data_sets_warning_in_outputs(example):
-    from multitest.outputs._outputs import to_dict
-    from multitest.outputs._summary import summary_text
+    from multitest.outputs import summary_text, to_dict
 
     r = rank(example, "training_time", datasets=["optdigits", "iris", "wine", "zoo", "car"])
     doc = to_dict(r)

@@ -1,4 +1,4 @@
-"""Tests of multitest.outputs._outputs: result.json, the CSV tables and the compact pairwise file."""
+"""Tests of multitest.outputs: result.json, the CSV tables and the compact pairwise file."""
 import json
 import os
 
@@ -8,9 +8,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from multitest import MultitestError, rank
-from multitest.outputs import _outputs as output
-from multitest.outputs._outputs import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise, stage_tables, to_dict, write_outputs, write_pairwise_file)
-from multitest.outputs._summary import summary_text
+from multitest.outputs import _csv, _json
+from multitest.outputs import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise, stage_tables, summary_text, to_dict, write_csv, write_outputs, write_pairwise_file)
 
 from helpers import make_frame
 
@@ -31,7 +30,7 @@ def test_small_runs_keep_every_pair_inline(ranking, tmp_path):
 
 
 def test_large_runs_refer_to_the_pairwise_file(ranking, tmp_path, monkeypatch):
-    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 1000)
+    monkeypatch.setattr(_json, "INLINE_PAIRS_LIMIT", 1000)
     written = write_outputs(ranking, tmp_path)
     doc = json.loads((tmp_path / "result.json").read_text())
     assert doc["pairwise_file"] == PAIRWISE_FILE == "pairwise.npz"
@@ -162,7 +161,7 @@ def test_stage_tables_match_the_data_set_results(ranking):
 
 def test_large_result_json_is_valid_and_complete(ranking, tmp_path, monkeypatch):
     small = json.loads(json.dumps(to_dict(ranking)))
-    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 0)
+    monkeypatch.setattr(_json, "INLINE_PAIRS_LIMIT", 0)
     write_outputs(ranking, tmp_path)
     doc = json.loads((tmp_path / "result.json").read_text())
     for key in ("final_order", "average_ranks", "friedman", "settings", "notes"):
@@ -206,7 +205,7 @@ def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
     # Reference: pandas' own to_csv, byte for byte, on floats of every magnitude (the
     # shortest repr: 0.1, 1.0, 1e-300, 1e+22, 123456789.0), names needing quotes,
     # integers and booleans.
-    monkeypatch.setattr(output, "_CSV_FAST_CELLS", 0)
+    monkeypatch.setattr(_csv, "_CSV_FAST_CELLS", 0)
     rng = np.random.default_rng(seed)
     n = 500
     values = rng.uniform(0, 1, n) * 10.0 ** rng.integers(-300, 300, n)
@@ -214,12 +213,12 @@ def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
     frame = pd.DataFrame({"dataset": [f"d{i}" if i % 7 else f'a,"b" {i}' for i in range(n)],
                           "x": values, "y": rng.uniform(0, 1, n).round(4),
                           "rank": rng.integers(1, 100, n), "flag": rng.random(n) < 0.5})
-    output.write_csv(frame, tmp_path / "ours.csv")
+    write_csv(frame, tmp_path / "ours.csv")
     frame.to_csv(tmp_path / "pandas.csv", index=False)
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
     # Missing and infinite values: pandas writes them (as '' and 'inf').
     frame.loc[3, "x"] = np.nan
-    output.write_csv(frame, tmp_path / "ours.csv")
+    write_csv(frame, tmp_path / "ours.csv")
     frame.to_csv(tmp_path / "pandas.csv", index=False)
     assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
 
@@ -243,9 +242,9 @@ def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
                           # few distinct values (each written once), +0.0 and -0.0 apart
                           "cost": rng.choice([0.0, -0.0, 0.5, 1e-300, 3.0, np.nan], rows)})
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(output, "_CSV_FAST_CELLS", 0)
-        patch.setattr(output, "_CSV_BATCH_ROWS", batch)
-        output.write_csv(frame, os.path.join(folder, "ours.csv"))
+        patch.setattr(_csv, "_CSV_FAST_CELLS", 0)
+        patch.setattr(_csv, "_CSV_BATCH_ROWS", batch)
+        write_csv(frame, os.path.join(folder, "ours.csv"))
         frame.to_csv(os.path.join(folder, "pandas.csv"), index=False)
         with open(os.path.join(folder, "ours.csv"), "rb") as ours, \
                 open(os.path.join(folder, "pandas.csv"), "rb") as theirs:
@@ -260,7 +259,7 @@ def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path)
     # The pairs are DataSetResult.pairs() with infinities as strings.
     doc = json.loads(text)
     for r in ranking.datasets:
-        expected = [dict(p, **{k: output._number(p[k]) for k in ("statistic", "pvalue",
+        expected = [dict(p, **{k: _json._number(p[k]) for k in ("statistic", "pvalue",
                                                                   "pvalue_adjusted")})
                     for p in r.pairs()]
         got = doc["datasets"][r.name]["pairwise"]
@@ -281,8 +280,8 @@ def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path)
 def test_large_result_json_in_batches_is_the_whole_document(ranking, monkeypatch):
     import io
 
-    monkeypatch.setattr(output, "INLINE_PAIRS_LIMIT", 1000)
+    monkeypatch.setattr(_json, "INLINE_PAIRS_LIMIT", 1000)
     for batch in (1, 5, 38, 100):
         handle = io.StringIO()
-        output._write_large_json(ranking, handle, batch=batch)
+        _json._write_large_json(ranking, handle, batch=batch)
         assert handle.getvalue() == json.dumps(to_dict(ranking))

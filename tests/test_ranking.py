@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from multitest import MultitestError, UnknownTestError, rank
-from multitest.outputs._outputs import to_dict
+from multitest.outputs import to_dict
 
 from helpers import make_frame
 

@@ -186,11 +186,11 @@ def test_reliability_smaller_rerun_leaves_nothing_of_the_bigger(tmp_path, capsys
 
 
 def test_reliability_large_then_small_removes_the_pairwise_file(tmp_path, capsys, monkeypatch):
-    import multitest.outputs._outputs
+    import multitest.outputs._json
 
     base = ["rank", EXAMPLE, "--costs", "training_time"]
     out = str(tmp_path / "out")
-    monkeypatch.setattr(multitest.outputs._outputs, "INLINE_PAIRS_LIMIT", 100)
+    monkeypatch.setattr(multitest.outputs._json, "INLINE_PAIRS_LIMIT", 100)
     assert run([*base, "--out", out], capsys)[0] == 0
     assert os.path.exists(os.path.join(out, "pairwise.npz"))
     monkeypatch.undo()

@@ -1,4 +1,4 @@
-"""Figures of every stage (multitest.figures._render): DOT content, layout, files."""
+"""Figures of every stage (multitest.figures): DOT content, layout, files."""
 import html
 import itertools
 import re
@@ -11,7 +11,7 @@ import pytest
 
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
-from multitest.figures._render import (cd_groups, cd_layout, dataset_stems, figures, ranking_html, render_cd_diagram, render_final, render_override_graph, render_second_pass, render_significance_matrix, render_trace, safe_filename, write_figures)
+from multitest.figures import (cd_groups, cd_layout, dataset_stems, figures, ranking_html, render_cd_diagram, render_final, render_override_graph, render_second_pass, render_significance_matrix, render_trace, safe_filename, write_figures)
 
 from helpers import make_frame
 
@@ -430,7 +430,7 @@ def test_score_matrix_input(tmp_path):
 def test_cd_diagram_shows_the_control_band(example):
     # Band of one Bonferroni-Dunn CD either side of the control (Demsar 2006, figure 2).
     from multitest import rank
-    from multitest.figures._render import cd_layout, render_cd_diagram
+    from multitest.figures import cd_layout, render_cd_diagram
 
     ranking = rank(example, "training_time", control="5nn")
     c = ranking.control
@@ -487,7 +487,7 @@ def test_cd_diagram_draws_without_graphviz_warnings(L):
 def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
     # The CD diagram sets layout=neato; a figure drawn after it in the same process
     # used to inherit it.  Every file gets its own process.
-    import multitest.figures._render as render
+    import multitest.figures._graphviz as runner
 
     calls = []
     real = subprocess.run
@@ -496,12 +496,32 @@ def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
         calls.append(command)
         return real(command, *args, **kwargs)
 
-    monkeypatch.setattr(render.subprocess, "run", spy)
+    monkeypatch.setattr(runner.subprocess, "run", spy)
     small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
     assert write_figures(small, tmp_path, formats=["svg"]) is None
     dot_files = [[part for part in c if part.endswith(".dot")] for c in calls]
     assert all(len(files) == 1 for files in dot_files)
     assert sorted(f[0] for f in dot_files) == sorted(f"{s}.dot" for s in figures(small))
+
+
+@needs_dot
+def test_the_report_reuses_the_svg_drawn_by_write_figures(ranking, tmp_path, monkeypatch):
+    # write_figures keeps every SVG in the cache; render_svgs then runs no dot at all.
+    # A cache bounded below one figure keeps only the newest, and still returns them all.
+    import multitest.figures._graphviz as runner
+    from multitest.figures import SvgCache, render_svgs
+
+    small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
+    sources = {stem: graph.source for stem, graph in figures(small).items()}
+    tiny = SvgCache(max_chars=1)
+    drawn = render_svgs(sources, cache=tiny)
+    assert len(tiny) == 1 and all(svg.lstrip().startswith("<?xml") for svg in drawn.values())
+    cache = SvgCache()
+    assert write_figures(small, tmp_path, formats=["svg"], cache=cache) is None
+    assert len(cache) == len(sources)
+    monkeypatch.setattr(runner.subprocess, "run", None)        # any dot process would fail
+    assert render_svgs(sources, cache=cache) == drawn == \
+        {stem: (tmp_path / f"{stem}.svg").read_text(encoding="utf-8") for stem in sources}
 
 
 def test_cd_groups_at_a_thousand_algorithms():
@@ -516,7 +536,7 @@ def test_cd_groups_at_a_thousand_algorithms():
 
 @pytest.mark.parametrize("L", [20, 60, 150])
 def test_large_orders_are_tables_in_order(L):
-    from multitest.figures._render import MATRIX_LIMIT, ROW_LIMIT
+    from multitest.figures import MATRIX_LIMIT, ROW_LIMIT
 
     names = [f"alg{i:03d}" for i in range(L)]
     r = synthetic_ranking(names, np.linspace(0, -0.2, L), n_datasets=6, seed=1)

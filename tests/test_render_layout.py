@@ -17,7 +17,7 @@ import pytest
 
 from multitest import example_path
 from multitest.cli import main
-from multitest.figures._render import ROW_LIMIT, dataset_stems
+from multitest.figures import ROW_LIMIT, dataset_stems
 
 from helpers import make_frame
 

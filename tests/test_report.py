@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from multitest import rank
-from multitest.figures._render import dataset_stems, figures
+from multitest.figures import dataset_stems, figures
 from multitest.figures._report import report_html, write_report
 
 HAS_DOT = shutil.which("dot") is not None

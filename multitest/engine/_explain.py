@@ -26,6 +26,7 @@ import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
+from .._format import format_p_brief
 
 __all__ = ["Explanation", "FriedmanPower", "explain_order", "explain_sort", "friedman_power",
            "cost_unit_sentence", "ordinal"]
@@ -102,9 +103,10 @@ def ordinal(k):
 
 
 def _p(p):
+    """`` (p = 0.012)`` after a comparison; nothing when there is no p-value."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return ""
-    return f" (p = {p:.2g})" if p >= 1e-3 else f" (p = {p:.1e})"
+    return f" (p = {format_p_brief(p)})"
 
 
 def _names(names, limit=3):

@@ -38,6 +38,7 @@ from scipy import stats
 
 from ..inputs._costs import CostProfile
 from .._errors import MultitestError
+from .._format import format_frequency, format_table
 from ..stats._posthoc import (_friedman_statistics, _rank_tie_terms, critical_difference, pairwise_over_datasets)
 from ._ranking import resolve_profile, resolve_results, rank
 from ._second_pass import average_cost_prior, better_matrix, final_order
@@ -340,28 +341,6 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
 
 # -- text and JSON ---------------------------------------------------------------
 
-def _probability_text(p):
-    """Three decimals; '.' for never, '1' for always."""
-    if p == 0:
-        return "."
-    if p == 1:
-        return "1"
-    return f"{p:.3f}"
-
-
-def _table(header, rows, align):
-    """Plain-text table; ``align`` has one letter per column, ``'l'`` or ``'r'``."""
-    cells = [list(map(str, header))] + [list(map(str, row)) for row in rows]
-    widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
-    lines = []
-    for n, row in enumerate(cells):
-        lines.append("  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
-                               for cell, w, a in zip(row, widths, align)).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
-    return "\n".join(lines)
-
-
 def _alpha_label(alpha):
     return f"alpha={alpha:g}"
 
@@ -405,18 +384,18 @@ def stability_text(result):
     rows = []
     for position, name in enumerate(result.reference_order, start=1):
         row = result.position_probability[index[name]]
-        rows.append([name, position, _probability_text(row[0]),
-                     f"{result.mean_position[name]:.2f}"] + [_probability_text(p) for p in row])
-    out += [_table(header, rows, "l" + "r" * (len(header) - 1)), ""]
+        rows.append([name, position, format_frequency(row[0]),
+                     f"{result.mean_position[name]:.2f}"] + [format_frequency(p) for p in row])
+    out += [format_table(header, rows, "l" + "r" * (len(header) - 1)), ""]
 
     shown = result.order_frequencies[:_TOP_ORDERS]
     out.append(f"Most frequent final orders ({len(result.order_frequencies)} distinct)")
-    out += [_table(["frequency", "order"],
+    out += [format_table(["frequency", "order"],
                    [[f"{f:.3f}", " > ".join(order)] for order, f in shown], "rl"), ""]
 
     columns = orders_columns(result)
     out.append("Final order by significance level and by cost profile (on the data as given)")
-    out.append(_table(["position"] + [label for label, _ in columns],
+    out.append(format_table(["position"] + [label for label, _ in columns],
                       [[p + 1] + [order[p] for _, order in columns] for p in range(L)],
                       "r" + "l" * len(columns)))
     return "\n".join(out) + "\n"

@@ -17,11 +17,12 @@ this module.
 
 from __future__ import annotations
 
-import html
 import math
 import os
 
 import numpy as np
+
+from .._format import escape_html as _e
 
 __all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html"]
 
@@ -32,10 +33,6 @@ _BAR = (240, 640)     # probability bar, x from .. to
 _FOREST = (700, 1080)
 _WIDTH = 1120
 COLORS = {"cheaper": "#e08214", "equivalent": "#bdbdbd", "costlier": "#2166ac"}
-
-
-def _e(text):
-    return html.escape(str(text), quote=True)
 
 
 def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="effect"):
@@ -253,7 +250,7 @@ def bayes_figures(ranking):
     """``{stem: svg}``: ``effects_second_pass`` (two data sets or more) and
     ``dataset_effects_<data set>`` for each data set with pairwise tests (up to the
     limits): probabilities too with the Bayesian correlated t-test."""
-    from ._render import dataset_stems
+    from ._write import dataset_stems
 
     out = {}
     L = len(ranking.algorithms)
@@ -279,7 +276,8 @@ def write_bayes_figures(ranking, directory):
 
 def bayes_section_html(ranking):
     """The report section "Effect sizes and Bayesian probabilities" (HTML)."""
-    from ._render import dataset_stems, inline_svg
+    from ._graphviz import inline_svg
+    from ._write import dataset_stems
 
     figures = bayes_figures(ranking)
     if not figures:

@@ -2,17 +2,20 @@
 
 The results know nothing of drawing; the notebook's own display registry maps each result
 type to its figure (:func:`install_jupyter_views`, called by ``import multitest`` inside
-IPython).
+IPython): a ranking as :func:`ranking_html`, a data set as its override graph, a second
+pass as its graph.
 """
 
 from __future__ import annotations
 
+from .._format import escape_html, format_number
 from ..engine._per_dataset import DataSetResult
 from ..engine._ranking import Ranking
 from ..engine._second_pass import SecondPassResult
-from ._render import ranking_html, render_override_graph, render_second_pass_result, to_svg
+from ._graphviz import inline_svg, to_svg
+from ._stage_graphs import render_final, render_override_graph, render_second_pass_result
 
-__all__ = ["install_jupyter_views"]
+__all__ = ["install_jupyter_views", "ranking_html"]
 
 
 def install_jupyter_views(shell):
@@ -47,3 +50,25 @@ def _dataset_svg(result):
 
 def _second_pass_svg(result):
     return to_svg(render_second_pass_result(result))
+
+
+def ranking_html(ranking):
+    """HTML for Jupyter: the final graph and a table of the final order."""
+    sp = ranking.second_pass
+    svg = to_svg(render_final(ranking))
+    figure = (inline_svg(svg) if svg is not None else
+              "<pre>" + escape_html(render_final(ranking).source) + "</pre>")
+    rows = []
+    for position, a in enumerate(ranking.final_order, start=1):
+        cost = ""
+        if sp is not None:
+            cost = format_number(sp.average_costs[sp.algorithms.index(a)])
+        rows.append(f"<tr><td>{position}</td><td>{escape_html(a)}</td>"
+                    f"<td>{ranking.average_ranks[a]:.3f}</td><td>{cost}</td></tr>")
+    s = ranking.settings
+    notes = "".join(f"<li>{escape_html(n)}</li>" for n in ranking.notes)
+    return (f"<div><p><b>Final order</b> ({len(ranking.datasets)} data set(s); test "
+            f"{escape_html(s.test)}, &alpha; = {s.alpha:g}, costs {escape_html(s.costs)})</p>"
+            f"{figure}<table><thead><tr><th>rank</th><th>algorithm</th><th>average rank</th>"
+            f"<th>average cost</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<ul>{notes}</ul></div>")

@@ -9,7 +9,7 @@ there are no scripts and no external URL of any kind, so the file opens
 anywhere, offline, and can be mailed as is.
 
 The report scales with the data: the figures choose their drawing by size
-(:mod:`multitest.figures._render`), long pair lists are tables, and above
+(:mod:`multitest.figures._dot`), long pair lists are tables, and above
 :data:`INLINE_DATASETS_LIMIT` data sets each data set gets a page of its own
 (``report_datasets/<data set>.html``, as self-contained as the report, linked
 from its index), and also above :data:`INLINE_REPORT_PAIRS` pairwise results,
@@ -18,13 +18,14 @@ so that ``report.html`` stays small and opens quickly.
 
 from __future__ import annotations
 
-import html
 import os
-import uuid
 
+from .._files import write_atomically
+from .._format import escape_html as _e, format_number, format_p
 from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
-from ._render import dataset_stems, dot_available, figures, inline_svg, render_svgs
 from ._bayes import bayes_section_html
+from ._graphviz import dot_available, inline_svg, render_svgs
+from ._write import dataset_stems, figures
 
 __all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
            "DATASET_PAGES"]
@@ -62,19 +63,6 @@ font-size:.8em}
 .gate{font-weight:bold}
 .small{font-size:.85em;color:#555}
 """
-
-
-def _e(value):
-    return html.escape(str(value), quote=True)
-
-
-def _p(value):
-    value = float(value)
-    return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
-
-
-def _g(value, digits=4):
-    return f"{float(value):.{digits}g}"
 
 
 def _table(header, rows, row_classes=None, numeric=()):
@@ -138,7 +126,7 @@ def _final_section(ranking, figs):
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None
                 else ranking.datasets[0].costs[index[a]])
-        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", _g(cost), firsts[a],
+        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", format_number(cost), firsts[a],
                      why[position - 1].reason])
     items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
     s = ranking.settings
@@ -172,10 +160,11 @@ def _friedman_section(ranking):
     if fr is None:
         return ('<section id="friedman"><h2>Friedman test and gate</h2><p>A single data set: '
                 "no test over data sets.</p></section>")
-    rows = [[f"Friedman χ² ({fr.ties} for ties)", _g(fr.statistic), f"{fr.df}", _p(fr.pvalue)],
-            ["Iman–Davenport F", _g(fr.iman_davenport_statistic),
+    rows = [[f"Friedman χ² ({fr.ties} for ties)", format_number(fr.statistic), f"{fr.df}",
+             format_p(fr.pvalue)],
+            ["Iman–Davenport F", format_number(fr.iman_davenport_statistic),
              f"{fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}",
-             _p(fr.iman_davenport_pvalue)]]
+             format_p(fr.iman_davenport_pvalue)]]
     table = _table(["statistic", "value", "df", "p-value"], rows, numeric={1, 3})
     return (f'<section id="friedman"><h2>Friedman test and gate</h2>{table}'
             f'<p class="gate">{_e(sp.gate)}</p>{_power_warning(ranking)}</section>')
@@ -187,10 +176,10 @@ def _second_pass_section(ranking, figs):
         return ""
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
-    rows = [[p, a, _g(sp.average_costs[index[a]]), f"{sp.average_ranks[index[a]]:.3f}",
+    rows = [[p, a, format_number(sp.average_costs[index[a]]), f"{sp.average_ranks[index[a]]:.3f}",
              final[a]] for p, a in enumerate(sp.prior_order, start=1)]
     p = (lambda a, b: "") if sp.posthoc is None else (
-        lambda a, b: _p(sp.posthoc.pvalues[index[a], index[b]]))
+        lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]]))
     edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
                                     ["cheaper", "costlier (better)", "p-value"], "→",
                                     "result.json (second_pass.edges)")
@@ -217,7 +206,7 @@ def _nemenyi_section(ranking, figs):
     if not sp.applied:
         text = "The Friedman test does not reject: no post-hoc test was applied. "
     index = {a: i for i, a in enumerate(sp.algorithms)}
-    rows = [(a, b, "" if sp.posthoc is None else _p(sp.posthoc.pvalues[index[a], index[b]]))
+    rows = [(a, b, "" if sp.posthoc is None else format_p(sp.posthoc.pvalues[index[a], index[b]]))
             for a, b in sp.significant_pairs()]
     pairs, table = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–", "posthoc.csv")
     return (f'<section id="posthoc"><h2>{_e(title)}</h2><p>{_e(text)}Pairs found different: '
@@ -232,8 +221,8 @@ def _control_section(ranking):
     if c is None:
         return ""
     names = ranking.algorithms
-    rows = [[names[i], _g(c.statistic[i]), _p(c.pvalues[i]), "yes" if c.significant[i] else "no"]
-            for i in range(len(names)) if i != c.control]
+    rows = [[names[i], format_number(c.statistic[i]), format_p(c.pvalues[i]),
+             "yes" if c.significant[i] else "no"] for i in range(len(names)) if i != c.control]
     return (f'<section id="control"><h2>Comparisons with {_e(names[c.control])}</h2>'
             f"<p>{_e(ranking.settings.control_method)}; critical difference "
             f"{c.critical_difference:.4g}.</p>"
@@ -258,9 +247,10 @@ def _dataset_section(result, stem, figs, settings, back="#contents"):
             ["adjusted p"] if adjusted else []) + ["mean error (cheaper)",
                                                     "mean error (costlier)", "override"]
         shown = pairs[:PAIRWISE_ROWS_LIMIT]
-        rows = [[p["a"], p["b"], _g(p["statistic"]), _p(p["pvalue"])]
-                + ([_p(p["pvalue_adjusted"])] if adjusted else [])
-                + [_g(p["mean_error_a"]), _g(p["mean_error_b"]), "yes" if p["override"] else ""]
+        rows = [[p["a"], p["b"], format_number(p["statistic"]), format_p(p["pvalue"])]
+                + ([format_p(p["pvalue_adjusted"])] if adjusted else [])
+                + [format_number(p["mean_error_a"]), format_number(p["mean_error_b"]),
+                   "yes" if p["override"] else ""]
                 for p in shown]
         numeric = set(range(2, len(header) - 1))
         parts.append("<details><summary>Pairwise tests "
@@ -271,7 +261,8 @@ def _dataset_section(result, stem, figs, settings, back="#contents"):
                      + ("" if len(pairs) <= len(shown) else
                         f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
-    rows = [[k, a, r.ranks[a], _g(r.mean_errors[a])] for k, a in enumerate(r.order, start=1)]
+    rows = [[k, a, r.ranks[a], format_number(r.mean_errors[a])]
+            for k, a in enumerate(r.order, start=1)]
     parts.append(_table(["position", "algorithm", "rank", "mean error"], rows,
                         numeric={0, 2, 3}))
     parts.append(f'<p><a href="{back}">back to the index</a></p></section>')
@@ -363,7 +354,7 @@ def _report_pages(ranking):
             section = _dataset_section(r, stem, figs, ranking.settings,
                                        back="../report.html#datasets")
             pages[stem] = _page(f"multitest: {r.name}", [
-                f'<p><a href="../report.html">multitest report</a> › data set</p>', section])
+                '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
         body += [_dataset_section(r, stem, figs, ranking.settings)
                  for r, stem in zip(ranking.datasets, stems)]
@@ -374,21 +365,6 @@ def _report_pages(ranking):
 def report_html(ranking):
     """The report as one HTML string (see :func:`write_report`; without the data set pages)."""
     return _report_pages(ranking)[0]
-
-
-def _write_atomic(path, text):
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    temporary = os.path.join(folder, f".{os.path.basename(path)}.{uuid.uuid4().hex}.tmp")
-    try:
-        # Mode "x" creates the file with the usual permissions (umask), unlike mkstemp.
-        with open(temporary, "x", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.remove(temporary)
-        raise
 
 
 def write_report(ranking, path):
@@ -416,8 +392,10 @@ def write_report(ranking, path):
     """
     path = os.fspath(path)
     text, pages = _report_pages(ranking)
-    folder = os.path.join(os.path.dirname(os.path.abspath(path)), DATASET_PAGES)
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    if pages:
+        os.makedirs(os.path.join(folder, DATASET_PAGES), exist_ok=True)
     for stem, page in pages.items():
-        _write_atomic(os.path.join(folder, f"{stem}.html"), page)
-    _write_atomic(path, text)
-    return path
+        write_atomically(os.path.join(folder, DATASET_PAGES, f"{stem}.html"), page)
+    return write_atomically(path, text)

@@ -7,11 +7,8 @@ self-contained HTML page (no scripts, fonts or images fetched from anywhere).
 
 from __future__ import annotations
 
-import contextlib
-import html
-import os
-import tempfile
-
+from .._files import write_atomically
+from .._format import escape_html, format_share
 from ..engine._stability import orders_columns, summary_lines
 
 __all__ = ["stability_heatmap_svg", "orders_table_html", "stability_html_fragment",
@@ -28,30 +25,12 @@ def _shade(p):
     return "#" + "".join(f"{round(lo + (hi - lo) * p):02x}" for lo, hi in zip(_LOW, _HIGH))
 
 
-def _cell_text(p):
-    if p == 0:
-        return "0"
-    if p == 1:
-        return "1"
-    text = f"{p:.2f}"
-    if text == "0.00":
-        return "<.01"
-    if text == "1.00":
-        return ">.99"
-    return text
-
-
 def _label(name):
     """The name, shortened in the middle when long (ends often tell names apart)."""
     if len(name) <= _MAX_LABEL:
         return name
     tail = _MAX_LABEL // 3
     return name[:_MAX_LABEL - tail - 1] + "\u2026" + name[-tail:]
-
-
-def _a(value):
-    """An XML attribute value."""
-    return html.escape(str(value), quote=True)
 
 
 def stability_heatmap_svg(result):
@@ -78,7 +57,7 @@ def stability_heatmap_svg(result):
 
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{total_width}" '
            f'height="{total_height}" viewBox="0 0 {total_width} {total_height}" role="img" '
-           f'font-family="{_a(_FONT)}" font-size="12" class="stability-heatmap">',
+           f'font-family="{escape_html(_FONT)}" font-size="12" class="stability-heatmap">',
            "<title>Probability of each final position over "
            f"{result.n_bootstrap} bootstrap resamples of the data sets</title>",
            f'<text x="{left + L * width / 2:g}" y="14" text-anchor="middle" '
@@ -93,8 +72,8 @@ def stability_heatmap_svg(result):
         y = top + row * height
         middle = y + height / 2 + 4
         out.append(f'<text x="{left - 8}" y="{middle:g}" text-anchor="end">'
-                   f"<title>{html.escape(name)} (reference position {row + 1})</title>"
-                   f"{html.escape(_label(name))}</text>")
+                   f"<title>{escape_html(name)} (reference position {row + 1})</title>"
+                   f"{escape_html(_label(name))}</text>")
         for column, p in enumerate(probabilities):
             p = float(p)
             x = left + column * width
@@ -103,17 +82,17 @@ def stability_heatmap_svg(result):
                       else ' stroke="#dddddd" stroke-width="0.5"')
             out.append(f'<rect class="cell{" reference" if reference else ""}" x="{x}" '
                        f'y="{y}" width="{width}" height="{height}" fill="{_shade(p)}"{stroke}>'
-                       f"<title>{html.escape(name)}, position {column + 1}: {p:.4f}</title>"
+                       f"<title>{escape_html(name)}, position {column + 1}: {p:.4f}</title>"
                        "</rect>")
             colour = "#ffffff" if p >= 0.5 else "#aaaaaa" if p == 0 else "#222222"
             out.append(f'<text x="{x + width / 2:g}" y="{middle:g}" text-anchor="middle" '
                        f'font-size="{value_size}" fill="{colour}" pointer-events="none">'
-                       f"{html.escape(_cell_text(p))}</text>")
+                       f"{escape_html(format_share(p))}</text>")
         out.append(f'<text x="{left + L * width + right / 2:g}" y="{middle:g}" '
                    f'text-anchor="middle">{result.mean_position[name]:.2f}</text>')
     for n, note in enumerate(notes):
         out.append(f'<text x="8" y="{top + L * height + 20 + 16 * n}" font-size="11" '
-                   f'fill="#555555">{html.escape(note)}</text>')
+                   f'fill="#555555">{escape_html(note)}</text>')
     out.append("</svg>")
     return "\n".join(out)
 
@@ -125,20 +104,20 @@ def orders_table_html(result):
     from the reference at that position has the class ``moved``.
     """
     columns = orders_columns(result)
-    head = "".join(f"<th>{html.escape(label)}</th>" for label, _ in columns)
+    head = "".join(f"<th>{escape_html(label)}</th>" for label, _ in columns)
     rows = []
     for p in range(len(result.reference_order)):
         cells = []
         for _, order in columns:
             moved = ' class="moved"' if order[p] != result.reference_order[p] else ""
-            cells.append(f"<td{moved}>{html.escape(order[p])}</td>")
+            cells.append(f"<td{moved}>{escape_html(order[p])}</td>")
         rows.append(f"<tr><th>{p + 1}</th>{''.join(cells)}</tr>")
     return ('<table class="orders">\n<thead><tr><th>position</th>' + head
             + "</tr></thead>\n<tbody>\n" + "\n".join(rows) + "\n</tbody>\n</table>")
 
 
 def _frequent_orders_html(result, limit=10):
-    rows = "\n".join(f"<tr><td>{f:.3f}</td><td>{html.escape(' > '.join(order))}</td></tr>"
+    rows = "\n".join(f"<tr><td>{f:.3f}</td><td>{escape_html(' > '.join(order))}</td></tr>"
                      for order, f in result.order_frequencies[:limit])
     return ('<table class="frequent">\n<thead><tr><th>frequency</th><th>final order</th>'
             f"</tr></thead>\n<tbody>\n{rows}\n</tbody>\n</table>")
@@ -146,7 +125,7 @@ def _frequent_orders_html(result, limit=10):
 
 def stability_html_fragment(result):
     """Summary, heat map and tables as an HTML fragment (for Jupyter)."""
-    summary = "".join(f"<li>{html.escape(line)}</li>" for line in summary_lines(result))
+    summary = "".join(f"<li>{escape_html(line)}</li>" for line in summary_lines(result))
     shown = min(10, len(result.order_frequencies))
     return "\n".join([
         f'<div class="multitest-stability">\n<ul class="summary">{summary}</ul>',
@@ -173,14 +152,6 @@ div.heatmap { overflow-x: auto; }
 """
 
 
-def _permissions(path):
-    """Mode of the existing file, else read-write for the owner and readable by all."""
-    try:
-        return os.stat(path).st_mode & 0o777
-    except OSError:
-        return 0o644
-
-
 def write_stability_report(result, path):
     """Write a self-contained HTML page of a :class:`StabilityResult`.
 
@@ -199,23 +170,10 @@ def write_stability_report(result, path):
     str
         The path written.
     """
-    path = os.fspath(path)
     page = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<title>multitest: stability of the final order</title>\n"
             f"<style>{_STYLE}</style>\n</head>\n<body>\n"
             "<h1>Stability of the final order</h1>\n"
             f"{stability_html_fragment(result)}\n</body>\n</html>\n")
-    directory = os.path.dirname(os.path.abspath(path))
-    handle, temporary = tempfile.mkstemp(prefix=".stability-", suffix=".html.tmp",
-                                         dir=directory)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(page)
-        # mkstemp makes the file private; give the report the usual permissions.
-        os.chmod(temporary, _permissions(path))
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
-    return path
+    # An existing report keeps its permissions; a new one is readable by all.
+    return write_atomically(path, page, keep_mode=True)

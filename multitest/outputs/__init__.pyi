@@ -1,19 +1,19 @@
 """Public names of :mod:`multitest.outputs` (see ``__init__.py``)."""
 
-from ._outputs import to_dict as to_dict
-from ._outputs import write_outputs as write_outputs
-from ._outputs import atomic_directory as atomic_directory
-from ._outputs import INLINE_PAIRS_LIMIT as INLINE_PAIRS_LIMIT
-from ._outputs import PAIRWISE_FILE as PAIRWISE_FILE
-from ._outputs import pairwise_frame as pairwise_frame
-from ._outputs import stage_tables as stage_tables
-from ._outputs import write_pairwise_file as write_pairwise_file
-from ._outputs import read_pairwise as read_pairwise
-from ._outputs import is_large as is_large
-from ._outputs import write_csv as write_csv
+from ._csv import write_csv as write_csv
+from ._json import to_dict as to_dict
+from ._json import write_json as write_json
+from ._json import is_large as is_large
+from ._json import INLINE_PAIRS_LIMIT as INLINE_PAIRS_LIMIT
+from ._json import DATASET_TABLES as DATASET_TABLES
+from ._pairwise_file import write_pairwise_file as write_pairwise_file
+from ._pairwise_file import read_pairwise as read_pairwise
+from ._pairwise_file import PAIRWISE_FILE as PAIRWISE_FILE
 from ._summary import summary_text as summary_text
-from ._summary import format_table as format_table
 from ._summary import WHY_POSITIONS as WHY_POSITIONS
+from ._tables import pairwise_frame as pairwise_frame
+from ._tables import stage_tables as stage_tables
+from ._tables import PAIRWISE_COLUMNS as PAIRWISE_COLUMNS
 from ._transaction import transaction as transaction
 from ._transaction import recover as recover
 from ._transaction import read_run as read_run
@@ -21,3 +21,4 @@ from ._transaction import RunManifest as RunManifest
 from ._transaction import MANIFEST as MANIFEST
 from ._transaction import LOCK as LOCK
 from ._transaction import JOURNAL as JOURNAL
+from ._write import write_outputs as write_outputs

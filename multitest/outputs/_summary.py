@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-__all__ = ["summary_text", "format_table", "WHY_POSITIONS"]
+from .._format import format_p, format_table
+
+__all__ = ["summary_text", "WHY_POSITIONS"]
 
 #: The summary explains this many top positions (all are in result.json and the report).
 WHY_POSITIONS = 5
-
-
-def format_table(header, rows):
-    """Left-aligned text table with a rule under the header."""
-    cells = [list(map(str, header))] + [list(map(str, row)) for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
-    lines.insert(1, "  ".join("-" * w for w in widths))
-    return "\n".join(lines)
 
 
 #: Longest list of names or edges printed in one summary line; longer lists
@@ -29,10 +22,6 @@ def _shorten(items, separator):
     if len(items) <= _MAX_ITEMS:
         return separator.join(items)
     return f"{separator.join(items[:_MAX_ITEMS])}{separator}... ({len(items)} in all)"
-
-
-def _p(value):
-    return f"{value:.3g}" if value >= 1e-3 else f"{value:.2e}"
 
 
 def summary_text(ranking):
@@ -60,10 +49,10 @@ def summary_text(ranking):
     fr = ranking.friedman
     if fr is not None:
         lines.append(f"Friedman chi2 ({fr.ties} for ties) = {fr.statistic:.4g} (df {fr.df}), "
-                     f"p = {_p(fr.pvalue)}; "
+                     f"p = {format_p(fr.pvalue)}; "
                      f"Iman-Davenport F = {fr.iman_davenport_statistic:.4g} "
                      f"(df {fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}), "
-                     f"p = {_p(fr.iman_davenport_pvalue)}")
+                     f"p = {format_p(fr.iman_davenport_pvalue)}")
     if sp is not None:
         cd = sp.critical_difference
         cd_text = f"critical difference {cd:.4g}; " if cd is not None else ""
@@ -91,7 +80,7 @@ def _why_lines(ranking):
     explanations = explain_order(ranking)
     lines += [f"  {e.sentence}" for e in explanations[:WHY_POSITIONS]]
     if len(explanations) > WHY_POSITIONS:
-        lines.append(f"  ... (every position is explained in result.json, key 'explanations')")
+        lines.append("  ... (every position is explained in result.json, key 'explanations')")
     lines.append(f"Costs: {cost_unit_sentence(ranking.profile)}.")
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:

@@ -48,6 +48,7 @@ import uuid
 from dataclasses import dataclass
 
 from .._errors import OutputError, abbreviate
+from .._files import fsync_directory, write_atomically
 
 __all__ = ["transaction", "recover", "read_run", "RunManifest", "MANIFEST", "LOCK",
            "JOURNAL"]
@@ -157,7 +158,7 @@ def _commit(out, staging, run_id, settings, inputs, on_step):
                "backup": _BACKUP + run_id, "old": old + ([MANIFEST] if previous else []),
                "new": new + [MANIFEST]}
     os.mkdir(os.path.join(out, journal["backup"]))
-    _write_atomically(os.path.join(out, JOURNAL), json.dumps(journal))
+    write_atomically(os.path.join(out, JOURNAL), json.dumps(journal), durable=True)
     step = on_step or (lambda k: None)
     step(0)
     try:
@@ -231,7 +232,7 @@ def _finish(out, journal):
     staging = os.path.join(out, journal["staging"])
     backup = os.path.join(out, journal["backup"])
     os.unlink(os.path.join(out, JOURNAL))
-    _fsync_directory(out)
+    fsync_directory(out)
     shutil.rmtree(backup, ignore_errors=True)
     shutil.rmtree(staging, ignore_errors=True)
     _remove_empty_directories(out, journal["old"])
@@ -364,25 +365,8 @@ def _write_manifest(staging, run_id, settings, names):
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     doc = {"format": _FORMAT, "run_id": run_id, "created": created, "settings": settings,
            "files": [dict(name=n, **_digest(os.path.join(staging, n))) for n in names]}
-    _write_atomically(os.path.join(staging, MANIFEST), json.dumps(doc, indent=1, default=str))
-
-
-def _write_atomically(path, text):
-    temporary = f"{path}.{uuid.uuid4().hex}"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        handle.write(text)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    _fsync_directory(os.path.dirname(path))
-
-
-def _fsync_directory(path):
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    write_atomically(os.path.join(staging, MANIFEST), json.dumps(doc, indent=1, default=str),
+                     durable=True)
 
 
 def _move(source, target):

@@ -446,9 +446,9 @@ def _iso(seconds):
 
 def _write_outputs(out, derived, provenance):
     """Write the derived files in one batch; the store is not among them."""
-    from ..outputs._outputs import atomic_directory
+    from ..outputs._transaction import transaction
 
-    with atomic_directory(out) as staging:
+    with transaction(out) as staging:
         derived["results"].to_csv(os.path.join(staging, "results.csv"), index=False,
                                   float_format="%.17g")
         derived["failures"].to_csv(os.path.join(staging, "failures.csv"), index=False)

@@ -1,0 +1,169 @@
+"""Numbers, probabilities and tables as text: one definition of each printed form.
+
+The terminal summary, the figures, the HTML report and the explanations all
+print p-values and numbers; each form is defined here once, so that a p-value
+reads the same wherever it appears.  Where two places print differently on
+purpose (a sentence wants two digits, a table three), the forms are two
+functions with their own names, never a ``style`` argument.
+
+==============================  =====================================================
+:func:`format_p`                a p-value in a table, a figure or the summary:
+                                3 significant digits, scientific below 0.001
+:func:`format_p_brief`          a p-value inside a sentence: 2 significant digits
+:func:`format_number`           any other number: ``digits`` significant digits
+:func:`format_frequency`        a probability in a text table: 3 decimals,
+                                ``.`` for never
+:func:`format_share`            a probability in a heat-map cell: 2 decimals,
+                                ``<.01`` / ``>.99`` short of certain
+:func:`format_table`            a plain-text table with a rule under its header
+:func:`escape_html`             any value as HTML text or attribute value
+==============================  =====================================================
+
+This module imports nothing of the package: every layer may use it.
+"""
+
+from __future__ import annotations
+
+import html
+
+__all__ = ["format_p", "format_p_brief", "format_number", "format_frequency", "format_share",
+           "format_table", "escape_html"]
+
+#: Below this a p-value is printed in scientific notation (fixed digits would be zeros).
+SCIENTIFIC_BELOW = 1e-3
+
+
+def format_p(p):
+    """A p-value as tables, figures and the terminal summary print it.
+
+    Three significant digits from :data:`SCIENTIFIC_BELOW` up, otherwise
+    scientific notation with three significant digits.
+
+    Parameters
+    ----------
+    p : float
+        NaN prints as ``nan``.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> [format_p(p) for p in (0.0, 1e-300, 0.0049, 0.05, 0.999, 1.0)]
+    ['0.00e+00', '1.00e-300', '0.0049', '0.05', '0.999', '1']
+    >>> format_p(float("nan"))
+    'nan'
+    """
+    p = float(p)
+    return f"{p:.3g}" if p >= SCIENTIFIC_BELOW else f"{p:.2e}"
+
+
+def format_p_brief(p):
+    """A p-value as a sentence prints it (the explanations of an order): two significant
+    digits, scientific below :data:`SCIENTIFIC_BELOW`.
+
+    Examples
+    --------
+    >>> [format_p_brief(p) for p in (0.0, 1e-300, 0.0049, 0.05, 0.999, 1.0)]
+    ['0.0e+00', '1.0e-300', '0.0049', '0.05', '1', '1']
+    """
+    return f"{p:.2g}" if p >= SCIENTIFIC_BELOW else f"{p:.1e}"
+
+
+def format_number(value, digits=4):
+    """A mean error, a cost, a test statistic: ``digits`` significant digits.
+
+    Parameters
+    ----------
+    value : float
+    digits : int
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_number(0.123456), format_number(1234567.0), format_number(2.0, 3)
+    ('0.1235', '1.235e+06', '2')
+    """
+    return f"{float(value):.{digits}g}"
+
+
+def format_frequency(p):
+    """A probability in a plain-text table: three decimals, ``.`` for never and ``1`` for always.
+
+    Examples
+    --------
+    >>> [format_frequency(p) for p in (0.0, 0.0004, 0.25, 1.0)]
+    ['.', '0.000', '0.250', '1']
+    """
+    return _decimals(p, 3, never=".")
+
+
+def format_share(p):
+    """A probability in a small cell (a heat map): two decimals, ``0`` and ``1`` only when
+    exact, otherwise ``<.01`` and ``>.99`` for what two decimals would round to them.
+
+    Examples
+    --------
+    >>> [format_share(p) for p in (0.0, 0.004, 0.25, 0.996, 1.0)]
+    ['0', '<.01', '0.25', '>.99', '1']
+    """
+    text = _decimals(p, 2, never="0")
+    return {"0.00": "<.01", "1.00": ">.99"}.get(text, text)
+
+
+def _decimals(p, digits, never):
+    """``p`` with ``digits`` decimals; ``never`` for 0 and ``1`` for 1 exactly."""
+    if p == 0:
+        return never
+    if p == 1:
+        return "1"
+    return f"{p:.{digits}f}"
+
+
+def format_table(header, rows, align=None):
+    """A plain-text table: columns two spaces apart, a rule of dashes under the header.
+
+    Parameters
+    ----------
+    header : sequence
+        Column titles.
+    rows : iterable of sequence
+        Cells, turned into text by :class:`str`.
+    align : str, optional
+        One letter a column, ``l`` (left) or ``r`` (right); all left by default.
+
+    Returns
+    -------
+    str
+        The lines without trailing spaces (the rule excepted), joined by newlines.
+
+    Examples
+    --------
+    >>> print(format_table(["rank", "algorithm"], [[1, "svr"], [2, "knn"]], align="rl"))
+    rank  algorithm
+    ----  ---------
+       1  svr
+       2  knn
+    """
+    cells = [list(map(str, header))] + [list(map(str, row)) for row in rows]
+    widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
+    align = align or "l" * len(widths)
+    lines = ["  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
+                       for cell, w, a in zip(row, widths, align)).rstrip() for row in cells]
+    lines.insert(1, "  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def escape_html(value):
+    """``str(value)`` escaped for HTML text and attribute values (quotes too).
+
+    Examples
+    --------
+    >>> escape_html('a<b & "c"')
+    'a&lt;b &amp; &quot;c&quot;'
+    """
+    return html.escape(str(value), quote=True)

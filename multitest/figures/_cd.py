@@ -1,0 +1,460 @@
+"""The critical-difference diagram of the post-hoc stage (Demšar 2006, figure 1).
+
+:func:`cd_layout` computes the geometry (points, y downwards): an axis of
+average ranks, one label a row with leader lines that never cross, the bars
+of the groups not found different (:func:`cd_groups`), the critical difference
+and the band of a control.  :func:`render_cd_diagram` draws a layout as DOT
+text with every node pinned, for ``neato`` (``dot -Tsvg`` draws it too: the
+layout engine is named in the source).
+
+Every length is a named constant below, in points or in font sizes (a
+multiple of the label font size, so that the drawing scales with it).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import graphviz
+import numpy as np
+
+from .._errors import MultitestError
+from ._dot import FONT, _require_second_pass
+
+__all__ = ["render_cd_diagram", "cd_layout", "CDLayout", "cd_groups"]
+
+# -- geometry of the layout (points unless said otherwise) ------------------------------
+
+#: Empty border around the drawing.
+_MARGIN = 10.0
+#: Pitch of the label rows, in font sizes.
+_ROW_PITCH = 1.6
+#: Space between a label column and the axis, in two parts: the gap beside the
+#: text and the run of the leader line before the axis starts (or after it ends).
+_LABEL_GAP = 8.0
+_LEADER_RUN = 12.0
+#: The axis is 22 points a rank, but never shorter than 360 or longer than 900 points.
+_POINTS_PER_RANK = 22.0
+_AXIS_MIN = 360.0
+_AXIS_MAX = 900.0
+#: Room above the axis for the critical-difference bar and its label, in font sizes
+#: (only when there is a critical difference) ...
+_CD_BAND = 2.6
+#: ... the critical-difference bar's height below the top margin, in font sizes ...
+_CD_BAR_DROP = 1.6
+#: ... and the axis's below the top (room for the tick labels), in font sizes.
+_AXIS_DROP = 1.6
+#: Labelled ticks stand at least this far apart (every k-th rank is labelled).
+_TICK_LABEL_SPACING = 24.0
+#: A group bar reaches this far beyond the ranks of its first and last member;
+_BAR_OVERHANG = 4.0
+#: two bars share a row when this much space is left between them;
+_BAR_SPACING = 6.0
+#: the first row of bars stands this far below the axis, the next ones this much lower.
+_BAR_TOP = 12.0
+_BAR_PITCH = 8.0
+#: The first label row stands this many row pitches below the last row of bars.
+_FIRST_ROW = 0.8
+#: Half the height of a label's box, in font sizes.
+_LABEL_HALF_HEIGHT = 0.6
+
+# -- text width estimate (fractions of the font size, a generous sans-serif) ----------
+
+_WIDE = "MWmw@%"                    # and every capital letter
+_NARROW = "iljtf.,:;'|!()[] 1"
+_EM_WIDE = 0.9
+_EM_NARROW = 0.38
+_EM_OTHER = 0.62
+
+# -- drawing (points unless said otherwise) -------------------------------------------------
+
+#: Points per inch: Graphviz sizes nodes in inches.
+_POINTS_PER_INCH = 72
+#: Horizontal padding of a text node around the estimated text width.
+_TEXT_PAD = 2.0
+#: Height of a text node, in font sizes.
+_TEXT_HEIGHT = 1.25
+#: Ticks of labelled ranks are this long, the others shorter.
+_TICK_LONG = 5
+_TICK_SHORT = 3
+#: Tick labels stand this far above the axis.
+_TICK_LABEL_RISE = 12
+#: Size of the tick labels and of the caption, in font sizes.
+_SMALL_FONT = 0.85
+#: The critical-difference bar: half-height of its end marks, the rise and size of "CD".
+_CD_END = 4
+_CD_LABEL_RISE = 10
+_CD_LABEL_FONT = 0.9
+#: A leader line stops this far from its label's text.
+_LEADER_TEXT_GAP = 4
+#: Caption lines: their pitch in font sizes, the first one's offset in pitches, and
+#: the extra half line of room under the last one.
+_CAPTION_PITCH = 1.3
+_CAPTION_FIRST = 0.8
+_CAPTION_EXTRA = 0.5
+#: Line widths and colours.
+_AXIS_WIDTH = "1.2"
+_TICK_WIDTH = "1"
+_CD_WIDTH = "1.5"
+_BAR_WIDTH = "4"
+_BAND_WIDTH = "10"
+_BAR_COLOR = "#333333"
+_CAPTION_COLOR = "#333333"
+_BAND_COLOR = "#f4a58299"          # the control band: the colour of significant cells, translucent
+
+
+# -- layout ---------------------------------------------------------------------------
+
+def cd_groups(order, significant):
+    """Maximal runs of consecutive algorithms (in rank order) not found different.
+
+    Parameters
+    ----------
+    order : sequence of int
+        Algorithm indices by increasing average rank.
+    significant : array_like of bool, shape (L, L)
+        Symmetric: the pair was found different.
+
+    Returns
+    -------
+    list of tuple of int
+        Each run (of at least two algorithms) as indices in ``order``
+        (positions), maximal: no run is contained in another.  A run covers
+        positions ``i..j`` only if no pair inside it was found different.
+    """
+    order = np.asarray(list(order), dtype=int)
+    n = order.size
+    if n == 0:
+        return []
+    sig = np.asarray(significant, dtype=bool)[np.ix_(order, order)]
+    # latest[j]: the last position k < j found different from j (-1: none).
+    earlier = np.triu(sig, k=1)
+    has = earlier.any(axis=0)
+    latest = np.where(has, n - 1 - np.argmax(earlier[::-1], axis=0), -1)
+    # A run from i extends to j while every latest[k] (i < k <= j) is below i;
+    # end[i] is non-decreasing in i, so one forward sweep finds them all.
+    runs = []
+    last_end = -1
+    j = 0
+    for i in range(n):
+        j = max(j, i)
+        while j + 1 < n and latest[j + 1] < i:
+            j += 1
+        if j > last_end and j > i:
+            runs.append(tuple(range(i, j + 1)))
+        last_end = max(last_end, j)
+    return runs
+
+
+@dataclass(frozen=True)
+class CDLabel:
+    """One algorithm on the CD diagram (points, y downwards)."""
+
+    name: str
+    rank: float
+    x: float           # where the leader line meets the axis
+    y: float           # centre line of the label's row (the leader line)
+    side: str          # 'left' or 'right'
+    text: str
+    box: tuple         # (x0, y0, x1, y1) of the text
+
+
+@dataclass(frozen=True)
+class CDLayout:
+    """Coordinates of a critical-difference diagram, in points, y downwards."""
+
+    width: float
+    height: float
+    axis: tuple        # (x0, x1, y)
+    ticks: tuple       # ((rank, x), ...)
+    tick_labels: tuple # ((text, x), ...)
+    labels: tuple      # CDLabel, best first
+    bars: tuple        # ((names, x0, x1, y), ...)
+    cd_bar: tuple | None  # (x0, x1, y) or None
+    control_band: tuple | None  # (x0, x1, y): one CD either side of the control, or None
+    fontsize: float
+    row: float
+
+
+def _text_width(text, fontsize):
+    """A generous estimate of the width of ``text`` in a sans-serif font."""
+    wide = sum(ch in _WIDE or ch.isupper() for ch in text)
+    narrow = sum(ch in _NARROW for ch in text)
+    return fontsize * (_EM_OTHER * (len(text) - wide - narrow) + _EM_WIDE * wide
+                       + _EM_NARROW * narrow)
+
+
+def cd_layout(names, average_ranks, significant=None, critical_difference=None, *,
+              control=None, fontsize=12.0):
+    """Place a critical-difference diagram (Demšar 2006, figure 1).
+
+    The axis runs over ranks 1..L, best (rank 1) on the left.  The better
+    half of the algorithms is labelled on the left, the worse half on the
+    right, one label per row with leader lines that never cross; thick bars
+    join the maximal runs of algorithms not found different (:func:`cd_groups`).
+
+    Parameters
+    ----------
+    names : sequence of str
+    average_ranks : sequence of float
+    significant : array_like of bool, shape (L, L), optional
+        Pairs found different; None draws no bars (no post-hoc test).
+    critical_difference : float, optional
+        Drawn as a bar above the axis.
+    control : tuple (name, critical difference), optional
+        Shade the band of one critical difference either side of this
+        algorithm (comparisons with a control, Bonferroni–Dunn).
+    fontsize : float
+
+    Returns
+    -------
+    CDLayout
+
+    Examples
+    --------
+    >>> layout = cd_layout(["a", "b", "c"], [1.2, 2.1, 2.7], [[0, 0, 1], [0, 0, 0], [1, 0, 0]])
+    >>> [(label.name, label.side) for label in layout.labels]
+    [('a', 'left'), ('b', 'left'), ('c', 'right')]
+    >>> [members for members, *_ in layout.bars]
+    [('a', 'b'), ('b', 'c')]
+    """
+    names = [str(n) for n in names]
+    ranks = np.asarray(average_ranks, dtype=float)
+    L = len(names)
+    if L < 1 or ranks.shape != (L,):
+        raise MultitestError("`average_ranks` must have one rank per name")
+    order = sorted(range(L), key=lambda i: (ranks[i], names[i]))
+    row = fontsize * _ROW_PITCH
+    axis_width = float(min(_AXIS_MAX, max(_AXIS_MIN, _POINTS_PER_RANK * (L - 1))))
+    scale = axis_width / max(L - 1, 1)
+    n_left = (L + 1) // 2
+    texts = {}
+    for position, i in enumerate(order):
+        rank_text = f"{ranks[i]:.2f}"
+        texts[i] = (f"{names[i]}  {rank_text}" if position < n_left
+                    else f"{rank_text}  {names[i]}")
+    left_width = max([_text_width(texts[i], fontsize) for i in order[:n_left]] + [0.0])
+    right_width = max([_text_width(texts[i], fontsize) for i in order[n_left:]] + [0.0])
+    x0 = _MARGIN + left_width + _LABEL_GAP + _LEADER_RUN
+    x1 = x0 + axis_width
+    top = _MARGIN + (_CD_BAND * fontsize if critical_difference is not None else 0.0)
+    y_axis = top + _AXIS_DROP * fontsize
+    ticks = tuple((float(k), x0 + (k - 1) * scale) for k in range(1, L + 1))
+    tick_labels = tuple((str(k), x0 + (k - 1) * scale) for k in _labelled_ranks(L, scale))
+    bars, n_bar_rows = _bars(names, ranks, order, significant, x0, scale)
+    bar_top = y_axis + _BAR_TOP
+    bars = tuple((members, bx0, bx1, bar_top + k * _BAR_PITCH) for members, bx0, bx1, k in bars)
+    first_row = bar_top + n_bar_rows * _BAR_PITCH + row * _FIRST_ROW
+    labels = []
+    for position, i in enumerate(order):
+        x = x0 + (ranks[i] - 1) * scale
+        w = _text_width(texts[i], fontsize)
+        if position < n_left:
+            y = first_row + position * row
+            tx = x0 - _LABEL_GAP - _LEADER_RUN
+            box = (tx - w, y - fontsize * _LABEL_HALF_HEIGHT, tx, y + fontsize * _LABEL_HALF_HEIGHT)
+            side = "left"
+        else:
+            y = first_row + (L - 1 - position) * row
+            tx = x1 + _LABEL_GAP + _LEADER_RUN
+            box = (tx, y - fontsize * _LABEL_HALF_HEIGHT, tx + w, y + fontsize * _LABEL_HALF_HEIGHT)
+            side = "right"
+        labels.append(CDLabel(name=names[i], rank=float(ranks[i]), x=x, y=y, side=side,
+                              text=texts[i], box=box))
+    n_rows = max(n_left, L - n_left)
+    height = first_row + (n_rows - 1) * row + fontsize + _MARGIN
+    width = x1 + _LABEL_GAP + _LEADER_RUN + right_width + _MARGIN
+    cd_bar = None
+    if critical_difference is not None and np.isfinite(critical_difference):
+        length = min(float(critical_difference) * scale, axis_width)
+        cd_bar = (x0, x0 + length, _MARGIN + _CD_BAR_DROP * fontsize)
+    control_band = None
+    if control is not None:
+        name, cd_control = control
+        rank_c = ranks[names.index(str(name))]
+        low, high = max(1.0, rank_c - cd_control), min(float(L), rank_c + cd_control)
+        control_band = (x0 + (low - 1) * scale, x0 + (high - 1) * scale, y_axis)
+    return CDLayout(width=width, height=height, axis=(x0, x1, y_axis), ticks=ticks,
+                    tick_labels=tick_labels, labels=tuple(labels), bars=bars, cd_bar=cd_bar,
+                    control_band=control_band, fontsize=fontsize, row=row)
+
+
+def _labelled_ranks(L, scale):
+    """The ranks whose ticks get a label: every one, or every k-th when they are crowded
+    (the last rank always)."""
+    step = max(1, math.ceil(_TICK_LABEL_SPACING / scale))
+    labelled = list(range(1, L + 1, step))
+    if labelled[-1] != L:
+        if (L - labelled[-1]) * scale < _TICK_LABEL_SPACING:
+            labelled.pop()
+        labelled.append(L)
+    return labelled
+
+
+def _bars(names, ranks, order, significant, x0, scale):
+    """``([(member names, x from, x to, bar row)], number of bar rows)``: the maximal runs
+    of :func:`cd_groups`, packed greedily into rows; none without ``significant``."""
+    if significant is None:
+        return [], 0
+    bars, rows_end = [], []
+    for run in cd_groups(order, significant):
+        members = [order[p] for p in run]
+        bx0 = x0 + (ranks[members[0]] - 1) * scale - _BAR_OVERHANG
+        bx1 = x0 + (ranks[members[-1]] - 1) * scale + _BAR_OVERHANG
+        for k, end in enumerate(rows_end):
+            if end + _BAR_SPACING < bx0:
+                rows_end[k] = bx1
+                break
+        else:
+            k = len(rows_end)
+            rows_end.append(bx1)
+        bars.append((tuple(names[m] for m in members), bx0, bx1, k))
+    return bars, len(rows_end)
+
+
+# -- drawing --------------------------------------------------------------------------
+
+def _dot_string(text):
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class _PinnedDot:
+    """DOT text with every node pinned (neato, positions in points, y upwards)."""
+
+    def __init__(self, name, height):
+        self.height = height
+        self.lines = [f"digraph {_dot_string(name)} {{",
+                      f"graph [layout=neato, inputscale={_POINTS_PER_INCH}, notranslate=true, "
+                      "splines=false, outputorder=edgesfirst, bgcolor=white, pad=0.15]",
+                      f'node [shape=none, width=0, height=0, fixedsize=shape, label="", '
+                      f'margin=0, fontname="{FONT}"]',
+                      "edge [dir=none, arrowhead=none, penwidth=1]"]
+        self.count = 0
+
+    def point(self, x, y):
+        self.count += 1
+        node = f"p{self.count}"
+        self.lines.append(f'{node} [pos="{x:.2f},{self.height - y:.2f}!"]')
+        return node
+
+    def line(self, xa, ya, xb, yb, **attrs):
+        a, b = self.point(xa, ya), self.point(xb, yb)
+        extra = "".join(f", {k}={_dot_string(str(v))}" for k, v in attrs.items())
+        self.lines.append(f"{a} -> {b} [{extra[2:]}]" if extra else f"{a} -> {b}")
+
+    def text(self, x, y, text, fontsize, anchor="middle", width=None, color=None):
+        """Plain ``text`` centred vertically on ``y``, anchored at ``x``.
+
+        The node is as wide as the estimated text; ``\\l`` / ``\\r``
+        justification puts the text edge exactly at ``x`` whatever the font.
+        """
+        self.count += 1
+        node = f"t{self.count}"
+        w = (width if width is not None else _text_width(text, fontsize)) + _TEXT_PAD
+        cx = {"middle": x, "end": x - w / 2, "start": x + w / 2}[anchor]
+        escaped = text.replace("\\", "\\\\").replace('"', '\\"')
+        label = escaped + {"middle": "", "end": "\\r", "start": "\\l"}[anchor]
+        cy = self.height - y
+        color_attr = f', fontcolor="{color}"' if color else ""
+        self.lines.append(f'{node} [pos="{cx:.2f},{cy:.2f}!", width={w / _POINTS_PER_INCH:.4f}, '
+                          f'height={fontsize * _TEXT_HEIGHT / _POINTS_PER_INCH:.4f}, '
+                          f'fontsize={fontsize:g}, label="{label}"{color_attr}]')
+
+    def source(self):
+        return "\n".join(self.lines + ["}"]) + "\n"
+
+
+def _cd_caption(sp, n_datasets):
+    """Plain-text lines under the CD diagram."""
+    method = {"nemenyi": "Nemenyi test", "wilcoxon": "Wilcoxon signed-rank test over data sets",
+              "sign": "sign test over data sets"}.get(sp.method, sp.method)
+    lines = [f"average ranks over {n_datasets} data sets (1 = best, on the left)"]
+    if not sp.applied:
+        lines.append(f"Friedman test does not reject at \u03b1 = {sp.alpha:g}: no post-hoc test "
+                     "applied, no groups drawn")
+        return lines
+    text = f"{method}, \u03b1 = {sp.alpha:g}"
+    if sp.correction != "none":
+        text += f", {sp.correction} correction"
+    if sp.critical_difference is not None:
+        text += f", critical difference CD = {sp.critical_difference:.3f}"
+    lines.append(text)
+    lines.append("thick bars join algorithms not found different (maximal runs in rank order)")
+    return lines
+
+
+def render_cd_diagram(ranking):
+    """The Nemenyi stage as a critical-difference diagram (Demšar 2006).
+
+    An axis of average ranks 1..L (best left), the critical difference as a
+    bar above it, every algorithm labelled on its own row (better half left,
+    worse half right) and thick bars joining the maximal runs of algorithms
+    not found different.  With the Friedman gate closed only the ranks are
+    drawn, and the caption says no post-hoc test was applied.
+
+    Parameters
+    ----------
+    ranking : multitest.engine._ranking.Ranking
+        With at least two data sets.
+
+    Returns
+    -------
+    graphviz.Source
+        DOT for ``neato`` with every position pinned (the ``layout``
+        attribute is in the source, so ``dot -Tsvg`` draws it too).
+    """
+    sp = _require_second_pass(ranking, "render_cd_diagram")
+    significant = sp.significant if sp.applied else None
+    cd = sp.critical_difference if sp.applied else None
+    caption = _cd_caption(sp, len(ranking.datasets))
+    control = None
+    if ranking.control is not None:
+        c = ranking.control
+        name = sp.algorithms[c.control]
+        control = (name, float(c.critical_difference))
+        differ = [sp.algorithms[i] for i in np.flatnonzero(c.significant)]
+        caption.append(f"shaded: one Bonferroni\u2013Dunn CD = {c.critical_difference:.3f} "
+                       f"either side of the control {name}; {c.method} finds "
+                       f"{', '.join(differ) or 'none'} different from it")
+    layout = cd_layout(sp.algorithms, sp.average_ranks, significant, cd, control=control)
+    return graphviz.Source(_cd_source(layout, caption))
+
+
+def _cd_source(layout, caption):
+    fs = layout.fontsize
+    caption_height = (len(caption) + _CAPTION_EXTRA) * fs * _CAPTION_PITCH
+    height = layout.height + caption_height
+    d = _PinnedDot("cd", height)
+    x0, x1, y = layout.axis
+    if layout.control_band is not None:
+        bx0, bx1, by = layout.control_band
+        d.line(bx0, by, bx1, by, penwidth=_BAND_WIDTH, color=_BAND_COLOR)
+    d.line(x0, y, x1, y, penwidth=_AXIS_WIDTH)
+    labelled = {x for _, x in layout.tick_labels}
+    for _, x in layout.ticks:
+        d.line(x, y - (_TICK_LONG if x in labelled else _TICK_SHORT), x, y, penwidth=_TICK_WIDTH)
+    for text, x in layout.tick_labels:
+        d.text(x, y - _TICK_LABEL_RISE, text, fs * _SMALL_FONT)
+    if layout.cd_bar is not None:
+        cx0, cx1, cy = layout.cd_bar
+        d.line(cx0, cy, cx1, cy, penwidth=_CD_WIDTH)
+        d.line(cx0, cy - _CD_END, cx0, cy + _CD_END, penwidth=_CD_WIDTH)
+        d.line(cx1, cy - _CD_END, cx1, cy + _CD_END, penwidth=_CD_WIDTH)
+        d.text((cx0 + cx1) / 2, cy - _CD_LABEL_RISE, "CD", fs * _CD_LABEL_FONT)
+    for label in layout.labels:
+        left = label.side == "left"
+        edge = label.box[2] + _LEADER_TEXT_GAP if left else label.box[0] - _LEADER_TEXT_GAP
+        corner = d.point(label.x, label.y)
+        top = d.point(label.x, y)
+        end = d.point(edge, label.y)
+        d.lines.append(f"{top} -> {corner}")
+        d.lines.append(f"{corner} -> {end}")
+        d.text(label.box[2] if left else label.box[0], label.y, label.text, fs,
+               anchor="end" if left else "start", width=label.box[2] - label.box[0])
+    for _, bx0, bx1, by in layout.bars:
+        d.line(bx0, by, bx1, by, penwidth=_BAR_WIDTH, color=_BAR_COLOR)
+    for k, line in enumerate(caption):
+        d.text(_MARGIN, layout.height + (k + _CAPTION_FIRST) * fs * _CAPTION_PITCH, line,
+               fs * _SMALL_FONT, anchor="start", color=_CAPTION_COLOR)
+    return d.source()

@@ -1,0 +1,250 @@
+"""Running Graphviz ``dot``: DOT sources to images, several processes at once, and a cache.
+
+:func:`draw_sources` writes DOT files into a folder and draws each in every
+format asked, one ``dot`` process per file (Graphviz keeps state from one
+graph to the next in one process: the ``layout=neato`` of the CD diagram would
+stay for the graphs after it), several processes at once.
+:func:`render_svgs` returns the SVG text of DOT sources.  Both keep the SVG
+they make in an :class:`SvgCache`, so that the report reuses the images that
+:func:`~multitest.figures._write.write_figures` drew in the same process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+
+from .._errors import MultitestError
+from .._progress import progress
+
+__all__ = ["FORMATS", "SvgCache", "dot_available", "render_svgs", "to_svg", "inline_svg"]
+
+#: Image formats :func:`draw_sources` accepts (those of a standard Graphviz build).
+FORMATS = ("svg", "png", "pdf")
+
+_MISSING_DOT = "Graphviz 'dot' not found: wrote DOT sources only"
+
+
+class SvgCache:
+    """SVG text of DOT sources already drawn, so that drawing one again costs nothing.
+
+    Keyed by the SHA-256 of the DOT text, bounded by the characters it holds:
+    beyond ``max_chars`` the entries stored first are dropped (the newest
+    entry is always kept).
+
+    Parameters
+    ----------
+    max_chars : int
+        Characters of SVG text kept at most (the default holds the 2000
+        figures of a run of 1000 data sets).
+
+    Examples
+    --------
+    >>> cache = SvgCache(max_chars=10)
+    >>> cache.remember("digraph {a}", "<svg>a</svg>")
+    >>> cache.get("digraph {a}"), cache.get("digraph {b}")
+    ('<svg>a</svg>', None)
+    >>> cache.remember("digraph {b}", "<svg>b</svg>")   # over the bound: {a} goes
+    >>> len(cache), cache.get("digraph {a}")
+    (1, None)
+    """
+
+    def __init__(self, max_chars=400_000_000):
+        self.max_chars = max_chars
+        self._svgs = OrderedDict()
+        self._chars = 0
+
+    def __len__(self):
+        return len(self._svgs)
+
+    def get(self, source):
+        """The SVG text of the DOT text ``source``, or None when it was not drawn."""
+        return self._svgs.get(_key(source))
+
+    def remember(self, source, svg):
+        """Keep ``svg`` as the drawing of ``source``; drop the oldest entries beyond the bound."""
+        key = _key(source)
+        old = self._svgs.pop(key, None)
+        self._chars += len(svg) - (len(old) if old is not None else 0)
+        self._svgs[key] = svg
+        while self._chars > self.max_chars and len(self._svgs) > 1:
+            self._chars -= len(self._svgs.popitem(last=False)[1])
+
+
+#: The cache of this process, shared by every function of this module unless told otherwise.
+_SVG_CACHE = SvgCache()
+
+
+def _key(source):
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()
+
+
+def dot_available():
+    """Whether the Graphviz ``dot`` program is on the path."""
+    return shutil.which("dot") is not None
+
+
+def check_formats(formats):
+    """``formats`` in lower case without repeats; a :class:`MultitestError` for an unknown one."""
+    formats = [f.lower() for f in formats]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        raise MultitestError(f"`formats`: unknown format {', '.join(bad)}; formats are "
+                             f"{', '.join(FORMATS)}")
+    return list(dict.fromkeys(formats))
+
+
+def draw_sources(folder, sources, formats, jobs=None, cache=None):
+    """Write ``<stem>.dot`` of every source into ``folder`` and, with ``dot``, the images.
+
+    Parameters
+    ----------
+    folder : str
+        An existing folder.
+    sources : dict
+        ``{file stem: DOT text}``.
+    formats : list of str
+        Checked formats (:func:`check_formats`), possibly none.
+    jobs : int, optional
+        Parallel ``dot`` processes; default: the number of CPUs.
+    cache : SvgCache, optional
+        Where the SVG drawn are kept; default: the cache of this process.
+
+    Returns
+    -------
+    str or None
+        A one-line warning when images could not be made, else None.
+    """
+    _write_dot_files(folder, sources)
+    if not formats:
+        return None
+    if not dot_available():
+        return _MISSING_DOT
+    _, failures = _draw(folder, sources, formats, jobs, cache)
+    if failures:
+        f, message = failures[0]
+        return (f"Graphviz 'dot' failed on {len(failures)} figure(s), e.g. {f}: {message}")
+    return None
+
+
+def render_svgs(sources, jobs=None, cache=None):
+    """SVG text of DOT sources, rendered in parallel.
+
+    Parameters
+    ----------
+    sources : dict
+        ``{key: DOT text}``.
+    jobs : int, optional
+        Parallel ``dot`` processes; default: the number of CPUs.
+    cache : SvgCache, optional
+        Sources found there are not drawn again; default: the cache of this process.
+
+    Returns
+    -------
+    dict or None
+        ``{key: SVG text or None when dot failed}``; None when ``dot`` is
+        not installed.
+    """
+    if not dot_available():
+        return None
+    cache = _SVG_CACHE if cache is None else cache
+    out = {key: cache.get(source) for key, source in sources.items()}
+    missing = [key for key, svg in out.items() if svg is None]
+    if missing:
+        with tempfile.TemporaryDirectory(prefix="multitest-dot-") as folder:
+            stems = {f"g{k}": key for k, key in enumerate(missing)}
+            drawn = {stem: sources[key] for stem, key in stems.items()}
+            _write_dot_files(folder, drawn)
+            svgs, _ = _draw(folder, drawn, ["svg"], jobs, cache)
+            for stem, key in stems.items():
+                out[key] = svgs.get(stem)
+    return out
+
+
+def to_svg(graph, cache=None):
+    """SVG text of one graph (:mod:`graphviz` object or DOT text), or None without ``dot``."""
+    source = graph if isinstance(graph, str) else graph.source
+    svgs = render_svgs({"g": source}, jobs=1, cache=cache)
+    return None if svgs is None else svgs["g"]
+
+
+_SVG_PROLOG = re.compile(r"^.*?(?=<svg\b)", re.S)
+_NAMESPACES = re.compile(r'\s+xmlns(:xlink)?="[^"]*"')
+_COMMENTS = re.compile(r"<!--.*?-->", re.S)
+
+
+def inline_svg(svg):
+    """SVG text ready to be inlined in HTML: no prolog, comments or namespace URLs.
+
+    Examples
+    --------
+    >>> inline_svg('<?xml version="1.0"?><!-- dot --><svg xmlns="http://www.w3.org/2000/svg">'
+    ...            '<g/></svg>')
+    '<svg><g/></svg>'
+    """
+    svg = _SVG_PROLOG.sub("", svg, count=1)
+    svg = _COMMENTS.sub("", svg)
+    return _NAMESPACES.sub("", svg).strip()
+
+
+def _run_dot(folder, file, formats):
+    """Render one file in ``folder`` with a ``dot`` process of its own; None or an error."""
+    command = [shutil.which("dot") or "dot"] + [f"-T{f}" for f in formats] + ["-O", file]
+    done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
+    if done.returncode == 0:
+        return None
+    return (file, (done.stderr.strip().splitlines() or ["failed"])[-1])
+
+
+def _render_folder(folder, stems, formats, jobs):
+    """Run ``dot`` on ``folder/<stem>.dot``, writing ``<stem>.<format>``; return failures."""
+    files = [f"{stem}.dot" for stem in stems]
+    # Bigger graphs first so that the workers end together.
+    sizes = {f: os.path.getsize(os.path.join(folder, f)) for f in files}
+    files.sort(key=lambda f: -sizes[f])
+    jobs = max(1, min(jobs or os.cpu_count() or 1, len(files)))
+    failures = []
+    with progress(len(files), "drawing figures") as bar, \
+            ThreadPoolExecutor(max_workers=jobs) as pool:
+        for result in pool.map(lambda f: _run_dot(folder, f, formats), files):
+            bar.update(1, failed=result is not None)
+            if result is not None:
+                failures.append(result)
+    failed = {f for f, _ in failures}
+    for f in files:
+        if f in failed:
+            continue
+        for fmt in formats:
+            os.replace(os.path.join(folder, f"{f}.{fmt}"),
+                       os.path.join(folder, f"{f[:-4]}.{fmt}"))
+    return failures
+
+
+def _write_dot_files(folder, sources):
+    for stem, source in sources.items():
+        with open(os.path.join(folder, f"{stem}.dot"), "w", encoding="utf-8") as handle:
+            handle.write(source)
+
+
+def _draw(folder, sources, formats, jobs, cache):
+    """Draw ``folder/<stem>.dot`` of every source: ``({stem: SVG text}, failures)``.
+
+    The SVG text (with ``svg`` among the formats) of every file drawn is kept in the cache.
+    """
+    cache = _SVG_CACHE if cache is None else cache
+    failures = _render_folder(folder, list(sources), formats, jobs)
+    failed = {f[:-4] for f, _ in failures}
+    svgs = {}
+    for stem, source in sources.items():
+        if "svg" in formats and stem not in failed:
+            with open(os.path.join(folder, f"{stem}.svg"), encoding="utf-8") as handle:
+                svgs[stem] = handle.read()
+            cache.remember(source, svgs[stem])
+    return svgs, failures
+

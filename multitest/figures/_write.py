@@ -1,0 +1,97 @@
+"""Every figure of a ranking, by file stem, and writing them into a folder.
+
+:func:`figures` lists the Graphviz figures of a ranking in report order
+(:mod:`multitest.figures._stage_graphs`, :mod:`multitest.figures._cd`);
+:func:`write_figures` writes their DOT sources and, where the Graphviz ``dot``
+program is installed, their images (:mod:`multitest.figures._graphviz`).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import OrderedDict
+
+from ._cd import render_cd_diagram
+from ._graphviz import check_formats, draw_sources
+from ._stage_graphs import (render_final, render_override_graph, render_second_pass,
+                            render_second_pass_trace, render_significance_matrix, render_trace)
+
+__all__ = ["figures", "dataset_stems", "safe_filename", "write_figures", "FIGURE_PAIRS_LIMIT"]
+
+#: Without an image format the CLI writes the per-data-set DOT sources only up
+#: to this many pairwise results (S x L(L-1)/2); the overall figures always.
+FIGURE_PAIRS_LIMIT = 20_000
+
+
+def safe_filename(name):
+    """A data set name usable as part of a file name on every file system."""
+    text = re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("._")
+    return (text or "dataset")[:80]
+
+
+def figures(ranking, per_dataset=True):
+    """Every figure of a ranking: ``{file stem: graphviz object}``, in report order.
+
+    Stems: ``final``, ``second_pass``, ``second_pass_trace``, ``cd``,
+    ``significance`` (with at least two data sets), then ``override_<dataset>`` and
+    ``trace_<dataset>`` for every data set (names made safe for file systems, made
+    unique) unless ``per_dataset`` is false.
+    """
+    out = OrderedDict()
+    out["final"] = render_final(ranking)
+    if ranking.second_pass is not None:
+        out["second_pass"] = render_second_pass(ranking)
+        out["second_pass_trace"] = render_second_pass_trace(ranking)
+        out["cd"] = render_cd_diagram(ranking)
+        out["significance"] = render_significance_matrix(ranking)
+    for r, stem in zip(ranking.datasets if per_dataset else (), dataset_stems(ranking)):
+        out[f"override_{stem}"] = render_override_graph(r, ranking.settings, ranking.profile)
+        out[f"trace_{stem}"] = render_trace(r)
+    return out
+
+
+def dataset_stems(ranking):
+    """File-name stem of every data set (safe and unique), in data set order."""
+    stems, seen = [], set()
+    for r in ranking.datasets:
+        stem = base = safe_filename(r.name)
+        k = 2
+        while stem.lower() in seen:
+            stem, k = f"{base}_{k}", k + 1
+        seen.add(stem.lower())
+        stems.append(stem)
+    return stems
+
+
+def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True, cache=None):
+    """Write every figure of ``ranking`` into ``out_dir``.
+
+    The DOT source of every figure is always written (``<stem>.dot``, see
+    :func:`figures` for the stems); images in each of ``formats`` are added
+    where Graphviz ``dot`` is installed, several ``dot`` processes running at
+    once, one for each figure.
+
+    Parameters
+    ----------
+    ranking : multitest.engine._ranking.Ranking
+    out_dir : str or os.PathLike
+    formats : sequence of {'svg', 'png', 'pdf'}
+    jobs : int, optional
+        Parallel ``dot`` processes; default: the number of CPUs.
+    per_dataset : bool
+        Also the figures of each data set.
+    cache : multitest.figures.SvgCache, optional
+        Where the SVG images are kept for the report; default: the cache of
+        this process.
+
+    Returns
+    -------
+    str or None
+        A one-line warning when images could not be made, else None.
+    """
+    formats = check_formats(formats)
+    os.makedirs(out_dir, exist_ok=True)
+    graphs = figures(ranking, per_dataset=per_dataset)
+    sources = {stem: graph.source for stem, graph in graphs.items()}
+    return draw_sources(out_dir, sources, formats, jobs, cache)

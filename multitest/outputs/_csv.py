@@ -1,0 +1,116 @@
+"""Writing a DataFrame as CSV: the bytes of ``DataFrame.to_csv``, several times faster."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["write_csv"]
+
+#: Below this many cells a table is written by pandas (its speed does not matter).
+_CSV_FAST_CELLS = 50_000
+#: Rows turned into text at a time by :func:`write_csv` (bounds its memory).
+_CSV_BATCH_ROWS = 65_536
+#: Characters for which the csv module (and so pandas) quotes a field.
+_CSV_SPECIAL = re.compile(r'[,"]')
+
+
+def write_csv(frame, path):
+    """``frame.to_csv(path, index=False)``: the same bytes, several times faster for large tables.
+
+    pandas turns every value to text one by one through :mod:`csv`; here
+    each column becomes text at once (floats by their shortest ``repr``, as
+    pandas writes them, NaN as an empty field and infinities as ``inf``,
+    names quoted as :mod:`csv` quotes them) and the rows are joined in
+    batches: 99,000 rows x 12 columns in about 0.3 s instead of 1-2 s.
+    Tables of other types (dates, mixed objects, missing names), of a single
+    column or of fewer than :data:`_CSV_FAST_CELLS` cells go to pandas.
+    """
+    header = np.array([str(c) for c in frame.columns], dtype=object)
+    values = [frame[c].to_numpy() for c in frame.columns] if frame.shape[1] > 1 else []
+    if (frame.size < _CSV_FAST_CELLS or not values
+            or not all(map(_text_ready, [header, *values]))):
+        frame.to_csv(path, index=False)
+        return
+    words = [None if v.dtype.kind == "f" else _column_words(v) for v in values]
+    floats = [k for k, v in enumerate(values) if v.dtype.kind == "f"]
+    for k, text in zip(floats, _float_texts([values[k] for k in floats])):
+        words[k] = text
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        handle.write(",".join(_quoted(header.tolist())) + os.linesep)
+        for r0 in range(0, frame.shape[0], _CSV_BATCH_ROWS):
+            rows = zip(*(w[r0:r0 + _CSV_BATCH_ROWS].tolist() for w in words))
+            handle.write(os.linesep.join(map(",".join, rows)) + os.linesep)
+
+
+def _text_ready(values):
+    """Whether :func:`_column_words` writes this column as pandas would.
+
+    Names with a line break go to pandas: whether :mod:`csv` quotes a lone CR
+    depends on the Python version.
+    """
+    kind = values.dtype.kind
+    if kind != "O":
+        return kind in "fiub"
+    return pd.api.types.infer_dtype(values, skipna=False) == "string" and not any(
+        "\r" in name or "\n" in name for name in set(values.tolist()))
+
+
+def _column_words(values):
+    """The CSV fields of a column of names, integers or booleans, as an object array."""
+    kind = values.dtype.kind
+    if kind == "b":
+        return np.array(["False", "True"], dtype=object)[values.view(np.uint8)]
+    if kind in "iu":
+        distinct, inverse = np.unique(values, return_inverse=True)
+        return np.array(list(map(str, distinct.tolist())), dtype=object)[inverse]
+    return np.array(_quoted(values.tolist()), dtype=object)
+
+
+def _float_texts(columns):
+    """The CSV fields of float columns: NaN empty, infinities ``inf``, others their repr.
+
+    Each distinct value is turned into text once when that halves the work
+    (costs, positions and the means of rounded errors repeat across a table;
+    test statistics and p-values repeat within a column; others do not).
+    Distinct by bit pattern, so -0.0 keeps its sign.  Object arrays.
+    """
+    if not columns:
+        return []
+    text = _float_words(np.concatenate(columns), only_if_repeated=True)
+    if text is None:
+        return [_float_words(c) for c in columns]
+    return np.split(text, np.cumsum([c.size for c in columns])[:-1])
+
+
+def _float_words(values, only_if_repeated=False):
+    """The fields of float values, each distinct one turned into text once if that pays.
+
+    With ``only_if_repeated``, None unless at most half the finite values are distinct.
+    """
+    finite = np.isfinite(values)
+    distinct, inverse = np.unique(values[finite].view(np.int64), return_inverse=True)
+    if 2 * distinct.size <= inverse.size:
+        words = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
+                         dtype=object)[inverse]
+    elif only_if_repeated:
+        return None
+    else:
+        words = list(map(float.__repr__, values[finite].tolist()))
+    text = np.empty(values.shape, dtype=object)
+    text[np.isnan(values)] = ""
+    text[values == np.inf] = "inf"
+    text[values == -np.inf] = "-inf"
+    text[finite] = words
+    return text
+
+
+def _quoted(names):
+    """Names as :mod:`csv` writes them (quoted, quotes doubled, when they hold ``,`` or ``"``)."""
+    special = {n for n in set(names) if _CSV_SPECIAL.search(n)}
+    if not special:
+        return names
+    return ['"' + n.replace('"', '""') + '"' if n in special else n for n in names]

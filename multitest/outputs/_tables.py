@@ -1,0 +1,120 @@
+"""The CSV tables of a :class:`~multitest.engine._ranking.Ranking`, as DataFrames.
+
+:func:`stage_tables` gives the table of every stage (final order, ranks,
+orders, mean errors, costs, second pass, effect sizes, post-hoc decisions),
+:func:`pairwise_frame` every pairwise result of every data set; both are
+written by :func:`multitest.outputs._csv.write_csv`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["pairwise_frame", "stage_tables", "PAIRWISE_COLUMNS"]
+
+#: Columns of :func:`pairwise_frame` (and of ``pairwise.csv``).
+PAIRWISE_COLUMNS = ("dataset", "a", "b", "statistic", "pvalue", "pvalue_adjusted",
+                    "mean_error_a", "mean_error_b", "override")
+
+
+def pairwise_frame(ranking):
+    """Every pairwise result of every data set, one row per pair.
+
+    Columns :data:`PAIRWISE_COLUMNS`: data set, ``a`` (the cheaper), ``b``,
+    statistic, p-value, adjusted p-value, the two mean errors and whether
+    ``b`` overrides ``a``.  Data sets in input order, pairs in cost order.
+    """
+    table = _tested_table(ranking)
+    if table is None:
+        return pd.DataFrame(columns=list(PAIRWISE_COLUMNS))
+    names, datasets = ranking.algorithms, [r.name for r in ranking.datasets]
+    S, P = table.statistic.shape
+    cheaper, costlier = table.prior[:, table.first], table.prior[:, table.second]
+    means = table.mean_errors
+    rows = np.arange(S)[:, None]
+    return pd.DataFrame({
+        "dataset": np.repeat(np.asarray(datasets, dtype=object), P),
+        "a": np.asarray(names, dtype=object)[cheaper.ravel()],
+        "b": np.asarray(names, dtype=object)[costlier.ravel()],
+        "statistic": table.statistic.ravel(), "pvalue": table.pvalue.ravel(),
+        "pvalue_adjusted": table.pvalue_adjusted.ravel(),
+        "mean_error_a": means[rows, cheaper].ravel(), "mean_error_b": means[rows, costlier].ravel(),
+        "override": table.override.ravel()})
+
+
+def _tested_table(ranking):
+    """The :class:`~multitest.engine.PairwiseTable` shared by the data sets.
+
+    Its rows are the data sets, in order (as :func:`multitest.rank` builds
+    them); None without pairwise tests (score-matrix input).
+    """
+    first = ranking.datasets[0]
+    return first.table if first.tested else None
+
+
+def stage_tables(ranking):
+    """The CSV tables of every stage: ``{file name: DataFrame}``."""
+    algorithms = list(ranking.algorithms)
+    names = np.asarray(algorithms, dtype=object)
+    results = ranking.datasets
+    datasets = [r.name for r in results]
+    tables = {
+        "final_order.csv": pd.DataFrame({"rank": range(1, len(ranking.final_order) + 1),
+                                         "algorithm": list(ranking.final_order)}),
+        "ranks.csv": ranking.ranks_frame().reset_index(),
+        "orders.csv": _orders_table(results, len(algorithms)),
+        "mean_errors.csv": _by_dataset(datasets, algorithms, results[0].table.mean_errors),
+        "costs.csv": _by_dataset(datasets, algorithms,
+                                 np.array([np.asarray(r.costs, dtype=float) for r in results])
+                                 .reshape(len(results), len(algorithms))),
+    }
+    sp = ranking.second_pass
+    if sp is not None:
+        prior_position = {a: i for i, a in enumerate(sp.prior_order, start=1)}
+        final_position = {a: i for i, a in enumerate(sp.order, start=1)}
+        tables["second_pass.csv"] = pd.DataFrame({
+            "algorithm": algorithms, "average_rank": sp.average_ranks,
+            "average_cost": sp.average_costs,
+            "prior_position": [prior_position[a] for a in algorithms],
+            "final_position": [final_position[a] for a in algorithms]})
+        from ..engine._effects import second_pass_columns
+
+        tables["effect_sizes.csv"] = _frame(second_pass_columns(ranking))
+        if sp.posthoc is not None:
+            i, j = np.triu_indices(len(algorithms), k=1)
+            tables["posthoc.csv"] = _frame({
+                "a": names[i], "b": names[j],
+                "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
+                "significant": sp.significant[i, j]})
+        else:
+            # The Friedman gate kept the post-hoc test from running: the file is
+            # there, with its header and no row, rather than silently absent.
+            tables["posthoc.csv"] = pd.DataFrame(
+                columns=["a", "b", "statistic", "pvalue", "significant"])
+    return tables
+
+
+def _frame(columns):
+    """A DataFrame of these arrays, names kept as objects (pandas would convert them to
+    Arrow strings, only for :func:`~multitest.outputs._csv.write_csv` to convert them back)."""
+    return pd.DataFrame({key: pd.Series(values, dtype=object) if values.dtype == object
+                         else values for key, values in columns.items()})
+
+
+def _orders_table(results, L):
+    """``orders.csv``: per data set (sorted by name) its MultiTest order, then its prior order."""
+    by_name = sorted(range(len(results)), key=lambda s: results[s].name)
+    rows = np.empty((2 * len(results), L + 2), dtype=object)   # object: no string inference
+    rows[0::2, 0] = rows[1::2, 0] = [results[s].name for s in by_name]
+    rows[0::2, 1], rows[1::2, 1] = "multitest", "prior"
+    rows[0::2, 2:] = [results[s].order for s in by_name]
+    rows[1::2, 2:] = [results[s].prior_order for s in by_name]
+    columns = ["dataset", "stage", *(f"position_{i}" for i in range(1, L + 1))]
+    return pd.DataFrame(rows, columns=columns, dtype=object)
+
+
+def _by_dataset(datasets, algorithms, matrix):
+    frame = pd.DataFrame(matrix, columns=algorithms)
+    frame.insert(0, "dataset", datasets)
+    return frame
