@@ -33,7 +33,7 @@ myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence"]
 
 # The API reference documents the public names only: each subpackage's ``__all__``.
-autodoc_default_options = {"members": True, "member-order": "bysource"}
+autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "none"
 autodoc_mock_imports = []
 numpydoc_show_class_members = False
