@@ -23,7 +23,7 @@ Graphviz ``dot`` program is installed, the images, one ``dot`` process per
 figure (Graphviz keeps state between the graphs of one process), several at
 once.  Rendering depends on the engine, never the reverse.
 
-The drawing is chosen by size (docs/figures.md): up to :data:`ROW_LIMIT`
+The drawing is chosen by size (docs/explanation/figures.md): up to :data:`ROW_LIMIT`
 algorithms an order is a row of boxes; above, a matrix, and above
 :data:`MATRIX_LIMIT` a table, so that every figure stays legible and quick
 to draw at 1000 algorithms.
