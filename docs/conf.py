@@ -44,4 +44,4 @@ html_theme = "alabaster"
 html_title = f"multitest {release}"
 html_static_path = []
 html_theme_options = {"description": "Cost-conscious ordering of ML algorithms",
-                      "fixed_sidebar": True}
+                      "fixed_sidebar": True, "page_width": "1100px"}
