@@ -7,7 +7,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: demo test bench clean system-graphviz system-chromium
+.PHONY: demo test docs bench clean system-graphviz system-chromium
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,10 +37,16 @@ demo: $(VENV)/.installed system-graphviz
 
 test: $(VENV)/.installed system-graphviz system-chromium
 	$(VENV)/bin/lint-imports
+	$(MAKE) docs
 	$(PY) -m pytest -q -W error::RuntimeWarning
+
+# The user documentation and the API reference; every Sphinx warning is an error
+# (-E: read every page again, so that warnings of unchanged pages are reported too).
+docs: $(VENV)/.installed
+	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html docs docs/_build/html
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/run.py
 
 clean:
-	rm -rf $(VENV) demo-output .pytest_cache
+	rm -rf $(VENV) demo-output .pytest_cache docs/_build

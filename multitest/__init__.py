@@ -14,7 +14,7 @@ figures and :func:`stability` are loaded on first use.
 >>> from multitest import rank, example_results
 >>> ranking = rank(example_results(), "training_time")
 >>> ranking.final_order[0]
-'svr'
+'5nn'
 """
 
 import sys

@@ -140,7 +140,7 @@ def test_outdir_kill_at_every_step_of_the_commit_leaves_one_run(out):
             assert os.path.exists(os.path.join(out, JOURNAL))
             mixes += visible(out) not in ({**OLD, **USER}, {**NEW, **USER})
         assert_one_run(out, NEW)     # read_run rolled the commit forward
-    assert mixes > 0     # the raw window exists; docs/outputs.md says so
+    assert mixes > 0     # the raw window exists; docs/reference/output-folders.md says so
     # A killed staging (no journal yet) is the old run plus a hidden folder.
     write_run(out, OLD)
     pid = os.fork()

@@ -206,7 +206,7 @@ def test_posthoc_friedman_issue_example_tied_data_sets_carry_no_information():
 # benavoli2016_means.csv) with C1, C2, C4, C5 = nbc, aode, j48, j48gr. Reference:
 # R 4.2.2 friedman.test (tests/fixtures/benavoli2016_r.R). Issue 11 quotes
 # chi2 = 8.1255 / 7.4333 for this example; the data gives 19.923 / 18.706 (see
-# docs/statistics.md), so the tests pin R's values on the data itself.
+# docs/explanation/statistics.md), so the tests pin R's values on the data itself.
 BENAVOLI_MEANS = pd.read_csv(FIXTURES / "benavoli2016_means.csv", comment="#")
 BENAVOLI_ALGORITHMS = ["nbc", "aode", "j48", "j48gr"]
 R_BENAVOLI = pd.read_csv(FIXTURES / "benavoli2016_r.csv").set_index("quantity").value

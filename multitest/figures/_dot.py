@@ -6,7 +6,7 @@ Every figure of :mod:`multitest.figures` is built from these: one graph style
 and the drawing of an order with its overrides, chosen by size
 (:func:`_order_view`): up to :data:`ROW_LIMIT` algorithms a row of boxes,
 above a matrix, and above :data:`MATRIX_LIMIT` a table, so that every figure
-stays legible and quick to draw at 1000 algorithms (docs/figures.md).
+stays legible and quick to draw at 1000 algorithms (docs/explanation/figures.md).
 """
 
 from __future__ import annotations

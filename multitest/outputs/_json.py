@@ -187,7 +187,7 @@ def _control(ranking):
 
 def _effect_sizes(ranking):
     """Conventions of the effect sizes (values are beside each pair); None without folds."""
-    from ..stats._effect_sizes import interval_of   # see docs/effect_sizes.md
+    from ..stats._effect_sizes import interval_of   # see docs/explanation/effect-sizes.md
 
     if not ranking.results.has_folds:
         return None

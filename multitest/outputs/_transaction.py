@@ -29,7 +29,7 @@ writes through :func:`transaction`::
 
 Files of ``OUT`` that no manifest lists (the user's files, ``store.sqlite*``
 of an experiment store) are never moved, replaced or removed.  See
-``docs/outputs.md`` for what a reader sees at every instant.
+``docs/reference/output-folders.md`` for what a reader sees at every instant.
 """
 
 from __future__ import annotations

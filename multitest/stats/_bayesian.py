@@ -313,7 +313,7 @@ class SignedRankResult:
     ----------
     cheaper_better, equivalent, costlier_better : ndarray, shape (n,)
         Share of the Monte Carlo samples of the Dirichlet process posterior in
-        which the region "d < -rope", "|d| <= rope" or "d > rope" is the most
+        which the region ``d < -rope``, ``|d| <= rope`` or ``d > rope`` is the most
         probable (as ``baycomp``'s ``probs()``); they sum to 1.
     rope : float
     samples : int

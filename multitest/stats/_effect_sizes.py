@@ -1,4 +1,4 @@
-"""Effect sizes beside every decision (conventions in ``docs/effect_sizes.md``).
+"""Effect sizes beside every decision (conventions in ``docs/explanation/effect-sizes.md``).
 
 - Per data set: the mean difference of errors ``d = a - b`` (cheaper minus
   costlier: positive means the costlier is better) with the confidence
