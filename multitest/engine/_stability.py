@@ -38,7 +38,9 @@ from scipy import stats
 
 from ..inputs._costs import CostProfile
 from .._errors import MultitestError
-from ..stats._posthoc import (_friedman_statistics, _rank_tie_terms, critical_difference, pairwise_over_datasets)
+from ..stats._friedman import friedman_statistics as _friedman_statistics, rank_tie_terms as _rank_tie_terms
+from ..stats._nemenyi import critical_difference
+from ..stats._over_datasets import pairwise_over_datasets
 from ._ranking import resolve_profile, resolve_results, rank
 from ._second_pass import average_cost_prior, better_matrix, final_order
 

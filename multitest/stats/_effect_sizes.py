@@ -12,13 +12,14 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
+from ._signed_rank import _signed_rank_sums, _untied_cdf
+from ._validation import _iv_probability
 
 __all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
            "wilcoxon_interval", "over_datasets", "interval_of", "INTERVAL_OF_TEST",
@@ -37,12 +38,6 @@ INTERVAL_OF_TEST = {
 #: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
 #: averages of every pair) stays below this; above, they are left out (null).
 OVER_DATASETS_LIMIT = 200_000_000
-
-
-def _check_level(level):
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise MultitestError(f"`level` must be a number strictly between 0 and 1, got {level!r}")
-    return float(level)
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,7 +101,7 @@ def fold_mean_difference(a, b, test, design, level=0.95):
     Other tests (Wilcoxon, sign, custom) use the ``kfold-t`` interval.  A zero
     standard error gives the interval ``[estimate, estimate]``.
     """
-    level = _check_level(level)
+    level = _iv_probability(level, "level")
     a = np.atleast_2d(np.asarray(a, dtype=float))
     b = np.atleast_2d(np.asarray(b, dtype=float))
     d = a - b
@@ -198,7 +193,7 @@ def wilcoxon_interval(d, level=0.95):
     >>> w.estimate, w.low, w.high, w.exact
     (1.5, -0.5, 3.125, True)
     """
-    level = _check_level(level)
+    level = _iv_probability(level, "level")
     x = np.asarray(d, dtype=float).ravel()
     if not np.isfinite(x).all():
         raise MultitestError("`d` must be finite")
@@ -210,10 +205,7 @@ def wilcoxon_interval(d, level=0.95):
     i, j = np.triu_indices(n)
     walsh = np.sort((x[i] + x[j]) / 2)
     estimate = float(np.median(walsh))
-    from scipy.stats import rankdata     # scipy.stats takes about 1 s to import
-
-    ranks = rankdata(np.abs(x))
-    ties = np.unique(ranks).size != n
+    ties = np.unique(np.abs(x)).size != n
     alpha = 1 - level
     if n < 50 and not ties and not zeros:
         qu, ql, level = _exact_positions(n, level)
@@ -241,29 +233,12 @@ def wilcoxon_interval(d, level=0.95):
                             n=n)
 
 
-def _signed_rank_counts(n):
-    """Number of subsets of ``{1..n}`` with each sum ``0..n(n+1)/2`` (exact null of V)."""
-    counts = np.zeros(n * (n + 1) // 2 + 1)
-    counts[0] = 1
-    for k in range(1, n + 1):
-        counts[k:] = counts[k:] + counts[:-k].copy()
-    return counts
-
-
 def _w_statistic(x, shift):
-    """R's ``W(d)``: the centred, tie- and continuity-corrected signed-rank statistic."""
-    xd = x - shift
-    xd = xd[xd != 0]
-    nx = xd.size
-    from scipy.stats import rankdata
+    """R's ``W(d)``: the centred, tie- and continuity-corrected signed-rank statistic.
 
-    ranks = rankdata(np.abs(xd))
-    zd = ranks[xd > 0].sum() - nx * (nx + 1) / 4
-    _, tied = np.unique(ranks, return_counts=True)
-    variance = nx * (nx + 1) * (2 * nx + 1) / 24 - np.sum(tied.astype(float) ** 3 - tied) / 48
-    if variance <= 0:
-        return np.nan
-    return (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
+    :func:`_w_statistics` of the one sample `x` at `shift`.
+    """
+    return _w_statistics(x[None, :], np.array([shift]))[0]
 
 
 def _step_root(x, distinct, zq):
@@ -345,8 +320,8 @@ def _group_intervals(x, has_zero, level):
 def _exact_positions(n, level):
     """Order statistics ``(qu, ql)`` of the exact interval (``qu`` 1-based) and the level."""
     alpha = 1 - level
-    counts = _signed_rank_counts(n)
-    cdf = np.cumsum(counts) / counts.sum()
+    # P(V <= q) for q up to the centre, where P >= 1/2 > alpha / 2: all the search needs
+    cdf = _untied_cdf(n)
     # R's qsignrank(alpha/2, n): the smallest q with P(V <= q) >= alpha/2.
     qu = max(1, int(np.searchsorted(cdf, alpha / 2 - 10 * np.finfo(float).eps)))
     ql = n * (n + 1) // 2 - qu
@@ -416,31 +391,14 @@ def _step_roots(x, values, offsets, sizes, zq):
 def _w_statistics(x, shift):
     """:func:`_w_statistic` of every row of ``x`` at its own ``shift``, the same floats.
 
-    Ranks of ``|x - shift|`` among the non-zero differences with ties
-    averaged (as :func:`scipy.stats.rankdata`), from one sort per row: every
-    rank is a multiple of 1/2, so every sum below is exact, as in the scalar code.
+    ``T+``, the number of non-zero differences and the tie term from
+    :func:`multitest.stats._signed_rank._signed_rank_sums` (ranks of
+    ``|x - shift|`` among the non-zero differences, ties averaged): every rank
+    is a multiple of 1/2, so every sum is exact.
     """
     xd = x - shift[:, None]
-    m, n = xd.shape
-    keep = xd != 0
-    nx = keep.sum(axis=1)
-    magnitude = np.where(keep, np.abs(xd), np.inf)       # the zeros sort last, unranked
-    order = np.argsort(magnitude, axis=1)
-    ordered = np.take_along_axis(magnitude, order, axis=1)
-    positive = np.take_along_axis(xd > 0, order, axis=1)
-    position = np.arange(n)
-    starts = np.ones((m, n), dtype=bool)
-    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
-    ends = np.ones((m, n), dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, position, n)[:, ::-1], axis=1)[:, ::-1]
-    valid = position < nx[:, None]
-    ranks = (first + last) / 2 + 1               # average rank of each tie group, 1-based
-    zd = np.where(positive & valid, ranks, 0.0).sum(axis=1) - nx * (nx + 1) / 4
-    size = last - first + 1
-    # The sum over tie groups of t^3 - t is the sum over their elements of t^2 - 1.
-    tie_terms = np.where(valid, size * size - 1, 0).sum(axis=1)
+    r_plus, nx, tie_terms = _signed_rank_sums(xd)
+    zd = r_plus - nx * (nx + 1) / 4
     variance = nx * (nx + 1) * (2 * nx + 1) / 24 - tie_terms / 48
     with np.errstate(invalid="ignore", divide="ignore"):
         w = (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
@@ -496,7 +454,7 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
     -------
     PairEffects
     """
-    level = _check_level(level)
+    level = _iv_probability(level, "level")
     e = np.asarray(mean_errors, dtype=float)
     S, L = e.shape
     a, b = np.triu_indices(L, k=1) if pairs is None else map(np.asarray, pairs)
