@@ -147,7 +147,6 @@ def _ratio_test(numerator, scale, distribution, alternative):
     return statistic, np.where(undefined, 1.0, pvalue)
 
 
-
 class _HalfBinomial(_Tails):
     """Binomial(n, 1/2) with ``sf(k) = P(X >= k)``, ``n`` per entry (`trials`)."""
 
@@ -155,14 +154,10 @@ class _HalfBinomial(_Tails):
         self.trials = np.asarray(trials)
 
     def cdf(self, k):
-        from scipy import stats   # imported when first needed (slow to import)
-
-        return stats.binom.cdf(k, self.trials, 0.5)
+        return _binom().cdf(k, self.trials, 0.5)
 
     def sf(self, k):
-        from scipy import stats
-
-        return stats.binom.sf(k - 1, self.trials, 0.5)
+        return _binom().sf(k - 1, self.trials, 0.5)
 
     def smaller_tail(self, k):
         """``min(cdf(k), sf(k))``, evaluating one tail per entry.
@@ -171,16 +166,22 @@ class _HalfBinomial(_Tails):
         it the upper tail; at the centre both are at least 1/2, so the two-sided
         p-value is 1 whichever is taken (tested against the minimum of both).
         """
-        k = np.asarray(k)
-        k, trials = np.broadcast_arrays(k, self.trials)
+        k, trials = np.broadcast_arrays(np.asarray(k), self.trials)
         lower = k <= trials - k
+        if lower.all():               # the second pass orients every row this way
+            return self.cdf(k)
         out = np.empty(k.shape)
-        from scipy import stats
-
-        out[lower] = stats.binom.cdf(k[lower], trials[lower], 0.5)
+        out[lower] = _binom().cdf(k[lower], trials[lower], 0.5)
         upper = ~lower
-        out[upper] = stats.binom.sf(k[upper] - 1, trials[upper], 0.5)
+        out[upper] = _binom().sf(k[upper] - 1, trials[upper], 0.5)
         return out
+
+
+def _binom():
+    """:data:`scipy.stats.binom`, imported when first needed (scipy.stats is slow to import)."""
+    from scipy import stats
+
+    return stats.binom
 
 
 # ---------------------------------------------------------------------------
