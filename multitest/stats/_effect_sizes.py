@@ -197,65 +197,12 @@ def wilcoxon_interval(d, level=0.95):
     x = np.asarray(d, dtype=float).ravel()
     if not np.isfinite(x).all():
         raise MultitestError("`d` must be finite")
-    zeros = bool(np.any(x == 0))
-    x = x[x != 0]
-    n = x.size
-    if n == 0:
-        return WilcoxonInterval(estimate=0.0, low=0.0, high=0.0, level=level, exact=False, n=0)
-    i, j = np.triu_indices(n)
-    walsh = np.sort((x[i] + x[j]) / 2)
-    estimate = float(np.median(walsh))
-    ties = np.unique(np.abs(x)).size != n
-    alpha = 1 - level
-    if n < 50 and not ties and not zeros:
-        qu, ql, level = _exact_positions(n, level)
-        return WilcoxonInterval(estimate=estimate, low=float(walsh[qu - 1]),
-                                high=float(walsh[ql]), level=level, exact=True, n=n)
-    low_end, high_end = walsh[0], walsh[-1]
-    at_min, at_max = _w_statistic(x, low_end), _w_statistic(x, high_end)
-    if not (np.isfinite(at_min) and np.isfinite(at_max)):
-        return WilcoxonInterval(estimate=float((x.min() + x.max()) / 2), low=np.nan,
-                                high=np.nan, level=0.0, exact=False, n=n)
-    while (at_min - special.ndtri(1 - alpha / 2) < 0
-           or at_max - special.ndtri(alpha / 2) > 0):
-        alpha *= 2
-        if alpha >= 1:
-            break
-    if alpha >= 1 or 1 - level < alpha * 0.75:
-        level = 1 - min(1.0, alpha)
-    if alpha >= 1:
-        return WilcoxonInterval(estimate=estimate, low=float(np.median(x)),
-                                high=float(np.median(x)), level=level, exact=False, n=n)
-    distinct = np.unique(walsh)
-    low = _step_root(x, distinct, special.ndtri(1 - alpha / 2))
-    high = _step_root(x, distinct, special.ndtri(alpha / 2))
-    return WilcoxonInterval(estimate=estimate, low=low, high=high, level=level, exact=False,
+    estimate, low, high, achieved = (float(v[0]) for v in _column_intervals(x[:, None], level))
+    nonzero = x[x != 0]
+    n = nonzero.size
+    exact = bool(0 < n < 50 and n == x.size and np.unique(np.abs(nonzero)).size == n)
+    return WilcoxonInterval(estimate=estimate, low=low, high=high, level=achieved, exact=exact,
                             n=n)
-
-
-def _w_statistic(x, shift):
-    """R's ``W(d)``: the centred, tie- and continuity-corrected signed-rank statistic.
-
-    :func:`_w_statistics` of the one sample `x` at `shift`.
-    """
-    return _w_statistics(x[None, :], np.array([shift]))[0]
-
-
-def _step_root(x, distinct, zq):
-    """Where the non-increasing step function ``W(d) - zq`` crosses zero.
-
-    ``W`` is constant between consecutive distinct Walsh averages; the root is
-    the Walsh average at which the value on its right is first below zero.
-    """
-    # Interval k is (distinct[k], distinct[k + 1]); find the first whose value is < 0.
-    lo, hi = 0, distinct.size - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _w_statistic(x, (distinct[mid] + distinct[mid + 1]) / 2) - zq < 0:
-            hi = mid
-        else:
-            lo = mid + 1
-    return float(distinct[lo])
 
 
 # --------------------------------------------------------------------------
@@ -267,7 +214,7 @@ _WALSH_ELEMENTS = 1 << 22
 
 
 def _column_intervals(d, level):
-    """:func:`wilcoxon_interval` of every column of ``d``, bit for bit, vectorized.
+    """:func:`wilcoxon_interval` of every column of ``d``, vectorized.
 
     Returns ``(estimate, low, high, level)`` arrays.  Samples are grouped by
     their number of non-zero differences; each group is handled in whole-array
@@ -375,7 +322,13 @@ def _distinct_sorted(walsh):
 
 
 def _step_roots(x, values, offsets, sizes, zq):
-    """:func:`_step_root` of every row: the same binary search, run on all rows at once."""
+    """Where each row's non-increasing step function ``W(d) - zq`` crosses zero.
+
+    ``W`` is constant between consecutive distinct Walsh averages; the root is
+    the Walsh average at which the value on its right is first below zero: a
+    binary search over the intervals ``(values[k], values[k + 1])`` of each row
+    (``sizes`` distinct values from ``offsets``), run on all rows at once.
+    """
     lo, hi = np.zeros(x.shape[0], dtype=int), sizes - 1
     while True:
         active = np.flatnonzero(lo < hi)
@@ -389,7 +342,8 @@ def _step_roots(x, values, offsets, sizes, zq):
 
 
 def _w_statistics(x, shift):
-    """:func:`_w_statistic` of every row of ``x`` at its own ``shift``, the same floats.
+    """R's ``W(d)`` of every row of ``x`` at its own ``shift``: the centred, tie- and
+    continuity-corrected signed-rank statistic (NaN where its variance is 0).
 
     ``T+``, the number of non-zero differences and the tie term from
     :func:`multitest.stats._signed_rank._signed_rank_sums` (ranks of
