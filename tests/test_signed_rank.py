@@ -9,6 +9,7 @@ sets, the Hodges--Lehmann intervals) on the same differences.
 """
 
 import doctest
+import importlib
 import itertools
 
 import numpy as np
@@ -169,6 +170,9 @@ def test_signed_rank_second_pass_and_fold_sign_tests_agree():
     assert_array_equal(res.statistic[a, b], np.minimum(wins, losses))
 
 
-def test_signed_rank_docstring_examples_run():
-    result = doctest.testmod(kernel, optionflags=doctest.NORMALIZE_WHITESPACE)
+@pytest.mark.parametrize("module", ["_signed_rank", "_fold_tests", "_effect_sizes"])
+def test_signed_rank_docstring_examples_run(module):
+    # the kernel and its users in stage 1 and the effect sizes
+    result = doctest.testmod(importlib.import_module(f"multitest.stats.{module}"),
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

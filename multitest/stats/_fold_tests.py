@@ -236,8 +236,12 @@ def paired_5x2cv_t(a, b, alternative="two-sided"):
     (array([0.5662]), array([0.5957]))
     """
     p, s2_sum = _five_by_two(a, b)
-    scale = np.sqrt(s2_sum / 5)
-    return _ratio_test(p[0], scale, _StudentT(5), alternative)
+    return _five_by_two_t(p[0], s2_sum, alternative)
+
+
+def _five_by_two_t(numerator, s2_sum, alternative):
+    """``numerator / sqrt(sum_i s_i^2 / 5)`` against t with 5 df: both 5x2 cv t tests."""
+    return _ratio_test(numerator, np.sqrt(s2_sum / 5), _StudentT(5), alternative)
 
 
 def combined_5x2cv_t(a, b, alternative="two-sided"):
@@ -268,9 +272,7 @@ def combined_5x2cv_t(a, b, alternative="two-sided"):
     (array([3.6349]), array([0.015]))
     """
     p, s2_sum = _five_by_two(a, b)
-    numerator = np.sqrt(10) * (_sum_columns(list(p)) / 10)
-    scale = np.sqrt(s2_sum / 5)
-    return _ratio_test(numerator, scale, _StudentT(5), alternative)
+    return _five_by_two_t(np.sqrt(10) * (_sum_columns(list(p)) / 10), s2_sum, alternative)
 
 
 def kfold_t(a, b, alternative="two-sided"):
@@ -340,6 +342,7 @@ def corrected_t(a, b, design, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
+    >>> from multitest.inputs import FoldDesign
     >>> from multitest.stats import corrected_t
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])

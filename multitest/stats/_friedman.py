@@ -12,9 +12,9 @@ pieces of :func:`friedman`, shared with the stability bootstrap.
 References
 ----------
 .. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data
-   sets", JMLR 7:1-30, 2006.
-.. [2] A. Benavoli, G. Corani and F. Mangili, "Should we really use post-hoc
-   tests based on mean-ranks?", JMLR 17(5):1-10, 2016.
+   sets", JMLR 7:1-30, 2006, §3.2.2.
+.. [2] R. L. Iman and J. M. Davenport, "Approximations of the critical region
+   of the Friedman statistic", Communications in Statistics A 9:571-595, 1980.
 """
 
 from __future__ import annotations

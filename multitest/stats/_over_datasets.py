@@ -12,10 +12,9 @@ and "not significant" on the diagonal.
 
 References
 ----------
-.. [1] J. Demšar, "Statistical comparisons of classifiers over multiple data
-   sets", JMLR 7:1-30, 2006.
-.. [2] A. Benavoli, G. Corani and F. Mangili, "Should we really use post-hoc
-   tests based on mean-ranks?", JMLR 17(5):1-10, 2016.
+.. [1] A. Benavoli, G. Corani and F. Mangili, "Should we really use post-hoc
+   tests based on mean-ranks?", JMLR 17(5):1-10, 2016 (why these tests).
+.. [2] J. Demšar (2006), JMLR 7:1-30, §3.1.3 (Wilcoxon) and §3.1.4 (sign test).
 """
 
 from __future__ import annotations
