@@ -1,4 +1,4 @@
-"""Wilcoxon signed-rank test with its exact conditional null distribution.
+"""Wilcoxon signed-rank and sign tests, vectorized over rows: the one kernel.
 
 The one implementation of the signed-rank statistic and its null
 distributions, and of the sign test: used by the fold tests of stage 1
@@ -56,8 +56,7 @@ from scipy import special
 from .._errors import MultitestError
 from ._distributions import _get_pvalue, _HalfBinomial
 
-__all__ = ["EXACT_MAX", "ZERO_METHODS", "scipy_signed_rank_test",
-           "signed_rank_test"]
+__all__ = ["EXACT_MAX", "ZERO_METHODS", "scipy_signed_rank_test", "signed_rank_test"]
 
 #: Largest number of non-zero differences with an exact p-value.
 EXACT_MAX = 1000
@@ -70,9 +69,9 @@ _BLOCK_CELLS = 2**20
 _ROW_WISE_SIZE = 2048
 # scipy.stats.wilcoxon(method="auto"): exact distribution up to this many
 # observations (no ties, no zeros) ...
-SCIPY_EXACT_MAX = 50
+_SCIPY_EXACT_MAX = 50
 # ... and exact permutation distribution up to this many with ties or zeros.
-SCIPY_PERMUTATION_MAX = 13
+_SCIPY_PERMUTATION_MAX = 13
 
 
 def signed_rank_test(d, alternative="two-sided", zero_method="wilcox"):
@@ -183,8 +182,8 @@ def scipy_signed_rank_test(d, alternative="two-sided"):
     pvalue = np.ones(d.shape[0])
     live = count > 0
     untied = (tie_term == 0) & (count == n) & live
-    exact = untied if n <= SCIPY_EXACT_MAX else np.zeros_like(untied)
-    flips = live & ~exact if n <= SCIPY_PERMUTATION_MAX else np.zeros_like(untied)
+    exact = untied if n <= _SCIPY_EXACT_MAX else np.zeros_like(untied)
+    flips = live & ~exact if n <= _SCIPY_PERMUTATION_MAX else np.zeros_like(untied)
     normal = live & ~exact & ~flips
     if exact.any():
         cdf = _untied_cdf(n)
