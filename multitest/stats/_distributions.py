@@ -166,10 +166,10 @@ class _HalfBinomial(_Tails):
         it the upper tail; at the centre both are at least 1/2, so the two-sided
         p-value is 1 whichever is taken (tested against the minimum of both).
         """
-        k, trials = np.broadcast_arrays(np.asarray(k), self.trials)
-        lower = k <= trials - k
+        lower = k <= self.trials - k
         if lower.all():               # the second pass orients every row this way
             return self.cdf(k)
+        k, trials = np.broadcast_arrays(k, self.trials)
         out = np.empty(k.shape)
         out[lower] = _binom().cdf(k[lower], trials[lower], 0.5)
         upper = ~lower

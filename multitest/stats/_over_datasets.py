@@ -72,7 +72,7 @@ def _sign_pairs(d):
     """
     wins, losses = sign_counts(d)
     smaller = np.minimum(wins, losses)
-    return smaller.astype(np.float64), sign_test_pvalues(smaller, np.maximum(wins, losses))
+    return smaller.astype(np.float64), sign_test_pvalues(smaller, wins + losses)
 
 
 _PAIRWISE_TESTS = {"wilcoxon": _wilcoxon_pairs, "wilcoxon-pratt": _wilcoxon_pratt_pairs,

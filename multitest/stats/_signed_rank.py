@@ -228,16 +228,16 @@ def sign_test_rows(d, alternative="two-sided"):
     (array([6]), array([1]), array([0.125]))
     """
     wins, losses = sign_counts(d)
-    return wins, losses, sign_test_pvalues(wins, losses, alternative)
+    return wins, losses, sign_test_pvalues(wins, wins + losses, alternative)
 
 
 def sign_counts(d):
     """The numbers of positive and of negative entries of each row of `d`."""
-    return np.count_nonzero(d > 0, axis=1), np.count_nonzero(d < 0, axis=1)
+    return (d > 0).sum(axis=1), (d < 0).sum(axis=1)
 
 
-def sign_test_pvalues(wins, losses, alternative="two-sided"):
-    """p-values of `wins` successes in ``wins + losses`` trials under Binomial(n, 1/2).
+def sign_test_pvalues(wins, trials, alternative="two-sided"):
+    """p-values of `wins` successes in `trials` under Binomial(trials, 1/2).
 
     ``'less'``: ``P(X <= wins)``; ``'greater'``: ``P(X >= wins)``; two-sided:
     ``min(1, 2 min(P(X <= wins), P(X >= wins)))``, each tail evaluated where it
@@ -245,13 +245,12 @@ def sign_test_pvalues(wins, losses, alternative="two-sided"):
 
     Examples
     --------
+    >>> import numpy as np
     >>> from multitest.stats._signed_rank import sign_test_pvalues
-    >>> sign_test_pvalues([1, 0], [7, 0])
+    >>> sign_test_pvalues(np.array([1, 0]), np.array([8, 0]))
     array([0.0703125, 1.       ])
     """
-    wins, losses = np.asarray(wins), np.asarray(losses)
-    trials = wins + losses
-    pvalue = _get_pvalue(wins.astype(float), _HalfBinomial(trials), alternative)
+    pvalue = _get_pvalue(wins, _HalfBinomial(trials), alternative)
     return np.where(trials == 0, 1.0, pvalue)
 
 
