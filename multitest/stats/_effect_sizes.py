@@ -18,7 +18,8 @@ import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
-from ._signed_rank import _signed_rank_sums, _untied_cdf
+from ._posthoc import _pair_differences
+from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
 from ._validation import _iv_probability
 
 __all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
@@ -415,15 +416,10 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
     b_better, a_better = np.empty(a.size, dtype=int), np.empty(a.size, dtype=int)
     hl, low, high, achieved = (np.full(a.size, np.nan) for _ in range(4))
     intervals = a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT
-    by_algorithm = np.ascontiguousarray(e.T)     # one contiguous row per algorithm
-    step = max(1, (1 << 20) // max(1, S))    # pairs at a time: no (pairs, S) array
-    for k0 in range(0, a.size, step):
-        k1 = min(a.size, k0 + step)
-        d = by_algorithm[a[k0:k1]] - by_algorithm[b[k0:k1]]      # (pairs, S)
-        b_better[k0:k1] = np.count_nonzero(d > 0, axis=1)
-        a_better[k0:k1] = np.count_nonzero(d < 0, axis=1)
+    for chunk, d in _pair_differences(e, a, b, 1 << 20):        # d: (pairs, S)
+        b_better[chunk], a_better[chunk] = sign_counts(d)
         if intervals:
-            hl[k0:k1], low[k0:k1], high[k0:k1], achieved[k0:k1] = _column_intervals(d.T, level)
+            hl[chunk], low[chunk], high[chunk], achieved[chunk] = _column_intervals(d.T, level)
     ties = S - b_better - a_better
     return PairEffects(a=a, b=b, hodges_lehmann=hl, low=low, high=high, level=achieved,
                        b_better=b_better, ties=ties, a_better=a_better,

@@ -23,7 +23,7 @@ import numpy as np
 
 from .._progress import progress
 from ._corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
-from ._posthoc import PosthocResult, _symmetric
+from ._posthoc import PosthocResult, _pair_differences, _symmetric
 from ._signed_rank import (scipy_signed_rank_test, sign_counts, sign_test_pvalues,
                            signed_rank_test)
 from ._validation import _as_2d_float, _iv_choice, _iv_probability
@@ -156,13 +156,9 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     a, b = np.triu_indices(n_algorithms, 1)
     statistic = np.empty(a.size)
     raw = np.empty(a.size)
-    by_algorithm = np.ascontiguousarray(x.T)
-    step = max(1, _CHUNK_CELLS // n_datasets)
     # exact Wilcoxon p-values of tied pairs over ~1000 data sets take ~1 s each
     with progress(a.size, f"{method} over data sets") as bar:
-        for start in range(0, a.size, step):
-            chunk = slice(start, start + step)
-            differences = by_algorithm[a[chunk]] - by_algorithm[b[chunk]]
+        for chunk, differences in _pair_differences(x, a, b, _CHUNK_CELLS):
             statistic[chunk], raw[chunk] = test(differences)
             bar.update(differences.shape[0])
     adjusted = adjust_all_pairs(raw, n_algorithms, correction)

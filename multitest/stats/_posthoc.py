@@ -1,6 +1,7 @@
 """The result of all pairwise comparisons over data sets, shared by the post-hoc families.
 
-:class:`PosthocResult` is returned by Nemenyi's test
+:class:`PosthocResult` (with the helpers that build its matrices and the chunked
+pair differences, :func:`_pair_differences`) is returned by Nemenyi's test
 (:mod:`multitest.stats._nemenyi`), the pairwise tests over data sets
 (:mod:`multitest.stats._over_datasets`) and the Bayesian post-hoc
 (:mod:`multitest.stats._bayesian`).
@@ -70,3 +71,18 @@ def _symmetric(values, n, diagonal, dtype=np.float64):
     out[upper] = values
     out[upper[::-1]] = values
     return _readonly(out)
+
+
+def _pair_differences(scores, a, b, cells):
+    """Differences ``scores[:, a] - scores[:, b]`` of the pairs ``(a[k], b[k])``, in chunks.
+
+    Yields ``(chunk, d)``: a slice of the pairs and their differences, one row
+    per pair (shape ``(pairs, S)``), about `cells` values at a time, so that
+    no ``(L (L - 1) / 2, S)`` array is ever held; from one contiguous row per
+    algorithm.
+    """
+    by_algorithm = np.ascontiguousarray(scores.T)
+    step = max(1, cells // max(1, scores.shape[0]))
+    for start in range(0, a.size, step):
+        chunk = slice(start, start + step)
+        yield chunk, by_algorithm[a[chunk]] - by_algorithm[b[chunk]]
