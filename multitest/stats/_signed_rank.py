@@ -55,6 +55,7 @@ from scipy import special
 
 from .._errors import MultitestError
 from ._distributions import _get_pvalue, _HalfBinomial
+from ._validation import _iv_choice
 
 __all__ = ["EXACT_MAX", "ZERO_METHODS", "scipy_signed_rank_test", "signed_rank_test"]
 
@@ -305,12 +306,8 @@ def _signed_rank_sums(d):
 
 
 def _iv(d, alternative, zero_method):
-    if alternative not in _ALTERNATIVES:
-        raise MultitestError(f"`alternative` must be one of {', '.join(_ALTERNATIVES)}; "
-                             f"got {alternative!r}")
-    if zero_method not in ZERO_METHODS:
-        raise MultitestError(f"`zero_method` must be one of {', '.join(ZERO_METHODS)}; "
-                             f"got {zero_method!r}")
+    _iv_choice(alternative, "alternative", _ALTERNATIVES)
+    _iv_choice(zero_method, "zero_method", ZERO_METHODS)
     d = np.asarray(d, dtype=np.float64)
     if d.ndim != 2 or not np.isfinite(d).all():
         raise MultitestError("`d` must be a two-dimensional array of finite differences")
