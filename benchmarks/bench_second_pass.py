@@ -20,7 +20,7 @@ Conventions compared:
 
 - Nemenyi: scikit-posthocs' ``posthoc_nemenyi_friedman`` returns
   ``studentized_range.sf(|R_a - R_b| / sqrt(k (k+1) / (6 n)) * sqrt(2), k, inf)``,
-  the quantity of ``multitest.stats._posthoc.nemenyi`` (q there is the same number).
+  the quantity of ``multitest.stats._nemenyi.nemenyi`` (q there is the same number).
   Where the two differ by more than 1e-12 the benchmark asks a referee,
   mpmath with 40 digits, which of them is right.
 - Wilcoxon: ``posthoc_wilcoxon`` loops over ``scipy.stats.wilcoxon`` with
@@ -121,7 +121,8 @@ def bench_python():
 _OURS = r"""
 import json, resource, sys, time
 import numpy as np
-from multitest.stats._posthoc import nemenyi, pairwise_over_datasets
+from multitest.stats._nemenyi import nemenyi
+from multitest.stats._over_datasets import pairwise_over_datasets
 
 data = np.load(sys.argv[1])
 case, runs, out = sys.argv[2], int(sys.argv[3]), sys.argv[4]

@@ -20,7 +20,7 @@ import dataclasses
 from .inputs._costs import bundled_profiles, profile_from_order, read_yaml
 from ._errors import InputError, MultitestError, abbreviate, one_line
 from .stats._registry import DEFAULT_TEST, available_tests
-from .stats._posthoc import FRIEDMAN_TIES
+from .stats._friedman import FRIEDMAN_TIES
 from .engine._ranking import ALTERNATIVES, CONTROL_METHODS, rank, resolve_profile
 from .inputs._results import VALUE_KINDS, load_results
 from .engine._second_pass import SECOND_PASS_METHODS

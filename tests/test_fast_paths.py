@@ -18,7 +18,8 @@ from multitest.engine import _stage1 as stage1
 from multitest.inputs import _results as results
 from multitest.engine._ordering import cost_ordered_sort
 from multitest.inputs._design import FoldDesign
-from multitest.stats._fold_tests import _FisherF, _row_sum, _StudentT
+from multitest.stats._distributions import _FisherF, _StudentT
+from multitest.stats._fold_tests import _row_sum
 from multitest.stats._registry import get_test, register_test
 from multitest.engine._per_dataset import prior_positions
 from multitest.engine._stage1 import run_pairwise_tests

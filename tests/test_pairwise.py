@@ -32,7 +32,7 @@ from multitest._errors import MultitestError, UnknownTestError
 from multitest.stats._registry import DEFAULT_TEST, available_tests, get_test, register_test
 from multitest.stats._entry import PairwiseTest
 from multitest.inputs._design import FoldDesign, parse_test_train_ratio
-from multitest.stats._signed_rank import EXACT_MAX
+from multitest.stats._signed_rank import EXACT_MAX, _untied_cdf
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -245,15 +245,19 @@ def test_wilcoxon_with_ties_matches_brute_force(alternative, name):
 @pytest.mark.parametrize("n", [1, 2, 5, 12, 20, 50])
 def test_signed_rank_null_matches_brute_force(n):
     # reference: enumerate all subsets of {1..n} for small n; for larger n, the
-    # symmetry and total mass of the distribution
-    cumulative, total = fold_tests._signed_rank_counts(n)
-    counts = np.diff(cumulative, prepend=0)
-    assert total == 2**n and cumulative[-1] == total
-    assert_array_equal(counts, counts[::-1])
+    # symmetry and total mass of the distribution. The kernel keeps the lower
+    # half, t = 0 .. n (n + 1) / 4, in probabilities (exact multiples of 2^-n).
+    cdf = _untied_cdf(n)
+    counts = np.diff(cdf * 2.0**n, prepend=0)
+    total = n * (n + 1) // 2
+    assert counts.size == total // 2 + 1
+    assert_array_equal(counts, np.rint(counts))
+    half = total // 2          # P(T <= half) + P(T >= half + 1) = 1, P(T >= t) = P(T <= total - t)
+    assert cdf[half] + (cdf[total - half - 1] if total - half - 1 >= 0 else 0.0) == 1.0
     if n <= 12:
         sums = [sum(s) for k in range(n + 1)
                 for s in itertools.combinations(range(1, n + 1), k)]
-        assert_array_equal(counts, np.bincount(sums, minlength=counts.size))
+        assert_array_equal(counts, np.bincount(sums, minlength=total + 1)[:counts.size])
 
 
 @pytest.mark.parametrize("alternative", ALTERNATIVES)

@@ -1,4 +1,5 @@
-"""Tests of multitest.stats._posthoc (Friedman, Nemenyi, pairwise tests, control comparisons)."""
+"""Tests of the post-hoc families: multitest.stats._friedman, _nemenyi and _over_datasets,
+and the studentized range of multitest.stats._distributions."""
 import dataclasses
 import itertools
 import doctest
@@ -12,11 +13,17 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special, stats
 
-import multitest.stats._posthoc
+import multitest.stats._distributions
+import multitest.stats._friedman
+import multitest.stats._nemenyi
+import multitest.stats._over_datasets
+import multitest.stats._signed_rank
 from multitest.cli import main
 from multitest.stats._corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
 from multitest._errors import MultitestError
-from multitest.stats._posthoc import (CONTROL_METHODS, PAIRWISE_METHODS, control_comparisons, critical_difference, friedman, nemenyi, pairwise_over_datasets)
+from multitest.stats._friedman import friedman
+from multitest.stats._nemenyi import CONTROL_METHODS, control_comparisons, critical_difference, nemenyi
+from multitest.stats._over_datasets import PAIRWISE_METHODS, pairwise_over_datasets
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Produced by tests/fixtures/posthoc_r.R and corrections_r.R (R 4.2.2).
@@ -496,7 +503,7 @@ def test_posthoc_nemenyi_invalid_alpha_raises():
 # Upper tail of the studentized range (infinite df), the Nemenyi p-value
 # ---------------------------------------------------------------------------
 
-sr_sf = multitest.stats._posthoc._studentized_range_sf
+sr_sf = multitest.stats._distributions._studentized_range_sf
 
 # P(Q > q) for the range Q of k standard normals, mpmath 1.4.1 at 40 digits:
 #
@@ -597,7 +604,7 @@ def test_posthoc_studentized_range_sf_does_not_depend_on_the_other_q():
 def test_posthoc_studentized_range_sf_is_smooth_across_panels(k):
     # Interpolants of neighbouring panels meet: no step at the panel edges
     # beyond the interpolation error, and P decreases with q.
-    edges = np.arange(1, 100) * multitest.stats._posthoc._SR_PANEL
+    edges = np.arange(1, 100) * multitest.stats._distributions._SR_PANEL
     below = sr_sf(np.nextafter(edges, 0), k)
     above = sr_sf(edges, k)
     assert_allclose(below, above, rtol=1e-12, atol=1e-15)
@@ -611,7 +618,7 @@ def test_posthoc_studentized_range_sf_matches_direct_quadrature():
     rng = np.random.default_rng(32)
     for k in (3, 50, 1000):
         q = rng.uniform(0.01, 45, 200)
-        direct = np.exp(multitest.stats._posthoc._sr_log_sf_quadrature(q, k))
+        direct = np.exp(multitest.stats._distributions._sr_log_sf_quadrature(q, k))
         assert_allclose(sr_sf(q, k), direct, rtol=2e-13, atol=1e-15)
 
 
@@ -619,7 +626,7 @@ def test_posthoc_studentized_range_sf_matches_direct_quadrature():
 def test_posthoc_gauss_legendre_rule_is_exact_for_polynomials(n):
     # An n-point rule integrates x^j over [-1, 1] exactly for j < 2n: 2 / (j+1)
     # for even j, 0 for odd j; nodes symmetric.
-    x, w = multitest.stats._posthoc._gauss_legendre(n)
+    x, w = multitest.stats._distributions._gauss_legendre(n)
     for j in range(0, min(2 * n, 40)):
         expected = 2 / (j + 1) if j % 2 == 0 else 0.0
         assert abs(np.sum(w * x**j) - expected) <= 4e-16 * np.sqrt(n)
@@ -772,7 +779,7 @@ def test_posthoc_pairwise_chunks_do_not_change_results(monkeypatch):
     rng = np.random.default_rng(13)
     scores = _scores(rng, 11, 9, "ties")
     whole = {m: pairwise_over_datasets(scores, m) for m in PAIRWISE_METHODS}
-    monkeypatch.setattr(multitest.stats._posthoc, "_CHUNK_CELLS", 25)  # two pairs per chunk
+    monkeypatch.setattr(multitest.stats._over_datasets, "_CHUNK_CELLS", 25)  # two pairs per chunk
     for method in PAIRWISE_METHODS:
         chunked = pairwise_over_datasets(scores, method)
         assert_array_equal(chunked.pvalues, whole[method].pvalues)
@@ -808,14 +815,14 @@ def test_posthoc_signed_ranks_equal_a_plain_ranking(decimals):
     d[5] = np.where(np.arange(37) % 2, 0.5, -0.5)
     d[6, :3] = [5e-324, -5e-324, 1e-310]
     d[7, :6] = [1e300, -1e300, 3.0, -2.0, 2.0, -1e-300]
-    for got, expected in zip(multitest.stats._posthoc._signed_ranks(d), _signed_ranks_by_rankdata(d)):
+    for got, expected in zip(multitest.stats._signed_rank._signed_rank_sums(d), _signed_ranks_by_rankdata(d)):
         assert_array_equal(got, expected)
 
 
 def test_posthoc_signed_rank_matrix_equals_rankdata():
     rng = np.random.default_rng(35)
     d = np.round(rng.normal(0, 1, size=(20, 11)), 1)
-    rank = multitest.stats._posthoc._signed_rank_matrix(d)
+    rank = multitest.stats._signed_rank._doubled_ranks(d, "wilcox") / 2
     for row, got in zip(d, rank):
         expected = np.zeros(row.size)
         expected[row != 0] = stats.rankdata(np.abs(row[row != 0]))
@@ -876,13 +883,17 @@ def test_posthoc_wilcoxon_exact_equals_sign_flip_enumeration():
         assert_allclose(res.raw_pvalues[a, b], expected, **EXACT)
 
 
-def test_posthoc_wilcoxon_permutation_blocks_do_not_change_results():
+def test_posthoc_wilcoxon_permutation_blocks_do_not_change_results(monkeypatch):
+    # the exact conditional programme of the kernel, all rows at once or one at a time
+    kernel = multitest.stats._signed_rank
     rng = np.random.default_rng(15)
     d = np.round(rng.uniform(-1, 1, size=(9, 8)), 1)
-    rank = multitest.stats._posthoc._signed_rank_matrix(d)
-    r_plus = multitest.stats._posthoc._signed_ranks(d)[0]
-    whole = multitest.stats._posthoc._wilcoxon_permutation(rank, r_plus)
-    assert_array_equal(multitest.stats._posthoc._wilcoxon_permutation(rank, r_plus, block=2), whole)
+    doubled = kernel._doubled_ranks(d, "wilcox")
+    r_plus2 = np.rint(2 * kernel._signed_rank_sums(d)[0]).astype(np.int64)
+    whole = kernel._tied_pvalues(doubled, r_plus2, doubled.sum(axis=1), "two-sided")
+    monkeypatch.setattr(kernel, "_BLOCK_CELLS", 1)
+    assert_array_equal(kernel._tied_pvalues(doubled, r_plus2, doubled.sum(axis=1), "two-sided"),
+                       whole)
 
 
 def test_posthoc_pairwise_large_pool_is_vectorized():
@@ -1017,6 +1028,8 @@ def test_posthoc_control_invalid_input_raises(kwargs, message):
         control_comparisons(DEMSAR_TABLE_6, **kwargs)
 
 
-def test_posthoc_docstring_examples_run():
-    result = doctest.testmod(multitest.stats._posthoc, optionflags=doctest.NORMALIZE_WHITESPACE)
+@pytest.mark.parametrize("module", ["_friedman", "_nemenyi", "_over_datasets", "_signed_rank"])
+def test_posthoc_docstring_examples_run(module):
+    result = doctest.testmod(getattr(multitest.stats, module),
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -17,7 +17,7 @@ from multitest import rank
 from multitest.cli import main
 from multitest.stats._corrections import adjust_all_pairs
 from multitest._errors import MultitestError
-from multitest.stats._posthoc import _rank_tie_terms, friedman
+from multitest.stats._friedman import friedman, rank_tie_terms as _rank_tie_terms
 from multitest.engine._stability import _friedman_pvalues
 
 from helpers import make_frame

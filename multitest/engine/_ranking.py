@@ -18,7 +18,8 @@ from .._errors import MultitestError
 from ..stats._registry import DEFAULT_TEST, get_test
 from ..stats._entry import TestFailure
 from ._per_dataset import multitest_per_dataset
-from ..stats._posthoc import FRIEDMAN_TIES, control_comparisons
+from ..stats._friedman import FRIEDMAN_TIES
+from ..stats._nemenyi import control_comparisons
 from ..inputs._results import Results, load_results
 from ._second_pass import SECOND_PASS_METHODS, second_pass as run_second_pass
 

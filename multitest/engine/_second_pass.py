@@ -17,7 +17,9 @@ from ..stats._bayesian import BayesSettings, bayesian_posthoc
 from .._errors import MultitestError
 from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from ._per_dataset import cost_ties, prior_positions
-from ..stats._posthoc import friedman, nemenyi, pairwise_over_datasets
+from ..stats._friedman import friedman
+from ..stats._nemenyi import nemenyi
+from ..stats._over_datasets import pairwise_over_datasets
 
 __all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_decisions",
            "average_cost_prior", "final_order", "better_matrix"]

@@ -39,7 +39,9 @@ from scipy import stats
 from ..inputs._costs import CostProfile
 from .._errors import MultitestError
 from .._format import format_frequency, format_table
-from ..stats._posthoc import (_friedman_statistics, _rank_tie_terms, critical_difference, pairwise_over_datasets)
+from ..stats._friedman import friedman_statistics, rank_tie_terms
+from ..stats._nemenyi import critical_difference
+from ..stats._over_datasets import pairwise_over_datasets
 from ._ranking import resolve_profile, resolve_results, rank
 from ._second_pass import average_cost_prior, better_matrix, final_order
 
@@ -183,7 +185,7 @@ def _friedman_pvalues(sums, n_datasets, n_algorithms, tie_terms):
     vectorized over resamples; `tie_terms` (B,) is each resample's
     ``sum (t^3 - t)``, zeros for the uncorrected statistic.
     """
-    chi2, _ = _friedman_statistics(sums, n_datasets, tie_terms)
+    chi2, _ = friedman_statistics(sums, n_datasets, tie_terms)
     return stats.chi2.sf(chi2, n_algorithms - 1)
 
 
@@ -204,7 +206,7 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
     B, S = draws.shape
     L = len(algorithms)
     sums = np.stack([ranks[idx].sum(axis=0) for idx in draws])
-    row_ties = _rank_tie_terms(ranks) if friedman_ties == "corrected" else np.zeros(S)
+    row_ties = rank_tie_terms(ranks) if friedman_ties == "corrected" else np.zeros(S)
     applied = (_friedman_pvalues(sums, S, L, row_ties[draws].sum(axis=1)) < alpha
                ) | (not friedman_gate)
     cd = critical_difference(L, S, alpha) if method == "nemenyi" else None

@@ -38,7 +38,7 @@ above:
     ``k <= BERGMANN_HOMMEL_MAX`` (10: 115 975 sets, about 0.1 s).
 
 Bonferroni--Dunn comparisons against a control live in
-:func:`multitest.stats._posthoc.control_comparisons`, which adjusts with this module.
+:func:`multitest.stats._nemenyi.control_comparisons`, which adjusts with this module.
 """
 
 import functools
@@ -47,6 +47,7 @@ import operator
 import numpy as np
 
 from .._errors import MultitestError
+from ._validation import _iv_choice, _iv_count
 
 __all__ = ["BERGMANN_HOMMEL_MAX", "CORRECTIONS", "PAIRWISE_CORRECTIONS", "adjust_all_pairs",
            "adjust_pvalues", "shaffer_multipliers"]
@@ -120,10 +121,7 @@ CORRECTIONS = tuple(_ADJUSTERS)
 
 
 def _iv_adjust(pvalues, method, axis):
-    if method not in _ADJUSTERS:
-        raise MultitestError(
-            f"`method` must be one of {CORRECTIONS}; got {method!r}."
-        )
+    _iv_choice(method, "method", CORRECTIONS)
     try:
         p = np.asarray(pvalues, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -335,16 +333,11 @@ def adjust_all_pairs(pvalues, n_algorithms, method="holm"):
     >>> adjust_all_pairs(p, 4, "shaffer").round(3).tolist()
     [0.006, 0.03, 0.06, 0.09, 0.4, 0.5]
     """
-    if method not in PAIRWISE_CORRECTIONS:
-        raise MultitestError(
-            f"`method` must be one of {PAIRWISE_CORRECTIONS}; got {method!r}.")
-    if isinstance(n_algorithms, bool) or not isinstance(n_algorithms, (int, np.integer)) \
-            or n_algorithms < 2:
-        raise MultitestError(f"`n_algorithms` must be an integer >= 2; got {n_algorithms!r}.")
+    _iv_choice(method, "method", PAIRWISE_CORRECTIONS)
+    k = _iv_count(n_algorithms, "n_algorithms", 2)
     if method in _ADJUSTERS:
         return adjust_pvalues(pvalues, method)
     p, _ = _iv_adjust(pvalues, "none", -1)
-    k = int(n_algorithms)
     m = k * (k - 1) // 2
     if p.shape[-1] != m:
         raise MultitestError(f"`pvalues` must hold the {m} pairs of {k} algorithms along the "

@@ -12,13 +12,15 @@
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
+from ._posthoc import _pair_differences
+from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
+from ._validation import _iv_probability
 
 __all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
            "wilcoxon_interval", "over_datasets", "interval_of", "INTERVAL_OF_TEST",
@@ -37,12 +39,6 @@ INTERVAL_OF_TEST = {
 #: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
 #: averages of every pair) stays below this; above, they are left out (null).
 OVER_DATASETS_LIMIT = 200_000_000
-
-
-def _check_level(level):
-    if isinstance(level, bool) or not isinstance(level, numbers.Real) or not 0 < level < 1:
-        raise MultitestError(f"`level` must be a number strictly between 0 and 1, got {level!r}")
-    return float(level)
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,7 +102,7 @@ def fold_mean_difference(a, b, test, design, level=0.95):
     Other tests (Wilcoxon, sign, custom) use the ``kfold-t`` interval.  A zero
     standard error gives the interval ``[estimate, estimate]``.
     """
-    level = _check_level(level)
+    level = _iv_probability(level, "level")
     a = np.atleast_2d(np.asarray(a, dtype=float))
     b = np.atleast_2d(np.asarray(b, dtype=float))
     d = a - b
@@ -198,89 +194,16 @@ def wilcoxon_interval(d, level=0.95):
     >>> w.estimate, w.low, w.high, w.exact
     (1.5, -0.5, 3.125, True)
     """
-    level = _check_level(level)
+    level = _iv_probability(level, "level")
     x = np.asarray(d, dtype=float).ravel()
     if not np.isfinite(x).all():
         raise MultitestError("`d` must be finite")
-    zeros = bool(np.any(x == 0))
-    x = x[x != 0]
-    n = x.size
-    if n == 0:
-        return WilcoxonInterval(estimate=0.0, low=0.0, high=0.0, level=level, exact=False, n=0)
-    i, j = np.triu_indices(n)
-    walsh = np.sort((x[i] + x[j]) / 2)
-    estimate = float(np.median(walsh))
-    from scipy.stats import rankdata     # scipy.stats takes about 1 s to import
-
-    ranks = rankdata(np.abs(x))
-    ties = np.unique(ranks).size != n
-    alpha = 1 - level
-    if n < 50 and not ties and not zeros:
-        qu, ql, level = _exact_positions(n, level)
-        return WilcoxonInterval(estimate=estimate, low=float(walsh[qu - 1]),
-                                high=float(walsh[ql]), level=level, exact=True, n=n)
-    low_end, high_end = walsh[0], walsh[-1]
-    at_min, at_max = _w_statistic(x, low_end), _w_statistic(x, high_end)
-    if not (np.isfinite(at_min) and np.isfinite(at_max)):
-        return WilcoxonInterval(estimate=float((x.min() + x.max()) / 2), low=np.nan,
-                                high=np.nan, level=0.0, exact=False, n=n)
-    while (at_min - special.ndtri(1 - alpha / 2) < 0
-           or at_max - special.ndtri(alpha / 2) > 0):
-        alpha *= 2
-        if alpha >= 1:
-            break
-    if alpha >= 1 or 1 - level < alpha * 0.75:
-        level = 1 - min(1.0, alpha)
-    if alpha >= 1:
-        return WilcoxonInterval(estimate=estimate, low=float(np.median(x)),
-                                high=float(np.median(x)), level=level, exact=False, n=n)
-    distinct = np.unique(walsh)
-    low = _step_root(x, distinct, special.ndtri(1 - alpha / 2))
-    high = _step_root(x, distinct, special.ndtri(alpha / 2))
-    return WilcoxonInterval(estimate=estimate, low=low, high=high, level=level, exact=False,
+    estimate, low, high, achieved = (float(v[0]) for v in _column_intervals(x[:, None], level))
+    nonzero = x[x != 0]
+    n = nonzero.size
+    exact = bool(0 < n < 50 and n == x.size and np.unique(np.abs(nonzero)).size == n)
+    return WilcoxonInterval(estimate=estimate, low=low, high=high, level=achieved, exact=exact,
                             n=n)
-
-
-def _signed_rank_counts(n):
-    """Number of subsets of ``{1..n}`` with each sum ``0..n(n+1)/2`` (exact null of V)."""
-    counts = np.zeros(n * (n + 1) // 2 + 1)
-    counts[0] = 1
-    for k in range(1, n + 1):
-        counts[k:] = counts[k:] + counts[:-k].copy()
-    return counts
-
-
-def _w_statistic(x, shift):
-    """R's ``W(d)``: the centred, tie- and continuity-corrected signed-rank statistic."""
-    xd = x - shift
-    xd = xd[xd != 0]
-    nx = xd.size
-    from scipy.stats import rankdata
-
-    ranks = rankdata(np.abs(xd))
-    zd = ranks[xd > 0].sum() - nx * (nx + 1) / 4
-    _, tied = np.unique(ranks, return_counts=True)
-    variance = nx * (nx + 1) * (2 * nx + 1) / 24 - np.sum(tied.astype(float) ** 3 - tied) / 48
-    if variance <= 0:
-        return np.nan
-    return (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
-
-
-def _step_root(x, distinct, zq):
-    """Where the non-increasing step function ``W(d) - zq`` crosses zero.
-
-    ``W`` is constant between consecutive distinct Walsh averages; the root is
-    the Walsh average at which the value on its right is first below zero.
-    """
-    # Interval k is (distinct[k], distinct[k + 1]); find the first whose value is < 0.
-    lo, hi = 0, distinct.size - 1
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if _w_statistic(x, (distinct[mid] + distinct[mid + 1]) / 2) - zq < 0:
-            hi = mid
-        else:
-            lo = mid + 1
-    return float(distinct[lo])
 
 
 # --------------------------------------------------------------------------
@@ -292,7 +215,7 @@ _WALSH_ELEMENTS = 1 << 22
 
 
 def _column_intervals(d, level):
-    """:func:`wilcoxon_interval` of every column of ``d``, bit for bit, vectorized.
+    """:func:`wilcoxon_interval` of every column of ``d``, vectorized.
 
     Returns ``(estimate, low, high, level)`` arrays.  Samples are grouped by
     their number of non-zero differences; each group is handled in whole-array
@@ -345,8 +268,8 @@ def _group_intervals(x, has_zero, level):
 def _exact_positions(n, level):
     """Order statistics ``(qu, ql)`` of the exact interval (``qu`` 1-based) and the level."""
     alpha = 1 - level
-    counts = _signed_rank_counts(n)
-    cdf = np.cumsum(counts) / counts.sum()
+    # P(V <= q) for q up to the centre, where P >= 1/2 > alpha / 2: all the search needs
+    cdf = _untied_cdf(n)
     # R's qsignrank(alpha/2, n): the smallest q with P(V <= q) >= alpha/2.
     qu = max(1, int(np.searchsorted(cdf, alpha / 2 - 10 * np.finfo(float).eps)))
     ql = n * (n + 1) // 2 - qu
@@ -400,7 +323,13 @@ def _distinct_sorted(walsh):
 
 
 def _step_roots(x, values, offsets, sizes, zq):
-    """:func:`_step_root` of every row: the same binary search, run on all rows at once."""
+    """Where each row's non-increasing step function ``W(d) - zq`` crosses zero.
+
+    ``W`` is constant between consecutive distinct Walsh averages; the root is
+    the Walsh average at which the value on its right is first below zero: a
+    binary search over the intervals ``(values[k], values[k + 1])`` of each row
+    (``sizes`` distinct values from ``offsets``), run on all rows at once.
+    """
     lo, hi = np.zeros(x.shape[0], dtype=int), sizes - 1
     while True:
         active = np.flatnonzero(lo < hi)
@@ -414,33 +343,17 @@ def _step_roots(x, values, offsets, sizes, zq):
 
 
 def _w_statistics(x, shift):
-    """:func:`_w_statistic` of every row of ``x`` at its own ``shift``, the same floats.
+    """R's ``W(d)`` of every row of ``x`` at its own ``shift``: the centred, tie- and
+    continuity-corrected signed-rank statistic (NaN where its variance is 0).
 
-    Ranks of ``|x - shift|`` among the non-zero differences with ties
-    averaged (as :func:`scipy.stats.rankdata`), from one sort per row: every
-    rank is a multiple of 1/2, so every sum below is exact, as in the scalar code.
+    ``T+``, the number of non-zero differences and the tie term from
+    :func:`multitest.stats._signed_rank._signed_rank_sums` (ranks of
+    ``|x - shift|`` among the non-zero differences, ties averaged): every rank
+    is a multiple of 1/2, so every sum is exact.
     """
     xd = x - shift[:, None]
-    m, n = xd.shape
-    keep = xd != 0
-    nx = keep.sum(axis=1)
-    magnitude = np.where(keep, np.abs(xd), np.inf)       # the zeros sort last, unranked
-    order = np.argsort(magnitude, axis=1)
-    ordered = np.take_along_axis(magnitude, order, axis=1)
-    positive = np.take_along_axis(xd > 0, order, axis=1)
-    position = np.arange(n)
-    starts = np.ones((m, n), dtype=bool)
-    np.not_equal(ordered[:, 1:], ordered[:, :-1], out=starts[:, 1:])
-    ends = np.ones((m, n), dtype=bool)
-    ends[:, :-1] = starts[:, 1:]
-    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
-    last = np.minimum.accumulate(np.where(ends, position, n)[:, ::-1], axis=1)[:, ::-1]
-    valid = position < nx[:, None]
-    ranks = (first + last) / 2 + 1               # average rank of each tie group, 1-based
-    zd = np.where(positive & valid, ranks, 0.0).sum(axis=1) - nx * (nx + 1) / 4
-    size = last - first + 1
-    # The sum over tie groups of t^3 - t is the sum over their elements of t^2 - 1.
-    tie_terms = np.where(valid, size * size - 1, 0).sum(axis=1)
+    r_plus, nx, tie_terms = _signed_rank_sums(xd)
+    zd = r_plus - nx * (nx + 1) / 4
     variance = nx * (nx + 1) * (2 * nx + 1) / 24 - tie_terms / 48
     with np.errstate(invalid="ignore", divide="ignore"):
         w = (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
@@ -496,22 +409,17 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
     -------
     PairEffects
     """
-    level = _check_level(level)
+    level = _iv_probability(level, "level")
     e = np.asarray(mean_errors, dtype=float)
     S, L = e.shape
     a, b = np.triu_indices(L, k=1) if pairs is None else map(np.asarray, pairs)
     b_better, a_better = np.empty(a.size, dtype=int), np.empty(a.size, dtype=int)
     hl, low, high, achieved = (np.full(a.size, np.nan) for _ in range(4))
     intervals = a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT
-    by_algorithm = np.ascontiguousarray(e.T)     # one contiguous row per algorithm
-    step = max(1, (1 << 20) // max(1, S))    # pairs at a time: no (pairs, S) array
-    for k0 in range(0, a.size, step):
-        k1 = min(a.size, k0 + step)
-        d = by_algorithm[a[k0:k1]] - by_algorithm[b[k0:k1]]      # (pairs, S)
-        b_better[k0:k1] = np.count_nonzero(d > 0, axis=1)
-        a_better[k0:k1] = np.count_nonzero(d < 0, axis=1)
+    for chunk, d in _pair_differences(e, a, b, 1 << 20):        # d: (pairs, S)
+        b_better[chunk], a_better[chunk] = sign_counts(d)
         if intervals:
-            hl[k0:k1], low[k0:k1], high[k0:k1], achieved[k0:k1] = _column_intervals(d.T, level)
+            hl[chunk], low[chunk], high[chunk], achieved[chunk] = _column_intervals(d.T, level)
     ties = S - b_better - a_better
     return PairEffects(a=a, b=b, hodges_lehmann=hl, low=low, high=high, level=achieved,
                        b_better=b_better, ties=ties, a_better=a_better,

@@ -30,149 +30,23 @@ Degenerate folds never produce a warning or a NaN:
   ``wilcoxon-pratt`` use the exact conditional distribution
   (:mod:`multitest.stats._signed_rank`, R's ``coin`` / ``exactRankTests``);
   ``wilcoxon-scipy`` and ``sign`` follow :func:`scipy.stats.wilcoxon` and
-  :func:`scipy.stats.binomtest`.
+  :func:`scipy.stats.binomtest`. The statistics and their null distributions
+  are those of :mod:`multitest.stats._signed_rank` and
+  :mod:`multitest.stats._distributions`, shared with the second pass.
 """
 
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
-from ._signed_rank import signed_rank_test
+from ._distributions import _FisherF, _ratio, _ratio_test, _StudentT
+from ._signed_rank import scipy_signed_rank_test, sign_test_rows, signed_rank_test
 
 __all__ = ["combined_5x2cv_f", "combined_5x2cv_t", "corrected_t", "kfold_t", "paired_5x2cv_t",
            "sign_test", "wilcoxon_pratt", "wilcoxon_scipy", "wilcoxon_signed_rank"]
-
-
-# --------------------------------------------------------------------------
-# p-values
-# --------------------------------------------------------------------------
-
-
-def _get_pvalue(statistic, distribution, alternative):
-    """p-value of ``statistic`` under ``distribution`` for ``alternative``.
-
-    ``distribution.cdf(x)`` must be ``P(X <= x)`` and ``distribution.sf(x)``
-    ``P(X >= x)`` (equal to SciPy's ``sf`` for continuous distributions).
-    """
-    if alternative == "less":
-        return distribution.cdf(statistic)
-    if alternative == "greater":
-        return distribution.sf(statistic)
-    if hasattr(distribution, "smaller_tail"):   # one evaluation instead of two
-        tails = distribution.smaller_tail(statistic)
-    else:
-        tails = np.minimum(distribution.cdf(statistic), distribution.sf(statistic))
-    return np.minimum(2 * tails, 1.0)
-
-
-class _StudentT:
-    """Student's t with ``df`` degrees of freedom: ``scipy.stats.t(df)``'s tails.
-
-    Calls :func:`scipy.special.stdtr` directly, as SciPy's ``t._cdf`` and
-    ``t._sf`` do (same values, infinities included), without the per-call
-    argument handling of a frozen distribution, which dominates on millions
-    of pairs.
-    """
-
-    def __init__(self, df):
-        self.df = df
-
-    def cdf(self, x):
-        return special.stdtr(self.df, x)
-
-    def sf(self, x):
-        return special.stdtr(self.df, -x)
-
-    def smaller_tail(self, x):
-        """``min(cdf(x), sf(x))`` in one evaluation: ``sf(|x|)``.
-
-        ``stdtr`` is computed by symmetry (``cdf(x) = 1 - sf(x)`` for ``x > 0``),
-        so this is exactly the minimum of the two (tested).
-        """
-        return special.stdtr(self.df, -np.abs(x))
-
-
-class _StandardNormal:
-    """N(0, 1): ``scipy.stats.norm``'s tails (``ndtr(x)``, ``ndtr(-x)``) directly."""
-
-    @staticmethod
-    def cdf(x):
-        return special.ndtr(x)
-
-    @staticmethod
-    def sf(x):
-        return special.ndtr(-x)
-
-
-class _FisherF:
-    """F(dfn, dfd): ``scipy.stats.f(dfn, dfd)``'s tails through :mod:`scipy.special`.
-
-    For an even ``dfn`` (the combined 5x2 cv F test has ``dfn = 10``) the upper
-    tail has a closed form, evaluated in a few array operations instead of one
-    incomplete beta function per pair (more than ten times faster on millions
-    of pairs).  With ``z = dfd / (dfd + dfn x)``, ``a = dfd / 2`` and an
-    integer ``n = dfn / 2``, ``sf(x) = I_z(a, n)``, and for an integer second
-    argument the regularized incomplete beta function is the finite sum
-
-        I_z(a, n) = z**a * sum_{j = 0}^{n - 1} (a)_j / j! * (1 - z)**j
-
-    (``(a)_j`` the rising factorial).  Every term is positive: no
-    cancellation.  It agrees with :func:`scipy.special.fdtrc` to a few units
-    in the last place (relative 2.2e-15 at most, tested), with ``sf(0) = 1``
-    and ``sf(inf) = 0`` exactly.  Odd ``dfn`` and scalars: ``fdtrc``.
-    """
-
-    def __init__(self, dfn, dfd):
-        self.dfn, self.dfd = dfn, dfd
-
-    def cdf(self, x):
-        return special.fdtr(self.dfn, self.dfd, x)
-
-    def sf(self, x):
-        if self.dfn % 2 or np.ndim(x) == 0:
-            return special.fdtrc(self.dfn, self.dfd, x)
-        a = self.dfd / 2
-        coefficients = [1.0]                  # (a)_j / j!, j = 0 .. n - 1
-        for j in range(1, self.dfn // 2):
-            coefficients.append(coefficients[-1] * (a + j - 1) / j)
-        z = np.asarray(x, dtype=float) * (self.dfn / self.dfd)
-        z += 1.0
-        np.reciprocal(z, out=z)               # z = dfd / (dfd + dfn x); 0 at x = inf
-        w = 1.0 - z                           # 1 - z: no cancellation matters, poly >= 1
-        poly = np.full_like(z, coefficients[-1])
-        for c in coefficients[-2::-1]:
-            poly *= w
-            poly += c
-        if a == 2.5:
-            out = np.sqrt(z)
-            out *= z
-            out *= z
-        else:
-            out = np.power(z, a)
-        out *= poly
-        return out
-
-
-def _ratio(numerator, denominator):
-    """``numerator / denominator`` with ``x/0 = +-inf`` and ``0/0 = 0``.
-
-    Returns the ratio and the mask of ``0/0`` entries (whose p-value is 1).
-    """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = numerator / denominator
-    undefined = (numerator == 0) & (denominator == 0)
-    return np.where(undefined, 0.0, ratio), undefined
-
-
-def _ratio_test(numerator, scale, distribution, alternative):
-    statistic, undefined = _ratio(numerator, scale)
-    pvalue = _get_pvalue(statistic, distribution, alternative)
-    return statistic, np.where(undefined, 1.0, pvalue)
 
 
 def _row_sum(x):
@@ -362,8 +236,12 @@ def paired_5x2cv_t(a, b, alternative="two-sided"):
     (array([0.5662]), array([0.5957]))
     """
     p, s2_sum = _five_by_two(a, b)
-    scale = np.sqrt(s2_sum / 5)
-    return _ratio_test(p[0], scale, _StudentT(5), alternative)
+    return _five_by_two_t(p[0], s2_sum, alternative)
+
+
+def _five_by_two_t(numerator, s2_sum, alternative):
+    """``numerator / sqrt(sum_i s_i^2 / 5)`` against t with 5 df: both 5x2 cv t tests."""
+    return _ratio_test(numerator, np.sqrt(s2_sum / 5), _StudentT(5), alternative)
 
 
 def combined_5x2cv_t(a, b, alternative="two-sided"):
@@ -394,9 +272,7 @@ def combined_5x2cv_t(a, b, alternative="two-sided"):
     (array([3.6349]), array([0.015]))
     """
     p, s2_sum = _five_by_two(a, b)
-    numerator = np.sqrt(10) * (_sum_columns(list(p)) / 10)
-    scale = np.sqrt(s2_sum / 5)
-    return _ratio_test(numerator, scale, _StudentT(5), alternative)
+    return _five_by_two_t(np.sqrt(10) * (_sum_columns(list(p)) / 10), s2_sum, alternative)
 
 
 def kfold_t(a, b, alternative="two-sided"):
@@ -466,6 +342,7 @@ def corrected_t(a, b, design, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
+    >>> from multitest.inputs import FoldDesign
     >>> from multitest.stats import corrected_t
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
@@ -548,7 +425,11 @@ def wilcoxon_pratt(a, b, alternative="two-sided"):
 
 
 def _exact_signed_rank(d, alternative, zero_method):
-    r_plus, r_minus, pvalue = signed_rank_test(d, alternative, zero_method)
+    return _fold_statistic(*signed_rank_test(d, alternative, zero_method), alternative)
+
+
+def _fold_statistic(r_plus, r_minus, pvalue, alternative):
+    """SciPy's statistic: ``min(R+, R-)`` two-sided, ``R+`` one-sided; with the p-value."""
     return (np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus), pvalue
 
 
@@ -586,124 +467,7 @@ def wilcoxon_scipy(a, b, alternative="two-sided"):
     >>> w, p.round(4)
     (array([4.]), array([0.0137]))
     """
-    d = a - b
-    ranks, tie_term = _signed_ranks(d)
-    count = np.count_nonzero(d, axis=1)
-    r_plus = np.sum(np.where(d > 0, ranks, 0.0), axis=1)
-    r_minus = np.sum(np.where(d < 0, ranks, 0.0), axis=1)
-
-    exact = (tie_term == 0) & (count == d.shape[1]) & (d.shape[1] <= 50)
-    flips = ~exact & (d.shape[1] <= 13)
-    normal = ~exact & ~flips
-    pvalue = np.empty(d.shape[0])
-    if exact.any():
-        null = _SignedRankNull(count[exact])
-        pvalue[exact] = _get_pvalue(r_plus[exact], null, alternative)
-    if flips.any():
-        null = _SignFlipNull(ranks[flips])
-        pvalue[flips] = _get_pvalue(r_plus[flips], null, alternative)
-    if normal.any():
-        pvalue[normal] = _wilcoxon_normal(r_plus[normal], count[normal],
-                                          tie_term[normal], alternative)
-    statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
-    return statistic, pvalue
-
-
-def _signed_ranks(d):
-    """Average ranks of ``|d|`` among the non-zero entries (0 for zeros), and ties.
-
-    Returns ``ranks`` of shape (n, F) and, per row, ``sum(t^3 - t)`` over the
-    groups of ``t`` equal non-zero ``|d|`` (positive if and only if there are ties).
-    """
-    x = np.where(d == 0, np.inf, np.abs(d))  # zeros sort last: excluded from ranks
-    order = np.argsort(x, axis=1, kind="stable")
-    xs = np.take_along_axis(x, order, axis=1)
-    n, folds = x.shape
-    first = np.ones((n, folds), dtype=bool)
-    first[:, 1:] = xs[:, 1:] != xs[:, :-1]
-    starts = np.flatnonzero(first)  # groups of equal values, never across rows
-    counts = np.diff(np.append(starts, n * folds))
-    group_rank = starts % folds + 1 + (counts - 1) / 2
-    sorted_ranks = np.repeat(group_rank, counts).reshape(n, folds)
-    ranks = np.empty_like(sorted_ranks)
-    np.put_along_axis(ranks, order, sorted_ranks, axis=1)
-    ranks[d == 0] = 0.0
-    t = np.where(np.isfinite(xs.ravel()[starts]), counts, 0).astype(float)
-    tie_term = np.bincount(starts // folds, weights=t**3 - t, minlength=n)
-    return ranks, tie_term
-
-
-def _wilcoxon_normal(r_plus, count, tie_term, alternative):
-    mean = count * (count + 1) / 4
-    se = np.sqrt((count * (count + 1) * (2 * count + 1) - tie_term / 2) / 24)
-    return _ratio_test(r_plus - mean, se, _StandardNormal, alternative)[1]
-
-
-@functools.lru_cache(maxsize=None)
-def _signed_rank_counts(n):
-    """Cumulative counts of subsets of {1..n} by sum (exact null of R+), and 2**n."""
-    counts = np.zeros(n * (n + 1) // 2 + 1, dtype=np.int64)
-    counts[0] = 1
-    for k in range(1, n + 1):
-        counts[k:] = counts[k:] + counts[:-k].copy()
-    return np.cumsum(counts), 2**n
-
-
-class _SignedRankNull:
-    """Exact null distribution of R+ for ``count`` non-zero, untied differences."""
-
-    def __init__(self, count):
-        self.count = count
-
-    def _tail(self, k, upper):
-        out = np.empty(k.shape)
-        for n in np.unique(self.count):
-            rows = self.count == n
-            cumulative, total = _signed_rank_counts(int(n))
-            kk = np.rint(k[rows]).astype(np.int64)
-            if upper:  # P(R+ >= k) = 1 - P(R+ <= k - 1)
-                below = np.where(kk > 0, cumulative[np.clip(kk - 1, 0, None)], 0)
-                out[rows] = (total - below) / total
-            else:
-                out[rows] = cumulative[np.clip(kk, 0, cumulative.size - 1)] / total
-        return out
-
-    def cdf(self, k):
-        return self._tail(k, upper=False)
-
-    def sf(self, k):
-        return self._tail(k, upper=True)
-
-
-class _SignFlipNull:
-    """Null of R+ over all 2**F sign flips of the given (tied, zero) ranks.
-
-    Comparisons use SciPy's ``permutation_test`` tolerance (100 eps relative).
-    """
-
-    _CHUNK = 256
-
-    def __init__(self, ranks):
-        self.ranks = ranks
-        folds = ranks.shape[1]
-        self.signs = (np.arange(2**folds)[:, None] >> np.arange(folds)) & 1
-
-    def _fraction(self, observed, upper):
-        out = np.empty(observed.shape)
-        gamma = np.abs(100 * np.finfo(float).eps * observed)
-        for start in range(0, observed.size, self._CHUNK):
-            rows = slice(start, start + self._CHUNK)
-            null = self.ranks[rows] @ self.signs.T
-            obs, tol = observed[rows, None], gamma[rows, None]
-            hits = null >= obs - tol if upper else null <= obs + tol
-            out[rows] = hits.mean(axis=1)
-        return out
-
-    def cdf(self, observed):
-        return self._fraction(observed, upper=False)
-
-    def sf(self, observed):
-        return self._fraction(observed, upper=True)
+    return _fold_statistic(*scipy_signed_rank_test(a - b, alternative), alternative)
 
 
 def sign_test(a, b, alternative="two-sided"):
@@ -735,25 +499,5 @@ def sign_test(a, b, alternative="two-sided"):
     >>> k, p.round(4)
     (array([8.]), array([0.0391]))
     """
-    d = a - b
-    wins = np.count_nonzero(d > 0, axis=1).astype(float)
-    trials = np.count_nonzero(d, axis=1)
-    pvalue = _get_pvalue(wins, _HalfBinomial(trials), alternative)
-    return wins, np.where(trials == 0, 1.0, pvalue)
-
-
-class _HalfBinomial:
-    """Binomial(n, 1/2) with ``sf(k) = P(X >= k)``."""
-
-    def __init__(self, trials):
-        self.trials = trials
-
-    def cdf(self, k):
-        from scipy import stats   # imported when first needed (slow to import)
-
-        return stats.binom.cdf(k, self.trials, 0.5)
-
-    def sf(self, k):
-        from scipy import stats
-
-        return stats.binom.sf(k - 1, self.trials, 0.5)
+    wins, _, pvalue = sign_test_rows(a - b, alternative)
+    return wins.astype(float), pvalue

@@ -1,8 +1,22 @@
-"""Wilcoxon signed-rank test with its exact conditional null distribution.
+"""Wilcoxon signed-rank and sign tests, vectorized over rows: the one kernel.
 
-Shared by the fold test of stage 1 (:mod:`multitest.stats`) and the
-second pass over data sets (:mod:`multitest.stats._posthoc`); vectorized over the rows
-of a difference matrix ``d`` (one row per pair of algorithms).
+The one implementation of the signed-rank statistic and its null
+distributions, and of the sign test: used by the fold tests of stage 1
+(:mod:`multitest.stats._fold_tests`), the second pass over data sets
+(:mod:`multitest.stats._over_datasets`) and the Hodges--Lehmann intervals
+(:mod:`multitest.stats._effect_sizes`); vectorized over the rows of a
+difference matrix ``d`` (one row per pair of algorithms).
+
+- :func:`signed_rank_test`: the exact conditional test (below);
+- :func:`scipy_signed_rank_test`: the same statistic with
+  :func:`scipy.stats.wilcoxon`'s choice of null distribution;
+- :func:`sign_test_rows`: wins against losses, binomial;
+- the pieces they share: :func:`_signed_rank_sums` (``T+``, the number of
+  non-zero differences and the tie term, from one sort per row),
+  :func:`_doubled_ranks` (twice the mid-ranks under either zero method),
+  :func:`_untied_cdf` (the exact null without ties), :func:`_tied_pvalues`
+  (the exact conditional null of given ranks) and :func:`_normal_pvalues`
+  (the normal approximation).
 
 Conventions
 -----------
@@ -40,8 +54,10 @@ import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
+from ._distributions import _get_pvalue, _HalfBinomial
+from ._validation import _iv_choice
 
-__all__ = ["EXACT_MAX", "ZERO_METHODS", "signed_rank_test"]
+__all__ = ["EXACT_MAX", "ZERO_METHODS", "scipy_signed_rank_test", "signed_rank_test"]
 
 #: Largest number of non-zero differences with an exact p-value.
 EXACT_MAX = 1000
@@ -52,6 +68,11 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 _BLOCK_CELLS = 2**20
 # Above this many support points a row is programmed alone (slices beat gathers).
 _ROW_WISE_SIZE = 2048
+# scipy.stats.wilcoxon(method="auto"): exact distribution up to this many
+# observations (no ties, no zeros) ...
+_SCIPY_EXACT_MAX = 50
+# ... and exact permutation distribution up to this many with ties or zeros.
+_SCIPY_PERMUTATION_MAX = 13
 
 
 def signed_rank_test(d, alternative="two-sided", zero_method="wilcox"):
@@ -118,17 +139,175 @@ def signed_rank_test(d, alternative="two-sided", zero_method="wilcox"):
         pvalue[tied] = _tied_pvalues(doubled[tied], r_plus2[tied], total2[tied], alternative)
     normal = np.flatnonzero((count > 0) & (ranked > EXACT_MAX))
     if normal.size:
-        pvalue[normal] = _normal_pvalues(doubled[normal], r_plus2[normal], alternative)
+        w = doubled[normal].astype(np.float64)
+        pvalue[normal] = _normal_pvalues(r_plus2[normal] / 2, w.sum(axis=1) / 4,
+                                         (w * w).sum(axis=1) / 16, alternative)
     return r_plus2 / 2, r_minus2 / 2, pvalue
 
 
+def scipy_signed_rank_test(d, alternative="two-sided"):
+    """Wilcoxon signed-rank test on each row of `d`, as :func:`scipy.stats.wilcoxon`.
+
+    The result equals ``scipy.stats.wilcoxon(d[i], alternative=...)`` with its
+    defaults (SciPy >= 1.15, ``method="auto"``): zero differences dropped
+    (``zero_method="wilcox"``); with at most 50 differences, neither zeros nor
+    ties, the exact null distribution; with zeros or ties and at most 13
+    differences the exact sign-flip (permutation) distribution, which is the
+    conditional null of :func:`signed_rank_test`; otherwise the normal
+    approximation with the tie correction and no continuity correction. A row
+    of zeros gives p-value 1 (SciPy: NaN beyond 13 differences).
+
+    Parameters
+    ----------
+    d : ndarray, shape (n_rows, n)
+        Paired differences, one test per row (finite).
+    alternative : {'two-sided', 'less', 'greater'}, default: 'two-sided'
+        ``'greater'``: the differences tend to be positive (large ``T+``).
+
+    Returns
+    -------
+    r_plus, r_minus, pvalue : ndarray, shape (n_rows,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats._signed_rank import scipy_signed_rank_test
+    >>> d = np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
+    >>> r_plus, r_minus, p = scipy_signed_rank_test(d)
+    >>> r_plus, r_minus, p.round(4)
+    (array([51.]), array([4.]), array([0.0137]))
+    """
+    r_plus, count, tie_term = _signed_rank_sums(d)
+    r_minus = count * (count + 1) / 2 - r_plus
+    n = d.shape[1]
+    pvalue = np.ones(d.shape[0])
+    live = count > 0
+    untied = (tie_term == 0) & (count == n) & live
+    exact = untied if n <= _SCIPY_EXACT_MAX else np.zeros_like(untied)
+    flips = live & ~exact if n <= _SCIPY_PERMUTATION_MAX else np.zeros_like(untied)
+    normal = live & ~exact & ~flips
+    if exact.any():
+        cdf = _untied_cdf(n)
+        t = np.rint(r_plus[exact]).astype(np.int64)
+        pvalue[exact] = _tails(lambda x: cdf[x], t, n * (n + 1) // 2, alternative)
+    if flips.any():
+        doubled = _doubled_ranks(d[flips], "wilcox")
+        pvalue[flips] = _tied_pvalues(doubled, np.rint(2 * r_plus[flips]).astype(np.int64),
+                                      doubled.sum(axis=1), alternative)
+    if normal.any():
+        c, ties = count[normal], tie_term[normal]
+        pvalue[normal] = _normal_pvalues(r_plus[normal], c * (c + 1) / 4,
+                                         (c * (c + 1) * (2 * c + 1) - ties / 2) / 24, alternative)
+    return r_plus, r_minus, pvalue
+
+
+def sign_test_rows(d, alternative="two-sided"):
+    """Sign test on each row of `d`: wins (``d > 0``) against losses, zeros dropped.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n_rows, n)
+        Paired differences, one test per row.
+    alternative : {'two-sided', 'less', 'greater'}, default: 'two-sided'
+        ``'greater'``: more positive differences than negative ones.
+
+    Returns
+    -------
+    wins, losses : ndarray of int, shape (n_rows,)
+        The numbers of positive and of negative differences.
+    pvalue : ndarray, shape (n_rows,)
+        ``scipy.stats.binomtest(wins, wins + losses, 0.5, alternative).pvalue``;
+        two-sided, twice the smaller tail at `wins` (see
+        :func:`sign_test_pvalues`); 1 when every difference is zero.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats._signed_rank import sign_test_rows
+    >>> wins, losses, p = sign_test_rows(np.array([[.01, .03, -.005, .02, .04, .015, 0, .025]]))
+    >>> wins, losses, p.round(4)
+    (array([6]), array([1]), array([0.125]))
+    """
+    wins, losses = sign_counts(d)
+    return wins, losses, sign_test_pvalues(wins, wins + losses, alternative)
+
+
+def sign_counts(d):
+    """The numbers of positive and of negative entries of each row of `d`."""
+    return (d > 0).sum(axis=1), (d < 0).sum(axis=1)
+
+
+def sign_test_pvalues(wins, trials, alternative="two-sided"):
+    """p-values of `wins` successes in `trials` under Binomial(trials, 1/2).
+
+    ``'less'``: ``P(X <= wins)``; ``'greater'``: ``P(X >= wins)``; two-sided:
+    ``min(1, 2 min(P(X <= wins), P(X >= wins)))``, each tail evaluated where it
+    is the smaller one. No trials: p-value 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats._signed_rank import sign_test_pvalues
+    >>> sign_test_pvalues(np.array([1, 0]), np.array([8, 0]))
+    array([0.0703125, 1.       ])
+    """
+    pvalue = _get_pvalue(wins, _HalfBinomial(trials), alternative)
+    return np.where(trials == 0, 1.0, pvalue)
+
+
+def _signed_rank_sums(d):
+    """Signed-rank summaries of each row of `d`, zeros dropped.
+
+    Returns T+ (sum of the average ranks of |d| over positive d), the number
+    of non-zero differences and the tie term sum(t^3 - t) over tie groups of
+    non-zero |d|, as ``scipy.stats.wilcoxon(zero_method="wilcox")`` ranks them.
+    Every quantity is a sum of integers and half-integers, so exact (and equal
+    to the sums of :func:`_doubled_ranks`, which rank the same way).
+
+    One sort per row: the bit pattern of |d| (a uint64 that orders as |d|
+    does, with its top bit clear), shifted left, carries the sign of d in its
+    lowest bit, and zeros sort first. A positive d at sorted position j
+    (0-based) has rank ``j + 1 - zeros`` if untied; tie groups then move each
+    of their positive members to the middle of the group, which touches the
+    tied values only.
+    """
+    n_rows, n_cols = d.shape
+    key = np.abs(d).view(np.uint64) << np.uint64(1)
+    key |= d > 0
+    key.sort(axis=1)
+    positive = (key & 1).astype(np.float64)
+    magnitude = key >> 1
+    zeros = np.count_nonzero(magnitude == 0, axis=1)
+    count = n_cols - zeros
+    # not a matrix product: BLAS is slow here and its rounding order varies
+    r_plus = np.einsum("ij,j->i", positive, np.arange(1.0, n_cols + 1))
+    r_plus -= zeros * positive.sum(axis=1)
+    tie_term = np.zeros(n_rows)
+    # joins[:, j]: element j ties with element j - 1 (zeros are not ranked)
+    joins = np.zeros((n_rows, n_cols + 1), dtype=bool)
+    np.equal(magnitude[:, 1:], magnitude[:, :-1], out=joins[:, 1:n_cols])
+    joins[:, 1:n_cols] &= magnitude[:, 1:] != 0
+    if not joins.any():
+        return r_plus, count, tie_term
+    tied = np.flatnonzero(joins[:, :-1] | joins[:, 1:])  # flat positions, row-major
+    group_start = np.flatnonzero(~joins[:, :-1].ravel()[tied])
+    size = np.diff(group_start, append=tied.size)
+    middle = tied[group_start] + (size - 1) / 2
+    shift = positive.ravel()[tied] * (np.repeat(middle, size) - tied)
+    # per-row sums through cumulative sums cut at the row boundaries
+    row_bounds = np.arange(n_rows + 1) * n_cols
+    cumulative = np.concatenate([[0.0], np.cumsum(shift)])
+    r_plus += np.diff(cumulative[np.searchsorted(tied, row_bounds)])
+    size = size.astype(np.float64)
+    cumulative = np.concatenate([[0.0], np.cumsum(size**3 - size)])
+    tie_term = np.diff(cumulative[np.searchsorted(tied[group_start], row_bounds)])
+    return r_plus, count, tie_term
+
+
+
 def _iv(d, alternative, zero_method):
-    if alternative not in _ALTERNATIVES:
-        raise MultitestError(f"`alternative` must be one of {', '.join(_ALTERNATIVES)}; "
-                             f"got {alternative!r}")
-    if zero_method not in ZERO_METHODS:
-        raise MultitestError(f"`zero_method` must be one of {', '.join(ZERO_METHODS)}; "
-                             f"got {zero_method!r}")
+    _iv_choice(alternative, "alternative", _ALTERNATIVES)
+    _iv_choice(zero_method, "zero_method", ZERO_METHODS)
     d = np.asarray(d, dtype=np.float64)
     if d.ndim != 2 or not np.isfinite(d).all():
         raise MultitestError("`d` must be a two-dimensional array of finite differences")
@@ -136,15 +315,31 @@ def _iv(d, alternative, zero_method):
 
 
 def _doubled_ranks(d, zero_method):
-    """Twice the mid-ranks of ``|d|`` per row (integers), 0 for zero differences."""
-    magnitude = np.abs(d)
-    if zero_method == "wilcox":
-        magnitude = np.where(d == 0, np.inf, magnitude)   # zeros rank last, then dropped
-    from scipy.stats import rankdata   # scipy.stats costs ~1 s to import: when used
+    """Twice the mid-ranks of ``|d|`` per row (integers), 0 for zero differences.
 
-    ranks = rankdata(magnitude, axis=1)                   # mid-ranks: halves at most
-    doubled = np.rint(2 * ranks).astype(np.int64)
-    doubled[d == 0] = 0
+    ``"wilcox"``: the zeros are ranked last and then dropped (the others get
+    ranks ``1..count``); ``"pratt"``: they are ranked first with the others.
+    One sort per row; a tie group covering sorted positions ``first..last``
+    (0-based) has the doubled mid-rank ``first + last + 2`` (as
+    :func:`scipy.stats.rankdata`, without importing :mod:`scipy.stats`).
+    """
+    n_rows, n_cols = d.shape
+    zero = d == 0
+    key = np.abs(d)
+    if zero_method == "wilcox":
+        key[zero] = np.inf
+    order = np.argsort(key, axis=1)
+    key = np.take_along_axis(key, order, axis=1)
+    position = np.arange(n_cols)
+    starts = np.ones((n_rows, n_cols), dtype=bool)
+    np.not_equal(key[:, 1:], key[:, :-1], out=starts[:, 1:])
+    ends = np.ones((n_rows, n_cols), dtype=bool)
+    ends[:, :-1] = starts[:, 1:]
+    first = np.maximum.accumulate(np.where(starts, position, 0), axis=1)
+    last = np.minimum.accumulate(np.where(ends, position, n_cols - 1)[:, ::-1], axis=1)[:, ::-1]
+    doubled = np.empty((n_rows, n_cols), dtype=np.int64)
+    np.put_along_axis(doubled, order, first + last + 2, axis=1)
+    doubled[zero] = 0
     return doubled
 
 
@@ -240,12 +435,15 @@ def _lower_cdf(weights, size):
     return np.cumsum(p, axis=1)
 
 
-def _normal_pvalues(doubled, r_plus2, alternative):
-    """Normal approximation with the conditional mean and variance of ``T+``."""
-    w = doubled.astype(np.float64)
-    mean = w.sum(axis=1) / 4
-    sd = np.sqrt((w * w).sum(axis=1) / 16)
-    z = (r_plus2 / 2 - mean) / sd
+def _normal_pvalues(r_plus, mean, variance, alternative):
+    """Normal approximation of ``T+`` with the given mean and variance, no continuity correction.
+
+    The conditional mean and variance ``sum(r) / 2`` and ``sum(r^2) / 4`` of
+    the non-zero ranks are, for ranks ``1..n`` with tie groups ``t``, the
+    usual ``n (n + 1) / 4`` and ``(n (n + 1) (2 n + 1) - sum(t^3 - t) / 2) / 24``
+    (:func:`scipy.stats.wilcoxon`'s), to the last bit: every term is exact.
+    """
+    z = (r_plus - mean) / np.sqrt(variance)
     if alternative == "greater":
         return special.ndtr(-z)
     if alternative == "less":
