@@ -26,7 +26,7 @@ from common import python_child
 _STAGE1 = r"""
 import time, numpy as np, pandas as pd
 from multitest import rank
-from multitest.inputs._results import Results
+from multitest import Results
 S, L, test = {S}, {L}, {test!r}
 rng = np.random.default_rng(0)
 errors = np.clip(rng.normal(0.2, 0.02, (S, L, 1)) + rng.normal(0, 0.01, (S, L, 10)), 0, 1)
@@ -44,7 +44,7 @@ RESULT = {{"seconds": time.perf_counter() - start,
 
 _SECOND_PASS = r"""
 import time, numpy as np
-from multitest.stats._bayesian import BayesSettings, bayesian_posthoc
+from multitest.stats import BayesSettings, bayesian_posthoc
 S, L = {S}, {L}
 e = np.random.default_rng(1).normal(0.2, 0.03, (S, L))
 start = time.perf_counter()
@@ -55,7 +55,7 @@ RESULT = {{"seconds": time.perf_counter() - start, "pairs": L * (L - 1) // 2}}
 _BAYCOMP_ONE_PAIR = r"""
 import time, numpy as np
 import baycomp
-from multitest.stats._bayesian import signed_rank
+from multitest.stats import signed_rank
 S = {S}
 e = np.random.default_rng(1).normal(0.2, 0.03, (S, 2))
 start = time.perf_counter()
@@ -68,7 +68,7 @@ RESULT = {{"seconds": time.perf_counter() - start, "baycomp_seconds": theirs}}
 
 _EFFECTS = r"""
 import time, numpy as np
-from multitest.stats._effect_sizes import over_datasets
+from multitest.stats import over_datasets
 S, L = {S}, {L}
 e = np.round(np.random.default_rng(2).normal(0.2, 0.03, (S, L)), 4)
 start = time.perf_counter()

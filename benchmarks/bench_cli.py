@@ -95,8 +95,8 @@ import json, os, resource, sys, time
 start = time.perf_counter()
 from multitest.cli import _figure_writer
 from multitest.outputs import write_outputs
-from multitest.engine._ranking import rank
-from multitest.inputs._results import load_results
+from multitest import rank
+from multitest import load_results
 imported = time.perf_counter()
 source, order, out = sys.argv[1], sys.argv[2].split(","), sys.argv[3]
 results = load_results(source)

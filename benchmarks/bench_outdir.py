@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from multitest.outputs._transaction import transaction   # noqa: E402
+from multitest.outputs import transaction   # noqa: E402
 
 CASES = {"many small": [(f"f{i}.dot", 4096) for i in range(400)],
          "one large": [("pairwise.npz", 120 << 20)] + [(f"t{i}.csv", 4096) for i in range(8)]}

@@ -96,8 +96,8 @@ def bare_loop(experiment):
 
 
 def runner(path, out, workers):
-    from multitest.run._runner import run_experiment
-    from multitest.run._store import Store
+    from multitest.run import run_experiment
+    from multitest.run import Store
 
     start, cpu = time.perf_counter(), _cpu()
     run_experiment(path, out, workers=workers, show_progress=False)
@@ -124,7 +124,7 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5,
                         help="fits of the same fold for the noise row (default 5)")
     args = parser.parse_args(argv)
-    from multitest.run._experiment import load_experiment
+    from multitest.run import load_experiment
 
     with tempfile.TemporaryDirectory(prefix="bench-run-") as folder:
         text = write_workload(folder, args.scale)

@@ -121,8 +121,8 @@ def bench_python():
 _OURS = r"""
 import json, resource, sys, time
 import numpy as np
-from multitest.stats._nemenyi import nemenyi
-from multitest.stats._over_datasets import pairwise_over_datasets
+from multitest.stats import nemenyi
+from multitest.stats import pairwise_over_datasets
 
 data = np.load(sys.argv[1])
 case, runs, out = sys.argv[2], int(sys.argv[3]), sys.argv[4]
@@ -319,7 +319,7 @@ def _wilcoxon_case(workdir, data_file, n_datasets, n_algorithms, runs):
         adjusted = _upper(mine["pvalues"])
         subset = ""
     else:
-        from multitest.stats._corrections import adjust_pvalues
+        from multitest.stats import adjust_pvalues
 
         adjusted = adjust_pvalues(_upper(mine["raw"][np.ix_(columns, columns)]), "holm")
         subset = (f"; baseline timed on the {columns.size * (columns.size - 1) // 2} pairs of "

@@ -46,7 +46,7 @@ _SETUP = r"""
 import json, resource, sys, time
 import numpy as np
 from synthetic import algorithm_names, cost_order, make_errors
-from multitest.engine._per_dataset import prior_positions
+from multitest.engine import prior_positions
 S, L, runs, test_name, subset, out = (int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]),
                                       sys.argv[4], int(sys.argv[5]), sys.argv[6])
 errors = make_errors(S, L)
@@ -57,9 +57,9 @@ prior = prior_positions(keys, names)
 """
 
 _OURS = _SETUP + r"""
-from multitest.inputs._design import FoldDesign
-from multitest.stats._registry import get_test
-from multitest.engine._stage1 import run_pairwise_tests
+from multitest.inputs import FoldDesign
+from multitest import get_test
+from multitest.engine import run_pairwise_tests
 test = get_test(test_name)
 times = []
 for _ in range(runs):

@@ -28,9 +28,9 @@ import json, sys, time
 import numpy as np
 from synthetic import algorithm_names, cost_order, make_errors
 from multitest.engine import _stage1 as stage1
-from multitest.engine._per_dataset import prior_positions
-from multitest.inputs._design import FoldDesign
-from multitest.stats._registry import get_test
+from multitest.engine import prior_positions
+from multitest.inputs import FoldDesign
+from multitest import get_test
 S, L, threads, runs = map(int, sys.argv[1:5])
 stage1._threads = lambda: threads
 errors = make_errors(S, L)

@@ -20,7 +20,7 @@ Use it
 - from Python::
 
       import sys; sys.path.insert(0, "examples")
-      from multitest.stats._registry import get_test
+      from multitest import get_test
       test = get_test("custom_test:paired_permutation")   # or "paired-permutation"
 """
 
@@ -28,8 +28,8 @@ from importlib import resources
 
 import numpy as np
 
-from multitest.inputs._design import FoldDesign
-from multitest.stats._registry import get_test, register_test
+from multitest.inputs import FoldDesign
+from multitest import get_test, register_test
 
 
 @register_test("paired-permutation")
