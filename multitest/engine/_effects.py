@@ -30,7 +30,7 @@ def dataset_effects(ranking, result):
     prior = table.prior[result.index]
     errors = ranking.results.errors[result.index]
     return fold_mean_difference(errors[prior[table.first]], errors[prior[table.second]],
-                                ranking.settings.test, ranking.results.design,
+                                ranking.pairwise_test.interval, ranking.results.design,
                                 level=1 - ranking.settings.alpha)
 
 
@@ -66,7 +66,7 @@ def pairwise_columns(ranking, results=None):
                "ci_low": np.concatenate([e.low for e in effects]),
                "ci_high": np.concatenate([e.high for e in effects])}
     table = tested[0].table
-    if hasattr(table, "rho"):     # multitest.stats._bayesian.BayesianPairwiseTable
+    if ranking.pairwise_test.bayesian:     # a BayesianPairwiseTable
         from ._bayesian_stage1 import pair_probabilities
 
         posteriors = [pair_probabilities(ranking.results.errors, table, r.index) for r in tested]

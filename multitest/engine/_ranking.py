@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ..stats._bayesian import DEFAULT_THRESHOLD, BayesSettings, is_bayesian, with_settings
+from ..stats._bayesian import DEFAULT_THRESHOLD, BayesSettings
 from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
@@ -77,6 +77,9 @@ class Ranking:
     notes : tuple of str
         Everything a reader must know: the gate decision, cost ties, input
         without folds, a single data set...
+    pairwise_test : multitest.stats.PairwiseTest or None
+        The registry entry of the test of stage 1 (None for a score matrix):
+        what the outputs ask of it (its interval, whether it is Bayesian).
     """
 
     final_order: tuple
@@ -89,6 +92,7 @@ class Ranking:
     profile: CostProfile
     results: Results
     notes: tuple
+    pairwise_test: object = None
 
     @property
     def algorithms(self):
@@ -257,8 +261,6 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
         _check_test(pairwise_test, results, alternative)
-        if is_bayesian(pairwise_test):   # it decides with the run's ROPE and threshold
-            pairwise_test = with_settings(pairwise_test, bayes)
     if (posthoc_correction == "bergmann-hommel" and second_pass != "nemenyi"
             and results.n_algorithms > BERGMANN_HOMMEL_MAX):
         raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
@@ -274,13 +276,13 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     try:
         per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
                                             correction=correction, alternative=alternative,
-                                            design=design)
+                                            design=design, bayes=bayes)
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
-    rho = getattr(per_dataset[0].table, "rho", None)   # the Bayesian correlated t-test
-    if rho is not None:
+    if pairwise_test is not None and pairwise_test.bayesian:
+        rho = per_dataset[0].table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
                      f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
                      f"better) >= {bayes.threshold:g}")
@@ -316,7 +318,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
-                   settings=settings, profile=profile, results=results, notes=tuple(notes))
+                   settings=settings, profile=profile, results=results, notes=tuple(notes),
+                   pairwise_test=pairwise_test)
 
 
 def _design(results, pairwise_test, test_train_ratio):

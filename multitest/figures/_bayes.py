@@ -233,7 +233,7 @@ def _dataset_figure(ranking, result):
                      "effect": (columns["mean_difference"][k], columns["ci_low"][k],
                                 columns["ci_high"][k])})
     s = ranking.settings
-    interval = interval_of(s.test, ranking.results.design)
+    interval = interval_of(ranking.pairwise_test.interval, ranking.results.design)
     title = (f"{result.name}: Bayesian correlated t-test" if bayesian else
              f"{result.name}: mean differences, {1 - s.alpha:.0%} {interval} intervals")
     return pairs_figure_svg(rows, title=title, threshold=s.threshold if bayesian else None,
@@ -305,8 +305,8 @@ def bayes_section_html(ranking):
                        if f"dataset_effects_{stem}" in figures]
     if dataset_figures:
         what = (f"Bayesian correlated t-test on each data set (ROPE ±{s.rope:g}), with the mean "
-                "difference and its credible interval" if ranking.settings.test ==
-                "bayes-correlated-t" else "Mean difference of errors on each data set with the "
+                "difference and its credible interval" if ranking.pairwise_test.bayesian
+                else "Mean difference of errors on each data set with the "
                 f"{1 - s.alpha:.0%} interval of the test")
         parts.append(f"<p>{_e(what)}.</p>")
         for name, stem in dataset_figures:

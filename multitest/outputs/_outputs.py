@@ -186,10 +186,10 @@ def _effect_sizes(ranking):
     if not ranking.results.has_folds:
         return None
     doc = {"level": 1 - ranking.settings.alpha,
-           "per_dataset_interval": interval_of(ranking.settings.test, ranking.results.design)}
-    rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
-    if rho is not None:
-        doc["rho"] = rho
+           "per_dataset_interval": interval_of(ranking.pairwise_test.interval,
+                                               ranking.results.design)}
+    if ranking.pairwise_test.bayesian:   # a BayesianPairwiseTable
+        doc["rho"] = ranking.datasets[0].table.rho
     return doc
 
 
@@ -322,9 +322,7 @@ PAIRWISE_FORMAT = 2
 
 def _recomputable(ranking):
     """Whether stage 1 can be rerun bit for bit from the errors (a built-in test)."""
-    from ..stats._registry import get_test
-
-    return get_test(ranking.settings.test)._difference_only
+    return ranking.pairwise_test.difference_only
 
 
 def write_pairwise_file(ranking, path):

@@ -23,7 +23,6 @@ otherwise the cost decides.
 
 from __future__ import annotations
 
-import dataclasses
 import numbers
 from dataclasses import dataclass
 
@@ -34,12 +33,13 @@ from .._errors import MultitestError
 from ._posthoc import PosthocResult
 
 __all__ = ["BayesSettings", "CorrelatedTResult", "SignedRankResult", "BayesianPosthoc",
-           "correlated_t", "signed_rank", "fold_correlation", "bayes_correlated_t", "is_bayesian",
-           "with_settings", "settings_of", "bayesian_posthoc", "DEFAULT_THRESHOLD",
-           "DEFAULT_SAMPLES"]
+           "correlated_t", "signed_rank", "fold_correlation", "bayes_correlated_t",
+           "bayesian_posthoc", "DEFAULT_THRESHOLD", "DEFAULT_SAMPLES", "POSTERIOR_EVIDENCE"]
 
 DEFAULT_THRESHOLD = 0.95
 DEFAULT_SAMPLES = 50_000
+#: What the second number of :func:`bayes_correlated_t` (its "p-value") holds.
+POSTERIOR_EVIDENCE = "1 - P(costlier practically better)"
 # Monte Carlo elements (samples x data sets) held at once by signed_rank.
 _SAMPLE_ELEMENTS = 1 << 20
 
@@ -252,9 +252,10 @@ def bayes_correlated_t(a, b, design, rope=0.0):
     The registry contract asks for ``(statistic, pvalue)``: the statistic is
     the standardized posterior mean ``mean / scale`` (a t value: positive
     means the costlier is better) and the "p-value" is ``1 - P(costlier
-    practically better)``.  In :func:`multitest.rank` the test decides by
-    ``P(costlier practically better) >= threshold`` (see
-    :func:`run_bayesian_tests`).
+    practically better)`` (:data:`POSTERIOR_EVIDENCE`).  Its registry entry
+    says it is Bayesian: :func:`multitest.rank` then runs
+    :func:`multitest.engine._bayesian_stage1.run_bayesian_tests` with the run's ROPE, and
+    decides by ``P(costlier practically better) >= threshold``.
     """
     result = correlated_t(a, b, rope=rope, design=design)
     statistic, _ = _standardized(result)
@@ -267,37 +268,6 @@ def _standardized(result):
         ratio = result.mean / result.scale
     undefined = (result.mean == 0) & (result.scale == 0)
     return np.where(undefined, 0.0, ratio), undefined
-
-
-def is_bayesian(test):
-    """Whether a :class:`~multitest.stats.PairwiseTest` decides by probability."""
-    func = getattr(test, "func", None)
-    return func is bayes_correlated_t or isinstance(func, _WithSettings)
-
-
-@dataclass(frozen=True)
-class _WithSettings:
-    """:func:`bayes_correlated_t` carrying the ROPE and threshold of one run."""
-
-    bayes: BayesSettings
-
-    def __call__(self, a, b, design):
-        return bayes_correlated_t(a, b, design, rope=self.bayes.rope)
-
-
-def with_settings(test, bayes):
-    """The registered Bayesian test with the run's settings attached.
-
-    :func:`multitest.engine._per_dataset.multitest_per_dataset` reads them from the
-    test (see :func:`settings_of`); the name and flags are unchanged.
-    """
-    return dataclasses.replace(test, func=_WithSettings(bayes))
-
-
-def settings_of(test):
-    """The :class:`BayesSettings` of a test from :func:`with_settings` (defaults otherwise)."""
-    func = getattr(test, "func", None)
-    return func.bayes if isinstance(func, _WithSettings) else BayesSettings()
 
 
 # --------------------------------------------------------------------------
