@@ -134,7 +134,7 @@ def _second_pass_columns(ranking, sp):
                "ci_low": effects.low, "ci_high": effects.high, "ci_level": effects.level,
                "wins_a": effects.a_better, "ties": effects.ties, "wins_b": effects.b_better,
                "superiority_b": np.asarray(effects.superiority, dtype=float)}
-    if sp.method == "bayesian" and sp.posthoc is not None:
+    if sp.method_entry.bayesian and sp.posthoc is not None:
         columns.update(p_a_better=np.asarray(sp.posthoc.better[a, b], dtype=float),
                        p_equivalent=np.asarray(sp.posthoc.equivalent[a, b], dtype=float),
                        p_b_better=np.asarray(sp.posthoc.better[b, a], dtype=float))

@@ -20,7 +20,8 @@ from ..stats._entry import TestFailure
 from ._per_dataset import multitest_per_dataset
 from ..stats._posthoc import FRIEDMAN_TIES, control_comparisons
 from ..inputs._results import Results, load_results
-from ._second_pass import SECOND_PASS_METHODS, second_pass as run_second_pass
+from ._second_pass import second_pass as run_second_pass
+from ._second_pass_methods import get_second_pass_method
 
 __all__ = ["rank", "Ranking", "Settings", "ALTERNATIVES", "CONTROL_METHODS"]
 
@@ -161,7 +162,7 @@ def _check_settings(alpha, correction, alternative, second_pass_method, posthoc_
         raise MultitestError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}")
     _check_choice(correction, CORRECTIONS, "correction")
     _check_choice(alternative, ALTERNATIVES, "alternative")
-    _check_choice(second_pass_method, SECOND_PASS_METHODS, "second_pass")
+    get_second_pass_method(second_pass_method)
     _check_choice(posthoc_correction, PAIRWISE_CORRECTIONS, "posthoc_correction")
     _check_choice(control_method, CONTROL_METHODS, "control_method")
 
@@ -261,7 +262,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
         _check_test(pairwise_test, results, alternative)
-    if (posthoc_correction == "bergmann-hommel" and second_pass != "nemenyi"
+    method = get_second_pass_method(second_pass)
+    if (posthoc_correction == "bergmann-hommel" and method.takes_correction
             and results.n_algorithms > BERGMANN_HOMMEL_MAX):
         raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
                              f"{BERGMANN_HOMMEL_MAX} algorithms (it enumerates every exhaustive "
@@ -309,8 +311,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         test=pairwise_test.name if pairwise_test is not None else "none (score matrix)",
         alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
         second_pass=second_pass,
-        posthoc_correction=("none" if second_pass in ("nemenyi", "bayesian")
-                            else posthoc_correction),
+        posthoc_correction=posthoc_correction if method.takes_correction else "none",
         friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
         friedman_ties=friedman_ties,
         test_train_ratio=None if design is None else design.test_train_ratio,

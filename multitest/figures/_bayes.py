@@ -204,7 +204,7 @@ def _second_pass_figure(ranking):
     from ..engine._effects import second_pass_rows
 
     sp = ranking.second_pass
-    bayesian = sp.method == "bayesian"
+    bayesian = sp.method_entry.bayesian
     edges = set(sp.edges())
     rows = [{"a": r["a"], "b": r["b"],
              "p": (r["p_a_better"], r["p_equivalent"], r["p_b_better"]) if bayesian else None,
@@ -289,7 +289,7 @@ def bayes_section_html(ranking):
     if ranking.second_pass is not None:
         text.append("Over data sets: Hodges–Lehmann median of the differences of mean errors "
                     f"(cheaper − costlier) with its Wilcoxon interval at {1 - s.alpha:.0%}")
-        if ranking.second_pass.method == "bayesian":
+        if ranking.second_pass.method_entry.bayesian:
             text.append(f"Bayesian signed-rank test, ROPE ±{s.rope:g}, override when "
                         f"P(costlier practically better) ≥ {s.threshold:g} "
                         f"(Monte Carlo, seed {s.seed})")
