@@ -17,11 +17,12 @@ from multitest.stats._registry import available_tests, get_test
 
 ONE_SIDED = ("two-sided", "less", "greater")
 TWO_SIDED = ("two-sided",)
-T_TESTS = dict(vectorized=True, difference_only=True, thread_safe=True, bayesian=False)
-FIVE_BY_TWO = dict(T_TESTS, requires_5x2=True, fold_major=True, interval="combined-5x2cv-t")
-RANK_TESTS = dict(vectorized=True, requires_5x2=False, difference_only=True, fold_major=False,
-                  thread_safe=False, decision=None, interval="kfold-t", bayesian=False,
-                  evidence="p-value", alternatives=ONE_SIDED)
+T_TESTS = {"vectorized": True, "difference_only": True, "thread_safe": True, "bayesian": False}
+FIVE_BY_TWO = {**T_TESTS, "requires_5x2": True, "fold_major": True,
+               "interval": "combined-5x2cv-t"}
+RANK_TESTS = {"vectorized": True, "requires_5x2": False, "difference_only": True,
+              "fold_major": False, "thread_safe": False, "decision": None, "interval": "kfold-t",
+              "bayesian": False, "evidence": "p-value", "alternatives": ONE_SIDED}
 
 #: Every built-in test and the capabilities its entry must carry.
 BUILTINS = {
@@ -41,11 +42,10 @@ BUILTINS = {
     "wilcoxon-pratt": (fold_tests.wilcoxon_pratt, RANK_TESTS),
     "wilcoxon-scipy": (fold_tests.wilcoxon_scipy, RANK_TESTS),
     "sign": (fold_tests.sign_test, RANK_TESTS),
-    "bayes-correlated-t": (bayes_correlated_t,
-                           dict(vectorized=True, requires_5x2=False, difference_only=False,
-                                fold_major=False, thread_safe=False, decision=None,
-                                interval="corrected-t", bayesian=True,
-                                evidence=POSTERIOR_EVIDENCE, alternatives=TWO_SIDED)),
+    "bayes-correlated-t": (bayes_correlated_t, {
+        "vectorized": True, "requires_5x2": False, "difference_only": False,
+        "fold_major": False, "thread_safe": False, "decision": None, "interval": "corrected-t",
+        "bayesian": True, "evidence": POSTERIOR_EVIDENCE, "alternatives": TWO_SIDED}),
 }
 
 

@@ -11,8 +11,11 @@ from numpy.testing import assert_array_equal
 from multitest import MultitestError, rank
 from multitest.cli import main
 from multitest.engine._second_pass import second_pass, second_pass_decisions
-from multitest.engine._second_pass_methods import (SECOND_PASS_METHODS, SecondPassMethod,
-                                                   get_second_pass_method)
+from multitest.engine._second_pass_methods import (
+    SECOND_PASS_METHODS,
+    SecondPassMethod,
+    get_second_pass_method,
+)
 from multitest.stats._posthoc import nemenyi
 
 FLAGS = {  # name: (takes_correction, bayesian, rank_based, has a fast decision)
@@ -76,7 +79,7 @@ def test_nemenyi_fast_decision_equals_the_test():
         for alpha in (0.01, 0.05, 0.1):
             fast = entry.decision(ranks, None, alpha=alpha, correction="none")
             assert_array_equal(fast, nemenyi(ranks, alpha=alpha).significant)
-            posthoc, significant, better = second_pass_decisions(
+            posthoc, significant, _ = second_pass_decisions(
                 entry, ranks, None, ranks.mean(axis=0), applied=True, alpha=alpha,
                 correction="none", keep=False)
             assert posthoc is None

@@ -208,7 +208,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign', 'bayesian'}
         Post-hoc test over data sets (the Wilcoxon tests: exact conditional
         with zeros dropped, with Pratt's zeros, or scipy's conventions;
-        ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.stats._bayesian`).
+        ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.stats._bayesian_signed_rank`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
 'bergmann-hommel', 'none'}
         Family-wise correction for the Wilcoxon and sign second passes

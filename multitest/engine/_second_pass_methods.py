@@ -11,17 +11,17 @@ names.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Callable
 
 import numpy as np
 
 from .._errors import MultitestError
-from ..stats._bayesian import bayesian_posthoc
+from ..stats._bayesian_signed_rank import bayesian_posthoc
 from ..stats._posthoc import critical_difference, nemenyi, pairwise_over_datasets
 
-__all__ = ["SecondPassMethod", "SECOND_PASS_METHODS", "get_second_pass_method"]
+__all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method"]
 
 
 @dataclass(frozen=True)
