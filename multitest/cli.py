@@ -23,7 +23,7 @@ from .stats._registry import DEFAULT_TEST, available_tests
 from .stats._friedman import FRIEDMAN_TIES
 from .engine._ranking import ALTERNATIVES, CONTROL_METHODS, rank, resolve_profile
 from .inputs._results import VALUE_KINDS, load_results
-from .engine._second_pass import SECOND_PASS_METHODS
+from .engine._second_pass_methods import SECOND_PASS_METHODS
 
 __all__ = ["main"]
 

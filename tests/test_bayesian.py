@@ -13,7 +13,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from multitest import example_results, rank
-from multitest.stats._bayesian import (BayesSettings, bayesian_posthoc, correlated_t, fold_correlation, signed_rank, _signed_rank_winners)
+from multitest.stats._bayesian import BayesSettings, correlated_t, fold_correlation
+from multitest.stats._bayesian_signed_rank import _signed_rank_winners, bayesian_posthoc, signed_rank
 from multitest.cli import main
 from multitest._errors import MultitestError
 from multitest.outputs import to_dict

@@ -212,9 +212,9 @@ def test_kfold_interval_equals_scipy_ttest_rel():
 def test_interval_is_the_one_of_the_test_statistic(test, design, df):
     # se = estimate / t: the interval divided back gives the test's own t statistic.
     a, b = _pairs(8, design.n, seed=design.n)
-    result = fold_mean_difference(a, b, test, design)
+    result = fold_mean_difference(a, b, get_test(test).interval, design)
     se = (result.high - result.low) / 2 / stats.t.ppf(0.975, df)
-    reference = get_test(interval_of(test, design))
+    reference = get_test(interval_of(get_test(test).interval, design))
     statistic, _ = reference(a, b, design)
     assert_allclose(result.estimate / se, statistic, rtol=1e-10)
 
@@ -222,15 +222,17 @@ def test_interval_is_the_one_of_the_test_statistic(test, design, df):
 def test_bayesian_interval_is_the_posterior_credible_interval():
     a, b = _pairs(5, 10, seed=4)
     design = FoldDesign(5, 2)
-    result = fold_mean_difference(a, b, "bayes-correlated-t", design, level=0.95)
+    result = fold_mean_difference(a, b, get_test("bayes-correlated-t").interval, design,
+                                  level=0.95)
     low, high = correlated_t(a, b, design=design).interval(0.95)
     assert_allclose(result.low, low, rtol=1e-12)
     assert_allclose(result.high, high, rtol=1e-12)
 
 
 def test_fallback_intervals_and_degenerate_folds():
-    assert interval_of("wilcoxon", FoldDesign(5, 2)) == "kfold-t"
+    assert interval_of(get_test("wilcoxon").interval, FoldDesign(5, 2)) == "kfold-t"
     assert interval_of("combined-5x2cv-t", FoldDesign(1, 10)) == "kfold-t"
+    assert interval_of("corrected-t", FoldDesign(10, 1)) == "kfold-t"
     a = np.full((2, 10), 0.2)
     b = np.vstack([a[0], a[1] - 0.01])
     result = fold_mean_difference(a, b, "kfold-t", FoldDesign(1, 10))

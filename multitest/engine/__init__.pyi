@@ -30,12 +30,14 @@ from ._ranking import ALTERNATIVES as ALTERNATIVES
 from ._ranking import CONTROL_METHODS as CONTROL_METHODS
 from ._reduction import transitive_reduction as transitive_reduction
 from ._second_pass import SecondPassResult as SecondPassResult
-from ._second_pass import SECOND_PASS_METHODS as SECOND_PASS_METHODS
 from ._second_pass import second_pass as second_pass
+from ._second_pass import second_pass_decisions as second_pass_decisions
 from ._second_pass import order_by_decisions as order_by_decisions
 from ._second_pass import average_cost_prior as average_cost_prior
 from ._second_pass import final_order as final_order
-from ._second_pass import better_matrix as better_matrix
+from ._second_pass_methods import SECOND_PASS_METHODS as SECOND_PASS_METHODS
+from ._second_pass_methods import SecondPassMethod as SecondPassMethod
+from ._second_pass_methods import get_second_pass_method as get_second_pass_method
 from ._stability import StabilityResult as StabilityResult
 from ._stability import stability as stability
 from ._stability import stability_text as stability_text

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from .._errors import MultitestError
-from ..stats._bayesian import (BayesSettings, _posterior, _standardized, correlated_t,
-                               fold_correlation)
+from ..stats._bayesian import (POSTERIOR_EVIDENCE, BayesSettings, _posterior, _standardized,
+                               correlated_t, fold_correlation)
 from ._stage1 import PairwiseTable
 
 __all__ = ["BayesianPairwiseTable", "pair_probabilities", "run_bayesian_tests"]
@@ -21,12 +22,14 @@ class BayesianPairwiseTable(PairwiseTable):
     The fields of :class:`multitest.engine.PairwiseTable`, with
     ``statistic`` the standardized posterior mean ``mean / scale``,
     ``pvalue`` and ``pvalue_adjusted`` ``1 - P(costlier practically
-    better)`` and ``override`` ``P(costlier practically better) >=
-    threshold``, plus the scalars that define the posterior.  No other
-    ``(S, P)`` array is kept (the memory of a classical test):
-    :func:`pair_probabilities` recomputes all three probabilities of a data
-    set on demand.
+    better)`` (what :attr:`evidence` says) and ``override`` ``P(costlier
+    practically better) >= threshold``, plus the scalars that define the
+    posterior.  No other ``(S, P)`` array is kept (the memory of a classical
+    test): :func:`pair_probabilities` recomputes all three probabilities of a
+    data set on demand.
     """
+
+    evidence: ClassVar[str] = POSTERIOR_EVIDENCE
 
     rope: float
     threshold: float

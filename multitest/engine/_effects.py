@@ -30,7 +30,7 @@ def dataset_effects(ranking, result):
     prior = table.prior[result.index]
     errors = ranking.results.errors[result.index]
     return fold_mean_difference(errors[prior[table.first]], errors[prior[table.second]],
-                                ranking.settings.test, ranking.results.design,
+                                ranking.pairwise_test.interval, ranking.results.design,
                                 level=1 - ranking.settings.alpha)
 
 
@@ -66,7 +66,7 @@ def pairwise_columns(ranking, results=None):
                "ci_low": np.concatenate([e.low for e in effects]),
                "ci_high": np.concatenate([e.high for e in effects])}
     table = tested[0].table
-    if hasattr(table, "rho"):     # multitest.stats._bayesian.BayesianPairwiseTable
+    if ranking.pairwise_test.bayesian:     # a BayesianPairwiseTable
         from ._bayesian_stage1 import pair_probabilities
 
         posteriors = [pair_probabilities(ranking.results.errors, table, r.index) for r in tested]
@@ -134,7 +134,7 @@ def _second_pass_columns(ranking, sp):
                "ci_low": effects.low, "ci_high": effects.high, "ci_level": effects.level,
                "wins_a": effects.a_better, "ties": effects.ties, "wins_b": effects.b_better,
                "superiority_b": np.asarray(effects.superiority, dtype=float)}
-    if sp.method == "bayesian" and sp.posthoc is not None:
+    if sp.method_entry.bayesian and sp.posthoc is not None:
         columns.update(p_a_better=np.asarray(sp.posthoc.better[a, b], dtype=float),
                        p_equivalent=np.asarray(sp.posthoc.equivalent[a, b], dtype=float),
                        p_b_better=np.asarray(sp.posthoc.better[b, a], dtype=float))

@@ -220,9 +220,8 @@ def explain_order(ranking):
     def pvalue(a, b):
         return None if sp.posthoc is None else float(sp.posthoc.pvalues[index[a], index[b]])
 
-    words = ("significantly better on average rank" if sp.method == "nemenyi"
-             else f"significantly better ({sp.method} test over data sets)")
-    return explain_sort(sp.order, sp.prior_order, sp.overrides(), pvalue, better_words=words)
+    return explain_sort(sp.order, sp.prior_order, sp.overrides(), pvalue,
+                        better_words=sp.method_entry.better_words)
 
 
 def friedman_power(average_ranks, n_datasets, alpha):

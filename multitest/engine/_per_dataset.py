@@ -168,7 +168,8 @@ class DataSetResult:
         return named_trace(self.overrides(), self.prior_order)
 
 
-def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, design=None):
+def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, design=None,
+                          bayes=None):
     """Run MultiTest on every data set.
 
     Parameters
@@ -180,6 +181,9 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         None for a score matrix: each data set is then ordered by its values.
     design : multitest.stats.FoldDesign, optional
         Overrides ``results.design`` (e.g. with a test/train ratio).
+    bayes : multitest.stats._bayesian.BayesSettings, optional
+        ROPE and threshold of a Bayesian test (``test.bayesian``; default
+        rope 0, threshold 0.95); unused by the other tests.
 
     Returns
     -------
@@ -189,11 +193,9 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     prior = prior_positions(keys, names)
     tested = results.has_folds
     if tested:
-        from ..stats._bayesian import is_bayesian, settings_of
-
         design = results.design if design is None else design
-        table = (run_bayesian_tests(results.errors, prior, design, settings_of(test),
-                                    correction) if is_bayesian(test) else
+        table = (run_bayesian_tests(results.errors, prior, design, bayes, correction)
+                 if test.bayesian else
                  run_pairwise_tests(results.errors, prior, test, design, alpha=alpha,
                                     correction=correction, alternative=alternative))
         # Best first, as algorithm indices: the sort of each data set, all at once.

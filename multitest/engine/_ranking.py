@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 import pandas as pd
 
-from ..stats._bayesian import DEFAULT_THRESHOLD, BayesSettings, is_bayesian, with_settings
+from ..stats._bayesian import DEFAULT_THRESHOLD, BayesSettings
 from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
@@ -21,7 +21,8 @@ from ._per_dataset import multitest_per_dataset
 from ..stats._friedman import FRIEDMAN_TIES
 from ..stats._nemenyi import control_comparisons
 from ..inputs._results import Results, load_results
-from ._second_pass import SECOND_PASS_METHODS, second_pass as run_second_pass
+from ._second_pass import second_pass as run_second_pass
+from ._second_pass_methods import get_second_pass_method
 
 __all__ = ["rank", "Ranking", "Settings", "ALTERNATIVES", "CONTROL_METHODS"]
 
@@ -78,6 +79,9 @@ class Ranking:
     notes : tuple of str
         Everything a reader must know: the gate decision, cost ties, input
         without folds, a single data set...
+    pairwise_test : multitest.stats.PairwiseTest or None
+        The registry entry of the test of stage 1 (None for a score matrix):
+        what the outputs ask of it (its interval, whether it is Bayesian).
     """
 
     final_order: tuple
@@ -90,6 +94,7 @@ class Ranking:
     profile: CostProfile
     results: Results
     notes: tuple
+    pairwise_test: object = None
 
     @property
     def algorithms(self):
@@ -158,7 +163,7 @@ def _check_settings(alpha, correction, alternative, second_pass_method, posthoc_
         raise MultitestError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}")
     _check_choice(correction, CORRECTIONS, "correction")
     _check_choice(alternative, ALTERNATIVES, "alternative")
-    _check_choice(second_pass_method, SECOND_PASS_METHODS, "second_pass")
+    get_second_pass_method(second_pass_method)
     _check_choice(posthoc_correction, PAIRWISE_CORRECTIONS, "posthoc_correction")
     _check_choice(control_method, CONTROL_METHODS, "control_method")
 
@@ -204,7 +209,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign', 'bayesian'}
         Post-hoc test over data sets (the Wilcoxon tests: exact conditional
         with zeros dropped, with Pratt's zeros, or scipy's conventions;
-        ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.stats._bayesian`).
+        ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.stats._bayesian_signed_rank`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
 'bergmann-hommel', 'none'}
         Family-wise correction for the Wilcoxon and sign second passes
@@ -258,9 +263,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     pairwise_test = get_test(test) if results.has_folds else None
     if pairwise_test is not None:
         _check_test(pairwise_test, results, alternative)
-        if is_bayesian(pairwise_test):   # it decides with the run's ROPE and threshold
-            pairwise_test = with_settings(pairwise_test, bayes)
-    if (posthoc_correction == "bergmann-hommel" and second_pass != "nemenyi"
+    method = get_second_pass_method(second_pass)
+    if (posthoc_correction == "bergmann-hommel" and method.takes_correction
             and results.n_algorithms > BERGMANN_HOMMEL_MAX):
         raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
                              f"{BERGMANN_HOMMEL_MAX} algorithms (it enumerates every exhaustive "
@@ -275,13 +279,13 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     try:
         per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
                                             correction=correction, alternative=alternative,
-                                            design=design)
+                                            design=design, bayes=bayes)
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = _notes(results, per_dataset, pairwise_test)
-    rho = getattr(per_dataset[0].table, "rho", None)   # the Bayesian correlated t-test
-    if rho is not None:
+    if pairwise_test is not None and pairwise_test.bayesian:
+        rho = per_dataset[0].table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
                      f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
                      f"better) >= {bayes.threshold:g}")
@@ -308,8 +312,7 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         test=pairwise_test.name if pairwise_test is not None else "none (score matrix)",
         alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
         second_pass=second_pass,
-        posthoc_correction=("none" if second_pass in ("nemenyi", "bayesian")
-                            else posthoc_correction),
+        posthoc_correction=posthoc_correction if method.takes_correction else "none",
         friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
         friedman_ties=friedman_ties,
         test_train_ratio=None if design is None else design.test_train_ratio,
@@ -317,7 +320,8 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
-                   settings=settings, profile=profile, results=results, notes=tuple(notes))
+                   settings=settings, profile=profile, results=results, notes=tuple(notes),
+                   pairwise_test=pairwise_test)
 
 
 def _design(results, pairwise_test, test_train_ratio):

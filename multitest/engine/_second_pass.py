@@ -13,20 +13,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats._bayesian import BayesSettings, bayesian_posthoc
+from ..stats._bayesian import BayesSettings
 from .._errors import MultitestError
 from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from ._per_dataset import cost_ties, prior_positions
+from ._second_pass_methods import get_second_pass_method
 from ..stats._friedman import friedman
-from ..stats._nemenyi import nemenyi
-from ..stats._over_datasets import pairwise_over_datasets
 
-__all__ = ["SecondPassResult", "SECOND_PASS_METHODS", "second_pass", "order_by_decisions",
-           "average_cost_prior", "final_order", "better_matrix"]
-
-#: Post-hoc tests available for the second pass.
-SECOND_PASS_METHODS = ("nemenyi", "wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign",
-                       "bayesian")
+__all__ = ["SecondPassResult", "second_pass", "second_pass_decisions", "order_by_decisions",
+           "average_cost_prior", "final_order"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -36,10 +31,11 @@ class SecondPassResult:
     Attributes
     ----------
     method : str
-        One of :data:`SECOND_PASS_METHODS`.
+        One of :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`;
+        :attr:`method_entry` is its entry.
     correction : str
-        Family-wise correction of the post-hoc p-values (``'none'`` for
-        Nemenyi, which is simultaneous by construction).
+        Family-wise correction of the post-hoc p-values (``'none'`` for a
+        method that takes none, e.g. Nemenyi, simultaneous by construction).
     alpha : float
     applied : bool
         False when the Friedman gate kept the post-hoc test from running:
@@ -75,6 +71,11 @@ class SecondPassResult:
     significant: np.ndarray
     better: np.ndarray
     order: tuple
+
+    @property
+    def method_entry(self):
+        """The :class:`~multitest.engine._second_pass_methods.SecondPassMethod` of the run."""
+        return get_second_pass_method(self.method)
 
     @property
     def critical_difference(self):
@@ -177,15 +178,15 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         Cost sort keys; their averages over data sets give the prior.
     algorithms : sequence of str
     method : str
-        One of :data:`SECOND_PASS_METHODS`.
+        One of :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`.
     alpha : float
     correction : str
-        Family-wise correction for ``'wilcoxon'`` and ``'sign'``.
+        Family-wise correction, for the methods that take one (Wilcoxon, sign).
     friedman_gate : bool
-        Apply the post-hoc test only when the Friedman test rejects.  The
-        ``'bayesian'`` method (Bayesian signed-rank test) is never gated.
+        Apply the post-hoc test only when the Friedman test rejects.  A
+        Bayesian method (the Bayesian signed-rank test) is never gated.
     friedman_ties : {'corrected', 'uncorrected'}
-        Tie correction of the Friedman statistic (see :func:`multitest.stats._posthoc.friedman`).
+        Tie correction of the Friedman statistic (see :func:`multitest.stats.friedman`).
     bayes : multitest.stats._bayesian.BayesSettings, optional
         ROPE, threshold, seed and samples of the ``'bayesian'`` method.
 
@@ -194,9 +195,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     friedman : multitest.stats._posthoc.FriedmanResult
     result : SecondPassResult
     """
-    if method not in SECOND_PASS_METHODS:
-        raise MultitestError(f"`second_pass` must be one of {', '.join(SECOND_PASS_METHODS)}, "
-                             f"got {method!r}")
+    entry = get_second_pass_method(method)
     algorithms = tuple(algorithms)
     ranks = np.asarray(ranks, dtype=float)
     fr = friedman(ranks, ties=friedman_ties)
@@ -204,28 +203,62 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     average_keys, prior = average_cost_prior(keys, algorithms)
     applied = fr.pvalue < alpha or not friedman_gate
     gate = _gate_sentence(fr, alpha, friedman_gate)
-    if method == "bayesian":
+    if entry.bayesian:
         applied, gate = True, _bayesian_gate_sentence(fr, bayes)
-    L = len(algorithms)
-    if applied:
-        posthoc = (nemenyi(ranks, alpha=alpha) if method == "nemenyi" else
-                   bayesian_posthoc(mean_errors, bayes, alpha) if method == "bayesian" else
-                   pairwise_over_datasets(mean_errors, method=method, correction=correction,
-                                          alpha=alpha))
-        significant = np.asarray(posthoc.significant, dtype=bool)
-    else:
-        posthoc, significant = None, np.zeros((L, L), dtype=bool)
-    better = (posthoc.better > posthoc.better.T if method == "bayesian" else
-              better_matrix(method, average_ranks, mean_errors))
+    posthoc, significant, better = second_pass_decisions(
+        entry, ranks, mean_errors, average_ranks, applied=applied, alpha=alpha,
+        correction=correction, bayes=bayes)
     order = tuple(algorithms[a] for a in final_order(prior, significant, better))
     result = SecondPassResult(
-        method=method, correction="none" if method in ("nemenyi", "bayesian") else correction,
+        method=method, correction=correction if entry.takes_correction else "none",
         alpha=alpha,
         applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
         average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
         cost_ties=cost_ties(average_keys[0], algorithms), posthoc=posthoc,
         significant=significant, better=better, order=order)
     return fr, result
+
+
+def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, alpha,
+                          correction, bayes=None, keep=True):
+    """The post-hoc test of a second pass and its decisions (steps 3 and 4).
+
+    Parameters
+    ----------
+    entry : multitest.engine._second_pass_methods.SecondPassMethod
+    ranks, mean_errors : ndarray, shape (S, L)
+    average_ranks : ndarray, shape (L,)
+        ``ranks.mean(axis=0)``.
+    applied : bool
+        Whether the post-hoc test is applied (the Friedman gate).
+    alpha : float
+    correction : str
+        Used when ``entry.takes_correction``.
+    bayes : multitest.stats._bayesian.BayesSettings, optional
+        Of a Bayesian method.
+    keep : bool, default True
+        Return the post-hoc result; False: only the decisions, through the
+        method's faster ``decision`` when it has one (the stability
+        bootstrap), and ``posthoc`` is then None.
+
+    Returns
+    -------
+    posthoc : multitest.stats._posthoc.PosthocResult or None
+        None when not applied (or not kept).
+    significant, better : ndarray of bool, shape (L, L)
+        The pairs found different; ``better[a, b]``: ``a`` beats ``b``.
+    """
+    L = len(average_ranks)
+    posthoc = None
+    if not applied:
+        significant = np.zeros((L, L), dtype=bool)
+    elif not keep and entry.decision is not None:
+        significant = entry.decision(ranks, mean_errors, alpha=alpha, correction=correction)
+    else:
+        posthoc = entry.posthoc(ranks, mean_errors, alpha=alpha, correction=correction,
+                                bayes=bayes)
+        significant = np.asarray(posthoc.significant, dtype=bool)
+    return posthoc, significant, entry.better(average_ranks, mean_errors, posthoc)
 
 
 def average_cost_prior(keys, algorithms):
@@ -258,22 +291,6 @@ def final_order(prior, significant, better):
     """
     overrides = overrides_from_decisions(np.argsort(prior), significant, better)
     return prior[cost_ordered_sort(overrides)]
-
-
-def better_matrix(method, average_ranks, mean_errors):
-    """``better[a, b]``: ``a`` beats ``b`` by the method's criterion (see module doc)."""
-    if method == "nemenyi":
-        return average_ranks[:, None] < average_ranks[None, :]
-    # Direction of a paired test over data sets: the median difference of mean
-    # errors, the mean difference when the median is zero.  Row by row, so that
-    # no (S, L, L) array is ever held.
-    mean_errors = np.asarray(mean_errors, dtype=float)
-    better = np.zeros((mean_errors.shape[1],) * 2, dtype=bool)
-    for a in range(mean_errors.shape[1]):
-        differences = mean_errors[:, [a]] - mean_errors
-        median = np.median(differences, axis=0)
-        better[a] = np.where(median != 0, median, differences.mean(axis=0)) < 0
-    return better
 
 
 _TIES_WORDS = {"corrected": "tie-corrected", "uncorrected": "without tie correction"}

@@ -17,8 +17,10 @@ analysis, so the per-data-set ranks are computed once and every resample only
 indexes rows of the ``(S, L)`` rank and mean-error matrices and of the
 ``(levels, S, L)`` cost keys.  The Nemenyi second pass needs just the average
 ranks and the critical difference, which depends on ``L``, ``S`` and α alone,
-so no quantile is computed inside the loop; the result is the same as
-:func:`multitest.engine._second_pass.second_pass` on the resampled rows.
+so no quantile is computed inside the loop; every resample goes through the
+decisions of :func:`multitest.engine._second_pass.second_pass` (the method's
+entry in :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`),
+so the result is the same as the second pass on the resampled rows.
 
 Computation only: the text table is here, the heat map and the HTML page are
 in :mod:`multitest.figures._stability`.
@@ -40,10 +42,9 @@ from ..inputs._costs import CostProfile
 from .._errors import MultitestError
 from .._format import format_frequency, format_table
 from ..stats._friedman import friedman_statistics, rank_tie_terms
-from ..stats._nemenyi import critical_difference
-from ..stats._over_datasets import pairwise_over_datasets
 from ._ranking import resolve_profile, resolve_results, rank
-from ._second_pass import average_cost_prior, better_matrix, final_order
+from ._second_pass import average_cost_prior, final_order, second_pass_decisions
+from ._second_pass_methods import get_second_pass_method
 
 __all__ = ["StabilityResult", "stability", "stability_text", "stability_to_dict",
            "DEFAULT_ALPHAS", "DEFAULT_N_BOOTSTRAP"]
@@ -181,7 +182,7 @@ def _iv_stability(n_bootstrap, seed, alphas, profiles, rank_options):
 def _friedman_pvalues(sums, n_datasets, n_algorithms, tie_terms):
     """Friedman p-values from column rank sums, shape (B, L) -> (B,).
 
-    The arithmetic of :func:`multitest.stats._posthoc.friedman` (the same helper),
+    The arithmetic of :func:`multitest.stats.friedman` (the same helper),
     vectorized over resamples; `tie_terms` (B,) is each resample's
     ``sum (t^3 - t)``, zeros for the uncorrected statistic.
     """
@@ -205,26 +206,17 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
     """
     B, S = draws.shape
     L = len(algorithms)
+    entry = get_second_pass_method(method)
     sums = np.stack([ranks[idx].sum(axis=0) for idx in draws])
     row_ties = rank_tie_terms(ranks) if friedman_ties == "corrected" else np.zeros(S)
     applied = (_friedman_pvalues(sums, S, L, row_ties[draws].sum(axis=1)) < alpha
                ) | (not friedman_gate)
-    cd = critical_difference(L, S, alpha) if method == "nemenyi" else None
-    nothing = np.zeros((L, L), dtype=bool)
     orders = np.empty((B, L), dtype=np.intp)
     for b, idx in enumerate(draws):
         _, prior = average_cost_prior(keys[:, idx, :], algorithms)
-        if method == "nemenyi":
-            average_ranks = sums[b] / S
-            better = average_ranks[:, None] < average_ranks[None, :]
-            significant = (np.abs(average_ranks[:, None] - average_ranks[None, :]) >= cd
-                           if applied[b] else nothing)
-        else:
-            errors = mean_errors[idx]
-            better = better_matrix(method, None, errors)
-            significant = (pairwise_over_datasets(errors, method=method, correction=correction,
-                                                  alpha=alpha).significant
-                           if applied[b] else nothing)
+        _, significant, better = second_pass_decisions(
+            entry, ranks[idx], mean_errors[idx], sums[b] / S, applied=applied[b], alpha=alpha,
+            correction=correction, keep=False)
         orders[b] = final_order(prior, significant, better)
     return orders, applied
 
@@ -290,7 +282,8 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     if resolved.n_datasets < 2:
         raise MultitestError(f"`results`: stability resamples the data sets and needs at least "
                              f"2, got {resolved.n_datasets}")
-    if rank_options.get("second_pass") == "bayesian":
+    method = rank_options.get("second_pass")
+    if method is not None and get_second_pass_method(method).bayesian:
         raise MultitestError("`second_pass`: the stability bootstrap does not support the "
                              "'bayesian' second pass (a Monte Carlo test per resample); use "
                              "nemenyi, wilcoxon or sign")

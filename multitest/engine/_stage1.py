@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -54,7 +55,13 @@ class PairwiseTable:
         The costlier is significantly better than the cheaper.
     mean_errors : ndarray, shape (S, L)
         Mean error of each algorithm (input order).
+    evidence : str
+        What ``pvalue`` holds (a class attribute): ``'p-value'`` here; the
+        table of a Bayesian test says what its column holds instead (the
+        :attr:`~multitest.stats.PairwiseTest.evidence` of its test).
     """
+
+    evidence: ClassVar[str] = "p-value"
 
     prior: np.ndarray
     first: np.ndarray
@@ -120,7 +127,7 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     stage = _Stage1(errors, prior, test, design, correction=correction,
                     alternative=alternative)
     P = stage.first.size
-    lazy = test._difference_only and (S * P > _EAGER_TESTS if keep is None else not keep)
+    lazy = test.difference_only and (S * P > _EAGER_TESTS if keep is None else not keep)
     if not lazy:
         statistic, pvalue = np.empty((S, P)), np.empty((S, P))
         adjusted = pvalue if correction == "none" else np.empty((S, P))
@@ -179,9 +186,9 @@ class _Stage1:
         keep = keep or decide is None
         statistic, pvalue = (np.empty((s1 - s0, P)), np.empty((s1 - s0, P))) if keep else \
             (None, None)
-        threads = _threads() if self.test._thread_safe else 1
+        threads = _threads() if self.test.thread_safe else 1
         parts = _work(s1 - s0, *self.errors.shape[1:], self.start, threads,
-                      self.test._fold_major)
+                      self.test.fold_major)
 
         def run(part):
             self._run_part(part, statistic, pvalue, s0, decide)
@@ -222,17 +229,17 @@ class _Stage1:
                 by_fold = np.ascontiguousarray(self._in_prior(s0, s1).transpose(2, 1, 0))
             if wide:
                 a, b = self._wide_differences(by_fold, i0, i1)
-            elif self.test._fold_major:
+            elif self.test.fold_major:
                 a, b = self._fold_major_differences(self._in_prior(s0, s1), i0, i1)
             else:
                 a, b = self._pair_major(self._in_prior(s0, s1), i0, i1,
-                                        self.test._difference_only)
+                                        self.test.difference_only)
             rows, cols = slice(s0 - offset, s1 - offset), slice(self.start[i0], self.start[i1])
-            if statistic is None and self.test._decision is not None:
+            if statistic is None and self.test.decision is not None:
                 # Decisions only: the test decides p < alpha without most p-values.
                 self.test._check_design(self.design)
                 self.test._kwargs(self.design, self.alternative)   # its errors, if any
-                significant = self.test._decision(a, b, decide[1])
+                significant = self.test.decision(a, b, decide[1])
             else:
                 stat, p = self.test._call_unchecked(a, b, self.design,
                                                     alternative=self.alternative)

@@ -201,7 +201,7 @@ def _second_pass_figure(ranking):
     from ..engine._effects import second_pass_rows
 
     sp = ranking.second_pass
-    bayesian = sp.method == "bayesian"
+    bayesian = sp.method_entry.bayesian
     edges = set(sp.edges())
     rows = [{"a": r["a"], "b": r["b"],
              "p": (r["p_a_better"], r["p_equivalent"], r["p_b_better"]) if bayesian else None,
@@ -230,7 +230,7 @@ def _dataset_figure(ranking, result):
                      "effect": (columns["mean_difference"][k], columns["ci_low"][k],
                                 columns["ci_high"][k])})
     s = ranking.settings
-    interval = interval_of(s.test, ranking.results.design)
+    interval = interval_of(ranking.pairwise_test.interval, ranking.results.design)
     title = (f"{result.name}: Bayesian correlated t-test" if bayesian else
              f"{result.name}: mean differences, {1 - s.alpha:.0%} {interval} intervals")
     return pairs_figure_svg(rows, title=title, threshold=s.threshold if bayesian else None,
@@ -287,7 +287,7 @@ def bayes_section_html(ranking):
     if ranking.second_pass is not None:
         text.append("Over data sets: Hodges–Lehmann median of the differences of mean errors "
                     f"(cheaper − costlier) with its Wilcoxon interval at {1 - s.alpha:.0%}")
-        if ranking.second_pass.method == "bayesian":
+        if ranking.second_pass.method_entry.bayesian:
             text.append(f"Bayesian signed-rank test, ROPE ±{s.rope:g}, override when "
                         f"P(costlier practically better) ≥ {s.threshold:g} "
                         f"(Monte Carlo, seed {s.seed})")
@@ -303,8 +303,8 @@ def bayes_section_html(ranking):
                        if f"dataset_effects_{stem}" in figures]
     if dataset_figures:
         what = (f"Bayesian correlated t-test on each data set (ROPE ±{s.rope:g}), with the mean "
-                "difference and its credible interval" if ranking.settings.test ==
-                "bayes-correlated-t" else "Mean difference of errors on each data set with the "
+                "difference and its credible interval" if ranking.pairwise_test.bayesian
+                else "Mean difference of errors on each data set with the "
                 f"{1 - s.alpha:.0%} interval of the test")
         parts.append(f"<p>{_e(what)}.</p>")
         for name, stem in dataset_figures:

@@ -367,8 +367,7 @@ class _PinnedDot:
 
 def _cd_caption(sp, n_datasets):
     """Plain-text lines under the CD diagram."""
-    method = {"nemenyi": "Nemenyi test", "wilcoxon": "Wilcoxon signed-rank test over data sets",
-              "sign": "sign test over data sets"}.get(sp.method, sp.method)
+    method = sp.method_entry.caption
     lines = [f"average ranks over {n_datasets} data sets (1 = best, on the left)"]
     if not sp.applied:
         lines.append(f"Friedman test does not reject at \u03b1 = {sp.alpha:g}: no post-hoc test "

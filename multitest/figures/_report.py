@@ -200,7 +200,7 @@ def _nemenyi_section(ranking, figs):
     sp = ranking.second_pass
     if sp is None:
         return ""
-    title = "Nemenyi stage" if sp.method == "nemenyi" else f"Post-hoc stage ({sp.method})"
+    title = sp.method_entry.title
     text = (f"Critical difference {sp.critical_difference:.4g}. "
             if sp.critical_difference is not None else "")
     if not sp.applied:

@@ -192,10 +192,10 @@ def _effect_sizes(ranking):
     if not ranking.results.has_folds:
         return None
     doc = {"level": 1 - ranking.settings.alpha,
-           "per_dataset_interval": interval_of(ranking.settings.test, ranking.results.design)}
-    rho = getattr(ranking.datasets[0].table, "rho", None)   # Bayesian correlated t-test
-    if rho is not None:
-        doc["rho"] = rho
+           "per_dataset_interval": interval_of(ranking.pairwise_test.interval,
+                                               ranking.results.design)}
+    if ranking.pairwise_test.bayesian:   # a BayesianPairwiseTable
+        doc["rho"] = ranking.datasets[0].table.rho
     return doc
 
 

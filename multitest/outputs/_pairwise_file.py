@@ -36,9 +36,7 @@ PAIRWISE_FORMAT = 2
 
 def _recomputable(ranking):
     """Whether stage 1 can be rerun bit for bit from the errors (a built-in test)."""
-    from ..stats._registry import get_test
-
-    return get_test(ranking.settings.test)._difference_only
+    return ranking.pairwise_test.difference_only
 
 
 def write_pairwise_file(ranking, path):

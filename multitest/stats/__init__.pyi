@@ -2,18 +2,16 @@
 
 from ._bayesian import BayesSettings as BayesSettings
 from ._bayesian import CorrelatedTResult as CorrelatedTResult
-from ._bayesian import SignedRankResult as SignedRankResult
-from ._bayesian import BayesianPosthoc as BayesianPosthoc
 from ._bayesian import correlated_t as correlated_t
-from ._bayesian import signed_rank as signed_rank
 from ._bayesian import fold_correlation as fold_correlation
 from ._bayesian import bayes_correlated_t as bayes_correlated_t
-from ._bayesian import is_bayesian as is_bayesian
-from ._bayesian import with_settings as with_settings
-from ._bayesian import settings_of as settings_of
-from ._bayesian import bayesian_posthoc as bayesian_posthoc
 from ._bayesian import DEFAULT_THRESHOLD as DEFAULT_THRESHOLD
 from ._bayesian import DEFAULT_SAMPLES as DEFAULT_SAMPLES
+from ._bayesian import POSTERIOR_EVIDENCE as POSTERIOR_EVIDENCE
+from ._bayesian_signed_rank import BayesianPosthoc as BayesianPosthoc
+from ._bayesian_signed_rank import SignedRankResult as SignedRankResult
+from ._bayesian_signed_rank import bayesian_posthoc as bayesian_posthoc
+from ._bayesian_signed_rank import signed_rank as signed_rank
 from ._corrections import BERGMANN_HOMMEL_MAX as BERGMANN_HOMMEL_MAX
 from ._corrections import CORRECTIONS as CORRECTIONS
 from ._corrections import PAIRWISE_CORRECTIONS as PAIRWISE_CORRECTIONS
@@ -27,7 +25,6 @@ from ._effect_sizes import fold_mean_difference as fold_mean_difference
 from ._effect_sizes import wilcoxon_interval as wilcoxon_interval
 from ._effect_sizes import over_datasets as over_datasets
 from ._effect_sizes import interval_of as interval_of
-from ._effect_sizes import INTERVAL_OF_TEST as INTERVAL_OF_TEST
 from ._effect_sizes import OVER_DATASETS_LIMIT as OVER_DATASETS_LIMIT
 from ._entry import PairwiseTest as PairwiseTest
 from ._entry import TestFailure as TestFailure

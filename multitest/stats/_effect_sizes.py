@@ -23,18 +23,7 @@ from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
 from ._validation import _iv_probability
 
 __all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
-           "wilcoxon_interval", "over_datasets", "interval_of", "INTERVAL_OF_TEST",
-           "OVER_DATASETS_LIMIT"]
-
-#: The interval used for each built-in test (others: ``'kfold-t'``).
-INTERVAL_OF_TEST = {
-    "kfold-t": "kfold-t",
-    "corrected-t": "corrected-t",
-    "bayes-correlated-t": "corrected-t",
-    "combined-5x2cv-t": "combined-5x2cv-t",
-    "combined-5x2cv-f": "combined-5x2cv-t",
-    "5x2cv-t": "combined-5x2cv-t",
-}
+           "wilcoxon_interval", "over_datasets", "interval_of", "OVER_DATASETS_LIMIT"]
 
 #: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
 #: averages of every pair) stays below this; above, they are left out (null).
@@ -61,24 +50,28 @@ class MeanDifference:
     interval: str
 
 
-def interval_of(test, design):
-    """Name of the interval :func:`fold_mean_difference` uses for ``test`` on ``design``."""
-    interval = INTERVAL_OF_TEST.get(test, "kfold-t")
+def interval_of(interval, design):
+    """The interval :func:`fold_mean_difference` computes for ``interval`` on ``design``.
+
+    ``interval`` is a test's :attr:`~multitest.stats.PairwiseTest.interval`;
+    it falls back to ``'kfold-t'`` on a design it is not defined for.
+    """
     if (interval == "combined-5x2cv-t" and not design.is_5x2) or (
             interval == "corrected-t" and design.folds < 2):
         return "kfold-t"
     return interval
 
 
-def fold_mean_difference(a, b, test, design, level=0.95):
-    """Mean difference over the folds with the interval of ``test``.
+def fold_mean_difference(a, b, interval, design, level=0.95):
+    """Mean difference over the folds with the interval of a test.
 
     Parameters
     ----------
     a, b : array_like, shape (n, F)
         Per-fold errors of the cheaper and the costlier algorithm.
-    test : str
-        Name of the pairwise test; :data:`INTERVAL_OF_TEST` gives its interval.
+    interval : {'kfold-t', 'corrected-t', 'combined-5x2cv-t'}
+        The :attr:`~multitest.stats.PairwiseTest.interval` of the pairwise
+        test (see :func:`interval_of` for the design).
     design : multitest.stats.FoldDesign
     level : float, default 0.95
 
@@ -107,7 +100,7 @@ def fold_mean_difference(a, b, test, design, level=0.95):
     b = np.atleast_2d(np.asarray(b, dtype=float))
     d = a - b
     n, F = d.shape
-    interval = interval_of(test, design)
+    interval = interval_of(interval, design)
     estimate = d.mean(axis=1)
     if F < 2:
         return MeanDifference(estimate=estimate, low=np.full(n, np.nan),

@@ -14,13 +14,18 @@ import numpy as np
 
 from .._errors import MultitestError
 from ..inputs._design import FoldDesign
-from ._fold_tests import (_combined_f_significant, combined_5x2cv_f, combined_5x2cv_t,
-                          corrected_t, kfold_t, paired_5x2cv_t, sign_test, wilcoxon_pratt,
-                          wilcoxon_scipy, wilcoxon_signed_rank)
 
 __all__ = ["PairwiseTest", "TestFailure"]
 
+#: Every alternative a pairwise test may offer (``'two-sided'`` always).
 _ALTERNATIVES = ("two-sided", "less", "greater")
+
+#: :attr:`PairwiseTest.evidence` of a classical test: its second number is a p-value.
+_P_VALUE = "p-value"
+
+#: The intervals of the mean difference :func:`~multitest.stats._effect_sizes.fold_mean_difference`
+#: computes (:attr:`PairwiseTest.interval`).
+_INTERVALS = ("kfold-t", "corrected-t", "combined-5x2cv-t")
 
 
 # --------------------------------------------------------------------------
@@ -49,8 +54,40 @@ class PairwiseTest:
         The test is only defined for 5x2 cross-validation.
     description : str
         One line, shown by ``multitest tests``.
-    supports_one_sided : bool
-        ``func`` accepts an ``alternative`` keyword.
+    alternatives : tuple of str
+        The alternatives ``func`` computes (a subset of ``('two-sided', 'less', 'greater')``,
+        ``'two-sided'`` first); more than ``'two-sided'`` only when ``func``
+        takes an ``alternative`` keyword.
+    difference_only : bool
+        ``func`` sees the errors only through ``a - b`` (the built-in tests):
+        stage 1 then passes the differences as ``a`` and zeros as ``b``, the
+        same numbers (``d - 0 == d``) with half the copying; such a test is
+        deterministic, so its rows can be recomputed bit for bit.
+    fold_major : bool
+        ``func`` reads the folds as rows (the 5x2 cv tests): stage 1 lays its
+        differences out fold-major (``a.T`` contiguous); the same numbers.
+    thread_safe : bool
+        Stage 1 may run ``func`` on several blocks at once (threads): NumPy
+        and :mod:`scipy.special` calls only, which release the GIL.
+    decision : callable or None
+        ``decision(a, b, alpha)``: whether each p-value is below ``alpha``,
+        the same decisions as ``func`` without computing most p-values.
+    interval : {'kfold-t', 'corrected-t', 'combined-5x2cv-t'}
+        The interval of the mean difference of errors shown beside the test's
+        decisions (see :func:`multitest.stats._effect_sizes.fold_mean_difference`):
+        the one whose standard error the test's statistic divides by.
+    bayesian : bool
+        The test decides by a posterior probability and a threshold, not by a
+        p-value and ``alpha``: stage 1 runs it with the run's ROPE and
+        threshold (:mod:`multitest.stats._bayesian`).
+    evidence : str
+        What the second number ``func`` returns (the ``pvalue`` column of
+        the outputs) holds: ``'p-value'``, or for a Bayesian test
+        ``'1 - P(costlier practically better)'``.
+
+    The capabilities after ``description`` are set by the registry for the
+    built-in tests; a user's test gets the safe defaults (none of them, the
+    ``kfold-t`` interval, its alternatives read from its signature).
 
     Examples
     --------
@@ -69,7 +106,24 @@ class PairwiseTest:
     vectorized: bool = False
     requires_5x2: bool = False
     description: str = ""
-    supports_one_sided: bool = False
+    alternatives: tuple = ("two-sided",)
+    difference_only: bool = False
+    fold_major: bool = False
+    thread_safe: bool = False
+    decision: Callable | None = None
+    interval: str = "kfold-t"
+    bayesian: bool = False
+    evidence: str = _P_VALUE
+
+    def __post_init__(self):
+        if self.interval not in _INTERVALS:
+            raise MultitestError(f"pairwise test '{self.name}': `interval` must be one of "
+                                 f"{', '.join(_INTERVALS)}, got {self.interval!r}")
+        if self.alternatives[:1] != ("two-sided",) or not set(self.alternatives) <= set(
+                _ALTERNATIVES):
+            raise MultitestError(f"pairwise test '{self.name}': `alternatives` must start with "
+                                 f"'two-sided' and hold only {', '.join(_ALTERNATIVES)}; got "
+                                 f"{self.alternatives!r}")
 
     @classmethod
     def from_function(cls, func, name=None, *, vectorized=None, requires_5x2=None,
@@ -78,8 +132,9 @@ class PairwiseTest:
 
         ``vectorized`` and ``requires_5x2`` default to the function's attributes
         of the same name (``False`` when absent); ``description`` defaults to
-        the first line of its docstring; ``supports_one_sided`` is true when the
-        function has an ``alternative`` parameter.
+        the first line of its docstring; ``alternatives`` are all three when
+        the function has an ``alternative`` parameter, else ``'two-sided'``.
+        The other capabilities get their safe defaults.
         """
         if vectorized is None:
             vectorized = bool(getattr(func, "vectorized", False))
@@ -93,7 +148,8 @@ class PairwiseTest:
             vectorized=vectorized,
             requires_5x2=requires_5x2,
             description=description,
-            supports_one_sided=_has_parameter(func, "alternative"),
+            alternatives=(_ALTERNATIVES if _has_parameter(func, "alternative")
+                          else _ALTERNATIVES[:1]),
         )
 
     def __call__(self, a, b, design, alternative="two-sided"):
@@ -156,38 +212,9 @@ class PairwiseTest:
         return _has_parameter(self.func, "design")
 
     @property
-    def _difference_only(self):
-        """Whether the test sees the errors only through ``a - b`` (built-in tests).
-
-        Stage 1 then passes the differences as ``a`` and zeros as ``b``, which
-        gives exactly the same numbers (``d - 0 == d``) with half the copying.
-        """
-        return self.func in _DIFFERENCE_ONLY
-
-    @property
-    def _thread_safe(self):
-        """Whether stage 1 may run this test on several blocks at once (threads).
-
-        True for the built-in t and F tests: NumPy and :mod:`scipy.special`
-        only, which release the GIL on large arrays.  User tests run in one
-        thread.
-        """
-        return self.func in _THREAD_SAFE
-
-    @property
-    def _decision(self):
-        """``f(a, b, alpha)``: whether each p-value is below ``alpha``, for tests that
-        can decide without computing most p-values (the same decisions), else None."""
-        return _DECISIONS.get(self.func)
-
-    @property
-    def _fold_major(self):
-        """Whether the test works on one row per fold (the 5x2 cv tests).
-
-        Stage 1 then lays its differences out fold-major (``a.T`` contiguous),
-        which the test reads without a strided copy; the numbers are the same.
-        """
-        return self.func in _FOLD_MAJOR
+    def supports_one_sided(self):
+        """Whether ``func`` computes one-sided alternatives (see :attr:`alternatives`)."""
+        return len(self.alternatives) > 1
 
     def _check_design(self, design):
         if self.requires_5x2 and not design.is_5x2:
@@ -206,7 +233,7 @@ class PairwiseTest:
         if _has_parameter(self.func, "design"):
             kwargs["design"] = design
         if alternative != "two-sided":
-            if not self.supports_one_sided:
+            if alternative not in self.alternatives:
                 raise MultitestError(
                     f"pairwise test '{self.name}' has no one-sided version (its function "
                     f"takes no `alternative` argument); use alternative='two-sided'"
@@ -367,21 +394,3 @@ def _first_line(doc):
 def _one_line(exc):
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-#: Built-in tests whose first step is ``d = a - b`` and which never look at
-#: ``a`` or ``b`` otherwise (see :attr:`PairwiseTest._difference_only`).
-_DIFFERENCE_ONLY = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
-                              corrected_t, wilcoxon_signed_rank, wilcoxon_pratt,
-                              wilcoxon_scipy, sign_test})
-
-#: Built-in tests reading the folds as rows (see :attr:`PairwiseTest._fold_major`).
-_FOLD_MAJOR = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t})
-
-#: Built-in tests deciding ``p < alpha`` faster (see :attr:`PairwiseTest._decision`).
-_DECISIONS = {combined_5x2cv_f: _combined_f_significant}
-
-#: Built-in tests made of NumPy and scipy.special calls only (see
-#: :attr:`PairwiseTest._thread_safe`).
-_THREAD_SAFE = frozenset({combined_5x2cv_f, paired_5x2cv_t, combined_5x2cv_t, kfold_t,
-                          corrected_t})

@@ -13,11 +13,11 @@ import importlib
 from importlib import metadata
 
 from .._errors import MultitestError, UnknownTestError
-from ._bayesian import bayes_correlated_t
+from ._bayesian import POSTERIOR_EVIDENCE, bayes_correlated_t
 from ._entry import PairwiseTest, _one_line
-from ._fold_tests import (combined_5x2cv_f, combined_5x2cv_t, corrected_t, kfold_t,
-                          paired_5x2cv_t, sign_test, wilcoxon_pratt, wilcoxon_scipy,
-                          wilcoxon_signed_rank)
+from ._fold_tests import (_combined_f_significant, combined_5x2cv_f, combined_5x2cv_t,
+                          corrected_t, kfold_t, paired_5x2cv_t, sign_test, wilcoxon_pratt,
+                          wilcoxon_scipy, wilcoxon_signed_rank)
 
 __all__ = ["DEFAULT_TEST", "ENTRY_POINT_GROUP", "available_tests", "get_test", "register_test"]
 
@@ -239,16 +239,25 @@ def _import_path(path):
 # Built-in tests (registered like any plug-in)
 # --------------------------------------------------------------------------
 
-for _name, _func, _flags in (
-    ("combined-5x2cv-f", combined_5x2cv_f, dict(vectorized=True, requires_5x2=True)),
-    ("5x2cv-t", paired_5x2cv_t, dict(vectorized=True, requires_5x2=True)),
-    ("combined-5x2cv-t", combined_5x2cv_t, dict(vectorized=True, requires_5x2=True)),
-    ("kfold-t", kfold_t, dict(vectorized=True)),
-    ("corrected-t", corrected_t, dict(vectorized=True)),
-    ("wilcoxon", wilcoxon_signed_rank, dict(vectorized=True)),
-    ("wilcoxon-pratt", wilcoxon_pratt, dict(vectorized=True)),
-    ("wilcoxon-scipy", wilcoxon_scipy, dict(vectorized=True)),
-    ("sign", sign_test, dict(vectorized=True)),
-    ("bayes-correlated-t", bayes_correlated_t, dict(vectorized=True)),
-):
-    register_test(_name, **_flags)(_func)
+#: What the built-in tests can do, beyond what their signatures say (see the
+#: attributes of :class:`PairwiseTest`).  All see the errors only through ``a - b``.
+_T_TEST = dict(vectorized=True, difference_only=True, thread_safe=True)
+_FIVE_BY_TWO = dict(_T_TEST, requires_5x2=True, fold_major=True, interval="combined-5x2cv-t")
+_RANK_TEST = dict(vectorized=True, difference_only=True)
+_BUILTINS = (
+    ("combined-5x2cv-f", combined_5x2cv_f, dict(_FIVE_BY_TWO, decision=_combined_f_significant)),
+    ("5x2cv-t", paired_5x2cv_t, _FIVE_BY_TWO),
+    ("combined-5x2cv-t", combined_5x2cv_t, _FIVE_BY_TWO),
+    ("kfold-t", kfold_t, dict(_T_TEST, interval="kfold-t")),
+    ("corrected-t", corrected_t, dict(_T_TEST, interval="corrected-t")),
+    ("wilcoxon", wilcoxon_signed_rank, _RANK_TEST),
+    ("wilcoxon-pratt", wilcoxon_pratt, _RANK_TEST),
+    ("wilcoxon-scipy", wilcoxon_scipy, _RANK_TEST),
+    ("sign", sign_test, _RANK_TEST),
+    # Its posterior is the corrected t's Student t (rho = 1/k): the same interval.
+    ("bayes-correlated-t", bayes_correlated_t,
+     dict(vectorized=True, interval="corrected-t", bayesian=True, evidence=POSTERIOR_EVIDENCE)),
+)
+for _name, _func, _capabilities in _BUILTINS:
+    _REGISTRY[_name] = dataclasses.replace(PairwiseTest.from_function(_func, _name),
+                                           **_capabilities)

@@ -1,0 +1,181 @@
+"""The second-pass methods of Multi²Test: one table, one entry per method.
+
+Each :class:`SecondPassMethod` says how its post-hoc test runs over the data sets, how it
+orients a pair (which of two algorithms is better), whether it takes a family-wise
+correction, whether it is Bayesian, and the words the outputs use for it.  The second pass
+(:func:`multitest.engine._second_pass.second_pass`), the stability bootstrap, the
+explanations, the figures and the report ask the entry; no other module compares method
+names.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import MappingProxyType
+
+import numpy as np
+
+from .._errors import MultitestError
+from ..stats._bayesian_signed_rank import bayesian_posthoc
+from ..stats._nemenyi import critical_difference, nemenyi
+from ..stats._over_datasets import pairwise_over_datasets
+
+__all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method"]
+
+
+@dataclass(frozen=True)
+class SecondPassMethod:
+    """A post-hoc test over data sets, as the second pass uses it.
+
+    Parameters
+    ----------
+    name : str
+        The value of ``second_pass`` (``--second-pass``).
+    description : str
+        One line for the documentation and the command line.
+    caption : str
+        What the critical-difference diagram calls the test.
+    title : str
+        Title of the report's section on the post-hoc test.
+    better_words : str
+        How an explanation says that an algorithm overrides a cheaper one.
+    posthoc : callable
+        ``posthoc(ranks, mean_errors, *, alpha, correction, bayes)``: the
+        :class:`~multitest.stats._posthoc.PosthocResult` of every pair, from
+        the ``(S, L)`` ranks and mean errors.
+    better : callable
+        ``better(average_ranks, mean_errors, posthoc)``: ``(L, L)`` booleans,
+        ``[a, b]`` true when ``a`` is better than ``b`` by the method's
+        criterion (``posthoc`` is None when the test was not applied).
+    decision : callable or None
+        ``decision(ranks, mean_errors, *, alpha, correction)``: the
+        ``significant`` matrix of ``posthoc`` without its p-values (the same
+        decisions, faster), for the stability bootstrap; None: ``posthoc``.
+    takes_correction : bool
+        The p-values are corrected for the family of pairs
+        (``posthoc_correction``); otherwise the correction is ``'none'``.
+    bayesian : bool
+        Decides by posterior probabilities with the run's ROPE and
+        threshold; not gated by the Friedman test.
+    rank_based : bool
+        Compares average ranks (Nemenyi's critical difference); otherwise the
+        per-data-set mean errors.
+    """
+
+    name: str
+    description: str
+    caption: str
+    title: str
+    better_words: str
+    posthoc: Callable
+    better: Callable
+    decision: Callable | None = None
+    takes_correction: bool = False
+    bayesian: bool = False
+    rank_based: bool = False
+
+
+# -- how each method runs --------------------------------------------------------------
+
+def _nemenyi(ranks, mean_errors, *, alpha, correction, bayes):
+    return nemenyi(ranks, alpha=alpha)
+
+
+#: The critical difference depends on L, S and alpha alone: once per bootstrap.
+_critical_difference = functools.lru_cache(maxsize=64)(critical_difference)
+
+
+def _nemenyi_decision(ranks, mean_errors, *, alpha, correction):
+    """``|R_a - R_b| >= CD``: :func:`~multitest.stats.nemenyi`'s decisions."""
+    n_datasets, n_algorithms = ranks.shape
+    average = ranks.sum(axis=0) / n_datasets
+    cd = _critical_difference(n_algorithms, n_datasets, alpha)
+    return np.abs(average[:, None] - average[None, :]) >= cd
+
+
+def _over_datasets(ranks, mean_errors, *, alpha, correction, bayes, method):
+    return pairwise_over_datasets(mean_errors, method=method, correction=correction,
+                                  alpha=alpha)
+
+
+def _bayesian(ranks, mean_errors, *, alpha, correction, bayes):
+    return bayesian_posthoc(mean_errors, bayes, alpha)
+
+
+def _lower_average_rank(average_ranks, mean_errors, posthoc):
+    return average_ranks[:, None] < average_ranks[None, :]
+
+
+def _lower_median_difference(average_ranks, mean_errors, posthoc):
+    """The direction of a paired test over data sets: the median difference of mean
+    errors, the mean difference when the median is zero."""
+    # Row by row, so that no (S, L, L) array is ever held.
+    mean_errors = np.asarray(mean_errors, dtype=float)
+    better = np.zeros((mean_errors.shape[1],) * 2, dtype=bool)
+    for a in range(mean_errors.shape[1]):
+        differences = mean_errors[:, [a]] - mean_errors
+        median = np.median(differences, axis=0)
+        better[a] = np.where(median != 0, median, differences.mean(axis=0)) < 0
+    return better
+
+
+def _more_probably_better(average_ranks, mean_errors, posthoc):
+    return posthoc.better > posthoc.better.T
+
+
+def _paired(name, description, caption=None):
+    """A paired test of the mean errors over data sets (Wilcoxon or sign)."""
+    return SecondPassMethod(
+        name=name, description=description, caption=caption or name,
+        title=f"Post-hoc stage ({name})",
+        better_words=f"significantly better ({name} test over data sets)",
+        posthoc=functools.partial(_over_datasets, method=name),
+        better=_lower_median_difference, takes_correction=True)
+
+
+_METHODS = (
+    SecondPassMethod(
+        name="nemenyi", description="Nemenyi test: average ranks differing by at least the "
+        "critical difference", caption="Nemenyi test", title="Nemenyi stage",
+        better_words="significantly better on average rank", posthoc=_nemenyi,
+        better=_lower_average_rank, decision=_nemenyi_decision, rank_based=True),
+    _paired("wilcoxon", "Wilcoxon signed-rank test of the mean errors (exact conditional, "
+            "zeros dropped)", caption="Wilcoxon signed-rank test over data sets"),
+    _paired("wilcoxon-pratt", "Wilcoxon signed-rank test of the mean errors with Pratt's "
+            "zeros"),
+    _paired("wilcoxon-scipy", "Wilcoxon signed-rank test of the mean errors with "
+            "scipy.stats.wilcoxon's conventions"),
+    _paired("sign", "sign test of the mean errors", caption="sign test over data sets"),
+    SecondPassMethod(
+        name="bayesian", description="Bayesian signed-rank test of the mean errors (ROPE, "
+        "threshold); not gated by the Friedman test", caption="bayesian",
+        title="Post-hoc stage (bayesian)",
+        better_words="significantly better (bayesian test over data sets)",
+        posthoc=_bayesian, better=_more_probably_better, bayesian=True),
+)
+
+#: Every second-pass method by name, in the order the command line lists them.
+SECOND_PASS_METHODS = MappingProxyType({method.name: method for method in _METHODS})
+
+
+def get_second_pass_method(name):
+    """The :class:`SecondPassMethod` called ``name``.
+
+    Raises
+    ------
+    MultitestError
+        If there is none (the one-line message lists the valid names).
+
+    Examples
+    --------
+    >>> from multitest.engine._second_pass_methods import get_second_pass_method
+    >>> method = get_second_pass_method("wilcoxon")
+    >>> method.takes_correction, method.bayesian, method.rank_based
+    (True, False, False)
+    """
+    if isinstance(name, str) and name in SECOND_PASS_METHODS:
+        return SECOND_PASS_METHODS[name]
+    raise MultitestError(f"`second_pass` must be one of {', '.join(SECOND_PASS_METHODS)}, "
+                         f"got {name!r}")

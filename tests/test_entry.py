@@ -1,0 +1,121 @@
+"""multitest.stats._entry: what a pairwise test's registry entry says it can do."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+from multitest import MultitestError, rank
+from multitest.engine._bayesian_stage1 import BayesianPairwiseTable
+from multitest.engine._stage1 import PairwiseTable
+from multitest.inputs._design import FoldDesign
+from multitest.stats import _fold_tests as fold_tests
+from multitest.stats._bayesian import POSTERIOR_EVIDENCE, bayes_correlated_t
+from multitest.stats._entry import PairwiseTest
+from multitest.stats._registry import available_tests, get_test
+
+ONE_SIDED = ("two-sided", "less", "greater")
+TWO_SIDED = ("two-sided",)
+T_TESTS = {"vectorized": True, "difference_only": True, "thread_safe": True, "bayesian": False}
+FIVE_BY_TWO = {**T_TESTS, "requires_5x2": True, "fold_major": True,
+               "interval": "combined-5x2cv-t"}
+RANK_TESTS = {"vectorized": True, "requires_5x2": False, "difference_only": True,
+              "fold_major": False, "thread_safe": False, "decision": None, "interval": "kfold-t",
+              "bayesian": False, "evidence": "p-value", "alternatives": ONE_SIDED}
+
+#: Every built-in test and the capabilities its entry must carry.
+BUILTINS = {
+    "combined-5x2cv-f": (fold_tests.combined_5x2cv_f,
+                         dict(FIVE_BY_TWO, alternatives=TWO_SIDED,
+                              decision=fold_tests._combined_f_significant)),
+    "5x2cv-t": (fold_tests.paired_5x2cv_t, dict(FIVE_BY_TWO, alternatives=ONE_SIDED,
+                                                decision=None)),
+    "combined-5x2cv-t": (fold_tests.combined_5x2cv_t, dict(FIVE_BY_TWO, alternatives=ONE_SIDED,
+                                                           decision=None)),
+    "kfold-t": (fold_tests.kfold_t, dict(T_TESTS, requires_5x2=False, fold_major=False,
+                                         interval="kfold-t", alternatives=ONE_SIDED)),
+    "corrected-t": (fold_tests.corrected_t, dict(T_TESTS, requires_5x2=False, fold_major=False,
+                                                 interval="corrected-t", alternatives=ONE_SIDED,
+                                                 evidence="p-value")),
+    "wilcoxon": (fold_tests.wilcoxon_signed_rank, RANK_TESTS),
+    "wilcoxon-pratt": (fold_tests.wilcoxon_pratt, RANK_TESTS),
+    "wilcoxon-scipy": (fold_tests.wilcoxon_scipy, RANK_TESTS),
+    "sign": (fold_tests.sign_test, RANK_TESTS),
+    "bayes-correlated-t": (bayes_correlated_t, {
+        "vectorized": True, "requires_5x2": False, "difference_only": False,
+        "fold_major": False, "thread_safe": False, "decision": None, "interval": "corrected-t",
+        "bayesian": True, "evidence": POSTERIOR_EVIDENCE, "alternatives": TWO_SIDED}),
+}
+
+
+def test_every_builtin_is_listed():
+    assert set(available_tests()) >= set(BUILTINS)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_builtin_entry_fields(name):
+    func, expected = BUILTINS[name]
+    test = get_test(name)
+    assert test.func is func and test.name == name
+    for field, value in expected.items():
+        assert getattr(test, field) == value, field
+    assert test.supports_one_sided == (test.alternatives == ONE_SIDED)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTINS))
+def test_module_path_to_a_builtin_keeps_its_capabilities(name):
+    func, _ = BUILTINS[name]
+    test = get_test(f"{func.__module__}:{func.__name__}")
+    assert test == dataclasses.replace(get_test(name), name=test.name)
+
+
+def test_user_test_gets_the_safe_defaults():
+    def paired(a, b, alternative="two-sided"):
+        return 0.0, 1.0
+
+    def plain(a, b, design):
+        return 0.0, 1.0
+
+    for func, alternatives, uses_design in ((paired, ONE_SIDED, False),
+                                            (plain, TWO_SIDED, True)):
+        test = get_test(func)
+        assert (test.vectorized, test.requires_5x2, test.difference_only, test.fold_major,
+                test.thread_safe, test.decision, test.interval, test.bayesian,
+                test.evidence) == (False, False, False, False, False, None, "kfold-t", False,
+                                   "p-value")
+        assert (test.alternatives, test.uses_design) == (alternatives, uses_design)
+    bare = PairwiseTest("bare", paired)
+    assert bare.alternatives == TWO_SIDED and not bare.supports_one_sided
+
+
+def test_alternative_outside_the_entry_is_refused():
+    test = dataclasses.replace(get_test("kfold-t"), alternatives=TWO_SIDED)
+    a = np.full((1, 10), 0.2)
+    with pytest.raises(MultitestError, match="no one-sided version"):
+        test(a, a - 0.01, FoldDesign(1, 10), alternative="greater")
+
+
+def test_entry_fields_are_checked():
+    with pytest.raises(MultitestError, match="`interval` must be one of"):
+        PairwiseTest("x", bayes_correlated_t, interval="wilcoxon")
+    with pytest.raises(MultitestError, match="`alternatives` must start with 'two-sided'"):
+        PairwiseTest("x", bayes_correlated_t, alternatives=("less",))
+
+
+def test_stage1_table_says_what_its_pvalue_holds(example):
+    results = example.subset(datasets=example.datasets[:3])
+    classical = rank(results, "training_time")
+    bayesian = rank(results, "training_time", test="bayes-correlated-t", rope=0.01)
+    assert classical.pairwise_test is get_test("combined-5x2cv-f")
+    assert bayesian.pairwise_test is get_test("bayes-correlated-t")
+    table = bayesian.datasets[0].table
+    assert isinstance(table, BayesianPairwiseTable) and table.rope == 0.01
+    assert (PairwiseTable.evidence, table.evidence) == ("p-value", POSTERIOR_EVIDENCE)
+    assert table.evidence == bayesian.pairwise_test.evidence
+    assert classical.datasets[0].table.evidence == classical.pairwise_test.evidence
+    # The ROPE reaches stage 1 through the settings, not through the test function.
+    wider = rank(results, "training_time", test="bayes-correlated-t", rope=0.05)
+    assert np.all(wider.datasets[0].table.pvalue >= table.pvalue)
+    assert_array_equal(np.asarray(table.pvalue), np.asarray(table.pvalue_adjusted))
+
