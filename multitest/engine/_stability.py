@@ -152,7 +152,7 @@ def _iv_stability(own, rank_options):
     selection : dict
         ``datasets`` and ``algorithms``.
     """
-    own = {name: option.validate(own[name]) for name, option in _OWN_OPTIONS.items()}
+    own = {name: option.check(own[name], option.label) for name, option in _OWN_OPTIONS.items()}
     return (own,) + check_stability_options(rank_options)
 
 
