@@ -165,12 +165,14 @@ def _test(value, label):
 def _alphas(value, label):
     """Significance levels, sorted, without duplicates (a number, a sequence or a text)."""
     if isinstance(value, str):
-        parts = [part.strip() for part in value.split(",") if part.strip()]
         try:
-            value = [float(part) for part in parts]
+            grid = [float(part) for part in _names(value, label)]
         except ValueError:
+            grid = []
+        if not grid:
             raise MultitestError(f"{label} must be numbers strictly between 0 and 1, separated "
-                                 f"by commas, got {value!r}") from None
+                                 f"by commas, got {value!r}")
+        value = grid
     elif _is_real(value):
         value = (value,)
     try:
