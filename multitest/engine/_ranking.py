@@ -202,11 +202,12 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     >>> ranking.final_order
     ('svr', 'svl', 'sv2', '5nn', 'mlp', 'lnp', 'mdt', 'c45')
     """
-    options = dict(test=test, alpha=alpha, correction=correction, alternative=alternative,
-                   second_pass=second_pass, posthoc_correction=posthoc_correction,
-                   friedman_gate=friedman_gate, control=control,
-                   control_method=control_method, friedman_ties=friedman_ties,
-                   test_train_ratio=test_train_ratio, rope=rope, threshold=threshold, seed=seed)
+    options = {"test": test, "alpha": alpha, "correction": correction,
+               "alternative": alternative, "second_pass": second_pass,
+               "posthoc_correction": posthoc_correction, "friedman_gate": friedman_gate,
+               "control": control, "control_method": control_method,
+               "friedman_ties": friedman_ties, "test_train_ratio": test_train_ratio,
+               "rope": rope, "threshold": threshold, "seed": seed}
     settings = _settings_of(settings, options)
     source = results.source if isinstance(results, Results) else results
     results = resolve_results(results, datasets, algorithms)

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numbers
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Callable
 
 import numpy as np
 
@@ -492,10 +492,6 @@ class Settings:
         return {f.name: getattr(self, f.name) for f in fields(self)
                 if f.metadata.get("recorded", True)}
 
-    def options(self):
-        """The keywords of :func:`multitest.rank` that give these settings back."""
-        return {name: getattr(self, name) for name in _SETTING}
-
 
 def _iv_settings(options):
     """:meth:`Settings.from_options`: every check of the settings, in one place."""
@@ -505,20 +501,14 @@ def _iv_settings(options):
                              f"{', '.join(_SETTING)}")
     given = {k: _SETTING[k].validate(v) for k, v in options.items() if v is not None}
     value = {k: given.get(k, o.default) for k, o in _SETTING.items()}
-    entry = get_test(value["test"]) if "test" not in given else given["test"]
+    entry = get_test(value["test"])     # the entry itself when the test was given
     method = value["second_pass"]
     _iv_bayesian(given, entry, method)
     _iv_test_options(given, entry)
     _iv_second_pass_options(given, method)
-    return Settings(
-        test=entry.name, alpha=value["alpha"], correction=value["correction"],
-        alternative=value["alternative"], costs=None, second_pass=method,
-        posthoc_correction=value["posthoc_correction"] if _method_takes_correction(method)
-        else "none",
-        friedman_gate=value["friedman_gate"], control=value["control"],
-        control_method=value["control_method"], friedman_ties=value["friedman_ties"],
-        test_train_ratio=value["test_train_ratio"], rope=value["rope"],
-        threshold=value["threshold"], seed=value["seed"], pairwise_test=entry)
+    if not _method_takes_correction(method):
+        value["posthoc_correction"] = "none"
+    return Settings(**dict(value, test=entry.name, costs=None), pairwise_test=entry)
 
 
 def _bayesian_names():

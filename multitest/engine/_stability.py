@@ -263,8 +263,8 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     >>> result.reference_order[0], result.position_frame().sum(axis=1).round(6).unique()
     ('5nn', array([1.]))
     """
-    own, base, selection = _iv_stability(dict(n_bootstrap=n_bootstrap, seed=seed,
-                                              alphas=alphas, profiles=profiles), rank_options)
+    own, base, selection = _iv_stability({"n_bootstrap": n_bootstrap, "seed": seed,
+                                          "alphas": alphas, "profiles": profiles}, rank_options)
     n_bootstrap, seed, alphas = own["n_bootstrap"], own["seed"], own["alphas"]
     resolved = resolve_results(results, selection["datasets"], selection["algorithms"])
     if resolved.n_datasets < 2:
