@@ -44,7 +44,6 @@ _EXPORTS = {
     "OPTIONS": "._settings",
     "Settings": "._settings",
     "ALTERNATIVES": "._settings",
-    "CONTROL_METHODS": "._settings",
     "SCORE_MATRIX_TEST": "._settings",
     "options_of": "._settings",
     "StabilityResult": "._stability",
