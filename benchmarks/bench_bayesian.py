@@ -37,7 +37,9 @@ rows = pd.DataFrame({{
     "fold": np.tile([1, 2], S * L * 5), "error": errors.ravel()}})
 order = [f"a{{j}}" for j in range(L)]
 start = time.perf_counter()
-ranking = rank(rows, order, test=test, rope=0.01)
+# rope applies to the Bayesian test only (rank() refuses it with another test)
+bayesian = {{"rope": 0.01}} if test == "bayes-correlated-t" else {{}}
+ranking = rank(rows, order, test=test, **bayesian)
 RESULT = {{"seconds": time.perf_counter() - start,
           "tests": S * L * (L - 1) // 2}}
 """

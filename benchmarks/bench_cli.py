@@ -43,7 +43,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import ROOT, median, multitest_program, python_child, timed_command  # noqa: E402

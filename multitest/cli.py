@@ -13,32 +13,21 @@ import os
 import sys
 import time
 
-from . import __version__, example_path
-from .stats._corrections import CORRECTIONS, PAIRWISE_CORRECTIONS
 import dataclasses
 
-from .inputs._costs import bundled_profiles, profile_from_order, read_yaml
+from . import __version__, example_path
+from .inputs._costs import profile_from_order, read_yaml
 from ._errors import InputError, MultitestError, abbreviate, one_line
 from .stats._registry import DEFAULT_TEST, available_tests
-from .stats._friedman import FRIEDMAN_TIES
-from .engine._ranking import ALTERNATIVES, CONTROL_METHODS, rank, resolve_profile
-from .inputs._results import VALUE_KINDS, load_results
-from .engine._second_pass_methods import SECOND_PASS_METHODS
+from .engine._ranking import rank, resolve_profile
+from .engine._settings import OPTIONS, options_of
+from .inputs._results import load_results
 
 __all__ = ["main"]
 
-_CONFIG_KEYS = ("costs", "order", "secondary_costs", "test", "alpha", "correction", "alternative",
-                "second_pass", "posthoc_correction", "friedman_gate", "control",
-                "control_method", "datasets", "algorithms", "value", "kind", "format", "report",
-                "out", "friedman_ties", "test_train_ratio", "rope", "threshold",
-                "bayes_seed")
-
-
-#: Type of each setting of a --config file: text, list of text (or text split on
-#: commas), number or true/false.
-_CONFIG_TYPES = {"alpha": "number", "friedman_gate": "boolean", "report": "boolean",
-                 "order": "names", "datasets": "names", "algorithms": "names",
-                 "format": "names"}
+#: Every key of a settings file that is not an option of the stability analysis itself
+#: (those have their own entries in its manifest).
+_ANALYSIS_KEYS = tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -48,72 +37,46 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"multitest: error: {one_line(message)} (see {self.prog} --help)\n")
 
 
-def _split(text):
-    return [part.strip() for part in text.split(",") if part.strip()] if text else None
+def _from_text(kind):
+    """Command-line text as a number or an integer when it reads as one, else the text.
+
+    Whatever it gives is checked with the option (``multitest.engine._settings``), so that
+    ``--alpha 1.5`` and ``--alpha x`` get the same message as ``rank(..., alpha=1.5)``.
+    """
+    convert = {"number": float, "integer": int}.get(kind)
+
+    def parse(text):
+        try:
+            return convert(text) if convert else text
+        except ValueError:
+            return text
+    return parse
 
 
-def _add_analysis_options(parser):
-    """Options shared by `rank` and `stability`: input, prior and tests."""
+def _add_option(group, option):
+    """One option of the definition as an argparse argument (default None: not given)."""
+    if option.switch is not None:
+        group.add_argument(*option.cli_flags, dest=option.key, default=None,
+                           action="store_true" if option.switch else "store_false",
+                           help=option.help_text)
+        return
+    metavar = option.metavar or (option.choices and "{" + ",".join(option.choices) + "}")
+    group.add_argument(*option.cli_flags, dest=option.key, default=None, metavar=metavar,
+                       type=_from_text(option.kind), help=option.help_text)
+
+
+def _add_options(parser, command):
+    """The results, every option of `command` in its groups, and --config."""
     parser.add_argument("results", help="per-fold results, long-format CSV")
-    prior = parser.add_argument_group("prior preference (one of)")
-    prior.add_argument("--costs", metavar="PROFILE",
-                       help="cost profile: YAML file or bundled name (%s)"
-                       % ", ".join(bundled_profiles()))
-    prior.add_argument("--order", metavar="A,B,...", help="explicit order, cheapest first")
-    prior.add_argument("--secondary-costs", metavar="PROFILE",
-                       help="profile that breaks ties of the main one")
-    tests = parser.add_argument_group("tests")
-    tests.add_argument("--test", metavar="NAME", help=f"pairwise test: a registered name "
-                       f"(multitest tests) or module:function (default {DEFAULT_TEST})")
-    tests.add_argument("--alpha", type=float, help="significance level (default 0.05)")
-    tests.add_argument("--correction", choices=CORRECTIONS,
-                       help="correction within a data set (default none)")
-    tests.add_argument("--alternative", choices=ALTERNATIVES,
-                       help="'greater': one-sided 'costlier is better' p-values")
-    tests.add_argument("--second-pass", choices=SECOND_PASS_METHODS,
-                       help="post-hoc test over data sets (default nemenyi)")
-    tests.add_argument("--posthoc-correction", choices=PAIRWISE_CORRECTIONS,
-                       help="correction for the wilcoxon/sign second pass (default holm)")
-    tests.add_argument("--no-friedman-gate", dest="friedman_gate", action="store_false",
-                       default=None, help="apply the post-hoc test even when Friedman does "
-                       "not reject")
-    tests.add_argument("--friedman-ties", choices=FRIEDMAN_TIES,
-                       help="Friedman statistic with R's tie correction (default corrected) "
-                       "or Demsar's uncorrected one")
-    tests.add_argument("--test-train-ratio", metavar="N_TEST/N_TRAIN",
-                       help="corrected-t: test/train size ratio, e.g. 1/9 or 100/900 "
-                       "(default 1/(k-1) for k folds)")
-    tests.add_argument("--control", metavar="NAME",
-                       help="also compare every algorithm with this one")
-    tests.add_argument("--control-method", choices=CONTROL_METHODS,
-                       help="correction of the control comparisons (default holm)")
-    bayes = parser.add_argument_group("Bayesian tests (--test bayes-correlated-t, "
-                                      "--second-pass bayesian)")
-    bayes.add_argument("--rope", type=float, metavar="R", help="region of practical "
-                       "equivalence [-R, R], in the units of the errors (default 0)")
-    bayes.add_argument("--min-probability", "--threshold", dest="threshold", type=float,
-                       metavar="P", help="override when P(costlier practically better) >= P "
-                       "(default 0.95)")
-    bayes.add_argument("--bayes-seed", type=int, metavar="N",
-                       help="seed of the Monte Carlo signed-rank test (default 0)")
-    data = parser.add_argument_group("input")
-    data.add_argument("--datasets", metavar="D1,D2,...", help="use only these data sets")
-    data.add_argument("--algorithms", metavar="A1,A2,...", help="use only these algorithms")
-    data.add_argument("--value", metavar="COLUMN", help="column holding the values "
-                      "(default: the one named error/accuracy/...)")
-    data.add_argument("--kind", choices=VALUE_KINDS,
-                      help="how values become errors (default auto: from the column name)")
-    data.add_argument("--config", metavar="YAML", help="settings file; keys are the long "
-                      "options with '_' for '-' (command-line options win)")
-
-
-def _add_rank_outputs(parser):
-    out = parser.add_argument_group("output")
-    out.add_argument("--out", metavar="DIR", help="write result.json, CSV tables (and figures)")
-    out.add_argument("--format", metavar="svg[,png,pdf]",
-                     help="figure formats (DOT sources are always written with --out)")
-    out.add_argument("--report", action="store_true", default=None,
-                     help="write DIR/report.html")
+    groups = {}
+    for option in options_of(command):
+        if option.group not in groups:
+            groups[option.group] = parser.add_argument_group(option.group)
+        _add_option(groups[option.group], option)
+        if option.key == "kind":
+            groups[option.group].add_argument(
+                "--config", metavar="YAML", help="settings file; keys are the long options "
+                "with '_' for '-' (command-line options win)")
 
 
 _EXAMPLES = """examples:
@@ -157,28 +120,15 @@ def _parser():
         "rank", help="order algorithms from per-fold results",
         description="Order algorithms from per-fold results.", epilog=_RANK_EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    _add_analysis_options(rank_parser)
-    _add_rank_outputs(rank_parser)
+    _add_options(rank_parser, "rank")
     _add_quiet(rank_parser, default=argparse.SUPPRESS)
     stab = sub.add_parser("stability", help="how stable the final order is (bootstrap, alpha, "
                           "cost profiles)", description="Resample the data sets with "
                           "replacement and rerun the second pass; compare alphas and profiles.",
                           epilog=_STABILITY_EXAMPLES,
                           formatter_class=argparse.RawDescriptionHelpFormatter)
-    _add_analysis_options(stab)
+    _add_options(stab, "stability")
     _add_quiet(stab, default=argparse.SUPPRESS)
-    extra = stab.add_argument_group("stability")
-    extra.add_argument("-B", "--bootstrap", type=int, default=1000, metavar="N",
-                       help="number of resamples (default 1000)")
-    extra.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    extra.add_argument("--alphas", default="0.01,0.05,0.1", metavar="A1,A2,...",
-                       help="alpha grid (default 0.01,0.05,0.1)")
-    extra.add_argument("--profiles", metavar="P1,P2,...",
-                       help="cost profiles to compare side by side")
-    extra.add_argument("--out", metavar="DIR", help="write stability.json, "
-                       "stability_positions.csv (and stability.html with --report)")
-    extra.add_argument("--report", action="store_true", default=None,
-                       help="write DIR/stability.html (heat maps)")
     demo = sub.add_parser("demo", help="run the bundled report data with both bundled profiles")
     demo.add_argument("--out", metavar="DIR", help="also write outputs under DIR/<profile>")
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
@@ -207,56 +157,53 @@ def _add_run_parser(sub):
                      help="recompute the folds stored as failed")
 
 
-def _config(path):
+def _config(path, command):
+    """The settings of a --config file, each key an option of `command` of the right type."""
     data, lines = read_yaml(path)
     if not isinstance(data, dict):
         raise InputError("a settings file must be a YAML mapping", source=path, row=1)
-    for key in data:
-        if key not in _CONFIG_KEYS:
-            raise InputError(f"unknown setting '{key}'; valid settings are "
-                             f"{', '.join(_CONFIG_KEYS)}", source=path, row=lines.get((key,)),
-                             field=key)
-        _check_config_type(key, data[key], path, lines.get((key,)))
+    known = {o.key: o for o in options_of(command)}
+    for key, value in data.items():
+        row = lines.get((key,))
+        if key not in known:
+            message = (f"setting '{key}' does not apply to multitest {command}"
+                       if key in _ANALYSIS_KEYS else f"unknown setting '{key}'; valid "
+                       f"settings are {', '.join(known)}")
+            raise InputError(message, source=path, row=row, field=key)
+        error = known[key].config_error(value)
+        if error:
+            raise InputError(f"{error}, got {type(value).__name__} {abbreviate(repr(value))}",
+                             source=path, row=row, field=key)
     return data, os.path.dirname(os.path.abspath(path))
 
 
-def _check_config_type(key, value, path, row):
-    kind = _CONFIG_TYPES.get(key, "text")
-    if value is None:
-        return
-    if kind == "number":
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    elif kind == "boolean":
-        ok = isinstance(value, bool)
-    elif kind == "names":
-        ok = isinstance(value, str) or (isinstance(value, list) and value
-                                        and all(isinstance(v, str) for v in value))
-    else:
-        ok = isinstance(value, str)
-    if not ok:
-        expected = {"number": "a number", "boolean": "true or false", "text": "text",
-                    "names": "a list of names (or names separated by commas)"}[kind]
-        raise InputError(f"must be {expected}, got {type(value).__name__} "
-                         f"{abbreviate(repr(value))}", source=path, row=row, field=key)
+def _settings(args, command):
+    """Merge command-line options over the --config file; None: not given.
 
-
-def _settings(args):
-    """Merge command-line options over the --config file over the defaults."""
-    config, base = _config(args.config) if args.config else ({}, None)
+    The input and output options are checked here; the analysis options by
+    :func:`multitest.rank` and ``stability()`` (one check per option).
+    """
+    config, base = _config(args.config, command) if args.config else ({}, None)
     merged = {}
-    for key in _CONFIG_KEYS:
-        value = getattr(args, key, None)
-        merged[key] = config.get(key) if value is None else value
-    for key in ("datasets", "algorithms", "format"):
-        if isinstance(merged[key], str):
-            merged[key] = _split(merged[key])
-    if base is not None:
-        for key in ("costs", "secondary_costs", "out"):
-            if getattr(args, key, None) is None and isinstance(config.get(key), str):
-                candidate = os.path.join(base, config[key])
-                merged[key] = candidate if os.path.exists(candidate) or key == "out" \
-                    else config[key]
+    for option in options_of(command):
+        given = getattr(args, option.key, None)
+        value = config.get(option.key) if given is None else given
+        if given is None and option.path and base is not None and isinstance(value, str):
+            candidate = os.path.join(base, value)
+            value = candidate if os.path.exists(candidate) or option.key == "out" else value
+        merged[option.key] = (option.validate(value) if option.role in ("command", "selection")
+                              else value)
     return merged
+
+
+def _option(command, key):
+    return next(o for o in options_of(command) if o.key == key)
+
+
+def _keywords(merged, command, roles):
+    """The given options of `command` with `roles`, as keywords of rank() or stability()."""
+    return {o.name: merged[o.key] for o in options_of(command, roles)
+            if merged[o.key] is not None}
 
 
 def _profile(settings):
@@ -265,25 +212,12 @@ def _profile(settings):
         raise MultitestError("give exactly one prior preference: --costs PROFILE or "
                              "--order A,B,...")
     results = settings.get("results")
-    profile = resolve_profile(costs, results) if costs is not None else profile_from_order(
-        order if not isinstance(order, str) else _split(order))
+    profile = (resolve_profile(costs, results) if costs is not None else
+               profile_from_order(order))
     if settings["secondary_costs"] is not None:
         profile = dataclasses.replace(
             profile, secondary=resolve_profile(settings["secondary_costs"], results))
     return profile
-
-
-def _run_rank(settings, results):
-    options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
-                                                "second_pass", "posthoc_correction",
-                                                "friedman_gate", "control", "control_method",
-                                                "friedman_ties", "test_train_ratio", "rope",
-                                                "threshold")
-               if settings[key] is not None}
-    if settings["bayes_seed"] is not None:
-        options["seed"] = settings["bayes_seed"]
-    return rank(results, _profile(settings), datasets=settings["datasets"],
-                algorithms=settings["algorithms"], **options)
 
 
 def _figure_writer(ranking, formats, report):
@@ -352,13 +286,17 @@ def _results_input(args, settings):
     return settings["results"]
 
 
+def _load(args, settings):
+    return load_results(_results_input(args, settings),
+                        **{k: settings[k] for k in ("value", "kind") if settings[k] is not None})
+
+
 def _cmd_rank(args):
-    settings = _settings(args)
+    settings = _settings(args, "rank")
     start = time.perf_counter()
-    results = load_results(_results_input(args, settings),
-                           **{k: settings[k] for k in ("value", "kind")
-                              if settings[k] is not None})
-    ranking = _run_rank(settings, results)
+    results = _load(args, settings)
+    ranking = rank(results, _profile(settings),
+                   **_keywords(settings, "rank", ("setting", "selection")))
     elapsed = time.perf_counter() - start
     if settings["out"]:
         _write(ranking, settings["out"], settings["format"], settings["report"],
@@ -367,42 +305,26 @@ def _cmd_rank(args):
     return 0
 
 
-def _alphas(text):
-    try:
-        alphas = [float(a) for a in _split(text) or ()]
-    except ValueError:
-        alphas = None
-    if not alphas:
-        raise MultitestError("`--alphas` must be numbers separated by commas, got "
-                             f"{abbreviate(repr(text))}")
-    return alphas
-
-
 def _cmd_stability(args):
     from .outputs._transaction import transaction
     from .engine._stability import stability, stability_text, stability_to_dict
 
-    settings = _settings(args)
-    results = load_results(_results_input(args, settings),
-                           **{k: settings[k] for k in ("value", "kind")
-                              if settings[k] is not None})
-    options = {key: settings[key] for key in ("test", "alpha", "correction", "alternative",
-                                                "second_pass", "posthoc_correction",
-                                                "friedman_gate", "friedman_ties",
-                                                "test_train_ratio", "rope", "threshold")
-               if settings[key] is not None}
+    settings = _settings(args, "stability")
+    results = _load(args, settings)
     start = time.perf_counter()
-    result = stability(results, _profile(settings), n_bootstrap=args.bootstrap, seed=args.seed,
-                       alphas=_alphas(args.alphas), profiles=_split(args.profiles) or (),
-                       datasets=settings["datasets"], algorithms=settings["algorithms"],
-                       **options)
+    result = stability(results, _profile(settings),
+                       **_keywords(settings, "stability", ("stability", "setting", "selection")))
     elapsed = time.perf_counter() - start
     if settings["out"]:
-        manifest = {"command": "stability", "input": args.results, "bootstrap": args.bootstrap,
-                    "seed": args.seed, "alphas": args.alphas, "profiles": args.profiles,
-                    "settings": {k: v for k, v in settings.items() if k != "out"}}
+        alphas = settings["alphas"]
+        manifest = {"command": "stability", "input": args.results,
+                    "bootstrap": result.n_bootstrap, "seed": result.seed,
+                    "alphas": _option("stability", "alphas").default_text if alphas is None else alphas,
+                    "profiles": settings["profiles"],
+                    "settings": dict({k: settings.get(k) for k in _ANALYSIS_KEYS if k != "out"},
+                                     results=settings["results"])}
         inputs = [args.results, args.config, settings["costs"], settings["secondary_costs"],
-                  *(_split(args.profiles) or ())]
+                  *(_option("stability", "profiles").validate(settings["profiles"]) or ())]
         with transaction(settings["out"], settings=manifest,
                          inputs=[p for p in inputs if p]) as staging:
             with open(os.path.join(staging, "stability.json"), "w", encoding="utf-8") as f:
@@ -428,7 +350,7 @@ def _cmd_demo(args):
         print(f"=== bundled report data, cost profile: {name} ===")
         out = os.path.join(args.out, name) if args.out else None
         if out:
-            _write(ranking, out, _split(args.format), args.report)
+            _write(ranking, out, _option("rank", "format").validate(args.format), args.report)
         _print_summary(ranking, out, elapsed)
         print()
     return 0

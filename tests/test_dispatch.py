@@ -10,14 +10,14 @@ PACKAGE = Path(multitest.__file__).resolve().parent
 #: Where a name or an attribute check is the point: the registries themselves.
 REGISTRIES = {"stats/_registry.py", "stats/_entry.py", "engine/_second_pass_methods.py"}
 
-#: ``hasattr`` on objects a user hands in (duck typing, as scikit-learn checks), and one
-#: left to the split of the statistics kernels (a distribution's optional fast tail).
-USER_OBJECTS = {"run/_experiment.py", "stats/_fold_tests.py"}
+#: ``hasattr`` on objects a user hands in (duck typing, as scikit-learn checks).
+USER_OBJECTS = {"run/_experiment.py"}
 
 FORBIDDEN = [
     r'==\s*"nemenyi"', r'!=\s*"nemenyi"', r'==\s*"bayesian"', r'!=\s*"bayesian"',
     r'in \("nemenyi"', r'"bayes-correlated-t"', r'getattr\(table, "', r'hasattr\(table',
-    r'hasattr\(test', r'is_bayesian', r'with_settings', r'settings_of', r'INTERVAL_OF_TEST',
+    r'hasattr\(test', r'\bis_bayesian\b', r'\bwith_settings\b', r'\bsettings_of\b',
+    r'INTERVAL_OF_TEST',
     r'_DIFFERENCE_ONLY', r'_FOLD_MAJOR', r'_DECISIONS', r'_THREAD_SAFE',
 ]
 

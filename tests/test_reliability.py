@@ -237,13 +237,13 @@ def test_reliability_config_values_of_the_wrong_type(tmp_path, capsys, line, exp
 
 @pytest.mark.parametrize("argv, expected", [
     (["stability", EXAMPLE, "--costs", "training_time", "--alphas", ""],
-     "`--alphas` must be numbers separated by commas, got ''"),
+     "`alphas` must be numbers strictly between 0 and 1, separated by commas, got ''"),
     (["stability", EXAMPLE, "--costs", "training_time", "--alphas", " , "],
-     "`--alphas` must be numbers separated by commas, got ' , '"),
+     "`alphas` must be numbers strictly between 0 and 1, separated by commas, got ' , '"),
     (["rank", EXAMPLE, "--costs", "training_time", "--datasets", ",,"],
      "`datasets` names no data set; name at least one or leave it out"),
     (["rank", EXAMPLE, "--costs", "training_time", "--alpha", "abc"],
-     "argument --alpha: invalid float value: 'abc' (see multitest rank --help)"),
+     "`alpha` must be a number strictly between 0 and 1, got 'abc'"),
     (["rank", EXAMPLE, "--costs", "training_time", "--bogus"],
      "unrecognized arguments: --bogus (see multitest --help)"),
 ])

@@ -63,8 +63,11 @@ def test_unknown_method_is_one_line_listing_the_valid_names(name):
 @pytest.mark.parametrize("name", list(FLAGS))
 def test_result_carries_its_entry_and_correction(example, name):
     results = example.subset(datasets=example.datasets[:6])
-    ranking = rank(results, "training_time", second_pass=name, posthoc_correction="hommel",
-                   friedman_gate=False)
+    entry = get_second_pass_method(name)
+    options = {"posthoc_correction": "hommel"} if entry.takes_correction else {}
+    if not entry.bayesian:   # the Bayesian second pass is never gated
+        options["friedman_gate"] = False
+    ranking = rank(results, "training_time", second_pass=name, **options)
     sp = ranking.second_pass
     assert sp.method_entry is get_second_pass_method(name)
     expected = "hommel" if sp.method_entry.takes_correction else "none"

@@ -25,9 +25,6 @@ from ._per_dataset import cost_ties as cost_ties
 from ._per_dataset import multitest_per_dataset as multitest_per_dataset
 from ._ranking import rank as rank
 from ._ranking import Ranking as Ranking
-from ._ranking import Settings as Settings
-from ._ranking import ALTERNATIVES as ALTERNATIVES
-from ._ranking import CONTROL_METHODS as CONTROL_METHODS
 from ._reduction import transitive_reduction as transitive_reduction
 from ._second_pass import SecondPassResult as SecondPassResult
 from ._second_pass import second_pass as second_pass
@@ -38,6 +35,12 @@ from ._second_pass import final_order as final_order
 from ._second_pass_methods import SECOND_PASS_METHODS as SECOND_PASS_METHODS
 from ._second_pass_methods import SecondPassMethod as SecondPassMethod
 from ._second_pass_methods import get_second_pass_method as get_second_pass_method
+from ._settings import Option as Option
+from ._settings import OPTIONS as OPTIONS
+from ._settings import Settings as Settings
+from ._settings import ALTERNATIVES as ALTERNATIVES
+from ._settings import SCORE_MATRIX_TEST as SCORE_MATRIX_TEST
+from ._settings import options_of as options_of
 from ._stability import StabilityResult as StabilityResult
 from ._stability import stability as stability
 from ._stability import stability_text as stability_text

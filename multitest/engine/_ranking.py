@@ -3,56 +3,24 @@
 from __future__ import annotations
 
 import dataclasses
-import numbers
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-from ..stats._bayesian import DEFAULT_THRESHOLD, BayesSettings
-from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
+from ..stats._bayesian import BayesSettings
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
 from .._errors import MultitestError
-from ..stats._registry import DEFAULT_TEST, get_test
 from ..stats._entry import TestFailure
 from ._per_dataset import multitest_per_dataset
-from ..stats._friedman import FRIEDMAN_TIES
 from ..stats._nemenyi import control_comparisons
 from ..inputs._results import Results, load_results
 from ._second_pass import second_pass as run_second_pass
-from ._second_pass_methods import get_second_pass_method
+from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
-__all__ = ["rank", "Ranking", "Settings", "ALTERNATIVES", "CONTROL_METHODS"]
-
-#: ``'greater'``: one-sided tests in the direction "the costlier is better".
-ALTERNATIVES = ("two-sided", "greater")
-CONTROL_METHODS = ("bonferroni-dunn", "holm")
-
-
-@dataclass(frozen=True)
-class Settings:
-    """Everything that determined a :class:`Ranking`."""
-
-    test: str
-    alpha: float
-    correction: str
-    alternative: str
-    costs: str
-    second_pass: str
-    posthoc_correction: str
-    friedman_gate: bool
-    control: str | None
-    control_method: str
-    friedman_ties: str = "corrected"
-    test_train_ratio: float | None = None
-    rope: float = 0.0
-    threshold: float = DEFAULT_THRESHOLD
-    seed: int = 0
-
-    def to_dict(self):
-        return asdict(self)
+__all__ = ["rank", "Ranking"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,40 +119,16 @@ def resolve_profile(costs, results=None):
                          f"names), got {type(costs).__name__}")
 
 
-def _check_choice(value, allowed, parameter):
-    if value not in allowed:
-        raise MultitestError(f"`{parameter}` must be one of {', '.join(allowed)}, got {value!r}")
-
-
-def _check_settings(alpha, correction, alternative, second_pass_method, posthoc_correction,
-                    control_method):
-    if (not isinstance(alpha, numbers.Real) or isinstance(alpha, bool)
-            or not 0 < float(alpha) < 1):
-        raise MultitestError(f"`alpha` must be a number strictly between 0 and 1, got {alpha!r}")
-    _check_choice(correction, CORRECTIONS, "correction")
-    _check_choice(alternative, ALTERNATIVES, "alternative")
-    get_second_pass_method(second_pass_method)
-    _check_choice(posthoc_correction, PAIRWISE_CORRECTIONS, "posthoc_correction")
-    _check_choice(control_method, CONTROL_METHODS, "control_method")
-
-
-def _check_test(test, results, alternative):
-    if alternative != "two-sided" and not test.supports_one_sided:
-        raise MultitestError(f"`alternative`: test '{test.name}' has no one-sided version; "
-                             "use 'two-sided' or a t-type, wilcoxon or sign test")
-    if test.requires_5x2 and (results.replications, results.folds_per_replication) != (5, 2):
-        raise MultitestError(
-            f"test '{test.name}' needs 5x2 cross-validation (5 replications of 2 folds), but "
-            f"the results have {results.replications} replication(s) of "
-            f"{results.folds_per_replication} fold(s); choose another test (multitest tests)")
-
-
-def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
-         alternative="two-sided", second_pass="nemenyi", posthoc_correction="holm",
-         friedman_gate=True, control=None, control_method="holm", datasets=None,
-         algorithms=None, friedman_ties="corrected", test_train_ratio=None, rope=0.0,
-         threshold=DEFAULT_THRESHOLD, seed=0):
+def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=None,
+         second_pass=None, posthoc_correction=None, friedman_gate=None, control=None,
+         control_method=None, datasets=None, algorithms=None, friedman_ties=None,
+         test_train_ratio=None, rope=None, threshold=None, seed=None, settings=None):
     """Order algorithms from best to worst by error and cost (Multi²Test).
+
+    Every option is checked once, by :meth:`Settings.from_options`; an option
+    that does not apply to the chosen test or second pass (``rope`` with a
+    t test, ``posthoc_correction`` with Nemenyi, ``control_method`` without
+    ``control``...) is refused.  None (the default) means the default below.
 
     Parameters
     ----------
@@ -201,31 +145,37 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         function (see :mod:`multitest.stats`).
     alpha : float, default 0.05
         Significance level of every test.
-    correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel'}
-        Correction of the pairwise p-values within one data set.
-    alternative : {'two-sided', 'greater'}
+    correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel'}, default 'none'
+        Correction of the pairwise p-values within one data set (not with
+        the Bayesian test).
+    alternative : {'two-sided', 'greater'}, default 'two-sided'
         ``'greater'``: one-sided p-values for "the costlier is better"
         (tests that support it).
-    second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign', 'bayesian'}
+    second_pass : {'nemenyi', 'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign', \
+'bayesian'}, default 'nemenyi'
         Post-hoc test over data sets (the Wilcoxon tests: exact conditional
         with zeros dropped, with Pratt's zeros, or scipy's conventions;
         ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.stats._bayesian_signed_rank`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
-'bergmann-hommel', 'none'}
-        Family-wise correction for the Wilcoxon and sign second passes
+'bergmann-hommel', 'none'}, default 'holm'
+        Family-wise correction of the Wilcoxon and sign second passes only
         (``'bergmann-hommel'``: at most 10 algorithms).
     friedman_gate : bool, default True
-        Apply the post-hoc test only when the Friedman test rejects.
+        Apply the post-hoc test only when the Friedman test rejects (the
+        Bayesian second pass is never gated).
     control : str, optional
         Also compare every algorithm with this one (Bonferroni–Dunn or Holm).
-    control_method : {'holm', 'bonferroni-dunn'}
+    control_method : {'holm', 'bonferroni-dunn'}, default 'holm'
+        With ``control`` only.
     datasets, algorithms : sequence of str, optional
         Restrict the analysis to these.
     friedman_ties : {'corrected', 'uncorrected'}, default 'corrected'
         Friedman statistic with R's tie correction, or Demšar's uncorrected one.
     test_train_ratio : float, (n_test, n_train) or str, optional
-        ``n_test / n_train`` for the corrected resampled t test (default
-        ``1/(k - 1)``); e.g. ``"1/9"`` for random subsampling with 10 % test sets.
+        ``r = n_test / n_train`` for the tests with a fold design: the
+        corrected resampled t test (default ``1/(k - 1)``) and the Bayesian
+        correlated t-test (its correlation ``rho = r / (1 + r)``, default
+        ``1/k``); e.g. ``"1/9"`` for random subsampling with 10 % test sets.
     rope : float, default 0
         Region of practical equivalence ``[-rope, rope]`` (error units) of the
         Bayesian tests (``test='bayes-correlated-t'``, ``second_pass='bayesian'``).
@@ -233,7 +183,11 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
         A Bayesian test lets the costlier override when P(costlier
         practically better) >= ``threshold``.
     seed : int, default 0
-        Seed of the Monte Carlo sampling of the Bayesian signed-rank test.
+        Seed of the Monte Carlo sampling of the Bayesian signed-rank test
+        (``second_pass='bayesian'``).
+    settings : Settings, optional
+        All of the above at once (from :meth:`Settings.from_options`, or a
+        ranking's ``settings``); then no other option may be given.
 
     Returns
     -------
@@ -252,34 +206,48 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     >>> ranking.final_order
     ('svr', 'svl', 'sv2', '5nn', 'mlp', 'lnp', 'mdt', 'c45')
     """
-    _check_settings(alpha, correction, alternative, second_pass, posthoc_correction,
-                    control_method)
-    _check_choice(friedman_ties, FRIEDMAN_TIES, "friedman_ties")
-    bayes = BayesSettings(rope=rope, threshold=threshold, seed=seed)
+    options = {"test": test, "alpha": alpha, "correction": correction,
+               "alternative": alternative, "second_pass": second_pass,
+               "posthoc_correction": posthoc_correction, "friedman_gate": friedman_gate,
+               "control": control, "control_method": control_method,
+               "friedman_ties": friedman_ties, "test_train_ratio": test_train_ratio,
+               "rope": rope, "threshold": threshold, "seed": seed}
+    settings = _settings_of(settings, options)
     source = results.source if isinstance(results, Results) else results
     results = resolve_results(results, datasets, algorithms)
     profile = resolve_profile(costs, source)
-    keys = profile.keys(results.datasets, results.algorithms)
-    pairwise_test = get_test(test) if results.has_folds else None
-    if pairwise_test is not None:
-        _check_test(pairwise_test, results, alternative)
-    method = get_second_pass_method(second_pass)
-    if (posthoc_correction == "bergmann-hommel" and method.takes_correction
-            and results.n_algorithms > BERGMANN_HOMMEL_MAX):
-        raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
-                             f"{BERGMANN_HOMMEL_MAX} algorithms (it enumerates every exhaustive "
-                             f"set of hypotheses); got {results.n_algorithms}; use shaffer")
-    if control is not None and control not in results.algorithms:
-        raise MultitestError(f"`control`: unknown algorithm {control!r}; algorithms are "
-                             f"{', '.join(results.algorithms)}")
-    if control is not None and results.n_datasets < 2:
-        raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
+    check_for_results(settings, results)
+    settings = dataclasses.replace(
+        settings, costs=profile.name,
+        test=settings.pairwise_test.name if results.has_folds else SCORE_MATRIX_TEST)
+    return _rank(results, profile, settings)
 
-    design = _design(results, pairwise_test, test_train_ratio)
+
+def _settings_of(settings, options):
+    """The :class:`Settings` of a call of :func:`rank`: given, or built from the options."""
+    if settings is None:
+        return Settings.from_options(**options)
+    if not isinstance(settings, Settings):
+        raise MultitestError(f"`settings` must be a Settings (Settings.from_options), got "
+                             f"{type(settings).__name__}")
+    given = [name for name, value in options.items() if value is not None]
+    if given:
+        raise MultitestError(f"`{given[0]}`: give the options or `settings`, not both")
+    return settings
+
+
+def _rank(results, profile, settings):
+    """:func:`rank` on resolved results and profile, with checked settings."""
+    keys = profile.keys(results.datasets, results.algorithms)
+    bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
+    pairwise_test = settings.pairwise_test if results.has_folds else None
+    design = (None if settings.test_train_ratio is None else
+              dataclasses.replace(results.design, test_train_ratio=settings.test_train_ratio))
     try:
-        per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=alpha,
-                                            correction=correction, alternative=alternative,
-                                            design=design, bayes=bayes)
+        per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=settings.alpha,
+                                            correction=settings.correction,
+                                            alternative=settings.alternative, design=design,
+                                            bayes=bayes)
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
@@ -293,45 +261,28 @@ def rank(results, costs, *, test=DEFAULT_TEST, alpha=0.05, correction="none",
     if results.n_datasets >= 2:
         mean_errors = per_dataset[0].table.mean_errors
         friedman_result, second = run_second_pass(
-            ranks, mean_errors, keys, results.algorithms, method=second_pass, alpha=alpha,
-            correction=posthoc_correction, friedman_gate=friedman_gate,
-            friedman_ties=friedman_ties, bayes=bayes)
+            ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
+            alpha=settings.alpha, correction=settings.posthoc_correction,
+            friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
+            bayes=bayes)
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
             notes.append("equal average costs, broken by name: "
                          + "; ".join(" = ".join(group) for group in second.cost_ties))
-        if control is not None:
-            control_result = control_comparisons(ranks, results.algorithms.index(control),
-                                                 method=control_method, alpha=alpha)
+        if settings.control is not None:
+            control_result = control_comparisons(
+                ranks, results.algorithms.index(settings.control),
+                method=settings.control_method, alpha=settings.alpha)
     else:
         final_order = per_dataset[0].order
         notes.append("a single data set: the final order is its MultiTest order; the second "
                      "pass (Friedman test and post-hoc test over data sets) needs at least two")
-    settings = Settings(
-        test=pairwise_test.name if pairwise_test is not None else "none (score matrix)",
-        alpha=float(alpha), correction=correction, alternative=alternative, costs=profile.name,
-        second_pass=second_pass,
-        posthoc_correction=posthoc_correction if method.takes_correction else "none",
-        friedman_gate=bool(friedman_gate), control=control, control_method=control_method,
-        friedman_ties=friedman_ties,
-        test_train_ratio=None if design is None else design.test_train_ratio,
-        rope=bayes.rope, threshold=bayes.threshold, seed=int(seed))
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
                    settings=settings, profile=profile, results=results, notes=tuple(notes),
                    pairwise_test=pairwise_test)
-
-
-def _design(results, pairwise_test, test_train_ratio):
-    """The fold design of stage 1, with the test/train ratio when one is given."""
-    if test_train_ratio is None:
-        return None
-    if pairwise_test is None or not pairwise_test.uses_design:
-        raise MultitestError("`test_train_ratio` is used by the corrected-t test (and tests "
-                             "with a `design` parameter); choose --test corrected-t")
-    return dataclasses.replace(results.design, test_train_ratio=test_train_ratio)
 
 
 def _notes(results, per_dataset, pairwise_test):

@@ -28,9 +28,7 @@ in :mod:`multitest.figures._stability`.
 
 from __future__ import annotations
 
-import inspect
-import numbers
-import os
+import dataclasses
 from collections import Counter
 from dataclasses import dataclass
 
@@ -38,23 +36,25 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..inputs._costs import CostProfile
 from .._errors import MultitestError
 from .._format import format_frequency, format_table
 from ..stats._friedman import friedman_statistics, rank_tie_terms
 from ._ranking import resolve_profile, resolve_results, rank
 from ._second_pass import average_cost_prior, final_order, second_pass_decisions
 from ._second_pass_methods import get_second_pass_method
+from ._settings import check_stability_options, options_of
 
 __all__ = ["StabilityResult", "stability", "stability_text", "stability_to_dict",
            "DEFAULT_ALPHAS", "DEFAULT_N_BOOTSTRAP"]
 
-DEFAULT_N_BOOTSTRAP = 1000
-DEFAULT_ALPHAS = (0.01, 0.05, 0.10)
-
 #: Options of :func:`multitest.rank` that :func:`stability` passes on.
-RANK_OPTIONS = tuple(name for name in inspect.signature(rank).parameters
-                     if name not in ("results", "costs"))
+RANK_OPTIONS = tuple(o.name for o in options_of("stability", ("setting", "selection")))
+
+#: The options of the stability analysis itself (``n_bootstrap``, ``seed``, ...).
+_OWN_OPTIONS = {o.name: o for o in options_of("stability", ("stability",))}
+
+DEFAULT_N_BOOTSTRAP = _OWN_OPTIONS["n_bootstrap"].default
+DEFAULT_ALPHAS = _OWN_OPTIONS["alphas"].default
 
 # How many of the most frequent resampled orders the text and JSON list.
 _TOP_ORDERS = 5
@@ -145,36 +145,19 @@ class StabilityResult:
 
 # -- validation ----------------------------------------------------------------
 
-def _iv_stability(n_bootstrap, seed, alphas, profiles, rank_options):
-    if (isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, numbers.Integral)
-            or n_bootstrap < 1):
-        raise MultitestError(f"`n_bootstrap` must be an integer >= 1, got {n_bootstrap!r}")
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
-        raise MultitestError(f"`seed` must be an integer >= 0, got {seed!r}")
-    if isinstance(alphas, numbers.Real):
-        alphas = (alphas,)
-    try:
-        alphas = tuple(alphas)
-    except TypeError:
-        raise MultitestError(f"`alphas` must be a sequence of numbers in (0, 1), "
-                             f"got {alphas!r}") from None
-    for a in alphas:
-        if isinstance(a, bool) or not isinstance(a, numbers.Real) or not 0 < float(a) < 1:
-            raise MultitestError(f"`alphas` must hold numbers strictly between 0 and 1, "
-                                 f"got {a!r}")
-    alphas = tuple(sorted({float(a) for a in alphas}))
-    if isinstance(profiles, (str, os.PathLike, CostProfile)):
-        profiles = (profiles,)
-    try:
-        profiles = tuple(profiles)
-    except TypeError:
-        raise MultitestError("`profiles` must be a sequence of cost profiles (names, YAML "
-                             f"paths or CostProfile), got {profiles!r}") from None
-    unknown = [k for k in rank_options if k not in RANK_OPTIONS]
-    if unknown:
-        raise MultitestError(f"unknown option `{unknown[0]}`; options passed on to rank() are "
-                             f"{', '.join(RANK_OPTIONS)}")
-    return int(n_bootstrap), int(seed), alphas, profiles
+def _iv_stability(own, rank_options):
+    """The checked options of :func:`stability`: its own ones, then those of rank().
+
+    Returns
+    -------
+    own : dict
+        ``n_bootstrap``, ``seed``, ``alphas``, ``profiles``, checked.
+    settings : multitest.engine._settings.Settings
+    selection : dict
+        ``datasets`` and ``algorithms``.
+    """
+    own = {name: option.check(own[name], option.label) for name, option in _OWN_OPTIONS.items()}
+    return (own,) + check_stability_options(rank_options)
 
 
 # -- the bootstrap ---------------------------------------------------------------
@@ -275,20 +258,15 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     >>> result.reference_order[0], result.position_frame().sum(axis=1).round(6).unique()
     ('5nn', array([1.]))
     """
-    n_bootstrap, seed, alphas, profiles = _iv_stability(n_bootstrap, seed, alphas, profiles,
-                                                        rank_options)
-    resolved = resolve_results(results, rank_options.pop("datasets", None),
-                                rank_options.pop("algorithms", None))
+    own, base, selection = _iv_stability({"n_bootstrap": n_bootstrap, "seed": seed,
+                                          "alphas": alphas, "profiles": profiles}, rank_options)
+    n_bootstrap, seed, alphas = own["n_bootstrap"], own["seed"], own["alphas"]
+    resolved = resolve_results(results, selection["datasets"], selection["algorithms"])
     if resolved.n_datasets < 2:
         raise MultitestError(f"`results`: stability resamples the data sets and needs at least "
                              f"2, got {resolved.n_datasets}")
-    method = rank_options.get("second_pass")
-    if method is not None and get_second_pass_method(method).bayesian:
-        raise MultitestError("`second_pass`: the stability bootstrap does not support the "
-                             "'bayesian' second pass (a Monte Carlo test per resample); use "
-                             "nemenyi, wilcoxon or sign")
     profile = resolve_profile(costs)
-    reference = rank(resolved, profile, **rank_options)
+    reference = rank(resolved, profile, settings=base)
     settings = reference.settings
 
     algorithms = resolved.algorithms
@@ -310,14 +288,15 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     ordered = sorted(frequencies.items(), key=lambda item: -item[1])  # stable: first seen first
 
     orders_by_alpha = {a: (reference.final_order if a == settings.alpha else
-                           rank(resolved, profile, **dict(rank_options, alpha=a)).final_order)
+                           rank(resolved, profile, settings=dataclasses.replace(base, alpha=a)
+                                ).final_order)
                        for a in alphas}
     orders_by_profile = {}
-    for item in profiles:
+    for item in own["profiles"]:
         other = resolve_profile(item)
         if other.name in orders_by_profile:
             raise MultitestError(f"`profiles`: two profiles are named {other.name!r}")
-        orders_by_profile[other.name] = rank(resolved, other, **rank_options).final_order
+        orders_by_profile[other.name] = rank(resolved, other, settings=base).final_order
 
     return StabilityResult(
         algorithms=algorithms, n_bootstrap=n_bootstrap, seed=seed, n_datasets=S,

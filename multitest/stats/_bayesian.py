@@ -139,17 +139,29 @@ def fold_correlation(design):
     ``1 / k`` for ``r`` replications of ``k``-fold cross-validation, so ``1/2``
     for 5x2 cv (as ``baycomp.CorrelatedTTest(..., runs=5)``; it makes the
     posterior scale that of the corrected resampled t, n_test/n_train = 1).
+    A design with a test/train ratio ``r = n_test / n_train`` gives
+    ``rho = r / (1 + r)`` (``1 / k`` again for ``r = 1 / (k - 1)``).
 
     Raises
     ------
     MultitestError
-        If the design has a single fold per replication (no ``n_test /
-        n_total`` can be read from it: give ``rho``).
+        If the design has a single fold per replication and no test/train
+        ratio (no ``n_test / n_total`` can be read from it: give ``rho``).
+
+    Examples
+    --------
+    >>> from multitest.inputs import FoldDesign
+    >>> from multitest.stats import fold_correlation
+    >>> fold_correlation(FoldDesign(1, 10, test_train_ratio="1/4"))
+    0.2
     """
+    if design.test_train_ratio is not None:
+        return design.test_train_ratio / (1 + design.test_train_ratio)
     if design.folds < 2:
         raise MultitestError(
             f"the Bayesian correlated t-test needs at least 2 folds per replication to set "
-            f"rho = n_test/n_total = 1/k; the design is {design}: give `rho`")
+            f"rho = n_test/n_total = 1/k; the design is {design}: give `rho` or a "
+            f"test/train ratio")
     return 1.0 / design.folds
 
 

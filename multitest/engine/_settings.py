@@ -1,0 +1,619 @@
+"""The settings of an analysis, each described once: check, default, applicability, flag.
+
+Every option of :func:`multitest.rank`, of :func:`multitest.engine._stability.stability`
+and of the ``multitest rank`` / ``multitest stability`` commands is one :class:`Option`
+in :data:`OPTIONS`: its name, how its value is checked, its default, a one-line help, its
+command-line flag and group, and its type in a ``--config`` file.  :meth:`Settings.from_options`
+checks every value and every rule saying which option applies to which test or second pass,
+once (in the spirit of scipy's ``_iv_`` functions); the command line builds its parser and
+reads its settings files from the same list.
+
+An option that does not apply to the chosen test or second pass is refused with a one-line
+error naming it; the Bayesian correlated t-test takes a test/train ratio ``r`` as its fold
+correlation ``rho = r / (1 + r)``.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from .._errors import MultitestError
+from ..inputs._costs import CostProfile, bundled_profiles
+from ..inputs._design import parse_test_train_ratio
+from ..inputs._results import VALUE_KINDS
+from ..stats._bayesian import DEFAULT_THRESHOLD
+from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
+from ..stats._friedman import FRIEDMAN_TIES
+from ..stats._nemenyi import CONTROL_METHODS
+from ..stats._registry import DEFAULT_TEST, available_tests, get_test
+from ._second_pass_methods import SECOND_PASS_METHODS, get_second_pass_method
+
+__all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of"]
+
+#: ``'greater'``: one-sided tests in the direction "the costlier is better".
+ALTERNATIVES = ("two-sided", "greater")
+
+#: What :attr:`Settings.test` records when the results are a score matrix (no folds).
+SCORE_MATRIX_TEST = "none (score matrix)"
+
+
+# --------------------------------------------------------------------------
+# Applicability: one function per question, each asking the test's registry entry or the
+# second-pass method's entry.
+# --------------------------------------------------------------------------
+
+def _test_is_bayesian(entry):
+    """Whether the pairwise test decides by posterior probability (ROPE and threshold)."""
+    return entry.bayesian
+
+
+def _test_uses_design(entry):
+    """Whether the pairwise test reads the fold design (and so a test/train ratio)."""
+    return entry.uses_design
+
+
+def _test_is_one_sided(entry):
+    """Whether the pairwise test has a one-sided ('greater') version."""
+    return entry.supports_one_sided
+
+
+def _test_requires_5x2(entry):
+    """Whether the pairwise test is defined for 5x2 cross-validation only."""
+    return entry.requires_5x2
+
+
+def _method_is_bayesian(name):
+    """Whether second pass ``name`` is the Bayesian signed-rank test (ROPE, threshold, seed)."""
+    return get_second_pass_method(name).bayesian
+
+
+def _method_takes_correction(name):
+    """Whether second pass ``name`` corrects its pairwise p-values (``posthoc_correction``)."""
+    return get_second_pass_method(name).takes_correction
+
+
+def _method_is_gated(name):
+    """Whether second pass ``name`` runs only when the Friedman test rejects (the gate)."""
+    return not get_second_pass_method(name).bayesian
+
+
+def _method_bootstraps(name):
+    """Whether :func:`multitest.engine.stability` can resample second pass ``name``."""
+    return not get_second_pass_method(name).bayesian   # a Monte Carlo test per resample
+
+
+# --------------------------------------------------------------------------
+# Checks of single values: ``check(value, label) -> value``, ``label`` names the option.
+# --------------------------------------------------------------------------
+
+def _is_real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _is_integer(value):
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _probability(low):
+    """A number strictly between ``low`` and 1."""
+    def check(value, label):
+        if not _is_real(value) or not low < float(value) < 1:
+            raise MultitestError(f"{label} must be a number strictly between {low:g} and 1, "
+                                 f"got {value!r}")
+        return float(value)
+    return check
+
+
+def _nonnegative(value, label):
+    if not _is_real(value) or not np.isfinite(value) or value < 0:
+        raise MultitestError(f"{label} must be a finite number >= 0, got {value!r}")
+    return float(value)
+
+
+def _count(minimum):
+    """An integer ``>= minimum``."""
+    def check(value, label):
+        if not _is_integer(value) or value < minimum:
+            raise MultitestError(f"{label} must be an integer >= {minimum}, got {value!r}")
+        return int(value)
+    return check
+
+
+def _choice(allowed):
+    def check(value, label):
+        if not isinstance(value, str) or value not in allowed:
+            raise MultitestError(f"{label} must be one of {', '.join(allowed)}, got {value!r}")
+        return value
+    return check
+
+
+def _boolean(value, label):
+    if not isinstance(value, (bool, np.bool_)):
+        raise MultitestError(f"{label} must be true or false, got {value!r}")
+    return bool(value)
+
+
+def _text(value, label):
+    if not isinstance(value, str) or not value:
+        raise MultitestError(f"{label} must be a non-empty text, got {value!r}")
+    return value
+
+
+def _names(value, label):
+    """Names as a list: a sequence of texts, or one text with names separated by commas."""
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",") if part.strip()]
+    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise MultitestError(f"{label} must be names (a list, or names separated by commas), "
+                         f"got {value!r}")
+
+
+def _ratio(value, label):
+    return parse_test_train_ratio(value)
+
+
+def _test(value, label):
+    """The pairwise test entry (:func:`multitest.stats._registry.get_test`)."""
+    return get_test(value)
+
+
+def _alphas(value, label):
+    """Significance levels, sorted, without duplicates (a number, a sequence or a text)."""
+    if isinstance(value, str):
+        try:
+            grid = [float(part) for part in _names(value, label)]
+        except ValueError:
+            grid = []
+        if not grid:
+            raise MultitestError(f"{label} must be numbers strictly between 0 and 1, separated "
+                                 f"by commas, got {value!r}")
+        value = grid
+    elif _is_real(value):
+        value = (value,)
+    try:
+        alphas = tuple(value)
+    except TypeError:
+        raise MultitestError(f"{label} must be a sequence of numbers strictly between 0 and 1, "
+                             f"got {value!r}") from None
+    check = _probability(0)
+    return tuple(sorted({check(a, label) for a in alphas}))
+
+
+def _profiles(value, label):
+    """Cost profiles to compare: a sequence, one profile, or names separated by commas."""
+    if isinstance(value, str):
+        return tuple(_names(value, label))
+    if isinstance(value, (os.PathLike, CostProfile)):
+        return (value,)
+    try:
+        return tuple(value)
+    except TypeError:
+        raise MultitestError(f"{label} must be a sequence of cost profiles (names, YAML paths "
+                             f"or CostProfile), got {value!r}") from None
+
+
+# --------------------------------------------------------------------------
+# The definition
+# --------------------------------------------------------------------------
+
+#: What an option is for: a field of :class:`Settings` (recorded with every ranking), the
+#: selection of data sets and algorithms (keywords of :func:`multitest.rank`), an option of the
+#: command line only (input and output), or an option of the stability analysis itself.
+ROLES = ("setting", "selection", "command", "stability")
+
+#: Type of a value in a ``--config`` file (and how the command line reads its text).
+KINDS = {"text": "text", "names": "a list of names (or names separated by commas)",
+         "number": "a number", "integer": "an integer", "boolean": "true or false",
+         "ratio": "a number, two sizes or a text like 1/9", "any": "a value"}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option, described once.
+
+    Parameters
+    ----------
+    key : str
+        Name in a ``--config`` file and in the settings; the command-line flag is
+        ``--key`` with ``-`` for ``_`` unless `flags` says otherwise.
+    check : callable
+        ``check(value, label) -> value``: the normalised value, or a
+        :class:`~multitest.MultitestError` whose message starts with `label`.
+    help : str or callable
+        One line for ``--help`` (a callable is asked when the parser is built).
+    group : str
+        Title of the group of the ``--help`` text.
+    role : {'setting', 'selection', 'command', 'stability'}
+        See :data:`ROLES`.
+    default : object
+        The value when the option is not given (None: none, or one that depends on other
+        options; see `default_text`).
+    default_text : str, optional
+        The default as ``--help`` shows it, when it is not ``str(default)``.
+    keyword : str, optional
+        The keyword of :func:`multitest.rank` or ``stability()`` when it is not `key`.
+    commands : tuple of str
+        The commands (and functions) that take it: ``'rank'``, ``'stability'``.
+    flags : tuple of str
+        Command-line flags, when not ``('--key',)``.
+    metavar : str, optional
+    choices : tuple of str, optional
+        Shown in ``--help``; the values are checked by `check`.
+    kind : str
+        Type in a ``--config`` file, one of :data:`KINDS`.
+    switch : bool, optional
+        The flag takes no value and sets this (``--report``, ``--no-friedman-gate``).
+    path : bool
+        A file or folder: in a ``--config`` file, relative to the file's folder.
+    """
+
+    key: str
+    check: Callable
+    help: object
+    group: str
+    role: str = "setting"
+    default: object = None
+    default_text: str | None = None
+    keyword: str | None = None
+    commands: tuple = ("rank", "stability")
+    flags: tuple = ()
+    metavar: str | None = None
+    choices: tuple | None = None
+    kind: str = "text"
+    switch: bool | None = None
+    path: bool = False
+
+    @property
+    def name(self):
+        """The keyword of :func:`multitest.rank` (or ``stability()``)."""
+        return self.keyword or self.key
+
+    @property
+    def label(self):
+        """How error messages name the option."""
+        flag = self.cli_flags[-1]
+        return f"`{self.name}`" + (f" ({flag})" if self.name != self.key else "")
+
+    @property
+    def cli_flags(self):
+        return self.flags or ("--" + self.key.replace("_", "-"),)
+
+    @property
+    def help_text(self):
+        text = self.help() if callable(self.help) else self.help
+        shown = self.default_text if self.default_text is not None else (
+            None if self.default is None or self.switch is not None else str(self.default))
+        return text + (f" (default {shown})" if shown else "")
+
+    def validate(self, value):
+        """The checked value of this option (None: not given)."""
+        return None if value is None else self.check(value, self.label)
+
+    def config_error(self, value):
+        """Why `value` cannot be this option's value in a settings file (None when it can)."""
+        ok = {"text": lambda v: isinstance(v, str),
+              "names": lambda v: isinstance(v, str) or (isinstance(v, list) and v and all(
+                  isinstance(x, str) for x in v)),
+              "number": _is_real, "integer": _is_integer,
+              "boolean": lambda v: isinstance(v, bool),
+              "ratio": lambda v: isinstance(v, (str, list)) or _is_real(v),
+              "any": lambda v: True}[self.kind]
+        return None if value is None or ok(value) else f"must be {KINDS[self.kind]}"
+
+
+def _profiles_help():
+    return f"cost profile: YAML file or bundled name ({', '.join(bundled_profiles())})"
+
+
+_PRIOR = "prior preference (one of)"
+_TESTS = "tests"
+_BAYES = "Bayesian tests (--test bayes-correlated-t, --second-pass bayesian)"
+_INPUT = "input"
+_OUTPUT = "output"
+_STABILITY = "stability"
+
+#: Every option, in the order of ``--help``.
+OPTIONS = (
+    Option("costs", _text, _profiles_help, _PRIOR, role="command", metavar="PROFILE",
+           path=True),
+    Option("order", _names, "explicit order, cheapest first", _PRIOR, role="command",
+           metavar="A,B,...", kind="names"),
+    Option("secondary_costs", _text, "profile that breaks ties of the main one", _PRIOR,
+           role="command", metavar="PROFILE", path=True),
+    Option("test", _test, "pairwise test: a registered name (multitest tests) or "
+           "module:function", _TESTS, default=DEFAULT_TEST, metavar="NAME", kind="any"),
+    Option("alpha", _probability(0), "significance level", _TESTS, default=0.05,
+           kind="number"),
+    Option("correction", _choice(CORRECTIONS), "correction within a data set", _TESTS,
+           default="none", choices=CORRECTIONS),
+    Option("alternative", _choice(ALTERNATIVES), "'greater': one-sided 'costlier is "
+           "better' p-values", _TESTS, default="two-sided", choices=ALTERNATIVES),
+    Option("second_pass", _choice(SECOND_PASS_METHODS), "post-hoc test over data sets",
+           _TESTS, default="nemenyi", choices=SECOND_PASS_METHODS),
+    Option("posthoc_correction", _choice(PAIRWISE_CORRECTIONS), "correction of the "
+           "wilcoxon/sign second pass", _TESTS, default="holm", choices=PAIRWISE_CORRECTIONS),
+    Option("friedman_gate", _boolean, "apply the post-hoc test even when Friedman does not "
+           "reject", _TESTS, default=True, flags=("--no-friedman-gate",), kind="boolean",
+           switch=False),
+    Option("friedman_ties", _choice(FRIEDMAN_TIES), "Friedman statistic with R's tie "
+           "correction or Demsar's uncorrected one", _TESTS, default="corrected",
+           choices=FRIEDMAN_TIES),
+    Option("test_train_ratio", _ratio, "test/train size ratio r of corrected-t, e.g. 1/9 or "
+           "100/900; bayes-correlated-t: rho = r/(1+r)", _TESTS, default_text="1/(k-1) for k "
+           "folds", metavar="N_TEST/N_TRAIN", kind="ratio"),
+    Option("control", _text, "also compare every algorithm with this one", _TESTS,
+           commands=("rank",), metavar="NAME"),
+    Option("control_method", _choice(CONTROL_METHODS), "correction of the control "
+           "comparisons", _TESTS, default="holm", commands=("rank",), choices=CONTROL_METHODS),
+    Option("rope", _nonnegative, "region of practical equivalence [-R, R], in the units of "
+           "the errors", _BAYES, default=0.0, default_text="0", metavar="R", kind="number"),
+    Option("threshold", _probability(0.5), "override when P(costlier practically better) "
+           ">= P", _BAYES, default=DEFAULT_THRESHOLD, flags=("--min-probability",
+                                                              "--threshold"),
+           metavar="P", kind="number"),
+    Option("bayes_seed", _count(0), "seed of the Monte Carlo signed-rank test "
+           "(--second-pass bayesian)", _BAYES, default=0, keyword="seed", commands=("rank",),
+           metavar="N", kind="integer"),
+    Option("datasets", _names, "use only these data sets", _INPUT, role="selection",
+           metavar="D1,D2,...", kind="names"),
+    Option("algorithms", _names, "use only these algorithms", _INPUT, role="selection",
+           metavar="A1,A2,...", kind="names"),
+    Option("value", _text, "column holding the values", _INPUT, role="command",
+           default_text="the one named error/accuracy/...", metavar="COLUMN"),
+    Option("kind", _choice(VALUE_KINDS), "how values become errors", _INPUT, role="command",
+           default_text="auto: from the column name", choices=VALUE_KINDS),
+    Option("out", _text, "write result.json, CSV tables (and figures)", _OUTPUT,
+           role="command", commands=("rank",), metavar="DIR", path=True),
+    Option("format", _names, "figure formats (DOT sources are always written with --out)",
+           _OUTPUT, role="command", commands=("rank",), metavar="svg[,png,pdf]",
+           kind="names"),
+    Option("report", _boolean, "write DIR/report.html", _OUTPUT, role="command",
+           commands=("rank",), kind="boolean", switch=True),
+    Option("bootstrap", _count(1), "number of resamples", _STABILITY, role="stability",
+           default=1000, keyword="n_bootstrap", commands=("stability",),
+           flags=("-B", "--bootstrap"), metavar="N", kind="integer"),
+    Option("seed", _count(0), "random seed of the resamples", _STABILITY, role="stability",
+           default=0, commands=("stability",), metavar="N", kind="integer"),
+    Option("alphas", _alphas, "alpha grid", _STABILITY, role="stability",
+           default=(0.01, 0.05, 0.1), default_text="0.01,0.05,0.1", commands=("stability",),
+           metavar="A1,A2,...", kind="names"),
+    Option("profiles", _profiles, "cost profiles to compare side by side", _STABILITY,
+           role="stability", default=(), default_text="", commands=("stability",),
+           metavar="P1,P2,...", kind="names"),
+    Option("out", _text, "write stability.json, stability_positions.csv (and "
+           "stability.html with --report)", _STABILITY, role="command",
+           commands=("stability",), metavar="DIR", path=True),
+    Option("report", _boolean, "write DIR/stability.html (heat maps)", _STABILITY,
+           role="command", commands=("stability",), kind="boolean", switch=True),
+)
+
+
+def options_of(command, roles=ROLES):
+    """The options of ``command`` ('rank' or 'stability') with one of `roles`, in order."""
+    return tuple(o for o in OPTIONS if command in o.commands and o.role in roles)
+
+
+_SETTING = {o.name: o for o in OPTIONS if o.role == "setting" and "rank" in o.commands}
+
+
+# --------------------------------------------------------------------------
+# The record
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that determined a :class:`~multitest.engine._ranking.Ranking`.
+
+    Built by :meth:`from_options`, which checks every value and refuses an option
+    that does not apply to the chosen test or second pass.  The fields are the
+    settings :func:`multitest.rank` records (``to_dict``), in this order.
+
+    Attributes
+    ----------
+    test : str
+        Name of the pairwise test (``'none (score matrix)'`` without folds).
+    alpha : float
+    correction, alternative : str
+    costs : str or None
+        Name of the cost profile; filled by :func:`multitest.rank`.
+    second_pass, posthoc_correction : str
+        ``posthoc_correction`` is ``'none'`` for a second pass without correction.
+    friedman_gate : bool
+    control : str or None
+    control_method : str
+    friedman_ties : str
+    test_train_ratio : float or None
+    rope, threshold : float
+        Of the Bayesian tests (``0`` and ``0.95`` when none is chosen).
+    seed : int
+        Of the Bayesian signed-rank second pass.
+    pairwise_test : multitest.stats.PairwiseTest
+        The test's registry entry (not recorded).
+
+    Examples
+    --------
+    >>> from multitest.engine import Settings
+    >>> s = Settings.from_options(test="corrected-t", second_pass="wilcoxon")
+    >>> s.posthoc_correction, s.alpha
+    ('holm', 0.05)
+    >>> Settings.from_options(rope=0.01)
+    Traceback (most recent call last):
+    ...
+    multitest._errors.MultitestError: `rope` applies to the Bayesian tests only (test bayes-correlated-t or second_pass bayesian); test 'combined-5x2cv-f' and second_pass 'nemenyi' do not use it
+    """
+
+    test: str
+    alpha: float
+    correction: str
+    alternative: str
+    costs: str | None
+    second_pass: str
+    posthoc_correction: str
+    friedman_gate: bool
+    control: str | None
+    control_method: str
+    friedman_ties: str
+    test_train_ratio: float | None
+    rope: float
+    threshold: float
+    seed: int
+    pairwise_test: object = field(default=None, repr=False, compare=False,
+                                  metadata={"recorded": False})
+
+    @classmethod
+    def from_options(cls, **options):
+        """Check every option of :func:`multitest.rank` and the rules between them.
+
+        Parameters
+        ----------
+        **options
+            Keywords of :func:`multitest.rank` (``test``, ``alpha``, ``correction``,
+            ...); None or absent: the default.
+
+        Returns
+        -------
+        Settings
+
+        Raises
+        ------
+        MultitestError
+            One line naming the option: an unknown option, an invalid value, or an
+            option that does not apply to the chosen test or second pass.
+        """
+        return _iv_settings(options)
+
+    def to_dict(self):
+        """The recorded settings, ``{name: value}`` in field order."""
+        return {f.name: getattr(self, f.name) for f in fields(self)
+                if f.metadata.get("recorded", True)}
+
+
+def _iv_settings(options):
+    """:meth:`Settings.from_options`: every check of the settings, in one place."""
+    unknown = [k for k in options if k not in _SETTING]
+    if unknown:
+        raise MultitestError(f"unknown option `{unknown[0]}`; the settings are "
+                             f"{', '.join(_SETTING)}")
+    given = {k: _SETTING[k].validate(v) for k, v in options.items() if v is not None}
+    value = {k: given.get(k, o.default) for k, o in _SETTING.items()}
+    entry = get_test(value["test"])     # the entry itself when the test was given
+    method = value["second_pass"]
+    _iv_bayesian(given, entry, method)
+    _iv_test_options(given, entry)
+    _iv_second_pass_options(given, method)
+    if not _method_takes_correction(method):
+        value["posthoc_correction"] = "none"
+    return Settings(**dict(value, test=entry.name, costs=None), pairwise_test=entry)
+
+
+def _bayesian_names():
+    tests = [n for n, t in available_tests().items() if _test_is_bayesian(t)]
+    methods = [m for m in SECOND_PASS_METHODS if _method_is_bayesian(m)]
+    return f"test {', '.join(tests)} or second_pass {', '.join(methods)}"
+
+
+def _iv_bayesian(given, entry, method):
+    """ROPE and threshold need a Bayesian test or second pass; the seed the second pass."""
+    bayesian = _test_is_bayesian(entry) or _method_is_bayesian(method)
+    for name in ("rope", "threshold"):
+        if name in given and not bayesian:
+            raise MultitestError(f"`{name}` applies to the Bayesian tests only "
+                                 f"({_bayesian_names()}); test '{entry.name}' and second_pass "
+                                 f"'{method}' do not use it")
+    if "seed" in given and not _method_is_bayesian(method):
+        methods = ", ".join(m for m in SECOND_PASS_METHODS if _method_is_bayesian(m))
+        raise MultitestError(f"{_SETTING['seed'].label} seeds the Monte Carlo sampling of the "
+                             f"second pass {methods} only; second_pass '{method}' does not "
+                             "use it")
+
+
+def _iv_test_options(given, entry):
+    """The pairwise test's options: alternative, correction, test/train ratio."""
+    if given.get("alternative", "two-sided") != "two-sided" and not _test_is_one_sided(entry):
+        raise MultitestError(f"`alternative`: test '{entry.name}' has no one-sided version; "
+                             "use 'two-sided' or a t-type, wilcoxon or sign test")
+    if given.get("correction", "none") != "none" and _test_is_bayesian(entry):
+        raise MultitestError(f"`correction` must be 'none' with test '{entry.name}' "
+                             f"(posterior probabilities are not corrected), got "
+                             f"{given['correction']!r}")
+    if "test_train_ratio" in given and not _test_uses_design(entry):
+        users = [n for n, t in available_tests().items() if _test_uses_design(t)]
+        raise MultitestError(f"`test_train_ratio` is used by the tests with a fold design "
+                             f"({', '.join(users)}); test '{entry.name}' has none")
+
+
+def _iv_second_pass_options(given, method):
+    """The second pass's options: its correction, the gate, the control's method."""
+    if given.get("posthoc_correction", "none") != "none" and not _method_takes_correction(
+            method):
+        takers = [m for m in SECOND_PASS_METHODS if _method_takes_correction(m)]
+        raise MultitestError(f"`posthoc_correction` applies to the second passes "
+                             f"{', '.join(takers)}; second_pass '{method}' takes no correction")
+    if given.get("friedman_gate", True) is False and not _method_is_gated(method):
+        raise MultitestError(f"`friedman_gate`: second_pass '{method}' is never gated (it is "
+                             "applied to every pair); leave the gate on")
+    if "control_method" in given and "control" not in given:
+        raise MultitestError("`control_method` applies only with `control` (the algorithm "
+                             "compared with every other); give control or leave it out")
+
+
+def check_for_results(settings, results):
+    """The rules that depend on the data: the test's design, the correction's size, the control.
+
+    Raises
+    ------
+    MultitestError
+        One line naming the option.
+    """
+    entry = settings.pairwise_test
+    if results.has_folds and _test_requires_5x2(entry) and (
+            results.replications, results.folds_per_replication) != (5, 2):
+        raise MultitestError(
+            f"test '{entry.name}' needs 5x2 cross-validation (5 replications of 2 folds), but "
+            f"the results have {results.replications} replication(s) of "
+            f"{results.folds_per_replication} fold(s); choose another test (multitest tests)")
+    if not results.has_folds and settings.test_train_ratio is not None:
+        raise MultitestError("`test_train_ratio`: the results are a score matrix (no folds); "
+                             "no pairwise test uses a fold design")
+    if (settings.posthoc_correction == "bergmann-hommel"
+            and results.n_algorithms > BERGMANN_HOMMEL_MAX):
+        raise MultitestError(f"`posthoc_correction`: bergmann-hommel supports at most "
+                             f"{BERGMANN_HOMMEL_MAX} algorithms (it enumerates every exhaustive "
+                             f"set of hypotheses); got {results.n_algorithms}; use shaffer")
+    if settings.control is not None and settings.control not in results.algorithms:
+        raise MultitestError(f"`control`: unknown algorithm {settings.control!r}; algorithms "
+                             f"are {', '.join(results.algorithms)}")
+    if settings.control is not None and results.n_datasets < 2:
+        raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
+
+
+def check_stability_options(options):
+    """The options :func:`multitest.engine._stability.stability` passes on to rank(), checked.
+
+    Returns
+    -------
+    settings : Settings
+    selection : dict
+        ``datasets`` and ``algorithms``.
+    """
+    allowed = {o.name: o for o in options_of("stability", ("setting", "selection"))}
+    for name in options:
+        if name not in allowed:
+            raise MultitestError(
+                (f"`{name}` does not apply to the stability analysis" if name in _SETTING
+                 else f"unknown option `{name}`")
+                + f"; its options are {', '.join(allowed)}")
+    selection = {k: allowed[k].validate(options.get(k)) for k in allowed
+                 if allowed[k].role == "selection"}
+    settings = Settings.from_options(**{k: v for k, v in options.items() if k in _SETTING})
+    if not _method_bootstraps(settings.second_pass):
+        raise MultitestError(f"`second_pass`: the stability bootstrap does not support the "
+                             f"'{settings.second_pass}' second pass (a Monte Carlo test per "
+                             "resample); use nemenyi, wilcoxon or sign")
+    return settings, selection
