@@ -20,7 +20,7 @@ Conventions compared:
 
 - Nemenyi: scikit-posthocs' ``posthoc_nemenyi_friedman`` returns
   ``studentized_range.sf(|R_a - R_b| / sqrt(k (k+1) / (6 n)) * sqrt(2), k, inf)``,
-  the quantity of ``multitest.stats._nemenyi.nemenyi`` (q there is the same number).
+  the quantity of ``multitest.stats.nemenyi`` (q there is the same number).
   Where the two differ by more than 1e-12 the benchmark asks a referee,
   mpmath with 40 digits, which of them is right.
 - Wilcoxon: ``posthoc_wilcoxon`` loops over ``scipy.stats.wilcoxon`` with

@@ -28,8 +28,8 @@ from importlib import resources
 
 import numpy as np
 
-from multitest.inputs import FoldDesign
 from multitest import get_test, register_test
+from multitest.inputs import FoldDesign
 
 
 @register_test("paired-permutation")

@@ -21,10 +21,10 @@ import sys
 from importlib import resources
 
 from ._errors import InputError, MultitestError, OutputError, UnknownTestError
+from ._lazy import lazy_exports
 from .engine._ranking import Ranking, rank
 from .inputs._costs import CostProfile, load_profile, profile_from_order
 from .inputs._results import Results, load_results
-from ._lazy import lazy_exports
 from .stats._registry import available_tests, get_test, register_test
 
 __version__ = "0.2.0"

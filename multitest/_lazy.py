@@ -32,7 +32,7 @@ def lazy_exports(package, exports):
 
     Examples
     --------
-    >>> getattr_, dir_ = lazy_exports("multitest.stats", {"friedman": "._posthoc"})
+    >>> getattr_, dir_ = lazy_exports("multitest.stats", {"friedman": "._friedman"})
     >>> getattr_("friedman").__name__
     'friedman'
     """

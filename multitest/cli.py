@@ -1,27 +1,26 @@
 """The ``multitest`` command line.
 
-``multitest rank``, ``multitest stability``, ``multitest demo``, ``multitest tests``.  Errors in the
-input are printed as one line and give exit status 2.
+``multitest rank``, ``multitest stability``, ``multitest demo``, ``multitest tests``,
+``multitest run``.  Errors in the input are printed as one line and give exit status 2.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import os
 import sys
 import time
 
-import dataclasses
-
 from . import __version__, example_path
-from .inputs._costs import profile_from_order, read_yaml
 from ._errors import InputError, MultitestError, abbreviate, one_line
-from .stats._registry import DEFAULT_TEST, available_tests
 from .engine._ranking import rank, resolve_profile
 from .engine._settings import OPTIONS, options_of
+from .inputs._costs import profile_from_order, read_yaml
 from .inputs._results import load_results
+from .stats._registry import DEFAULT_TEST, available_tests
 
 __all__ = ["main"]
 
@@ -227,8 +226,8 @@ def _figure_writer(ranking, formats, report):
     FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
     the per-data-set ones grow as S x L^2 (about 0.2 MB per data set at L = 100).
     """
-    from .outputs._json import is_large
     from .figures._write import FIGURE_PAIRS_LIMIT
+    from .outputs._json import is_large
 
     n_pairs = ranking.datasets[0].table.statistic.size
     per_dataset = bool(formats) or bool(report) or not (
@@ -306,8 +305,8 @@ def _cmd_rank(args):
 
 
 def _cmd_stability(args):
-    from .outputs._transaction import transaction
     from .engine._stability import stability, stability_text, stability_to_dict
+    from .outputs._transaction import transaction
 
     settings = _settings(args, "stability")
     results = _load(args, settings)
@@ -319,7 +318,8 @@ def _cmd_stability(args):
         alphas = settings["alphas"]
         manifest = {"command": "stability", "input": args.results,
                     "bootstrap": result.n_bootstrap, "seed": result.seed,
-                    "alphas": _option("stability", "alphas").default_text if alphas is None else alphas,
+                    "alphas": (_option("stability", "alphas").default_text if alphas is None
+                               else alphas),
                     "profiles": settings["profiles"],
                     "settings": dict({k: settings.get(k) for k in _ANALYSIS_KEYS if k != "out"},
                                      results=settings["results"])}

@@ -9,19 +9,22 @@ import json
 
 import numpy as np
 import pytest
+from helpers import make_frame
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from multitest import example_results, rank
-from multitest.stats._bayesian import BayesSettings, correlated_t, fold_correlation
-from multitest.stats._bayesian_signed_rank import _signed_rank_winners, bayesian_posthoc, signed_rank
-from multitest.cli import main
 from multitest._errors import MultitestError
-from multitest.outputs import to_dict
+from multitest.cli import main
 from multitest.inputs._design import FoldDesign
+from multitest.outputs import to_dict
+from multitest.stats._bayesian import BayesSettings, correlated_t, fold_correlation
+from multitest.stats._bayesian_signed_rank import (
+    _signed_rank_winners,
+    bayesian_posthoc,
+    signed_rank,
+)
 from multitest.stats._registry import get_test
-
-from helpers import make_frame
 
 baycomp = pytest.importorskip("baycomp")
 

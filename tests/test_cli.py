@@ -7,11 +7,10 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import make_frame
 
 from multitest import example_path
 from multitest.cli import main
-
-from helpers import make_frame
 
 EXAMPLE = example_path()
 

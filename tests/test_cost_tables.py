@@ -8,11 +8,16 @@ checked against numpy on hand-made folds; rankings with an equivalent explicit o
 import numpy as np
 import pandas as pd
 import pytest
-
 from helpers import make_frame
+
 from multitest import InputError, MultitestError, load_profile, rank
 from multitest.cli import main
-from multitest.inputs._cost_tables import (as_profile, load_cost_table, profile_from_column, profile_from_frame)
+from multitest.inputs._cost_tables import (
+    as_profile,
+    load_cost_table,
+    profile_from_column,
+    profile_from_frame,
+)
 
 DATA = "multitest/data/ulas2008"
 ALGS = ["c45", "mdt", "mlp", "lnp", "svl", "sv2", "svr", "5nn"]

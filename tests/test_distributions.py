@@ -7,8 +7,14 @@ from numpy.testing import assert_array_equal
 from scipy import special, stats
 
 from multitest._errors import MultitestError
-from multitest.stats._distributions import (_FisherF, _get_pvalue, _HalfBinomial, _ratio_test,
-                                            _StandardNormal, _StudentT)
+from multitest.stats._distributions import (
+    _FisherF,
+    _get_pvalue,
+    _HalfBinomial,
+    _ratio_test,
+    _StandardNormal,
+    _StudentT,
+)
 from multitest.stats._validation import _iv_probability
 
 

@@ -12,21 +12,26 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from helpers import make_frame
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import special, stats
 
 from multitest import example_results, rank
-from multitest.stats._bayesian import correlated_t
-from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
-from multitest.stats._effect_sizes import (_column_intervals, fold_mean_difference, interval_of,
-                                          over_datasets, wilcoxon_interval)
 from multitest._errors import MultitestError
-from multitest.outputs import to_dict, write_outputs
+from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
 from multitest.inputs._design import FoldDesign
+from multitest.outputs import to_dict, write_outputs
+from multitest.stats._bayesian import correlated_t
+from multitest.stats._effect_sizes import (
+    _column_intervals,
+    fold_mean_difference,
+    interval_of,
+    over_datasets,
+    wilcoxon_interval,
+)
 from multitest.stats._registry import get_test
-
-from helpers import make_frame
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "effect_sizes_r.csv")
 

@@ -2,19 +2,24 @@
 import networkx as nx
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from helpers import make_frame
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 from multitest import load_results, profile_from_order, rank
-from multitest.inputs._costs import load_profile
 from multitest._errors import MultitestError
-from multitest.engine._explain import (cost_unit_sentence, explain_order, explain_sort, friedman_power, ordinal)
+from multitest.engine._explain import (
+    cost_unit_sentence,
+    explain_order,
+    explain_sort,
+    friedman_power,
+    ordinal,
+)
 from multitest.engine._ordering import cost_ordered_sort
 from multitest.engine._reduction import transitive_reduction
 from multitest.engine._second_pass import order_by_decisions
-
-from helpers import make_frame
-
+from multitest.inputs._costs import load_profile
 
 # -- the worked examples of docs/method.md §5 (docs/method.md §5) -----------------------------
 

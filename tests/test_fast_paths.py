@@ -10,22 +10,20 @@
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import make_frame
 from scipy import special, stats
 
 from multitest import InputError, load_results
 from multitest.engine import _per_dataset as per_dataset
 from multitest.engine import _stage1 as stage1
-from multitest.inputs import _results as results
 from multitest.engine._ordering import cost_ordered_sort
+from multitest.engine._per_dataset import prior_positions
+from multitest.engine._stage1 import run_pairwise_tests
+from multitest.inputs import _results as results
 from multitest.inputs._design import FoldDesign
 from multitest.stats._distributions import _FisherF, _StudentT
 from multitest.stats._fold_tests import _row_sum
 from multitest.stats._registry import get_test, register_test
-from multitest.engine._per_dataset import prior_positions
-from multitest.engine._stage1 import run_pairwise_tests
-
-from helpers import make_frame
-
 
 # -- loading ------------------------------------------------------------------------
 

@@ -9,8 +9,15 @@ import math
 import numpy as np
 import pytest
 
-from multitest._format import (escape_html, format_frequency, format_number, format_p,
-                               format_p_brief, format_share, format_table)
+from multitest._format import (
+    escape_html,
+    format_frequency,
+    format_number,
+    format_p,
+    format_p_brief,
+    format_share,
+    format_table,
+)
 from multitest.engine._explain import _p as explain_p
 
 NAN = float("nan")

@@ -4,9 +4,8 @@ reorganisation into subpackages (see ``golden_runs.py`` for the runs and the nor
 import json
 import shutil
 
-import pytest
-
 import golden_runs
+import pytest
 
 RECORDED = json.loads(golden_runs.HASHES.read_text())
 

@@ -12,9 +12,9 @@ import subprocess
 import time
 
 import pytest
+from helpers import mounted
 
 from multitest._errors import OutputError
-from helpers import mounted
 from multitest.outputs._transaction import JOURNAL, LOCK, MANIFEST, read_run, recover, transaction
 
 OLD = {"result.json": "old result", "table.csv": "old table", "only_old.dot": "old figure"}

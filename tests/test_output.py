@@ -5,13 +5,25 @@ import os
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings, strategies as st
+from helpers import make_frame
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from multitest import MultitestError, rank
-from multitest.outputs import _csv, _json
-from multitest.outputs import (PAIRWISE_COLUMNS, PAIRWISE_FILE, pairwise_frame, read_pairwise, stage_tables, summary_text, to_dict, write_csv, write_outputs, write_pairwise_file)
-
-from helpers import make_frame
+from multitest.outputs import (
+    PAIRWISE_COLUMNS,
+    PAIRWISE_FILE,
+    _csv,
+    _json,
+    pairwise_frame,
+    read_pairwise,
+    stage_tables,
+    summary_text,
+    to_dict,
+    write_csv,
+    write_outputs,
+    write_pairwise_file,
+)
 
 
 @pytest.fixture(scope="module")
@@ -100,8 +112,9 @@ def test_read_pairwise_checks_the_recomputed_decisions(ranking, tmp_path):
 
 
 def test_pairwise_file_of_a_custom_test_keeps_its_statistics(tmp_path):
-    from multitest.stats._registry import register_test
     from scipy import stats
+
+    from multitest.stats._registry import register_test
 
     @register_test("test-output-welch")
     def welch(a, b):

@@ -1,8 +1,8 @@
 """Tests of the post-hoc families: multitest.stats._friedman, _nemenyi and _over_datasets,
 and the studentized range of multitest.stats._distributions."""
 import dataclasses
-import itertools
 import doctest
+import itertools
 import json
 import warnings
 from pathlib import Path
@@ -18,11 +18,16 @@ import multitest.stats._friedman
 import multitest.stats._nemenyi
 import multitest.stats._over_datasets
 import multitest.stats._signed_rank
+from multitest._errors import MultitestError
 from multitest.cli import main
 from multitest.stats._corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
-from multitest._errors import MultitestError
 from multitest.stats._friedman import friedman
-from multitest.stats._nemenyi import CONTROL_METHODS, control_comparisons, critical_difference, nemenyi
+from multitest.stats._nemenyi import (
+    CONTROL_METHODS,
+    control_comparisons,
+    critical_difference,
+    nemenyi,
+)
 from multitest.stats._over_datasets import PAIRWISE_METHODS, pairwise_over_datasets
 
 FIXTURES = Path(__file__).parent / "fixtures"

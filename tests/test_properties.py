@@ -1,11 +1,10 @@
 """Property tests (hypothesis) of the whole pipeline."""
 import numpy as np
+from helpers import make_frame
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from multitest import load_results, rank
-
-from helpers import make_frame
 
 SETTINGS = settings(max_examples=40, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

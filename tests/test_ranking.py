@@ -4,11 +4,10 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import make_frame
 
 from multitest import MultitestError, UnknownTestError, rank
 from multitest.outputs import to_dict
-
-from helpers import make_frame
 
 # docs/method.md section 4: optdigits, "row significantly more accurate than column".
 OPTDIGITS_TABLE = """

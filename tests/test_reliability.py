@@ -19,12 +19,11 @@ import time
 
 import numpy as np
 import pytest
+from helpers import make_frame, mounted
 
 from multitest import example_path, load_profile
 from multitest.cli import main
 from multitest.outputs._transaction import JOURNAL, MANIFEST, read_run
-
-from helpers import make_frame, mounted
 
 EXAMPLE = example_path()
 ORDER = ",".join(f"a{j}" for j in range(30))

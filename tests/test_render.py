@@ -8,12 +8,25 @@ import subprocess
 import networkx as nx
 import numpy as np
 import pytest
+from helpers import make_frame
 
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
-from multitest.figures import (cd_groups, cd_layout, dataset_stems, figures, ranking_html, render_cd_diagram, render_final, render_override_graph, render_second_pass, render_significance_matrix, render_trace, safe_filename, write_figures)
-
-from helpers import make_frame
+from multitest.figures import (
+    cd_groups,
+    cd_layout,
+    dataset_stems,
+    figures,
+    ranking_html,
+    render_cd_diagram,
+    render_final,
+    render_override_graph,
+    render_second_pass,
+    render_significance_matrix,
+    render_trace,
+    safe_filename,
+    write_figures,
+)
 
 HAS_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")

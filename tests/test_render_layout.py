@@ -14,12 +14,11 @@ import xml.etree.ElementTree as ET
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import make_frame
 
 from multitest import example_path
 from multitest.cli import main
 from multitest.figures import ROW_LIMIT, dataset_stems
-
-from helpers import make_frame
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None,
                                 reason="Graphviz 'dot' is not installed")

@@ -207,8 +207,9 @@ def _probe(page, tmp_path, name):
 @pytest.fixture(scope="module")
 def big_run(tmp_path_factory):
     """40 long-named algorithms x 30 data sets through the CLI, figures and report."""
-    from multitest.cli import main
     from test_render_layout import long_name_results
+
+    from multitest.cli import main
 
     tmp = tmp_path_factory.mktemp("big")
     path, names = long_name_results(tmp, S=30, L=40, seed=1)

@@ -2,10 +2,9 @@
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import make_frame
 
 from multitest import InputError, MultitestError, load_results
-
-from helpers import make_frame
 
 
 def test_bundled_layout_needs_no_flags(example, example_frame):

@@ -12,12 +12,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import make_frame
 
 from multitest import InputError, load_results
-from multitest.inputs import _results as results
 from multitest.cli import main
-
-from helpers import make_frame
+from multitest.inputs import _results as results
 
 HEADER = "dataset,algorithm,replication,fold,error"
 

@@ -15,15 +15,15 @@ import pytest
 
 pytest.importorskip("sklearn")
 pytest.importorskip("distributed")
+from run_cluster import dask_cluster  # noqa: E402
 from sklearn.datasets import load_wine  # noqa: E402
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from multitest import load_profile, rank  # noqa: E402
 from multitest.cli import main  # noqa: E402
-from multitest.run._runner import run_experiment   # noqa: E402
-from multitest.run._store import Store   # noqa: E402
-from run_cluster import dask_cluster  # noqa: E402
+from multitest.run._runner import run_experiment  # noqa: E402
+from multitest.run._store import Store  # noqa: E402
 
 EXPERIMENT = """\
 datasets:

@@ -17,9 +17,10 @@ import pytest
 
 pytest.importorskip("sklearn")
 pytest.importorskip("distributed")
-from multitest.run._runner import run_experiment   # noqa: E402
-from multitest.run._store import Store   # noqa: E402
 from run_cluster import ENV, dask_cluster, end_group  # noqa: E402
+
+from multitest.run._runner import run_experiment  # noqa: E402
+from multitest.run._store import Store  # noqa: E402
 
 SLOW = """\
 datasets:

@@ -20,8 +20,8 @@ from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from multitest import InputError  # noqa: E402
-from multitest.run._experiment import load_dataset, load_experiment   # noqa: E402
-from multitest.run._measure import Task, fold_indices, run_task   # noqa: E402
+from multitest.run._experiment import load_dataset, load_experiment  # noqa: E402
+from multitest.run._measure import Task, fold_indices, run_task  # noqa: E402
 
 IRIS = load_iris(return_X_y=True)
 TESTS = os.path.dirname(__file__)
@@ -103,9 +103,10 @@ def test_a_fit_beyond_the_timeout_is_killed_and_recorded():
 
 
 def test_n_jobs_is_forced_to_one():
-    from multitest.run._measure import _single_threaded
     from sklearn.ensemble import RandomForestClassifier
     from sklearn.pipeline import make_pipeline
+
+    from multitest.run._measure import _single_threaded
 
     model = _single_threaded(make_pipeline(RandomForestClassifier(n_jobs=-1)))
     assert model.get_params()["randomforestclassifier__n_jobs"] == 1

@@ -9,6 +9,7 @@ import re
 
 import numpy as np
 import pytest
+from helpers import make_frame
 from numpy.testing import assert_allclose
 
 from multitest import MultitestError, example_path, rank
@@ -16,8 +17,6 @@ from multitest.cli import _parser, main
 from multitest.engine._settings import OPTIONS, Settings, options_of
 from multitest.engine._stability import RANK_OPTIONS, stability
 from multitest.stats._bayesian import correlated_t
-
-from helpers import make_frame
 
 EXAMPLE = example_path()
 

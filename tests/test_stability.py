@@ -8,9 +8,18 @@ import pytest
 from helpers import make_frame
 
 from multitest import MultitestError, load_results, profile_from_order, rank
-from multitest.figures._stability import (orders_table_html, stability_heatmap_svg, write_stability_report)
 from multitest.engine._second_pass import second_pass
-from multitest.engine._stability import _bootstrap_orders, stability, stability_text, stability_to_dict
+from multitest.engine._stability import (
+    _bootstrap_orders,
+    stability,
+    stability_text,
+    stability_to_dict,
+)
+from multitest.figures._stability import (
+    orders_table_html,
+    stability_heatmap_svg,
+    write_stability_report,
+)
 
 SVG = "{http://www.w3.org/2000/svg}"
 

@@ -10,17 +10,17 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from helpers import make_frame
 from numpy.testing import assert_allclose
 from scipy import stats
 
 from multitest import rank
-from multitest.cli import main
-from multitest.stats._corrections import adjust_all_pairs
 from multitest._errors import MultitestError
-from multitest.stats._friedman import friedman, rank_tie_terms as _rank_tie_terms
+from multitest.cli import main
 from multitest.engine._stability import _friedman_pvalues
-
-from helpers import make_frame
+from multitest.stats._corrections import adjust_all_pairs
+from multitest.stats._friedman import friedman
+from multitest.stats._friedman import rank_tie_terms as _rank_tie_terms
 
 
 def run(argv, capsys):

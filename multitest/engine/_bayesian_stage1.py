@@ -8,8 +8,14 @@ from typing import ClassVar
 import numpy as np
 
 from .._errors import MultitestError
-from ..stats._bayesian import (POSTERIOR_EVIDENCE, BayesSettings, _posterior, _standardized,
-                               correlated_t, fold_correlation)
+from ..stats._bayesian import (
+    POSTERIOR_EVIDENCE,
+    BayesSettings,
+    _posterior,
+    _standardized,
+    correlated_t,
+    fold_correlation,
+)
 from ._stage1 import PairwiseTable
 
 __all__ = ["BayesianPairwiseTable", "pair_probabilities", "run_bayesian_tests"]
@@ -63,7 +69,7 @@ def run_bayesian_tests(errors, prior, design, bayes, correction="none"):
     ----------
     errors : ndarray, shape (S, L, F)
     prior : ndarray of int, shape (S, L)
-        Cost positions (see :func:`multitest.engine._per_dataset.prior_positions`).
+        Cost positions (see :func:`multitest.engine.prior_positions`).
     design : multitest.stats.FoldDesign
     bayes : BayesSettings or None
         None: the defaults (rope 0, threshold 0.95).

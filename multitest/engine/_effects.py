@@ -16,8 +16,8 @@ def dataset_effects(ranking, result):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
-    result : multitest.engine._per_dataset.DataSetResult
+    ranking : multitest.engine.Ranking
+    result : multitest.engine.DataSetResult
 
     Returns
     -------
@@ -44,7 +44,7 @@ def pairwise_columns(ranking, results=None):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
     results : sequence of DataSetResult, optional
         Default every data set; rows in data-set order, pairs in cost order
         (the rows of ``pairwise.csv`` and of ``result.pairs()``).

@@ -194,7 +194,7 @@ def explain_order(ranking):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
 
     Returns
     -------
@@ -269,20 +269,20 @@ def cost_unit_sentence(profile):
 
     Parameters
     ----------
-    profile : multitest.inputs._costs.CostProfile
+    profile : multitest.inputs.CostProfile
 
     Returns
     -------
     str
     """
-    unit = getattr(profile, "unit", "") or "no unit given"
-    normalization = getattr(profile, "normalization", "none")
+    unit = profile.unit or "no unit given"
+    normalization = profile.normalization
     how = {"none": "taken as given in the profile",
            "max": "divided by the largest cost of each data set",
            "sum": "divided by the sum of the costs of each data set",
            "rank": "replaced by their cost ranks within each data set"}.get(
                normalization, f"normalized by {normalization}")
-    if getattr(profile, "order", None) is not None:
+    if profile.order is not None:
         return "costs are positions in the given order (0 = cheapest), not measurements"
     return (f"costs in {unit}, {how}; over several data sets the average of these "
             "per data set costs")

@@ -135,7 +135,7 @@ class DataSetResult:
         ``statistic``, ``pvalue``, ``pvalue_adjusted``, ``mean_error_from`` and
         ``mean_error_to`` attributes.
         """
-        import networkx as nx   # only when a graph object is asked for
+        import networkx as nx  # only when a graph object is asked for
 
         graph = nx.DiGraph(name=self.name)
         cost = dict(zip(self.algorithms, self.costs.tolist()))
@@ -174,14 +174,14 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
 
     Parameters
     ----------
-    results : multitest.inputs._results.Results
+    results : multitest.inputs.Results
     keys : ndarray, shape (levels, S, L)
-        Cost sort keys from :meth:`multitest.inputs._costs.CostProfile.keys`.
+        Cost sort keys from :meth:`multitest.inputs.CostProfile.keys`.
     test : multitest.stats.PairwiseTest or None
         None for a score matrix: each data set is then ordered by its values.
     design : multitest.stats.FoldDesign, optional
         Overrides ``results.design`` (e.g. with a test/train ratio).
-    bayes : multitest.stats._bayesian.BayesSettings, optional
+    bayes : multitest.stats.BayesSettings, optional
         ROPE and threshold of a Bayesian test (``test.bayesian``; default
         rope 0, threshold 0.95); unused by the other tests.
 
@@ -214,7 +214,7 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
             order = tuple(final_orders[s])
             ranks = dict(zip(order, range(1, len(order) + 1)))
         else:
-            from scipy.stats import rankdata   # score matrices only
+            from scipy.stats import rankdata  # score matrices only
 
             values = table.mean_errors[s]
             average = rankdata(values)
@@ -240,7 +240,7 @@ _SORT_ELEMENTS = 1 << 24
 
 
 def _cost_ordered_sorts(table):
-    """:func:`multitest.engine._ordering.cost_ordered_sort` of every data set, vectorized.
+    """:func:`multitest.engine.cost_ordered_sort` of every data set, vectorized.
 
     Returns
     -------
@@ -249,7 +249,7 @@ def _cost_ordered_sorts(table):
 
     Notes
     -----
-    The same rule as the heap of :func:`~multitest.engine._ordering.cost_ordered_sort`,
+    The same rule as the heap of :func:`~multitest.engine.cost_ordered_sort`,
     stepped for all data sets together: at each step, take on every data set
     the cheapest remaining node that no remaining node beats, and discount
     the nodes it beats.  ``L`` steps of ``O(S L)`` array work instead of a

@@ -9,14 +9,14 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..stats._bayesian import BayesSettings
+from .._errors import MultitestError
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
-from .._errors import MultitestError
-from ..stats._entry import TestFailure
-from ._per_dataset import multitest_per_dataset
-from ..stats._nemenyi import control_comparisons
 from ..inputs._results import Results, load_results
+from ..stats._bayesian import BayesSettings
+from ..stats._entry import TestFailure
+from ..stats._nemenyi import control_comparisons
+from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
@@ -31,25 +31,22 @@ class Ranking:
     ----------
     final_order : tuple of str
         Best first.
-    datasets : tuple of multitest.engine._per_dataset.DataSetResult
+    datasets : tuple of multitest.engine.DataSetResult
         MultiTest on each data set.
     average_ranks : dict
         ``{algorithm: average rank over data sets}``.
-    friedman : multitest.stats._posthoc.FriedmanResult or None
+    friedman : multitest.stats.FriedmanResult or None
         None with a single data set.
-    second_pass : multitest.engine._second_pass.SecondPassResult or None
+    second_pass : multitest.engine.SecondPassResult or None
         None with a single data set.
-    control : multitest.stats._posthoc.ControlResult or None
+    control : multitest.stats.ControlResult or None
         Comparisons against ``settings.control``, when asked for.
     settings : Settings
-    profile : multitest.inputs._costs.CostProfile
-    results : multitest.inputs._results.Results
+    profile : multitest.inputs.CostProfile
+    results : multitest.inputs.Results
     notes : tuple of str
         Everything a reader must know: the gate decision, cost ties, input
         without folds, a single data set...
-    pairwise_test : multitest.stats.PairwiseTest or None
-        The registry entry of the test of stage 1 (None for a score matrix):
-        what the outputs ask of it (its interval, whether it is Bayesian).
     """
 
     final_order: tuple
@@ -62,14 +59,21 @@ class Ranking:
     profile: CostProfile
     results: Results
     notes: tuple
-    pairwise_test: object = None
+
+    @property
+    def pairwise_test(self):
+        """The registry entry of the stage-1 test (None for a score matrix).
+
+        What the outputs ask of the test: its interval, whether it is Bayesian.
+        """
+        return self.settings.pairwise_test if self.results.has_folds else None
 
     @property
     def algorithms(self):
         return self.results.algorithms
 
     def dataset(self, name):
-        """The :class:`~multitest.engine._per_dataset.DataSetResult` of data set ``name``."""
+        """The :class:`~multitest.engine.DataSetResult` of data set ``name``."""
         for result in self.datasets:
             if result.name == name:
                 return result
@@ -105,7 +109,7 @@ def resolve_profile(costs, results=None):
     """A :class:`CostProfile` from a profile, a YAML path / bundled name or an order.
 
     Dicts, data frames, wide CSV tables and ``column:NAME`` (a column of
-    `results`) are read by :func:`multitest.inputs._cost_tables.as_profile`.
+    `results`) are read by :func:`multitest.inputs.as_profile`.
     """
     if isinstance(costs, CostProfile):
         return costs
@@ -133,7 +137,7 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     Parameters
     ----------
     results : Results, str, os.PathLike or pandas.DataFrame
-        Per-fold results (see :func:`multitest.inputs._results.load_results`).
+        Per-fold results (see :func:`multitest.inputs.load_results`).
     costs : CostProfile, str, os.PathLike, dict, pandas.DataFrame or sequence of str
         A cost profile, a YAML file or bundled profile name, an order
         (cheapest first), or costs in another form: ``{algorithm: cost}``,
@@ -155,7 +159,7 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
 'bayesian'}, default 'nemenyi'
         Post-hoc test over data sets (the Wilcoxon tests: exact conditional
         with zeros dropped, with Pratt's zeros, or scipy's conventions;
-        ``'bayesian'``: the Bayesian signed-rank test, see :mod:`multitest.stats._bayesian_signed_rank`).
+        ``'bayesian'``: the Bayesian signed-rank test, see :func:`multitest.stats.signed_rank`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
 'bergmann-hommel', 'none'}, default 'holm'
         Family-wise correction of the Wilcoxon and sign second passes only
@@ -281,8 +285,7 @@ def _rank(results, profile, settings):
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
-                   settings=settings, profile=profile, results=results, notes=tuple(notes),
-                   pairwise_test=pairwise_test)
+                   settings=settings, profile=profile, results=results, notes=tuple(notes))
 
 
 def _notes(results, per_dataset, pairwise_test):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._ordering import _check as check_overrides   # the sort's own validation
+from ._ordering import _check as check_overrides  # the sort's own validation
 
 __all__ = ["transitive_reduction"]
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats._bayesian import BayesSettings
 from .._errors import MultitestError
+from ..stats._bayesian import BayesSettings
+from ..stats._friedman import friedman
 from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from ._per_dataset import cost_ties, prior_positions
 from ._second_pass_methods import get_second_pass_method
-from ..stats._friedman import friedman
 
 __all__ = ["SecondPassResult", "second_pass", "second_pass_decisions", "order_by_decisions",
            "average_cost_prior", "final_order"]
@@ -31,7 +31,7 @@ class SecondPassResult:
     Attributes
     ----------
     method : str
-        One of :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`;
+        One of :data:`~multitest.engine.SECOND_PASS_METHODS`;
         :attr:`method_entry` is its entry.
     correction : str
         Family-wise correction of the post-hoc p-values (``'none'`` for a
@@ -47,7 +47,7 @@ class SecondPassResult:
     prior_order : tuple of str
         Average-cost order, cheapest first.
     cost_ties : tuple of tuple of str
-    posthoc : multitest.stats._posthoc.PosthocResult or None
+    posthoc : multitest.stats.PosthocResult or None
         The post-hoc test (None when not applied).
     significant : ndarray of bool, shape (L, L)
         Pairs found different (all false when not applied).
@@ -74,7 +74,7 @@ class SecondPassResult:
 
     @property
     def method_entry(self):
-        """The :class:`~multitest.engine._second_pass_methods.SecondPassMethod` of the run."""
+        """The :class:`~multitest.engine.SecondPassMethod` of the run."""
         return get_second_pass_method(self.method)
 
     @property
@@ -99,7 +99,7 @@ class SecondPassResult:
 
     def graph(self):
         """The second-pass graph as a :class:`networkx.DiGraph`."""
-        import networkx as nx   # only when a graph object is asked for
+        import networkx as nx  # only when a graph object is asked for
 
         graph = nx.DiGraph(name="second pass")
         index = {a: i for i, a in enumerate(self.algorithms)}
@@ -178,7 +178,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         Cost sort keys; their averages over data sets give the prior.
     algorithms : sequence of str
     method : str
-        One of :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`.
+        One of :data:`~multitest.engine.SECOND_PASS_METHODS`.
     alpha : float
     correction : str
         Family-wise correction, for the methods that take one (Wilcoxon, sign).
@@ -187,12 +187,12 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         Bayesian method (the Bayesian signed-rank test) is never gated.
     friedman_ties : {'corrected', 'uncorrected'}
         Tie correction of the Friedman statistic (see :func:`multitest.stats.friedman`).
-    bayes : multitest.stats._bayesian.BayesSettings, optional
+    bayes : multitest.stats.BayesSettings, optional
         ROPE, threshold, seed and samples of the ``'bayesian'`` method.
 
     Returns
     -------
-    friedman : multitest.stats._posthoc.FriedmanResult
+    friedman : multitest.stats.FriedmanResult
     result : SecondPassResult
     """
     entry = get_second_pass_method(method)
@@ -225,7 +225,7 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
 
     Parameters
     ----------
-    entry : multitest.engine._second_pass_methods.SecondPassMethod
+    entry : multitest.engine.SecondPassMethod
     ranks, mean_errors : ndarray, shape (S, L)
     average_ranks : ndarray, shape (L,)
         ``ranks.mean(axis=0)``.
@@ -234,7 +234,7 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
     alpha : float
     correction : str
         Used when ``entry.takes_correction``.
-    bayes : multitest.stats._bayesian.BayesSettings, optional
+    bayes : multitest.stats.BayesSettings, optional
         Of a Bayesian method.
     keep : bool, default True
         Return the post-hoc result; False: only the decisions, through the
@@ -243,7 +243,7 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
 
     Returns
     -------
-    posthoc : multitest.stats._posthoc.PosthocResult or None
+    posthoc : multitest.stats.PosthocResult or None
         None when not applied (or not kept).
     significant, better : ndarray of bool, shape (L, L)
         The pairs found different; ``better[a, b]``: ``a`` beats ``b``.

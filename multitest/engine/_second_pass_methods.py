@@ -3,7 +3,7 @@
 Each :class:`SecondPassMethod` says how its post-hoc test runs over the data sets, how it
 orients a pair (which of two algorithms is better), whether it takes a family-wise
 correction, whether it is Bayesian, and the words the outputs use for it.  The second pass
-(:func:`multitest.engine._second_pass.second_pass`), the stability bootstrap, the
+(:func:`multitest.engine.second_pass`), the stability bootstrap, the
 explanations, the figures and the report ask the entry; no other module compares method
 names.
 """
@@ -43,7 +43,7 @@ class SecondPassMethod:
         How an explanation says that an algorithm overrides a cheaper one.
     posthoc : callable
         ``posthoc(ranks, mean_errors, *, alpha, correction, bayes)``: the
-        :class:`~multitest.stats._posthoc.PosthocResult` of every pair, from
+        :class:`~multitest.stats.PosthocResult` of every pair, from
         the ``(S, L)`` ranks and mean errors.
     better : callable
         ``better(average_ranks, mean_errors, posthoc)``: ``(L, L)`` booleans,

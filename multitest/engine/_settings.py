@@ -1,6 +1,6 @@
 """The settings of an analysis, each described once: check, default, applicability, flag.
 
-Every option of :func:`multitest.rank`, of :func:`multitest.engine._stability.stability`
+Every option of :func:`multitest.rank`, of :func:`multitest.engine.stability`
 and of the ``multitest rank`` / ``multitest stability`` commands is one :class:`Option`
 in :data:`OPTIONS`: its name, how its value is checked, its default, a one-line help, its
 command-line flag and group, and its type in a ``--config`` file.  :meth:`Settings.from_options`
@@ -159,7 +159,7 @@ def _ratio(value, label):
 
 
 def _test(value, label):
-    """The pairwise test entry (:func:`multitest.stats._registry.get_test`)."""
+    """The pairwise test entry (:func:`multitest.stats.get_test`)."""
     return get_test(value)
 
 
@@ -408,7 +408,7 @@ _SETTING = {o.name: o for o in OPTIONS if o.role == "setting" and "rank" in o.co
 
 @dataclass(frozen=True)
 class Settings:
-    """Everything that determined a :class:`~multitest.engine._ranking.Ranking`.
+    """Everything that determined a :class:`~multitest.engine.Ranking`.
 
     Built by :meth:`from_options`, which checks every value and refuses an option
     that does not apply to the chosen test or second pass.  The fields are the
@@ -442,10 +442,12 @@ class Settings:
     >>> s = Settings.from_options(test="corrected-t", second_pass="wilcoxon")
     >>> s.posthoc_correction, s.alpha
     ('holm', 0.05)
-    >>> Settings.from_options(rope=0.01)
-    Traceback (most recent call last):
-    ...
-    multitest._errors.MultitestError: `rope` applies to the Bayesian tests only (test bayes-correlated-t or second_pass bayesian); test 'combined-5x2cv-f' and second_pass 'nemenyi' do not use it
+    >>> from multitest import MultitestError
+    >>> try:
+    ...     Settings.from_options(rope=0.01)
+    ... except MultitestError as exc:
+    ...     print(str(exc).split(" (")[0])
+    `rope` applies to the Bayesian tests only
     """
 
     test: str
@@ -594,7 +596,7 @@ def check_for_results(settings, results):
 
 
 def check_stability_options(options):
-    """The options :func:`multitest.engine._stability.stability` passes on to rank(), checked.
+    """The options :func:`multitest.engine.stability` passes on to rank(), checked.
 
     Returns
     -------

@@ -18,8 +18,8 @@ indexes rows of the ``(S, L)`` rank and mean-error matrices and of the
 ``(levels, S, L)`` cost keys.  The Nemenyi second pass needs just the average
 ranks and the critical difference, which depends on ``L``, ``S`` and α alone,
 so no quantile is computed inside the loop; every resample goes through the
-decisions of :func:`multitest.engine._second_pass.second_pass` (the method's
-entry in :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`),
+decisions of :func:`multitest.engine.second_pass` (the method's
+entry in :data:`~multitest.engine.SECOND_PASS_METHODS`),
 so the result is the same as the second pass on the resampled rows.
 
 Computation only: the text table is here, the heat map and the HTML page are
@@ -39,7 +39,7 @@ from scipy import stats
 from .._errors import MultitestError
 from .._format import format_frequency, format_table
 from ..stats._friedman import friedman_statistics, rank_tie_terms
-from ._ranking import resolve_profile, resolve_results, rank
+from ._ranking import rank, resolve_profile, resolve_results
 from ._second_pass import average_cost_prior, final_order, second_pass_decisions
 from ._second_pass_methods import get_second_pass_method
 from ._settings import check_stability_options, options_of
@@ -152,7 +152,7 @@ def _iv_stability(own, rank_options):
     -------
     own : dict
         ``n_bootstrap``, ``seed``, ``alphas``, ``profiles``, checked.
-    settings : multitest.engine._settings.Settings
+    settings : multitest.engine.Settings
     selection : dict
         ``datasets`` and ``algorithms``.
     """
@@ -177,7 +177,7 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
                       correction, friedman_gate, friedman_ties="corrected"):
     """Final order (algorithm indices, best first) of every resample.
 
-    Equivalent to :func:`multitest.engine._second_pass.second_pass` on
+    Equivalent to :func:`multitest.engine.second_pass` on
     ``ranks[idx], mean_errors[idx], keys[:, idx]`` for each row ``idx`` of
     ``draws``, without building result objects.
 

@@ -250,15 +250,16 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
     for position, i in enumerate(order):
         x = x0 + (ranks[i] - 1) * scale
         w = _text_width(texts[i], fontsize)
+        half = fontsize * _LABEL_HALF_HEIGHT
         if position < n_left:
             y = first_row + position * row
             tx = x0 - _LABEL_GAP - _LEADER_RUN
-            box = (tx - w, y - fontsize * _LABEL_HALF_HEIGHT, tx, y + fontsize * _LABEL_HALF_HEIGHT)
+            box = (tx - w, y - half, tx, y + half)
             side = "left"
         else:
             y = first_row + (L - 1 - position) * row
             tx = x1 + _LABEL_GAP + _LEADER_RUN
-            box = (tx, y - fontsize * _LABEL_HALF_HEIGHT, tx + w, y + fontsize * _LABEL_HALF_HEIGHT)
+            box = (tx, y - half, tx + w, y + half)
             side = "right"
         labels.append(CDLabel(name=names[i], rank=float(ranks[i]), x=x, y=y, side=side,
                               text=texts[i], box=box))
@@ -394,7 +395,7 @@ def render_cd_diagram(ranking):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
         With at least two data sets.
 
     Returns

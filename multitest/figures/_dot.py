@@ -105,7 +105,7 @@ def _digraph(name, rankdir="LR"):
 
 def _cost_unit_line(profile):
     """What the cost numbers on a figure are: their unit and normalization."""
-    from ..engine._explain import cost_unit_sentence   # computation: no rendering imports there
+    from ..engine._explain import cost_unit_sentence  # computation: no rendering imports there
 
     return _text(cost_unit_sentence(profile))
 

@@ -1,4 +1,4 @@
-"""One self-contained HTML report of a :class:`~multitest.engine._ranking.Ranking`.
+"""One self-contained HTML report of a :class:`~multitest.engine.Ranking`.
 
 :func:`write_report` writes ``report.html``: the final order first, then every
 stage (second pass, Nemenyi stage, Friedman test and gate decision, each data
@@ -21,7 +21,8 @@ from __future__ import annotations
 import os
 
 from .._files import write_atomically
-from .._format import escape_html as _e, format_number, format_p
+from .._format import escape_html as _e
+from .._format import format_number, format_p
 from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
 from ._bayes import bayes_section_html
 from ._graphviz import dot_available, inline_svg, render_svgs
@@ -126,7 +127,8 @@ def _final_section(ranking, figs):
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None
                 else ranking.datasets[0].costs[index[a]])
-        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", format_number(cost), firsts[a],
+        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", format_number(cost),
+                     firsts[a],
                      why[position - 1].reason])
     items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
     s = ranking.settings
@@ -381,7 +383,7 @@ def write_report(ranking, path):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
     path : str or os.PathLike
         Usually ``<out>/report.html``.
 

@@ -1,4 +1,4 @@
-"""Showing a :class:`~multitest.engine._stability.StabilityResult`: heat map and HTML report.
+"""Showing a :class:`~multitest.engine.StabilityResult`: heat map and HTML report.
 
 Pure string building: an inline SVG heat map of the position probabilities,
 an HTML table of the final orders by α and by cost profile, and a
@@ -161,7 +161,7 @@ def write_stability_report(result, path):
 
     Parameters
     ----------
-    result : multitest.engine._stability.StabilityResult
+    result : multitest.engine.StabilityResult
     path : str or os.PathLike
         The HTML file to write.
 

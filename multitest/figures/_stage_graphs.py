@@ -28,9 +28,24 @@ import numpy as np
 
 from .._format import format_number, format_p
 from ..engine._ordering import named_trace, sort_trace
-from ._dot import (MATRIX_LIMIT, ROW_LIMIT, _CANDIDATE, _FADED, _OVERRIDE, _SIGNIFICANT, _cell,
-                   _cost_unit_line, _digraph, _label, _legend, _order_view, _require_second_pass,
-                   _table_node, _text, _wrap)
+from ._dot import (
+    _CANDIDATE,
+    _FADED,
+    _OVERRIDE,
+    _SIGNIFICANT,
+    MATRIX_LIMIT,
+    ROW_LIMIT,
+    _cell,
+    _cost_unit_line,
+    _digraph,
+    _label,
+    _legend,
+    _order_view,
+    _require_second_pass,
+    _table_node,
+    _text,
+    _wrap,
+)
 
 __all__ = ["render_override_graph", "render_trace", "render_significance_matrix",
            "render_second_pass", "render_second_pass_result", "render_final",
@@ -52,10 +67,10 @@ def render_override_graph(dataset_result, settings=None, profile=None):
 
     Parameters
     ----------
-    dataset_result : multitest.engine._per_dataset.DataSetResult
-    settings : multitest.engine._ranking.Settings, optional
+    dataset_result : multitest.engine.DataSetResult
+    settings : multitest.engine.Settings, optional
         Test and alpha for the legend.
-    profile : multitest.inputs._costs.CostProfile, optional
+    profile : multitest.inputs.CostProfile, optional
         Cost profile name for the legend.
 
     Returns
@@ -210,7 +225,7 @@ def render_trace(dataset_result):
 
     Parameters
     ----------
-    dataset_result : multitest.engine._per_dataset.DataSetResult
+    dataset_result : multitest.engine.DataSetResult
 
     Returns
     -------
@@ -349,7 +364,7 @@ def render_second_pass(ranking):
 
 
 def render_second_pass_result(sp, n_datasets=None, profile=None):
-    """The second-pass graph from a :class:`~multitest.engine._second_pass.SecondPassResult` alone.
+    """The second-pass graph from a :class:`~multitest.engine.SecondPassResult` alone.
 
     Drawn by size like the override graph (:func:`render_override_graph`).
 

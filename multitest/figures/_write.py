@@ -14,8 +14,14 @@ from collections import OrderedDict
 
 from ._cd import render_cd_diagram
 from ._graphviz import check_formats, draw_sources
-from ._stage_graphs import (render_final, render_override_graph, render_second_pass,
-                            render_second_pass_trace, render_significance_matrix, render_trace)
+from ._stage_graphs import (
+    render_final,
+    render_override_graph,
+    render_second_pass,
+    render_second_pass_trace,
+    render_significance_matrix,
+    render_trace,
+)
 
 __all__ = ["figures", "dataset_stems", "safe_filename", "write_figures", "FIGURE_PAIRS_LIMIT"]
 
@@ -74,7 +80,7 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
     out_dir : str or os.PathLike
     formats : sequence of {'svg', 'png', 'pdf'}
     jobs : int, optional

@@ -2,18 +2,6 @@
 
 Every public name is defined in a private module, listed in ``__init__.pyi`` and
 loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
 """
 
 from .._lazy import attach_stub

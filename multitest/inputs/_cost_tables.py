@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import numbers
+import os
 
 import pandas as pd
 
-from ._costs import CostProfile, load_profile, profile_from_order
 from .._errors import InputError, MultitestError
+from ._costs import CostProfile, load_profile, profile_from_order
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
            "load_cost_table", "profile_from_column", "experiment_folder", "COLUMN_PREFIX"]
@@ -54,7 +54,7 @@ def is_cost_table(costs):
 
 
 def as_profile(costs, results=None, *, name=None):
-    """A :class:`~multitest.inputs._costs.CostProfile` from any accepted form of costs.
+    """A :class:`~multitest.inputs.CostProfile` from any accepted form of costs.
 
     Parameters
     ----------

@@ -38,7 +38,7 @@ class FoldDesign:
 
     Examples
     --------
-    >>> from multitest.stats import FoldDesign
+    >>> from multitest.inputs import FoldDesign
     >>> design = FoldDesign(replications=5, folds=2)
     >>> design.n, design.is_5x2, str(design)
     (10, True, '5x2')
@@ -92,7 +92,7 @@ def parse_test_train_ratio(value):
 
     Examples
     --------
-    >>> from multitest.stats import parse_test_train_ratio
+    >>> from multitest.inputs import parse_test_train_ratio
     >>> parse_test_train_ratio("1/9") == parse_test_train_ratio((100, 900)) == 1 / 9
     True
     """

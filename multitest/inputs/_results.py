@@ -528,7 +528,8 @@ def _numeric(frame, column, name, row_offset, fast):
             raise _Fallback
         return _fast_values(raw.to_numpy(dtype=float))
     as_text = raw.astype(str).str.strip()
-    missing = as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy() | raw.isna().to_numpy()
+    missing = (as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy()
+               | raw.isna().to_numpy())
     if missing.any():
         row = _first_bad(missing, row_offset)
         raise InputError(f"missing value (NaN or empty); {int(missing.sum())} row(s) affected",

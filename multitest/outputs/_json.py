@@ -1,4 +1,4 @@
-"""The ``result.json`` document of a :class:`~multitest.engine._ranking.Ranking`.
+"""The ``result.json`` document of a :class:`~multitest.engine.Ranking`.
 
 Small runs list every pairwise result inline (and every edge).  Above
 :data:`INLINE_PAIRS_LIMIT` results in all, the document names the pairwise
@@ -21,7 +21,7 @@ from ._pairwise_file import PAIRWISE_FILE
 __all__ = ["to_dict", "write_json", "is_large", "INLINE_PAIRS_LIMIT", "DATASET_TABLES"]
 
 #: Above this many pairwise results in all, ``result.json`` refers to the pairwise
-#: file (:data:`~multitest.outputs._pairwise_file.PAIRWISE_FILE`) instead of listing
+#: file (:data:`~multitest.outputs.PAIRWISE_FILE`) instead of listing
 #: every pair (and every edge) inline.
 INLINE_PAIRS_LIMIT = 20_000
 
@@ -44,12 +44,12 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
     inline_pairs : bool, optional
         List every pairwise result inline.  By default inline when there are
         at most :data:`INLINE_PAIRS_LIMIT` of them.
     effects : dict of str to ndarray, optional
-        :func:`multitest.stats._effect_sizes.pairwise_columns` of the ranking, when
+        :func:`multitest.engine.pairwise_columns` of the ranking, when
         the caller has it already (the inline pairs carry these columns).
     datasets : object, optional
         Put this under ``datasets`` instead of the document of every data set
@@ -90,10 +90,10 @@ def write_json(ranking, handle, effects=None):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
     handle : file
     effects : dict of str to ndarray, optional
-        :func:`~multitest.engine._effects.pairwise_columns` of the ranking,
+        :func:`~multitest.engine.pairwise_columns` of the ranking,
         when the caller has it already (small runs).
     """
     if is_large(ranking):
@@ -187,7 +187,7 @@ def _control(ranking):
 
 def _effect_sizes(ranking):
     """Conventions of the effect sizes (values are beside each pair); None without folds."""
-    from ..stats._effect_sizes import interval_of   # see docs/explanation/effect-sizes.md
+    from ..stats._effect_sizes import interval_of  # see docs/explanation/effect-sizes.md
 
     if not ranking.results.has_folds:
         return None
@@ -200,7 +200,7 @@ def _effect_sizes(ranking):
 
 
 def _datasets(ranking, inline_pairs, effects):
-    """The ``datasets`` block; `effects`: :func:`~multitest.stats._effect_sizes.pairwise_columns`
+    """The ``datasets`` block; `effects`: :func:`~multitest.engine.pairwise_columns`
     of every data set (computed here when listing pairs inline and not given)."""
     if not inline_pairs:
         return {r.name: _dataset(r, False) for r in ranking.datasets}
@@ -256,7 +256,7 @@ def _dataset(result, inline_pairs, extra=None):
 
 
 def _json_pairs(result):
-    """:meth:`~multitest.engine._per_dataset.DataSetResult.pairs` with JSON-safe numbers, by columns."""
+    """:meth:`~multitest.engine.DataSetResult.pairs` with JSON-safe numbers, by columns."""
     if not result.tested:
         return []
     t, s = result.table, result.index

@@ -1,12 +1,12 @@
 """The pairwise file of a large run (``pairwise.npz``): writing it, and reading it back.
 
-Above :data:`~multitest.outputs._json.INLINE_PAIRS_LIMIT` pairwise results in
+Above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results in
 all, ``result.json`` names :data:`PAIRWISE_FILE` instead of listing the pairs:
 an uncompressed NumPy ``.npz`` archive holding what cannot be recomputed (the
 per-fold errors, the cost orders and the decisions as bits; see
 :func:`write_pairwise_file`).  :func:`read_pairwise` reruns the deterministic
 tests and returns the table of
-:func:`~multitest.outputs._tables.pairwise_frame`, bit for bit.
+:func:`~multitest.outputs.pairwise_frame`, bit for bit.
 """
 
 from __future__ import annotations
@@ -100,12 +100,12 @@ def _same_values(x, y):
 
 
 def read_pairwise(path, datasets=None):
-    """The table of :func:`~multitest.outputs._tables.pairwise_frame` from a pairwise file.
+    """The table of :func:`~multitest.outputs.pairwise_frame` from a pairwise file.
 
     Parameters
     ----------
     path : str or os.PathLike
-        A ``pairwise.npz`` written by :func:`~multitest.outputs._write.write_outputs`.
+        A ``pairwise.npz`` written by :func:`~multitest.outputs.write_outputs`.
     datasets : sequence of str, optional
         Only these data sets (in the order given): reading a few data sets of
         a large run costs only their tests.
@@ -113,7 +113,7 @@ def read_pairwise(path, datasets=None):
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~multitest.outputs._tables.PAIRWISE_COLUMNS`, one row per pair.
+        Columns :data:`~multitest.outputs.PAIRWISE_COLUMNS`, one row per pair.
 
     Raises
     ------
@@ -179,9 +179,9 @@ def _dataset_rows(names, wanted, path):
 
 def _rerun(errors, prior, meta):
     """Stage 1 again, as :func:`multitest.rank` ran it (bit for bit)."""
+    from ..engine._per_dataset import run_pairwise_tests
     from ..inputs._design import FoldDesign
     from ..stats._registry import get_test
-    from ..engine._per_dataset import run_pairwise_tests
 
     design = FoldDesign(replications=meta["replications"], folds=meta["folds_per_replication"])
     return run_pairwise_tests(errors, prior, get_test(meta["test"]), design,

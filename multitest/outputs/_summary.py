@@ -1,4 +1,4 @@
-"""Plain-text summary of a :class:`~multitest.engine._ranking.Ranking` for the terminal."""
+"""Plain-text summary of a :class:`~multitest.engine.Ranking` for the terminal."""
 
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def summary_text(ranking):
         cd = sp.critical_difference
         cd_text = f"critical difference {cd:.4g}; " if cd is not None else ""
         edges = _shorten((f"{a} -> {b}" for a, b in sp.edges()), ", ") or "none"
-        lines.append(f"Second pass ({sp.method}{'' if sp.correction == 'none' else ', ' + sp.correction}): "
+        correction = "" if sp.correction == "none" else f", {sp.correction}"
+        lines.append(f"Second pass ({sp.method}{correction}): "
                      f"{cd_text}{len(sp.significant_pairs())} pair(s) differ; "
                      f"prior (average cost) {_shorten(sp.prior_order, ' < ')}; overrides: {edges}")
     if ranking.control is not None:

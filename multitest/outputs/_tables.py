@@ -1,9 +1,9 @@
-"""The CSV tables of a :class:`~multitest.engine._ranking.Ranking`, as DataFrames.
+"""The CSV tables of a :class:`~multitest.engine.Ranking`, as DataFrames.
 
 :func:`stage_tables` gives the table of every stage (final order, ranks,
 orders, mean errors, costs, second pass, effect sizes, post-hoc decisions),
 :func:`pairwise_frame` every pairwise result of every data set; both are
-written by :func:`multitest.outputs._csv.write_csv`.
+written by :func:`multitest.outputs.write_csv`.
 """
 
 from __future__ import annotations
@@ -39,7 +39,8 @@ def pairwise_frame(ranking):
         "b": np.asarray(names, dtype=object)[costlier.ravel()],
         "statistic": table.statistic.ravel(), "pvalue": table.pvalue.ravel(),
         "pvalue_adjusted": table.pvalue_adjusted.ravel(),
-        "mean_error_a": means[rows, cheaper].ravel(), "mean_error_b": means[rows, costlier].ravel(),
+        "mean_error_a": means[rows, cheaper].ravel(),
+        "mean_error_b": means[rows, costlier].ravel(),
         "override": table.override.ravel()})
 
 
@@ -97,7 +98,7 @@ def stage_tables(ranking):
 
 def _frame(columns):
     """A DataFrame of these arrays, names kept as objects (pandas would convert them to
-    Arrow strings, only for :func:`~multitest.outputs._csv.write_csv` to convert them back)."""
+    Arrow strings, only for :func:`~multitest.outputs.write_csv` to convert them back)."""
     return pd.DataFrame({key: pd.Series(values, dtype=object) if values.dtype == object
                          else values for key, values in columns.items()})
 

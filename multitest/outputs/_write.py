@@ -1,10 +1,10 @@
-"""Writing a :class:`~multitest.engine._ranking.Ranking`: every output file of a run, at once.
+"""Writing a :class:`~multitest.engine.Ranking`: every output file of a run, at once.
 
 All files of one run are written through one output-folder transaction
 (:mod:`multitest.outputs._transaction`): the folder holds the previous run or the new one,
 never a mix, and ``manifest.json`` says which.  ``result.json``
 (:mod:`~multitest.outputs._json`), the CSV tables (:mod:`~multitest.outputs._tables`) and,
-above :data:`~multitest.outputs._json.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
+above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
 file (:mod:`~multitest.outputs._pairwise_file`) instead of ``pairwise.csv``.
 """
 
@@ -27,7 +27,7 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
 
     Parameters
     ----------
-    ranking : multitest.engine._ranking.Ranking
+    ranking : multitest.engine.Ranking
     out_dir : str or os.PathLike
     extra : callable, optional
         ``extra(staging_dir)`` writes more files (figures, the report) into

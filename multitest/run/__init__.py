@@ -4,18 +4,6 @@ Needs the ``run`` extra (scikit-learn, Dask) when an experiment is run.
 
 Every public name is defined in a private module, listed in ``__init__.pyi`` and
 loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
 """
 
 from .._lazy import attach_stub

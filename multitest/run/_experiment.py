@@ -32,8 +32,8 @@ import json
 import os
 from dataclasses import dataclass, field
 
-from ..inputs._costs import read_yaml
 from .._errors import InputError, MultitestError
+from ..inputs._costs import read_yaml
 
 __all__ = ["Experiment", "DatasetSpec", "AlgorithmSpec", "load_experiment", "load_dataset",
            "check_estimators", "SOURCES", "DEFAULT_OPENML_CACHE"]

@@ -5,18 +5,6 @@ Nothing here knows of rankings, outputs or figures.
 
 Every public name is defined in a private module, listed in ``__init__.pyi`` and
 loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
-
-Every public name is defined in a private module, listed in ``__init__.pyi`` and
-loaded on first use.
 """
 
 from .._lazy import attach_stub

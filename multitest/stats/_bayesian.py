@@ -6,7 +6,7 @@ comparing multiple classifiers through Bayesian analysis", JMLR 18(77), 2017.
 - :func:`correlated_t`: the Bayesian correlated t-test on the folds of one
   data set (stage 1).  Its posterior of the mean difference is a Student t
   (closed form, no sampling).
-- :func:`~multitest.stats._bayesian_signed_rank.signed_rank`: the Bayesian
+- :func:`~multitest.stats.signed_rank`: the Bayesian
   signed-rank test over data sets (second pass, its own module so that the
   stage-1 registry does not load the second pass), a Dirichlet process
   posterior sampled by seeded Monte Carlo as ``baycomp.SignedRankTest`` does.
@@ -127,7 +127,7 @@ class CorrelatedTResult:
 
     def interval(self, level=0.95):
         """Central credible interval of the mean difference, ``(low, high)``."""
-        from scipy import stats   # ~1 s to import: only when an interval is asked for
+        from scipy import stats  # ~1 s to import: only when an interval is asked for
 
         q = stats.t.ppf(0.5 + level / 2, self.df)
         return self.mean - q * self.scale, self.mean + q * self.scale
@@ -264,7 +264,7 @@ def bayes_correlated_t(a, b, design, rope=0.0):
     means the costlier is better) and the "p-value" is ``1 - P(costlier
     practically better)`` (:data:`POSTERIOR_EVIDENCE`).  Its registry entry
     says it is Bayesian: :func:`multitest.rank` then runs
-    :func:`multitest.engine._bayesian_stage1.run_bayesian_tests` with the run's ROPE, and
+    :func:`multitest.engine.run_bayesian_tests` with the run's ROPE, and
     decides by ``P(costlier practically better) >= threshold``.
     """
     result = correlated_t(a, b, rope=rope, design=design)

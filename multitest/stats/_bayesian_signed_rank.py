@@ -197,7 +197,7 @@ def _first_true(zs, predicate):
 class BayesianPosthoc(PosthocResult):
     """The Bayesian signed-rank test of every pair of algorithms over data sets.
 
-    A :class:`multitest.stats._posthoc.PosthocResult` (so that every output shows
+    A :class:`multitest.stats.PosthocResult` (so that every output shows
     it) with ``method='bayesian'``; ``(L, L)`` arrays, diagonal: probabilities
     0, ``pvalues`` 1.
 

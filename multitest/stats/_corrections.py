@@ -38,7 +38,7 @@ above:
     ``k <= BERGMANN_HOMMEL_MAX`` (10: 115 975 sets, about 0.1 s).
 
 Bonferroni--Dunn comparisons against a control live in
-:func:`multitest.stats._nemenyi.control_comparisons`, which adjusts with this module.
+:func:`multitest.stats.control_comparisons`, which adjusts with this module.
 """
 
 import functools

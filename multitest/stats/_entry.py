@@ -23,7 +23,7 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 #: :attr:`PairwiseTest.evidence` of a classical test: its second number is a p-value.
 _P_VALUE = "p-value"
 
-#: The intervals of the mean difference :func:`~multitest.stats._effect_sizes.fold_mean_difference`
+#: The intervals of the mean difference :func:`~multitest.stats.fold_mean_difference`
 #: computes (:attr:`PairwiseTest.interval`).
 _INTERVALS = ("kfold-t", "corrected-t", "combined-5x2cv-t")
 
@@ -74,7 +74,7 @@ class PairwiseTest:
         the same decisions as ``func`` without computing most p-values.
     interval : {'kfold-t', 'corrected-t', 'combined-5x2cv-t'}
         The interval of the mean difference of errors shown beside the test's
-        decisions (see :func:`multitest.stats._effect_sizes.fold_mean_difference`):
+        decisions (see :func:`multitest.stats.fold_mean_difference`):
         the one whose standard error the test's statistic divides by.
     bayesian : bool
         The test decides by a posterior probability and a threshold, not by a

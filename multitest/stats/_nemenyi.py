@@ -229,7 +229,7 @@ def control_comparisons(ranks, control, method="bonferroni-dunn", alpha=0.05):
     method : {'bonferroni-dunn', 'holm', 'hochberg', 'hommel'}, default: 'bonferroni-dunn'
         How the ``L - 1`` two-sided normal p-values are adjusted: Bonferroni
         (``min(1, (L - 1) p)``) or a step-wise procedure of
-        :func:`multitest.stats._corrections.adjust_pvalues`.
+        :func:`multitest.stats.adjust_pvalues`.
     alpha : float, default: 0.05
         Significance level, in (0, 1).
 

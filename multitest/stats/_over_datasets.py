@@ -24,8 +24,7 @@ import numpy as np
 from .._progress import progress
 from ._corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
 from ._posthoc import PosthocResult, _pair_differences, _symmetric
-from ._signed_rank import (scipy_signed_rank_test, sign_counts, sign_test_pvalues,
-                           signed_rank_test)
+from ._signed_rank import scipy_signed_rank_test, sign_counts, sign_test_pvalues, signed_rank_test
 from ._validation import _as_2d_float, _iv_choice, _iv_probability
 
 __all__ = ["PAIRWISE_METHODS", "pairwise_over_datasets"]
@@ -40,7 +39,7 @@ _CHUNK_CELLS = 2**16
 def _wilcoxon_pairs(d, zero_method="wilcox"):
     """Two-sided exact conditional Wilcoxon signed-rank test on each row of `d`.
 
-    :func:`multitest.stats._signed_rank.signed_rank_test`: exact distribution given
+    :func:`multitest.stats.signed_rank_test`: exact distribution given
     the mid-ranks for up to ``EXACT_MAX`` non-zero differences (cached per
     ``S`` without ties), normal approximation beyond; statistic ``min(T+, T-)``.
     """
@@ -55,7 +54,7 @@ def _wilcoxon_pratt_pairs(d):
 def _wilcoxon_scipy_pairs(d):
     """Two-sided Wilcoxon signed-rank test on each row of `d`, as ``scipy.stats.wilcoxon``.
 
-    :func:`multitest.stats._signed_rank.scipy_signed_rank_test`; a row of zeros
+    :func:`multitest.stats.scipy_signed_rank_test`; a row of zeros
     gives p = 1.
     """
     r_plus, r_minus, pvalues = scipy_signed_rank_test(d)
@@ -114,7 +113,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     correction : {'none', 'bonferroni', 'holm', 'hochberg', 'hommel', 'shaffer', \
 'bergmann-hommel'}, default: 'holm'
         Applied to the family of all pairs (see
-        :func:`multitest.stats._corrections.adjust_all_pairs`; ``'bergmann-hommel'``
+        :func:`multitest.stats.adjust_all_pairs`; ``'bergmann-hommel'``
         for at most 10 algorithms).
     alpha : float, default: 0.05
         Significance level, in (0, 1).

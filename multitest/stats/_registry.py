@@ -15,9 +15,18 @@ from importlib import metadata
 from .._errors import MultitestError, UnknownTestError
 from ._bayesian import POSTERIOR_EVIDENCE, bayes_correlated_t
 from ._entry import PairwiseTest, _one_line
-from ._fold_tests import (_combined_f_significant, combined_5x2cv_f, combined_5x2cv_t,
-                          corrected_t, kfold_t, paired_5x2cv_t, sign_test, wilcoxon_pratt,
-                          wilcoxon_scipy, wilcoxon_signed_rank)
+from ._fold_tests import (
+    _combined_f_significant,
+    combined_5x2cv_f,
+    combined_5x2cv_t,
+    corrected_t,
+    kfold_t,
+    paired_5x2cv_t,
+    sign_test,
+    wilcoxon_pratt,
+    wilcoxon_scipy,
+    wilcoxon_signed_rank,
+)
 
 __all__ = ["DEFAULT_TEST", "ENTRY_POINT_GROUP", "available_tests", "get_test", "register_test"]
 
