@@ -63,7 +63,7 @@ __all__ = ["Task", "run_task", "fold_indices", "close_fit_processes", "MEASURES"
 MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time", "peak_memory",
             "model_size")
 #: The measures that are times (repeated ``repeats`` times and summarised by their noise).
-TIMED_MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time")
+TIMED_MEASURES = tuple(m for m in MEASURES if m.endswith("_time"))
 
 
 @dataclass(frozen=True)

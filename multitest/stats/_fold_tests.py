@@ -436,20 +436,7 @@ def wilcoxon_scipy(a, b, alternative="two-sided"):
     ties the exact null distribution is used; with zeros or ties and
     ``F <= 13`` the exact sign-flip permutation distribution; otherwise the
     normal approximation with the tie correction and no continuity correction.
-
-    Parameters
-    ----------
-    a, b : ndarray, shape (n, F)
-        Per-fold errors of the cheaper and the costlier algorithm.
-    alternative : {'two-sided', 'less', 'greater'}
-        ``'greater'``: the costlier algorithm has the lower error.
-
-    Returns
-    -------
-    statistic, pvalue : ndarray, shape (n,)
-        As SciPy: ``min(R+, R-)`` for the two-sided test, ``R+`` (the rank
-        sum of the folds where ``a > b``) for a one-sided one. Identical
-        errors give statistic 0 and p-value 1.
+    The arguments and the statistic are those of :func:`wilcoxon_signed_rank`.
 
     Examples
     --------
