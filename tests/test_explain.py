@@ -2,12 +2,11 @@
 import networkx as nx
 import numpy as np
 import pytest
-from helpers import make_frame
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from multitest import load_results, profile_from_order, rank
+from multitest import profile_from_order, rank
 from multitest._errors import MultitestError
 from multitest.engine._explain import (
     cost_unit_sentence,
