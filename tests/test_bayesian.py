@@ -13,18 +13,17 @@ from helpers import make_frame
 from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
-from multitest import example_results, rank
+from multitest import example_results, get_test, rank
 from multitest._errors import MultitestError
 from multitest.cli import main
-from multitest.inputs._design import FoldDesign
+from multitest.inputs import FoldDesign
 from multitest.outputs import to_dict
-from multitest.stats._bayesian import BayesSettings, correlated_t, fold_correlation
+from multitest.stats import BayesSettings, correlated_t, fold_correlation
 from multitest.stats._bayesian_signed_rank import (
     _signed_rank_winners,
     bayesian_posthoc,
     signed_rank,
 )
-from multitest.stats._registry import get_test
 
 baycomp = pytest.importorskip("baycomp")
 
@@ -278,8 +277,8 @@ def test_cli_bayesian_options(tmp_path, capsys):
 def test_probability_figure_draws_what_it_says(tmp_path):
     import xml.etree.ElementTree as ET
 
+    from multitest.figures import report_html
     from multitest.figures._bayes import _BAR, bayes_figures, write_bayes_figures
-    from multitest.figures._report import report_html
 
     results = example_results()
     ranking = rank(results, "training_time", test="bayes-correlated-t", rope=1.0,
@@ -331,7 +330,7 @@ def test_docstring_examples():
 
 
 def test_stability_refuses_the_bayesian_second_pass():
-    from multitest.engine._stability import stability
+    from multitest import stability
 
     with pytest.raises(MultitestError, match="`second_pass`: the stability bootstrap"):
         stability(example_results(), "training_time", n_bootstrap=2, second_pass="bayesian")

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from multitest import InputError, MultitestError, load_profile, profile_from_order
-from multitest.inputs._costs import bundled_profiles
+from multitest.inputs import bundled_profiles
 
 ALGS = ["c45", "mdt", "mlp", "lnp", "svl", "sv2", "svr", "5nn"]
 DATA = "multitest/data/ulas2008"

@@ -6,14 +6,11 @@ import numpy as np
 import pytest
 from numpy.testing import assert_array_equal
 
-from multitest import MultitestError, rank
-from multitest.engine._bayesian_stage1 import BayesianPairwiseTable
-from multitest.engine._stage1 import PairwiseTable
-from multitest.inputs._design import FoldDesign
+from multitest import MultitestError, available_tests, get_test, rank
+from multitest.engine import BayesianPairwiseTable, PairwiseTable
+from multitest.inputs import FoldDesign
+from multitest.stats import POSTERIOR_EVIDENCE, PairwiseTest, bayes_correlated_t
 from multitest.stats import _fold_tests as fold_tests
-from multitest.stats._bayesian import POSTERIOR_EVIDENCE, bayes_correlated_t
-from multitest.stats._entry import PairwiseTest
-from multitest.stats._registry import available_tests, get_test
 
 ONE_SIDED = ("two-sided", "less", "greater")
 TWO_SIDED = ("two-sided",)

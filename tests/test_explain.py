@@ -6,8 +6,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from multitest import profile_from_order, rank
+from multitest import load_profile, profile_from_order, rank
 from multitest._errors import MultitestError
+from multitest.engine import cost_ordered_sort, order_by_decisions, transitive_reduction
 from multitest.engine._explain import (
     cost_unit_sentence,
     explain_order,
@@ -15,10 +16,6 @@ from multitest.engine._explain import (
     friedman_power,
     ordinal,
 )
-from multitest.engine._ordering import cost_ordered_sort
-from multitest.engine._reduction import transitive_reduction
-from multitest.engine._second_pass import order_by_decisions
-from multitest.inputs._costs import load_profile
 
 # -- the worked examples of docs/method.md §5 (docs/method.md §5) -----------------------------
 

@@ -13,17 +13,14 @@ import pytest
 from helpers import make_frame
 from scipy import special, stats
 
-from multitest import InputError, load_results
+from multitest import InputError, get_test, load_results, register_test
 from multitest.engine import _per_dataset as per_dataset
 from multitest.engine import _stage1 as stage1
-from multitest.engine._ordering import cost_ordered_sort
-from multitest.engine._per_dataset import prior_positions
-from multitest.engine._stage1 import run_pairwise_tests
+from multitest.engine import cost_ordered_sort, prior_positions, run_pairwise_tests
+from multitest.inputs import FoldDesign
 from multitest.inputs import _results as results
-from multitest.inputs._design import FoldDesign
 from multitest.stats._distributions import _FisherF, _StudentT
 from multitest.stats._fold_tests import _row_sum
-from multitest.stats._registry import get_test, register_test
 
 # -- loading ------------------------------------------------------------------------
 
@@ -419,7 +416,11 @@ def test_f_decisions_near_the_critical_value_are_the_p_values(alpha):
     # around the critical value: adding t to both folds of a replication leaves the
     # variances alone and makes f a quadratic in t, solved for f = critical exactly,
     # then t moved by up to 50 units in the last place and by 1e-9 to 1e-4 relative.
-    from multitest.stats._fold_tests import _BAND, _combined_f_significant, combined_5x2cv_f
+    from multitest.stats._fold_tests import (
+        _BAND,
+        _combined_f_significant,
+        combined_5x2cv_f,
+    )
 
     rng = np.random.default_rng(30)
     base = np.repeat(rng.normal(0.0, 0.02, (40, 5)), 2, axis=1)

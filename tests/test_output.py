@@ -87,6 +87,16 @@ def test_pairwise_file_stores_what_cannot_be_recomputed(ranking, tmp_path):
         assert settings["test"] == ranking.settings.test and settings["replications"] == 5
 
 
+def test_read_pairwise_recomputes_with_the_test_train_ratio(example, tmp_path):
+    # The corrected t test with a test/train ratio: the file keeps the ratio, so stage 1 is
+    # recomputed with the same design (without it the p-values would differ).
+    ranking = rank(example, "training_time", test="corrected-t", test_train_ratio="1/4",
+                   datasets=example.datasets[:5])
+    path = tmp_path / "p.npz"
+    write_pairwise_file(ranking, path)
+    pd.testing.assert_frame_equal(read_pairwise(path), pairwise_frame(ranking), check_exact=True)
+
+
 def test_read_pairwise_of_some_data_sets(ranking, tmp_path):
     path = tmp_path / "p.npz"
     write_pairwise_file(ranking, path)
@@ -114,7 +124,7 @@ def test_read_pairwise_checks_the_recomputed_decisions(ranking, tmp_path):
 def test_pairwise_file_of_a_custom_test_keeps_its_statistics(tmp_path):
     from scipy import stats
 
-    from multitest.stats._registry import register_test
+    from multitest import register_test
 
     @register_test("test-output-welch")
     def welch(a, b):

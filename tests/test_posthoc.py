@@ -20,15 +20,19 @@ import multitest.stats._over_datasets
 import multitest.stats._signed_rank
 from multitest._errors import MultitestError
 from multitest.cli import main
-from multitest.stats._corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
-from multitest.stats._friedman import friedman
+from multitest.stats import (
+    PAIRWISE_CORRECTIONS,
+    PAIRWISE_METHODS,
+    adjust_all_pairs,
+    friedman,
+    pairwise_over_datasets,
+)
 from multitest.stats._nemenyi import (
     CONTROL_METHODS,
     control_comparisons,
     critical_difference,
     nemenyi,
 )
-from multitest.stats._over_datasets import PAIRWISE_METHODS, pairwise_over_datasets
 
 FIXTURES = Path(__file__).parent / "fixtures"
 # Produced by tests/fixtures/posthoc_r.R and corrections_r.R (R 4.2.2).

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from multitest import rank
-from multitest.figures import dataset_stems, figures
-from multitest.figures._report import report_html, write_report
+from multitest.figures import dataset_stems, figures, report_html, write_report
 
 HAS_DOT = shutil.which("dot") is not None
 CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
@@ -77,7 +76,7 @@ def test_contents(ranking, report):
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_figures_are_inline_svg(ranking, report):
     text = report.read_text(encoding="utf-8")
-    from multitest.figures._bayes import bayes_figures
+    from multitest.figures import bayes_figures
 
     assert len(figures(ranking)) == 5 + 2 * 38 and len(bayes_figures(ranking)) == 1 + 38
     assert text.count("<svg") == len(figures(ranking)) + len(bayes_figures(ranking))
@@ -173,7 +172,7 @@ def test_report_in_headless_chromium(ranking, report, tmp_path):
     assert probe["errors"] == []
     console = [line for line in done.stderr.splitlines() if ":CONSOLE" in line]
     assert console == []
-    from multitest.figures._bayes import bayes_figures
+    from multitest.figures import bayes_figures
 
     expected = [f"fig-{stem}" for stem in [*figures(ranking), *bayes_figures(ranking)]]
     assert sorted(f["id"] for f in probe["figures"]) == sorted(expected)
@@ -242,7 +241,7 @@ def test_big_report_in_headless_chromium(big_run, tmp_path):
 
 
 def test_report_explains_the_order(ranking, report):
-    from multitest.engine._explain import explain_order
+    from multitest.engine import explain_order
 
     text = report.read_text(encoding="utf-8")
     final = text[text.index('id="final-order"'):text.index('id="contents"')]

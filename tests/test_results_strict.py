@@ -10,7 +10,6 @@ give the same arrays as the CSV of the same rows.
 import warnings
 
 import numpy as np
-import pandas as pd
 import pytest
 from helpers import make_frame
 

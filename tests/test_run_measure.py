@@ -20,8 +20,7 @@ from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from multitest import InputError  # noqa: E402
-from multitest.run._experiment import load_dataset, load_experiment  # noqa: E402
-from multitest.run._measure import Task, fold_indices, run_task  # noqa: E402
+from multitest.run import Task, fold_indices, load_dataset, load_experiment, run_task  # noqa: E402  # noqa: E402
 
 IRIS = load_iris(return_X_y=True)
 TESTS = os.path.dirname(__file__)
@@ -161,7 +160,7 @@ def test_experiment_errors_name_file_row_and_field(tmp_path, text, where):
 
 
 def test_estimator_and_dataset_errors_are_found_before_running(tmp_path):
-    from multitest.run._experiment import check_estimators
+    from multitest.run import check_estimators
 
     path = _write(tmp_path, GOOD.replace("GaussianNB}", "GaussianNB, params: {bogus: 1}}"))
     with pytest.raises(InputError, match=r"row 4, field 'algorithms.nb.params'.*refuses"):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from multitest import MultitestError
-from multitest.engine._second_pass import order_by_decisions, second_pass
+from multitest.engine import order_by_decisions, second_pass
 
 
 def test_method_example_one():

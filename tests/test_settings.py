@@ -14,9 +14,9 @@ from numpy.testing import assert_allclose
 
 from multitest import MultitestError, example_path, rank
 from multitest.cli import _parser, main
-from multitest.engine._settings import OPTIONS, Settings, options_of
+from multitest.engine import OPTIONS, Settings, options_of
 from multitest.engine._stability import RANK_OPTIONS, stability
-from multitest.stats._bayesian import correlated_t
+from multitest.stats import correlated_t
 
 EXAMPLE = example_path()
 

@@ -8,7 +8,7 @@ import pytest
 from helpers import make_frame
 
 from multitest import MultitestError, load_results, profile_from_order, rank
-from multitest.engine._second_pass import second_pass
+from multitest.engine import second_pass
 from multitest.engine._stability import (
     _bootstrap_orders,
     stability,

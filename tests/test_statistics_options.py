@@ -18,9 +18,8 @@ from multitest import rank
 from multitest._errors import MultitestError
 from multitest.cli import main
 from multitest.engine._stability import _friedman_pvalues
-from multitest.stats._corrections import adjust_all_pairs
-from multitest.stats._friedman import friedman
-from multitest.stats._friedman import rank_tie_terms as _rank_tie_terms
+from multitest.stats import adjust_all_pairs, friedman
+from multitest.stats import rank_tie_terms as _rank_tie_terms
 
 
 def run(argv, capsys):

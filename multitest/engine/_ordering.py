@@ -71,7 +71,7 @@ def cost_ordered_sort(overrides):
     Prior A < B < C; C beats both A and B (docs/method.md section 5):
 
     >>> import numpy as np
-    >>> from multitest.engine._ordering import cost_ordered_sort
+    >>> from multitest.engine import cost_ordered_sort
     >>> overrides = np.zeros((3, 3), bool); overrides[0, 2] = overrides[1, 2] = True
     >>> cost_ordered_sort(overrides)
     array([2, 0, 1])

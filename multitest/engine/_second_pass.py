@@ -144,7 +144,7 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
 
     Examples
     --------
-    >>> from multitest.engine._second_pass import order_by_decisions
+    >>> from multitest.engine import order_by_decisions
     >>> order_by_decisions("ABC", [("A", "C"), ("B", "C")], {"A": 2, "B": 3, "C": 1})
     (('C', 'A', 'B'), [('A', 'C'), ('B', 'C')])
     """

@@ -170,7 +170,7 @@ def get_second_pass_method(name):
 
     Examples
     --------
-    >>> from multitest.engine._second_pass_methods import get_second_pass_method
+    >>> from multitest.engine import get_second_pass_method
     >>> method = get_second_pass_method("wilcoxon")
     >>> method.takes_correction, method.bayesian, method.rank_based
     (True, False, False)

@@ -253,7 +253,7 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     Examples
     --------
     >>> from multitest import example_results
-    >>> from multitest.engine._stability import stability
+    >>> from multitest import stability
     >>> result = stability(example_results(), "training_time", n_bootstrap=200)
     >>> result.reference_order[0], result.position_frame().sum(axis=1).round(6).unique()
     ('5nn', array([1.]))

@@ -18,7 +18,7 @@ Besides YAML profiles (:mod:`multitest.inputs._costs`), :func:`multitest.rank` a
 
 Examples
 --------
->>> from multitest.inputs._cost_tables import as_profile
+>>> from multitest.inputs import as_profile
 >>> as_profile({"nb": 1, "tree": 3}).cost_matrix(["d1", "d2"], ["tree", "nb"])
 array([[3., 1.],
        [3., 1.]])
@@ -110,7 +110,7 @@ def profile_from_mapping(mapping, name="costs"):
 
     Examples
     --------
-    >>> from multitest.inputs._cost_tables import profile_from_mapping
+    >>> from multitest.inputs import profile_from_mapping
     >>> p = profile_from_mapping({"d1": {"a": 2, "b": 1}, "d2": {"a": 1, "b": 5}})
     >>> p.cost_matrix(["d2", "d1"], ["a", "b"])
     array([[1., 5.],

@@ -182,7 +182,7 @@ def profile_from_order(order, name="order"):
 
     Examples
     --------
-    >>> from multitest.inputs._costs import profile_from_order
+    >>> from multitest import profile_from_order
     >>> profile_from_order("b,a,c").cost_matrix(["d1"], ["a", "b", "c"])
     array([[1., 0., 2.]])
     """
@@ -226,7 +226,7 @@ def load_profile(path):
 
     Examples
     --------
-    >>> from multitest.inputs._costs import load_profile
+    >>> from multitest import load_profile
     >>> profile = load_profile("training_time")
     >>> profile.cost_matrix(["optdigits"], ["5nn", "c45"]).round(2)
     array([[0.02, 0.46]])

@@ -167,7 +167,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     Examples
     --------
     >>> import pandas as pd
-    >>> from multitest.inputs._results import load_results
+    >>> from multitest import load_results
     >>> frame = pd.DataFrame({"dataset": ["d"] * 4, "algorithm": ["a", "a", "b", "b"],
     ...                       "fold": [1, 2, 1, 2], "error": [0.1, 0.2, 0.3, 0.4]})
     >>> res = load_results(frame)

@@ -71,6 +71,8 @@ def write_pairwise_file(ranking, path):
             "correction": settings.correction, "alpha": settings.alpha,
             "replications": results.replications,
             "folds_per_replication": results.folds_per_replication}
+    if settings.test_train_ratio is not None:   # the corrected t test's design
+        meta["test_train_ratio"] = settings.test_train_ratio
     columns = [
         ("format", lambda: np.array([PAIRWISE_FORMAT], dtype=np.int32)),
         ("settings", lambda: np.array([json.dumps(meta)])),
@@ -179,11 +181,12 @@ def _dataset_rows(names, wanted, path):
 
 def _rerun(errors, prior, meta):
     """Stage 1 again, as :func:`multitest.rank` ran it (bit for bit)."""
-    from ..engine._per_dataset import run_pairwise_tests
+    from ..engine._stage1 import run_pairwise_tests
     from ..inputs._design import FoldDesign
     from ..stats._registry import get_test
 
-    design = FoldDesign(replications=meta["replications"], folds=meta["folds_per_replication"])
+    design = FoldDesign(replications=meta["replications"], folds=meta["folds_per_replication"],
+                        test_train_ratio=meta.get("test_train_ratio"))
     return run_pairwise_tests(errors, prior, get_test(meta["test"]), design,
                               alpha=meta["alpha"], correction=meta["correction"],
                               alternative=meta["alternative"], keep=True)

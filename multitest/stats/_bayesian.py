@@ -196,7 +196,7 @@ def correlated_t(a, b, *, rope=0.0, rho=None, design=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats._bayesian import correlated_t
+    >>> from multitest.stats import correlated_t
     >>> a = np.array([.20, .22, .21, .25, .19, .23, .22, .20, .24, .21])
     >>> b = a - np.array([.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045])
     >>> r = correlated_t(a, b, rope=0.01, rho=0.5)

@@ -176,7 +176,7 @@ def adjust_pvalues(pvalues, method="holm", axis=-1):
 
     Examples
     --------
-    >>> from multitest.stats._corrections import adjust_pvalues
+    >>> from multitest.stats import adjust_pvalues
     >>> adjust_pvalues([0.01, 0.04, 0.03], method="holm")
     array([0.03, 0.06, 0.06])
     >>> adjust_pvalues([[0.01, 0.04], [0.5, 0.2]], method="bonferroni")
@@ -224,7 +224,7 @@ def shaffer_multipliers(n_algorithms):
 
     Examples
     --------
-    >>> from multitest.stats._corrections import shaffer_multipliers
+    >>> from multitest.stats import shaffer_multipliers
     >>> shaffer_multipliers(4).tolist()
     [6, 3, 3, 3, 2, 1]
     """
@@ -326,7 +326,7 @@ def adjust_all_pairs(pvalues, n_algorithms, method="holm"):
 
     Examples
     --------
-    >>> from multitest.stats._corrections import adjust_all_pairs
+    >>> from multitest.stats import adjust_all_pairs
     >>> p = [0.001, 0.01, 0.02, 0.03, 0.2, 0.5]      # k = 4 algorithms
     >>> adjust_all_pairs(p, 4, "holm").round(3).tolist()
     [0.006, 0.05, 0.08, 0.09, 0.4, 0.5]

@@ -182,7 +182,7 @@ def wilcoxon_interval(d, level=0.95):
 
     Examples
     --------
-    >>> from multitest.stats._effect_sizes import wilcoxon_interval
+    >>> from multitest.stats import wilcoxon_interval
     >>> w = wilcoxon_interval([1.5, 2.25, -0.5, 3.125, 0.75])
     >>> w.estimate, w.low, w.high, w.exact
     (1.5, -0.5, 3.125, True)

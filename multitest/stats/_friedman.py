@@ -118,7 +118,7 @@ def friedman(ranks, ties="corrected"):
 
     Examples
     --------
-    >>> from multitest.stats._friedman import friedman
+    >>> from multitest.stats import friedman
     >>> res = friedman([[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 3]])
     >>> float(res.statistic), res.df, res.iman_davenport_df
     (4.5, 2, (2, 6))
@@ -170,7 +170,7 @@ def rank_tie_terms(ranks):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats._friedman import rank_tie_terms
+    >>> from multitest.stats import rank_tie_terms
     >>> rank_tie_terms(np.array([[1, 2, 3], [1.5, 1.5, 3], [2, 2, 2]]))
     array([ 0.,  6., 24.])
     """
@@ -208,7 +208,7 @@ def friedman_statistics(sums, n_datasets, tie_terms):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats._friedman import friedman_statistics
+    >>> from multitest.stats import friedman_statistics
     >>> ranks = np.array([[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 3]])
     >>> chi2, f = friedman_statistics(ranks.sum(axis=0)[None, :], 4, np.zeros(1))
     >>> chi2, f.round(4)

@@ -118,7 +118,7 @@ def critical_difference(n_algorithms, n_datasets, alpha=0.05):
 
     Examples
     --------
-    >>> from multitest.stats._nemenyi import critical_difference
+    >>> from multitest.stats import critical_difference
     >>> round(critical_difference(8, 38), 4)  # q_0.05 = 3.031 for L = 8
     1.7032
     """
@@ -174,7 +174,7 @@ def nemenyi(ranks, alpha=0.05):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats._nemenyi import nemenyi
+    >>> from multitest.stats import nemenyi
     >>> ranks = np.array([[1, 2, 3]] * 9 + [[2, 1, 3]])
     >>> res = nemenyi(ranks)
     >>> round(res.critical_difference, 3)
@@ -249,7 +249,7 @@ def control_comparisons(ranks, control, method="bonferroni-dunn", alpha=0.05):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats._nemenyi import control_comparisons
+    >>> from multitest.stats import control_comparisons
     >>> ranks = np.array([[1, 2, 3, 4]] * 8 + [[2, 1, 4, 3]] * 4)
     >>> res = control_comparisons(ranks, control=0)
     >>> round(res.critical_difference, 3)

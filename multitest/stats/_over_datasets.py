@@ -137,7 +137,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats._over_datasets import pairwise_over_datasets
+    >>> from multitest.stats import pairwise_over_datasets
     >>> rng = np.random.default_rng(0)
     >>> errors = rng.uniform(0.1, 0.3, size=(12, 3))
     >>> errors[:, 2] += 0.2                   # algorithm 2 is always worse

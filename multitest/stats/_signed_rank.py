@@ -103,11 +103,11 @@ def signed_rank_test(d, alternative="two-sided", zero_method="wilcox"):
 
     Examples
     --------
-    Fourteen folds, five of them with a non-zero difference (issue 11): the
+    Fourteen folds, five of them with a non-zero difference: the
     exact conditional p-value is ``2 / 2**5``; one non-zero fold of 100 gives 1.
 
     >>> import numpy as np
-    >>> from multitest.stats._signed_rank import signed_rank_test
+    >>> from multitest.stats import signed_rank_test
     >>> d = np.array([[.01, .02, .03, .04, .05] + [0] * 9])
     >>> signed_rank_test(d)[2]
     array([0.0625])
@@ -171,7 +171,7 @@ def scipy_signed_rank_test(d, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats._signed_rank import scipy_signed_rank_test
+    >>> from multitest.stats import scipy_signed_rank_test
     >>> d = np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
     >>> r_plus, r_minus, p = scipy_signed_rank_test(d)
     >>> r_plus, r_minus, p.round(4)
