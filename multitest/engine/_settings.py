@@ -43,51 +43,6 @@ SCORE_MATRIX_TEST = "none (score matrix)"
 
 
 # --------------------------------------------------------------------------
-# Applicability: one function per question, each asking the test's registry entry or the
-# second-pass method's entry.
-# --------------------------------------------------------------------------
-
-def _test_is_bayesian(entry):
-    """Whether the pairwise test decides by posterior probability (ROPE and threshold)."""
-    return entry.bayesian
-
-
-def _test_uses_design(entry):
-    """Whether the pairwise test reads the fold design (and so a test/train ratio)."""
-    return entry.uses_design
-
-
-def _test_is_one_sided(entry):
-    """Whether the pairwise test has a one-sided ('greater') version."""
-    return entry.supports_one_sided
-
-
-def _test_requires_5x2(entry):
-    """Whether the pairwise test is defined for 5x2 cross-validation only."""
-    return entry.requires_5x2
-
-
-def _method_is_bayesian(name):
-    """Whether second pass ``name`` is the Bayesian signed-rank test (ROPE, threshold, seed)."""
-    return get_second_pass_method(name).bayesian
-
-
-def _method_takes_correction(name):
-    """Whether second pass ``name`` corrects its pairwise p-values (``posthoc_correction``)."""
-    return get_second_pass_method(name).takes_correction
-
-
-def _method_is_gated(name):
-    """Whether second pass ``name`` runs only when the Friedman test rejects (the gate)."""
-    return not get_second_pass_method(name).bayesian
-
-
-def _method_bootstraps(name):
-    """Whether :func:`multitest.engine.stability` can resample second pass ``name``."""
-    return not get_second_pass_method(name).bayesian   # a Monte Carlo test per resample
-
-
-# --------------------------------------------------------------------------
 # Checks of single values: ``check(value, label) -> value``, ``label`` names the option.
 # --------------------------------------------------------------------------
 
@@ -505,61 +460,60 @@ def _iv_settings(options):
     given = {k: _SETTING[k].validate(v) for k, v in options.items() if v is not None}
     value = {k: given.get(k, o.default) for k, o in _SETTING.items()}
     entry = get_test(value["test"])     # the entry itself when the test was given
-    method = value["second_pass"]
+    method = get_second_pass_method(value["second_pass"])
     _iv_bayesian(given, entry, method)
     _iv_test_options(given, entry)
     _iv_second_pass_options(given, method)
-    if not _method_takes_correction(method):
+    if not method.takes_correction:
         value["posthoc_correction"] = "none"
     return Settings(**dict(value, test=entry.name, costs=None), pairwise_test=entry)
 
 
 def _bayesian_names():
-    tests = [n for n, t in available_tests().items() if _test_is_bayesian(t)]
-    methods = [m for m in SECOND_PASS_METHODS if _method_is_bayesian(m)]
+    tests = [n for n, t in available_tests().items() if t.bayesian]
+    methods = [n for n, m in SECOND_PASS_METHODS.items() if m.bayesian]
     return f"test {', '.join(tests)} or second_pass {', '.join(methods)}"
 
 
 def _iv_bayesian(given, entry, method):
     """ROPE and threshold need a Bayesian test or second pass; the seed the second pass."""
-    bayesian = _test_is_bayesian(entry) or _method_is_bayesian(method)
     for name in ("rope", "threshold"):
-        if name in given and not bayesian:
+        if name in given and not (entry.bayesian or method.bayesian):
             raise MultitestError(f"`{name}` applies to the Bayesian tests only "
                                  f"({_bayesian_names()}); test '{entry.name}' and second_pass "
-                                 f"'{method}' do not use it")
-    if "seed" in given and not _method_is_bayesian(method):
-        methods = ", ".join(m for m in SECOND_PASS_METHODS if _method_is_bayesian(m))
+                                 f"'{method.name}' do not use it")
+    if "seed" in given and not method.bayesian:
+        methods = ", ".join(n for n, m in SECOND_PASS_METHODS.items() if m.bayesian)
         raise MultitestError(f"{_SETTING['seed'].label} seeds the Monte Carlo sampling of the "
-                             f"second pass {methods} only; second_pass '{method}' does not "
-                             "use it")
+                             f"second pass {methods} only; second_pass '{method.name}' does "
+                             "not use it")
 
 
 def _iv_test_options(given, entry):
     """The pairwise test's options: alternative, correction, test/train ratio."""
-    if given.get("alternative", "two-sided") != "two-sided" and not _test_is_one_sided(entry):
+    if given.get("alternative", "two-sided") != "two-sided" and not entry.supports_one_sided:
         raise MultitestError(f"`alternative`: test '{entry.name}' has no one-sided version; "
                              "use 'two-sided' or a t-type, wilcoxon or sign test")
-    if given.get("correction", "none") != "none" and _test_is_bayesian(entry):
+    if given.get("correction", "none") != "none" and entry.bayesian:
         raise MultitestError(f"`correction` must be 'none' with test '{entry.name}' "
                              f"(posterior probabilities are not corrected), got "
                              f"{given['correction']!r}")
-    if "test_train_ratio" in given and not _test_uses_design(entry):
-        users = [n for n, t in available_tests().items() if _test_uses_design(t)]
+    if "test_train_ratio" in given and not entry.uses_design:
+        users = [n for n, t in available_tests().items() if t.uses_design]
         raise MultitestError(f"`test_train_ratio` is used by the tests with a fold design "
                              f"({', '.join(users)}); test '{entry.name}' has none")
 
 
 def _iv_second_pass_options(given, method):
     """The second pass's options: its correction, the gate, the control's method."""
-    if given.get("posthoc_correction", "none") != "none" and not _method_takes_correction(
-            method):
-        takers = [m for m in SECOND_PASS_METHODS if _method_takes_correction(m)]
+    if given.get("posthoc_correction", "none") != "none" and not method.takes_correction:
+        takers = [n for n, m in SECOND_PASS_METHODS.items() if m.takes_correction]
         raise MultitestError(f"`posthoc_correction` applies to the second passes "
-                             f"{', '.join(takers)}; second_pass '{method}' takes no correction")
-    if given.get("friedman_gate", True) is False and not _method_is_gated(method):
-        raise MultitestError(f"`friedman_gate`: second_pass '{method}' is never gated (it is "
-                             "applied to every pair); leave the gate on")
+                             f"{', '.join(takers)}; second_pass '{method.name}' takes no "
+                             "correction")
+    if given.get("friedman_gate", True) is False and method.bayesian:   # never gated
+        raise MultitestError(f"`friedman_gate`: second_pass '{method.name}' is never gated (it "
+                             "is applied to every pair); leave the gate on")
     if "control_method" in given and "control" not in given:
         raise MultitestError("`control_method` applies only with `control` (the algorithm "
                              "compared with every other); give control or leave it out")
@@ -574,7 +528,7 @@ def check_for_results(settings, results):
         One line naming the option.
     """
     entry = settings.pairwise_test
-    if results.has_folds and _test_requires_5x2(entry) and (
+    if results.has_folds and entry.requires_5x2 and (
             results.replications, results.folds_per_replication) != (5, 2):
         raise MultitestError(
             f"test '{entry.name}' needs 5x2 cross-validation (5 replications of 2 folds), but "
@@ -614,7 +568,7 @@ def check_stability_options(options):
     selection = {k: allowed[k].validate(options.get(k)) for k in allowed
                  if allowed[k].role == "selection"}
     settings = Settings.from_options(**{k: v for k, v in options.items() if k in _SETTING})
-    if not _method_bootstraps(settings.second_pass):
+    if get_second_pass_method(settings.second_pass).bayesian:   # a Monte Carlo test each
         raise MultitestError(f"`second_pass`: the stability bootstrap does not support the "
                              f"'{settings.second_pass}' second pass (a Monte Carlo test per "
                              "resample); use nemenyi, wilcoxon or sign")
