@@ -7,11 +7,16 @@ from ._bayes import write_bayes_figures as write_bayes_figures
 from ._cd import CDLayout as CDLayout
 from ._cd import cd_groups as cd_groups
 from ._cd import cd_layout as cd_layout
+from ._cd import POWER_WARNING_SHARE as POWER_WARNING_SHARE
+from ._cd import power_warning as power_warning
 from ._cd import render_cd_diagram as render_cd_diagram
+from ._dot import DRAWINGS as DRAWINGS
 from ._dot import MATRIX_LIMIT as MATRIX_LIMIT
+from ._dot import MATRIX_P_LIMIT as MATRIX_P_LIMIT
 from ._dot import ROW_EDGE_LIMIT as ROW_EDGE_LIMIT
 from ._dot import ROW_LIMIT as ROW_LIMIT
 from ._dot import WRAP as WRAP
+from ._dot import choose_drawing as choose_drawing
 from ._graphviz import FORMATS as FORMATS
 from ._graphviz import SvgCache as SvgCache
 from ._graphviz import dot_available as dot_available
@@ -36,8 +41,10 @@ from ._stage_graphs import render_second_pass_result as render_second_pass_resul
 from ._stage_graphs import render_second_pass_trace as render_second_pass_trace
 from ._stage_graphs import render_significance_matrix as render_significance_matrix
 from ._stage_graphs import render_trace as render_trace
+from ._svg_dot import svg_to_dot as svg_to_dot
 from ._write import FIGURE_PAIRS_LIMIT as FIGURE_PAIRS_LIMIT
 from ._write import dataset_stems as dataset_stems
 from ._write import figures as figures
+from ._write import override_drawing as override_drawing
 from ._write import safe_filename as safe_filename
 from ._write import write_figures as write_figures
