@@ -96,9 +96,30 @@ def _label(*lines, bold_first=True):
     return "<" + "<BR/>".join(parts) + ">"
 
 
+#: Legend lines are broken at spaces into lines of at most this many characters.
+LEGEND_WIDTH = 120
+
+_MARKUP = re.compile(r"<[^>]*>|&#?\w+;")
+
+
 def _legend(lines):
-    """A left-aligned multi-line HTML-like graph label."""
-    return "<" + "".join(f'{line}<BR ALIGN="LEFT"/>' for line in lines) + ">"
+    """A left-aligned multi-line HTML-like graph label; long lines broken at spaces."""
+    return "<" + "".join(f'{part}<BR ALIGN="LEFT"/>' for line in lines
+                         for part in _break(line)) + ">"
+
+
+def _break(line, width=LEGEND_WIDTH):
+    """An HTML-like label line in pieces of at most ``width`` visible characters, broken at
+    spaces outside tags (continuation lines indented)."""
+    pieces, current, length = [], [], 0
+    for word in re.split(r" (?![^<]*>)", line):
+        visible = len(_MARKUP.sub("x", word))
+        if current and length + 1 + visible > width:
+            pieces.append(" ".join(current))
+            current, length = ["&#160;&#160;"], 2
+        current.append(word)
+        length += visible + (1 if len(current) > 1 else 0)
+    return pieces + [" ".join(current)]
 
 
 def _graph_name(name):
@@ -202,6 +223,11 @@ def _table_node(g, rows, cellpadding=2, cellspacing=0, border=0):
            f'CELLPADDING="{cellpadding}">{body}</TABLE>>')
 
 
+def _heads(headings):
+    """Header cells of a table: bold, on the baseline of the header row."""
+    return [_cell(f"<B>{h}</B>", VALIGN="BOTTOM") for h in headings]
+
+
 def _column_heads(names):
     """Column headings of a matrix: the algorithm names, wrapped narrow, bottom-aligned."""
     return [_cell(f"<B>{_wrap(a, COLUMN_WRAP)}</B>", "CENTER", VALIGN="BOTTOM") for a in names]
@@ -246,9 +272,8 @@ def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None)
                           _reduced_edges(prior_order, listed), legend)
     n_edges = int(overrides.sum())
     g = _digraph(name)
-    headings = [h for h, _ in next(iter(info.values()))]
-    head = [_cell("<B>#</B>"), _cell("<B>algorithm</B>")] + [_cell(f"<B>{h}</B>")
-                                                               for h in headings]
+    headings = ["#", "algorithm"] + [h for h, _ in next(iter(info.values()))]
+    head = _heads(headings)
     if drawing == "matrix":
         rows, drawing_line = _override_matrix(prior_order, info, overrides, edges, head)
     else:

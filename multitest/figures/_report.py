@@ -145,7 +145,8 @@ def _final_section(ranking, figs):
             "First on: the number of data sets on which MultiTest put the algorithm first. "
             "Why here: the comparisons that decide the position in the cost-ordered sort "
             "(the second pass over several data sets).</p>"
-            + figs.html("final", "Final order; dashed: the overrides that shaped it")
+            + figs.html("final", "Final order (arrow: comes before), with the overrides that "
+                        "decide it")
             + "</section>")
 
 

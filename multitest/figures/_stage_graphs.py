@@ -39,6 +39,7 @@ from ._dot import (
     ROW_LIMIT,
     _cell,
     _column_heads,
+    _heads,
     _cost_unit_line,
     _digraph,
     _label,
@@ -149,7 +150,7 @@ def _trace_graph(name, title, prior_order, overrides):
         return _trace_table(name, title, prior_order, overrides)
     steps = sort_trace(overrides)
     g = _digraph(name)
-    head = [_cell("<B>step</B>")] + _column_heads(prior_order)
+    head = _heads(["step"]) + _column_heads(prior_order)
     rows = [head]
     placed = {}
     for k, step in enumerate(steps, start=1):
@@ -215,7 +216,7 @@ def _trace_table(name, title, prior_order, overrides):
 
 
 def render_second_pass_trace(ranking):
-    """The cost-ordered sort of the second pass, one panel (or table row) per step.
+    """The cost-ordered sort of the second pass, one row per step.
 
     Like :func:`render_trace`, on the average-cost order and the post-hoc
     overrides: it shows how the final order comes out of them.
@@ -229,11 +230,13 @@ def render_second_pass_trace(ranking):
 
 
 def render_trace(dataset_result):
-    """The topological-sort trace of one data set, one panel (cluster) per step.
+    """The topological-sort trace of one data set, one row per step.
 
-    In each panel the algorithms stand in cost order; the candidates (nothing
-    remaining is significantly better) have a double blue outline, the taken
-    one is filled, the algorithms already placed are grey and dashed.
+    The columns are the algorithms in cost order; in each row the candidates
+    (nothing remaining is significantly better) say so, the taken one is
+    filled, the others name the remaining algorithms that beat them, and the
+    algorithms already placed show their position.  Without an override, one
+    row of boxes: the cost order is the order.
 
     Parameters
     ----------
@@ -281,8 +284,7 @@ def render_significance_matrix(ranking):
     coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
     diagonal = '<TD BGCOLOR="#dddddd"></TD>'
     names = [sp.algorithms[a] for a in order]
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>")]
-            + _column_heads(names)]
+    rows = [_heads(["#", "algorithm", "average rank"]) + _column_heads(names)]
     for a_pos, a in enumerate(order, start=1):
         cells = [_cell(str(a_pos), "RIGHT"), _cell(_text(sp.algorithms[a])),
                  _cell(format_rank(sp.average_ranks[a]), "RIGHT")]
