@@ -306,7 +306,8 @@ def write_bayes_figures(ranking, directory, formats=("svg",), jobs=None, dpi=Non
 
 
 def bayes_section_html(ranking):
-    """The report section "Effect sizes and Bayesian probabilities" (HTML)."""
+    """The report section "Effect sizes" (HTML), "and Bayesian probabilities" with a
+    Bayesian test or second pass."""
     from ._graphviz import inline_svg
     from ._write import dataset_stems
 
@@ -322,7 +323,10 @@ def bayes_section_html(ranking):
             text.append(f"Bayesian signed-rank test, ROPE ±{s.rope:g}, override when "
                         f"P(costlier practically better) ≥ {s.threshold:g} "
                         f"(Monte Carlo, seed {s.seed})")
-    parts = ['<section id="effect-sizes"><h2>Effect sizes and Bayesian probabilities</h2>',
+    bayesian = ranking.pairwise_test.bayesian or (
+        ranking.second_pass is not None and ranking.second_pass.method_entry.bayesian)
+    heading = "Effect sizes and Bayesian probabilities" if bayesian else "Effect sizes"
+    parts = [f'<section id="effect-sizes"><h2>{heading}</h2>',
              "<p>" + _e(". ".join(text)) + ".</p>" if text else ""]
     if "effects_second_pass" in figures:
         parts.append('<figure id="fig-effects_second_pass">'

@@ -457,14 +457,14 @@ def _deciding_lines(prior, overrides, edges, source):
 def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>"),
-             _cell("<B>average cost</B>"), _cell("<B>beats (cheaper)</B>"),
-             _cell("<B>beaten by (costlier)</B>")]]
+    rows = [_heads(["#", "algorithm", "average rank", "average cost",
+                    "beaten by (costlier, significantly better)"])]
     sp = ranking.second_pass
     sorted_on = sp if sp is not None else ranking.datasets[0]
-    overrides = sorted_on.overrides()          # in prior order
-    wins = dict(zip(sorted_on.prior_order, overrides.sum(axis=0).tolist()))
-    losses = dict(zip(sorted_on.prior_order, overrides.sum(axis=1).tolist()))
+    prior = list(sorted_on.prior_order)
+    overrides = np.asarray(sorted_on.overrides(), dtype=bool)          # in prior order
+    blockers = {a: [prior[j] for j in np.flatnonzero(overrides[i]).tolist()]
+                for i, a in enumerate(prior)}
     index = {a: i for i, a in enumerate(ranking.algorithms)}
     for position, a in enumerate(ranking.final_order, start=1):
         if sp is not None:
@@ -477,12 +477,12 @@ def _final_table(ranking):
             cost_text = format_number(r.costs[r.algorithms.index(a)])
         rows.append([_cell(str(position), "RIGHT"), _cell(f"<B>{_text(a)}</B>"),
                      _cell(rank_text, "RIGHT"), _cell(cost_text, "RIGHT"),
-                     _cell(str(wins[a]), "RIGHT"), _cell(str(losses[a]), "RIGHT")])
+                     _cell(_wrap(", ".join(blockers[a]), 100) or "&#8211;")])
     _table_node(g, rows)
     source = "second pass" if sp is not None else ranking.datasets[0].name
     g.attr("graph", label=_legend([
         "<B>final order</B>, best first (one row per algorithm)",
-        f"beats / beaten by: overrides of the {_text(source)} won against cheaper and lost "
-        "against costlier algorithms (significantly better, costlier)",
+        f"beaten by: the costlier algorithms the {_text(source)} finds significantly better "
+        "(overrides), cheapest first",
         _cost_unit_line(ranking.profile)]))
     return g
