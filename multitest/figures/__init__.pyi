@@ -4,13 +4,12 @@ from ._bayes import bayes_figures as bayes_figures
 from ._bayes import bayes_section_html as bayes_section_html
 from ._bayes import pairs_figure_svg as pairs_figure_svg
 from ._bayes import write_bayes_figures as write_bayes_figures
+from ._cd import POWER_WARNING_SHARE as POWER_WARNING_SHARE
 from ._cd import CDLayout as CDLayout
 from ._cd import cd_groups as cd_groups
 from ._cd import cd_layout as cd_layout
-from ._cd import POWER_WARNING_SHARE as POWER_WARNING_SHARE
 from ._cd import power_warning as power_warning
 from ._cd import render_cd_diagram as render_cd_diagram
-from ._dot import DRAWINGS as DRAWINGS
 from ._dot import MATRIX_LIMIT as MATRIX_LIMIT
 from ._dot import MATRIX_P_LIMIT as MATRIX_P_LIMIT
 from ._dot import ROW_EDGE_LIMIT as ROW_EDGE_LIMIT

@@ -354,7 +354,8 @@ class _PinnedDot:
         """A filled rectangle, top left corner at ``(x, y)``."""
         self.count += 1
         cx, cy = x + width / 2, self.height - y - height / 2
-        self.lines.append(f'b{self.count} [pos="{cx:.2f},{cy:.2f}!", shape=box, style=filled, penwidth=0, fillcolor={_dot_string(fill)}, '
+        self.lines.append(f'b{self.count} [pos="{cx:.2f},{cy:.2f}!", shape=box, style=filled, '
+                          f'penwidth=0, fillcolor={_dot_string(fill)}, '
                           f'width={width / _POINTS_PER_INCH:.4f}, '
                           f'height={height / _POINTS_PER_INCH:.4f}]')
 
@@ -400,14 +401,31 @@ def power_warning(sp, n_datasets):
     -------
     str or None
         Said when ``CD / (L - 1)`` exceeds :data:`POWER_WARNING_SHARE`.
+
+    Examples
+    --------
+    Nemenyi's CD at 150 algorithms over 30 data sets, and at 8 over 38 (the bundled data):
+
+    >>> from types import SimpleNamespace
+    >>> many = SimpleNamespace(critical_difference=87.0, algorithms=range(150), applied=True)
+    >>> print(power_warning(many, 30))  # doctest: +NORMALIZE_WHITESPACE
+    Low power: the critical difference (87.00) is 58% of the 149 ranks between first and
+    last: only algorithms far apart can be found different with 30 data sets and 150
+    algorithms; pairs not found different are not shown to be equal.
+    >>> power_warning(SimpleNamespace(critical_difference=1.70, algorithms=range(8),
+    ...                               applied=True), 38) is None
+    True
     """
     cd, L = sp.critical_difference, len(sp.algorithms)
     if not sp.applied or cd is None or L < 2 or cd / (L - 1) <= POWER_WARNING_SHARE:
         return None
-    return (f"Low power: the critical difference ({format_rank(cd)}) is {cd / (L - 1):.0%} of "
-            f"the {L - 1} ranks between first and last; with {n_datasets} data sets and {L} "
-            "algorithms the test finds only algorithms far apart different, and pairs not "
-            "found different are not shown to be equal.")
+    span = (f"is longer than the {L - 1} ranks between first and last: no two algorithms "
+            "can be found different" if cd >= L - 1 else
+            f"is {cd / (L - 1):.0%} of the {L - 1} ranks between first and last: only "
+            "algorithms far apart can be found different")
+    return (f"Low power: the critical difference ({format_rank(cd)}) {span} with "
+            f"{n_datasets} data sets and {L} algorithms; pairs not found different are not "
+            "shown to be equal.")
 
 
 def _cd_caption(sp, n_datasets):
@@ -473,8 +491,9 @@ def render_cd_diagram(ranking):
         name = sp.algorithms[c.control]
         control = (name, float(c.critical_difference))
         differ = [sp.algorithms[i] for i in np.flatnonzero(c.significant)]
-        caption.append(f"shaded: one Bonferroni\u2013Dunn CD = {format_rank(c.critical_difference)} "
-                       f"either side of the control {name}; {c.method} finds "
+        caption.append("shaded: one Bonferroni\u2013Dunn CD = "
+                       f"{format_rank(c.critical_difference)} either side of the control "
+                       f"{name}; {c.method} finds "
                        f"{', '.join(differ) or 'none'} different from it")
     layout = cd_layout(sp.algorithms, sp.average_ranks, significant, cd, control=control)
     return graphviz.Source(_cd_source(layout, caption))

@@ -3,10 +3,12 @@
 Every figure of :mod:`multitest.figures` is built from these: one graph style
 (:func:`_digraph`), HTML-like labels of escaped text (:func:`_label`,
 :func:`_legend`, :func:`_wrap`), table nodes (:func:`_cell`, :func:`_table_node`)
-and the drawing of an order with its overrides, chosen by size
-(:func:`_order_view`): up to :data:`ROW_LIMIT` algorithms a row of boxes,
-above a matrix, and above :data:`MATRIX_LIMIT` a table, so that every figure
-stays legible and quick to draw at 1000 algorithms (docs/explanation/figures.md).
+and the drawing of an order with its overrides, chosen by what stays readable
+(:func:`choose_drawing`, :func:`_order_view`): up to :data:`ROW_LIMIT` algorithms
+and :data:`ROW_EDGE_LIMIT` edges in the transitive reduction a row of boxes,
+else a matrix with named columns, and above :data:`MATRIX_LIMIT` algorithms a
+table, so that every figure stays legible and quick to draw at 1000 algorithms
+(docs/explanation/figures.md).  The choice is made once per figure kind and run.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from .._format import format_p
 from ..engine._reduction import transitive_reduction
 
 __all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "MATRIX_P_LIMIT", "WRAP",
-           "DRAWINGS", "choose_drawing"]
+           "choose_drawing"]
 
 #: Up to this many algorithms an order can be drawn as a graph of boxes in one row
 #: (override graphs, second pass, sort traces); above it as a matrix or table,
@@ -51,8 +53,8 @@ FONT = "Helvetica,Arial,sans-serif"
 _OVERRIDE = "#c0392b"      # override edges
 _CANDIDATE = "#1f6fb4"     # candidates of a sort step
 _FADED = "#666666"         # nodes already placed (5.7:1 on white: legible text)
-_SIGNIFICANT = "#f4a582"   # cells of pairs found different
-_OVERRIDE_CELL = "#f4a582"  # cells of overrides (dark text on it: 9.6:1)
+_SIGNIFICANT = "#f4a582"   # cells of pairs found different (black text on it: 10.5:1)
+_OVERRIDE_CELL = _SIGNIFICANT  # cells of overrides
 
 
 # -- small helpers ---------------------------------------------------------------
@@ -160,10 +162,6 @@ def _reduced_edges(prior_order, edges):
         matrix[position[a], position[b]] = True
     kept = transitive_reduction(matrix)
     return [(a, b, p) for a, b, p in edges if kept[position[a], position[b]]]
-
-
-#: The drawings of an order, from the most to the least pictorial.
-DRAWINGS = ("row", "matrix", "table")
 
 
 def choose_drawing(n_algorithms, reduced_edges=0):
