@@ -632,3 +632,78 @@ def test_large_orders_are_tables_in_order(L):
              for k, a in enumerate(r.datasets[0].prior_order, start=1)]
     assert prior == sorted(prior)
     assert ("matrix of the" in override) == (L <= MATRIX_LIMIT)
+
+
+# -- resolution and the effect-size figures in every format -----------------------------------
+
+def _png_size(path):
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@needs_dot
+def test_dpi_scales_png_only(ranking, tmp_path):
+    small = rank(ranking.results, "training_time", datasets=["iris", "wine"])
+    assert write_figures(small, tmp_path / "a", formats=["svg", "png"]) is None
+    assert write_figures(small, tmp_path / "b", formats=["svg", "png"], dpi=192) is None
+    for stem in ("final", "override_iris", "cd"):
+        wa, ha = _png_size(tmp_path / "a" / f"{stem}.png")
+        wb, hb = _png_size(tmp_path / "b" / f"{stem}.png")
+        # Graphviz draws PNG at 96 dpi by default: 192 doubles every side (+- rounding).
+        assert wb == pytest.approx(2 * wa, abs=3) and hb == pytest.approx(2 * ha, abs=3)
+        assert (tmp_path / "a" / f"{stem}.svg").read_text() == \
+            (tmp_path / "b" / f"{stem}.svg").read_text()
+
+
+def test_dpi_is_checked_on_the_command_line(tmp_path, capsys):
+    from multitest import example_path
+    from multitest.cli import main
+
+    code = main(["rank", example_path(), "--costs", "training_time", "--out",
+                 str(tmp_path / "out"), "--format", "png", "--dpi", "0", "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "dpi" in err[0] and ">= 1" in err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_svg_to_dot_translates_every_element(ranking):
+    # Reference: the SVG itself; every rect (but zero-sized ones), circle and text run
+    # becomes a pinned node, every line an edge with its colour.
+    import xml.etree.ElementTree as ET
+
+    from multitest.figures import bayes_figures, svg_to_dot
+
+    svg = bayes_figures(ranking)["dataset_effects_optdigits"]
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = root.findall(f"{ns}line")
+    rects = [r for r in root.findall(f"{ns}rect") if float(r.get("width")) > 0
+             and float(r.get("height")) > 0]
+    circles = root.findall(f"{ns}circle")
+    runs = sum(bool((t.text or "").strip()) + sum(bool(s.text) + bool((s.tail or "").strip())
+                                                   for s in t)
+               for t in root.findall(f"{ns}text"))
+    dot = svg_to_dot(svg, "effects")
+    assert dot.count(" -> ") == len(lines)
+    assert len(re.findall(r"^b\d+ \[", dot, re.M)) == len(rects)
+    assert len(re.findall(r"^c\d+ \[", dot, re.M)) == len(circles) == 28
+    assert len(re.findall(r"^t\d+ \[", dot, re.M)) == runs
+    assert "#222222" in dot and "#222\"" not in dot       # 3-digit colours expanded
+    with pytest.raises(MultitestError, match="<polygon>"):
+        svg_to_dot('<svg xmlns="http://www.w3.org/2000/svg" height="9"><polygon/></svg>')
+
+
+@needs_dot
+def test_effect_figures_in_every_format(ranking, tmp_path):
+    from multitest.figures import write_bayes_figures
+
+    small = rank(ranking.results, "training_time", datasets=["iris", "wine"])
+    names = write_bayes_figures(small, tmp_path, ["svg", "png", "pdf"], dpi=72)
+    stems = ["effects_second_pass", "dataset_effects_iris", "dataset_effects_wine"]
+    assert sorted(names) == sorted(f"{s}.{f}" for s in stems for f in ("svg", "png", "pdf"))
+    for stem in stems:
+        assert (tmp_path / f"{stem}.pdf").read_bytes().startswith(b"%PDF")
+        # The PNG has the SVG's size (points at 72 dpi = its pixels) give or take the pad.
+        width = float(re.search(r'width="(\d+)"', (tmp_path / f"{stem}.svg").read_text())[1])
+        assert _png_size(tmp_path / f"{stem}.png")[0] == pytest.approx(width, abs=25)
