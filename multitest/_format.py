@@ -11,6 +11,7 @@ functions with their own names, never a ``style`` argument.
                                 3 significant digits, scientific below 0.001
 :func:`format_p_brief`          a p-value inside a sentence: 2 significant digits
 :func:`format_number`           any other number: ``digits`` significant digits
+:func:`format_rank`             an average rank or position: 2 decimals
 :func:`format_frequency`        a probability in a text table: 3 decimals,
                                 ``.`` for never
 :func:`format_share`            a probability in a heat-map cell: 2 decimals,
@@ -26,8 +27,8 @@ from __future__ import annotations
 
 import html
 
-__all__ = ["format_p", "format_p_brief", "format_number", "format_frequency", "format_share",
-           "format_table", "escape_html"]
+__all__ = ["format_p", "format_p_brief", "format_number", "format_rank", "format_frequency",
+           "format_share", "format_table", "escape_html"]
 
 #: Below this a p-value is printed in scientific notation (fixed digits would be zeros).
 SCIENTIFIC_BELOW = 1e-3
@@ -89,6 +90,18 @@ def format_number(value, digits=4):
     ('0.1235', '1.235e+06', '2')
     """
     return f"{float(value):.{digits}g}"
+
+
+def format_rank(value):
+    """An average rank or average position (a mean of ranks 1..L): two decimals, in every
+    figure, table and sentence alike (Demšar 2006 prints them so).
+
+    Examples
+    --------
+    >>> format_rank(3.2105263), format_rank(12.0), format_rank(1.005)
+    ('3.21', '12.00', '1.00')
+    """
+    return f"{float(value):.2f}"
 
 
 def format_frequency(p):

@@ -132,6 +132,7 @@ def _parser():
     demo.add_argument("--out", metavar="DIR", help="also write outputs under DIR/<profile>")
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
+    demo.add_argument("--dpi", type=int, metavar="N", help="resolution of PNG figures")
     _add_quiet(demo, default=argparse.SUPPRESS)
     sub.add_parser("tests", help="list the registered pairwise tests")
     _add_run_parser(sub)
@@ -219,7 +220,7 @@ def _profile(settings):
     return profile
 
 
-def _figure_writer(ranking, formats, report):
+def _figure_writer(ranking, formats, report, dpi=None):
     """Callback writing the figures (and the report) into the staging directory.
 
     DOT sources are always written.  Without --format or --report, above
@@ -237,11 +238,11 @@ def _figure_writer(ranking, formats, report):
         from .figures._write import write_figures
 
         warning = write_figures(ranking, staging, formats=formats or [],
-                                per_dataset=per_dataset)
+                                per_dataset=per_dataset, dpi=dpi)
         if formats or report:
             from .figures._bayes import write_bayes_figures
 
-            write_bayes_figures(ranking, staging)
+            write_bayes_figures(ranking, staging, formats or ["svg"], dpi=dpi)
         if warning and formats:
             print(f"multitest: warning: {warning}", file=sys.stderr)
         if not per_dataset:
@@ -255,10 +256,10 @@ def _figure_writer(ranking, formats, report):
     return write
 
 
-def _write(ranking, out, formats, report, inputs=()):
+def _write(ranking, out, formats, report, inputs=(), dpi=None):
     from .outputs._write import write_outputs
 
-    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report),
+    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi),
                          inputs=inputs)
 
 
@@ -299,7 +300,8 @@ def _cmd_rank(args):
     elapsed = time.perf_counter() - start
     if settings["out"]:
         _write(ranking, settings["out"], settings["format"], settings["report"],
-               inputs=[args.results] + ([args.config] if args.config else []))
+               inputs=[args.results] + ([args.config] if args.config else []),
+               dpi=settings["dpi"])
     _print_summary(ranking, settings["out"], elapsed)
     return 0
 
@@ -350,7 +352,8 @@ def _cmd_demo(args):
         print(f"=== bundled report data, cost profile: {name} ===")
         out = os.path.join(args.out, name) if args.out else None
         if out:
-            _write(ranking, out, _option("rank", "format").validate(args.format), args.report)
+            _write(ranking, out, _option("rank", "format").validate(args.format), args.report,
+                   dpi=_option("rank", "dpi").validate(args.dpi))
         _print_summary(ranking, out, elapsed)
         print()
     return 0

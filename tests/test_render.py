@@ -13,6 +13,7 @@ from helpers import make_frame
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
 from multitest.figures import (
+    ROW_EDGE_LIMIT,
     cd_groups,
     cd_layout,
     dataset_stems,
@@ -89,9 +90,25 @@ def p_text(p):
 
 # -- stage 2: override graph ------------------------------------------------------------
 
-def test_override_graph_optdigits(ranking):
+def test_override_graph_optdigits_is_a_matrix_with_p_values(ranking):
+    # 16 overrides, 9 in the transitive reduction: more than ROW_EDGE_LIMIT = 8, so
+    # a matrix, rows and columns named in cost order, the p-value in each override cell.
     d = ranking.dataset("optdigits")
     assert d.prior_order == OPTDIGITS_PRIOR and d.order == OPTDIGITS_ORDER
+    source = render_override_graph(d, ranking.settings, ranking.profile).source
+    assert len(nx.transitive_reduction(d.graph()).edges()) == 9 > ROW_EDGE_LIMIT
+    assert " -> " not in source and "matrix of the 16 overrides" in source
+    header = source[source.index("<TR>"):source.index("</TR>")]
+    heads = re.findall(r'VALIGN="BOTTOM"><B>(.*?)</B>', header)
+    assert heads == ["#", "algorithm", "mean error", "cost", "rank", *d.prior_order]
+    cells = re.findall(r'BGCOLOR="#f4a582">([^<]*)<', source)
+    assert sorted(cells) == sorted(p_text(p) for *_, p in d.edges())
+    assert "combined-5x2cv-f" in source and "0.05" in source and "training_time" in source
+
+
+def test_override_graph_row_draws_the_reduction(ranking):
+    # titanic: 10 overrides, 9 reduced -> matrix; monks: 7 overrides, 6 reduced -> a row.
+    d = ranking.dataset("monks")
     source = render_override_graph(d, ranking.settings, ranking.profile).source
     ids = {f"n{i}": name for i, name in enumerate(d.prior_order)}
     labels = node_labels(source)
@@ -101,24 +118,37 @@ def test_override_graph_optdigits(ranking):
         assert f"<B>{name}</B>" in labels[node]
         assert f"mean error {d.mean_errors[name]:.4g}" in labels[node]
     # Exactly the edges of the transitive reduction (reference: networkx), each
-    # labelled with its p-value; the legend counts the 16 - 9 implied ones.
+    # labelled with its p-value; the legend counts the implied ones.
     drawn = {(ids[a], ids[b]): attrs for a, b, attrs in visible_edges(source)}
     expected = {(a, b): p for a, b, _, p in d.edges()}
     reduced = set(nx.transitive_reduction(d.graph()).edges())
-    assert set(drawn) == reduced and len(expected) == 16 and len(reduced) == 9
+    assert set(drawn) == reduced and len(expected) == 7 and len(reduced) == 6
     for edge in reduced:
-        assert f'label="p={p_text(expected[edge])}"' in drawn[edge]
-    assert "7 implied overrides not drawn" in source
+        assert f'label="p = {p_text(expected[edge])}"' in drawn[edge]
+    assert "1 implied override not drawn" in source
     # The invisible chain pins the cost order.
     chain = re.findall(r"(\w+) -> (\w+) \[style=invis", source)
     assert chain == [(f"n{i}", f"n{i + 1}") for i in range(len(ids) - 1)]
-    # Legend: test, alpha, cost profile.
-    assert "combined-5x2cv-f" in source and "0.05" in source and "training_time" in source
+
+
+def test_one_drawing_of_the_override_graphs_per_run(ranking, tmp_path):
+    # Some data sets need the matrix: every override graph of the run is one.
+    from multitest.figures import override_drawing
+
+    assert override_drawing(ranking) == "matrix"
+    graphs = figures(ranking)
+    kinds = {"matrix of the" in g.source for stem, g in graphs.items()
+             if stem.startswith("override_")}
+    assert kinds == {True}
+    few = rank(ranking.results, "training_time", datasets=["monks", "iris", "haberman"])
+    assert override_drawing(few) == "row"
+    assert all(" -> " in g.source for stem, g in figures(few).items()
+               if stem.startswith("override_"))
 
 
 @needs_dot
 def test_override_graph_nodes_left_to_right_in_cost_order(ranking):
-    d = ranking.dataset("optdigits")
+    d = ranking.dataset("monks")
     positions = plain_layout(render_override_graph(d).source)
     xs = [positions[f"n{i}"][0] for i in range(len(d.prior_order))]
     assert xs == sorted(xs) and len(set(xs)) == len(xs)
@@ -126,19 +156,45 @@ def test_override_graph_nodes_left_to_right_in_cost_order(ranking):
 
 # -- stage 3: trace ------------------------------------------------------------------------
 
-def test_trace_one_panel_per_step_taken_is_order(ranking):
+def trace_rows(source):
+    """The body rows of a trace grid: ``[[cell text, ...], ...]`` (tags removed)."""
+    rows = re.findall(r"<TR>(.*?)</TR>", source)[1:]
+    return [[re.sub(r"<[^>]+>", " ", c).split() for c in re.findall(r"<TD[^>]*>(.*?)</TD>", row)]
+            for row in rows]
+
+
+def test_trace_one_row_per_step_taken_is_order(ranking):
     d = ranking.dataset("optdigits")
     source = render_trace(d).source
-    panels = re.split(r"subgraph cluster_step\d+ \{", source)[1:]
-    assert len(panels) == len(d.order) == len(d.trace())
-    position = {a: i for i, a in enumerate(d.prior_order)}
-    for k, (panel, step, expected) in enumerate(zip(panels, d.trace(), d.order), start=1):
-        taken = re.findall(rf"s{k}_(\d+) \[[^\]]*style=\"rounded,filled,bold\"", panel)
-        assert [d.prior_order[int(i)] for i in taken] == [expected]
-        candidates = re.findall(rf"s{k}_(\d+) \[[^\]]*peripheries=2", panel)
-        assert sorted(d.prior_order[int(i)] for i in candidates) == sorted(step.candidates)
-        faded = re.findall(rf"s{k}_(\d+) \[[^\]]*dashed", panel)
-        assert sorted(int(i) for i in faded) == sorted(position[a] for a in d.order[:k - 1])
+    rows = trace_rows(source)
+    assert len(rows) == len(d.order) == len(d.trace())
+    prior = list(d.prior_order)
+    for k, (row, step, expected) in enumerate(zip(rows, d.trace(), d.order), start=1):
+        cells = dict(zip(prior, row[1:]))
+        assert row[0] == [str(k)]
+        assert [a for a, c in cells.items() if c[:1] == ["take"]] == [expected]
+        assert cells[expected] == ["take", f"#{k}"]
+        assert sorted(a for a, c in cells.items() if c == ["candidate"]) == \
+            sorted(set(step.candidates) - {expected})
+        # Every remaining algorithm names the remaining ones that beat it.
+        for a in set(step.remaining) - set(step.candidates):
+            beaten = sorted(b for b in step.remaining if (a, b) in set(
+                (x, y) for x, y, *_ in d.edges()))
+            assert cells[a][:2] == ["beaten", "by"]
+            assert sorted(" ".join(cells[a][2:]).split(", ")) == beaten
+        for j, a in enumerate(d.order[:k - 1], start=1):
+            assert cells[a] == [f"#{j}"]
+
+
+def test_trace_without_overrides_is_one_row(ranking):
+    d = ranking.dataset("haberman")
+    assert not d.overrides().any()
+    source = render_trace(d).source
+    assert "<TABLE" not in source and "without an override" in source
+    ids = {f"n{i}": a for i, a in enumerate(d.prior_order)}
+    assert [(ids[a], ids[b]) for a, b, _ in visible_edges(source)] == \
+        list(zip(d.prior_order, d.prior_order[1:]))
+    assert list(d.order) == list(d.prior_order)
 
 
 # -- stage 4: CD diagram -----------------------------------------------------------------
@@ -195,7 +251,7 @@ def test_cd_diagram_bars_are_the_maximal_runs(ranking):
             assert not sp.significant[sp.algorithms.index(a), sp.algorithms.index(b)]
     source = render_cd_diagram(ranking).source
     assert source.count('penwidth="4"') == len(groups) == 4
-    assert "CD = 1.703" in source
+    assert "CD = 1.70" in source
     for name in sp.algorithms:
         assert f"{name}  {sp.average_ranks[sp.algorithms.index(name)]:.2f}" in source or \
             f"{sp.average_ranks[sp.algorithms.index(name)]:.2f}  {name}" in source
@@ -285,28 +341,36 @@ def test_second_pass_graph(with_edges):
     labels = node_labels(source)
     assert list(labels) == list(ids)
     for node, a in ids.items():
-        assert f"rank {sp.average_ranks[sp.algorithms.index(a)]:.3f}" in labels[node]
+        assert f"rank {sp.average_ranks[sp.algorithms.index(a)]:.2f}" in labels[node]
     drawn = {(ids[a], ids[b]): attrs for a, b, attrs in visible_edges(source)}
     assert set(drawn) == set(sp.edges())
     for (a, b), attrs in drawn.items():
         p = sp.posthoc.pvalues[sp.algorithms.index(a), sp.algorithms.index(b)]
-        assert f"p={p_text(p)}" in attrs
+        assert f"p = {p_text(p)}" in attrs
     assert "Friedman test rejects" in source and "critical difference" in source
 
 
 def test_final_chain(ranking, with_edges):
+    # One arrow meaning: every arrow is "comes before"; the deciding overrides (the
+    # transitive reduction of the second pass's) are listed under the chain.
     for r in (ranking, with_edges):
         source = render_final(r).source
         ids = {f"n{i}": a for i, a in enumerate(r.final_order)}
         labels = node_labels(source)
         assert [labels[n].split("</B>")[0] for n in ids] == \
             [f"<B>{i}. {html.escape(a)}" for i, a in enumerate(r.final_order, start=1)]
-        edges = visible_edges(source)
-        chain = [(ids[a], ids[b]) for a, b, attrs in edges if "dashed" not in attrs]
+        chain = [(ids[a], ids[b]) for a, b, _ in visible_edges(source)]
         assert chain == list(zip(r.final_order, r.final_order[1:]))
-        dashed = {(ids[a], ids[b]) for a, b, attrs in edges if "dashed" in attrs}
-        assert dashed == set(r.second_pass.edges())
-    assert len(with_edges.second_pass.edges()) == 4
+        assert "dashed" not in source
+    sp = with_edges.second_pass
+    assert len(sp.edges()) == 4
+    source = render_final(with_edges).source
+    reduced = nx.transitive_reduction(nx.DiGraph(sp.edges()))
+    for a, b in reduced.edges():
+        p = sp.posthoc.pvalues[sp.algorithms.index(a), sp.algorithms.index(b)]
+        assert f"{html.escape(b)} better than the cheaper {html.escape(a)} (p = {p_text(p)})" \
+            in source
+    assert "no override in the second pass" in render_final(ranking).source
 
 
 @needs_dot
@@ -320,8 +384,10 @@ def test_single_data_set(example, tmp_path):
     r = rank(example, "training_time", datasets=["optdigits"])
     assert r.second_pass is None
     assert list(figures(r)) == ["final", "override_optdigits", "trace_optdigits"]
-    dashed = [e for e in visible_edges(render_final(r).source) if "dashed" in e[2]]
-    assert len(dashed) == len(r.datasets[0].edges()) == 16
+    final = render_final(r).source
+    assert len(r.datasets[0].edges()) == 16
+    assert "overrides that decide it (data set optdigits" in final
+    assert "7 more implied by these" in final and final.count("better than the cheaper") == 9
     with pytest.raises(MultitestError, match="at least two data sets"):
         render_cd_diagram(r)
     write_figures(r, tmp_path, formats=["svg"])
@@ -562,6 +628,82 @@ def test_large_orders_are_tables_in_order(L):
     positions = [final.index(f"<B>{a}</B>") for a in r.final_order]
     assert positions == sorted(positions)
     override = render_override_graph(r.datasets[0]).source
-    prior = [override.index(f">{a}<") for a in r.datasets[0].prior_order]
+    prior = [override.index(f'>{k}</TD><TD ALIGN="LEFT">{a}<')
+             for k, a in enumerate(r.datasets[0].prior_order, start=1)]
     assert prior == sorted(prior)
     assert ("matrix of the" in override) == (L <= MATRIX_LIMIT)
+
+
+# -- resolution and the effect-size figures in every format -----------------------------------
+
+def _png_size(path):
+    data = path.read_bytes()
+    assert data.startswith(b"\x89PNG")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+@needs_dot
+def test_dpi_scales_png_only(ranking, tmp_path):
+    small = rank(ranking.results, "training_time", datasets=["iris", "wine"])
+    assert write_figures(small, tmp_path / "a", formats=["svg", "png"]) is None
+    assert write_figures(small, tmp_path / "b", formats=["svg", "png"], dpi=192) is None
+    for stem in ("final", "override_iris", "cd"):
+        wa, ha = _png_size(tmp_path / "a" / f"{stem}.png")
+        wb, hb = _png_size(tmp_path / "b" / f"{stem}.png")
+        # Graphviz draws PNG at 96 dpi by default: 192 doubles every side (+- rounding).
+        assert wb == pytest.approx(2 * wa, abs=3) and hb == pytest.approx(2 * ha, abs=3)
+        assert (tmp_path / "a" / f"{stem}.svg").read_text() == \
+            (tmp_path / "b" / f"{stem}.svg").read_text()
+
+
+def test_dpi_is_checked_on_the_command_line(tmp_path, capsys):
+    from multitest import example_path
+    from multitest.cli import main
+
+    code = main(["rank", example_path(), "--costs", "training_time", "--out",
+                 str(tmp_path / "out"), "--format", "png", "--dpi", "0", "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "dpi" in err[0] and ">= 1" in err[0]
+    assert not (tmp_path / "out").exists()
+
+
+def test_svg_to_dot_translates_every_element(ranking):
+    # Reference: the SVG itself; every rect (but zero-sized ones), circle and text run
+    # becomes a pinned node, every line an edge with its colour.
+    import xml.etree.ElementTree as ET
+
+    from multitest.figures import bayes_figures, svg_to_dot
+
+    svg = bayes_figures(ranking)["dataset_effects_optdigits"]
+    root = ET.fromstring(svg)
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = root.findall(f"{ns}line")
+    rects = [r for r in root.findall(f"{ns}rect") if float(r.get("width")) > 0
+             and float(r.get("height")) > 0]
+    circles = root.findall(f"{ns}circle")
+    runs = sum(bool((t.text or "").strip()) + sum(bool(s.text) + bool((s.tail or "").strip())
+                                                   for s in t)
+               for t in root.findall(f"{ns}text"))
+    dot = svg_to_dot(svg, "effects")
+    assert dot.count(" -> ") == len(lines)
+    assert len(re.findall(r"^b\d+ \[", dot, re.M)) == len(rects)
+    assert len(re.findall(r"^c\d+ \[", dot, re.M)) == len(circles) == 28
+    assert len(re.findall(r"^t\d+ \[", dot, re.M)) == runs
+    assert "#222222" in dot and "#222\"" not in dot       # 3-digit colours expanded
+    with pytest.raises(MultitestError, match="<polygon>"):
+        svg_to_dot('<svg xmlns="http://www.w3.org/2000/svg" height="9"><polygon/></svg>')
+
+
+@needs_dot
+def test_effect_figures_in_every_format(ranking, tmp_path):
+    from multitest.figures import write_bayes_figures
+
+    small = rank(ranking.results, "training_time", datasets=["iris", "wine"])
+    names = write_bayes_figures(small, tmp_path, ["svg", "png", "pdf"], dpi=72)
+    stems = ["effects_second_pass", "dataset_effects_iris", "dataset_effects_wine"]
+    assert sorted(names) == sorted(f"{s}.{f}" for s in stems for f in ("svg", "png", "pdf"))
+    for stem in stems:
+        assert (tmp_path / f"{stem}.pdf").read_bytes().startswith(b"%PDF")
+        # The PNG has the SVG's size (points at 72 dpi = its pixels) give or take the pad.
+        width = float(re.search(r'width="(\d+)"', (tmp_path / f"{stem}.svg").read_text())[1])
+        assert _png_size(tmp_path / f"{stem}.png")[0] == pytest.approx(width, abs=25)

@@ -135,8 +135,16 @@ console.error = function () { window.__errors.push("console: " + [].join.call(ar
 window.addEventListener("load", function () {
   var figures = Array.prototype.map.call(document.querySelectorAll("figure"), function (f) {
     var s = f.querySelector("svg"), r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
+    // The smallest text as drawn on the screen: its font size times the scale of the
+    // figure (viewBox and CSS), in CSS pixels.
+    var sizes = s ? Array.prototype.map.call(s.querySelectorAll("text"), function (t) {
+      var m = t.getScreenCTM();
+      return parseFloat(getComputedStyle(t).fontSize) * Math.sqrt(m.a * m.a + m.b * m.b);
+    }) : [];
     return {id: f.id, width: r.width, height: r.height,
-            shapes: s ? s.querySelectorAll("path,polygon,text,ellipse,polyline").length : 0};
+            shapes: s ? s.querySelectorAll("path,polygon,text,ellipse,polyline").length : 0,
+            texts: sizes.length, smallest: sizes.length ? Math.min.apply(null, sizes) : null,
+            natural: s ? s.width.baseVal.value : 0};
   });
   var p = document.createElement("pre");
   p.id = "__probe";
@@ -238,6 +246,33 @@ def test_big_report_in_headless_chromium(big_run, tmp_path):
     assert 'href="../report.html#datasets"' in page.read_text(encoding="utf-8")
     probe = _probe(page, tmp_path, "page")
     assert probe["errors"] == [] and probe["svgs"] == 2
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it)")
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+@pytest.mark.parametrize("which", ["bundled", "big"])
+def test_every_figure_text_is_at_least_9_px_at_1400(which, report, big_run, tmp_path):
+    # At a 1400 px window the report never scales a figure below its natural size
+    # (wide figures scroll in their box): every text of every figure shown is drawn at
+    # 9 px or more.  The screenshot is kept beside the test's files to be looked at.
+    page = report if which == "bundled" else big_run / "report.html"
+    probed = tmp_path / "probed.html"
+    probed.write_text(page.read_text(encoding="utf-8").replace("<head>", "<head>" + _PROBE, 1),
+                      encoding="utf-8")
+    done = _chromium(["--window-size=1400,3000", "--dump-dom", probed.as_uri()],
+                     tmp_path / "profile-dom")
+    found = re.search(r'<pre id="__probe">(.*?)</pre>', done.stdout, re.S)
+    assert found, f"no probe output; chromium said:\n{done.stderr[-2000:]}"
+    shown = [f for f in json.loads(html.unescape(found.group(1)))["figures"] if f["width"] > 0]
+    assert len(shown) >= 5
+    for figure in shown:
+        assert figure["texts"] > 0 and figure["smallest"] >= 9.0, figure
+        # Graphviz sizes are in points (4/3 px): never drawn narrower than that.
+        assert figure["width"] >= figure["natural"] - 0.5, figure
+    shot = tmp_path / "report.png"
+    done = _chromium([f"--screenshot={shot}", "--window-size=1400,3000", page.as_uri()],
+                     tmp_path / "profile-shot")
+    assert shot.read_bytes().startswith(b"\x89PNG"), done.stderr[-2000:]
 
 
 def test_report_explains_the_order(ranking, report):

@@ -218,6 +218,16 @@ def test_heatmap_svg(bundled):
     assert "#ffffff" in fills
 
 
+def test_heatmap_text_contrast(bundled, tmp_path):
+    # Every number on every shade at 4.5:1 or more (WCAG 2.1 AA; reference values of
+    # the contrast function in test_render_layout.test_contrast_reference_values).
+    from test_render_layout import low_contrast_texts
+
+    path = tmp_path / "heatmap.svg"
+    path.write_text(stability_heatmap_svg(bundled), encoding="utf-8")
+    assert low_contrast_texts(path) == []
+
+
 def test_heatmap_many_long_names():
     names = [f"algorithm <{i}> & a very long descriptive name number {i:02d} of the pool"
              for i in range(50)]

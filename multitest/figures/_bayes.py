@@ -22,6 +22,7 @@ import os
 
 import numpy as np
 
+from .._files import write_atomically
 from .._format import escape_html as _e
 
 __all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html"]
@@ -115,7 +116,7 @@ def _bar(p, y, pair):
                    f'x="{x:.2f}" y="{y + 3}" width="{width:.2f}" height="{_ROW - 8}" '
                    f'fill="{COLORS[key]}"/>')
         if width >= 34:
-            colour = "black" if key == "equivalent" else "white"
+            colour = "white" if key == "costlier" else "black"   # contrast >= 4.5:1
             out.append(f'<text x="{x + width / 2:.2f}" y="{y + 16}" text-anchor="middle" '
                        f'fill="{colour}" font-size="11">{float(share):.0%}</text>')
         x += width
@@ -264,18 +265,49 @@ def bayes_figures(ranking):
     return out
 
 
-def write_bayes_figures(ranking, directory):
-    """Write :func:`bayes_figures` as ``<stem>.svg`` files; returns the file names."""
+def write_bayes_figures(ranking, directory, formats=("svg",), jobs=None, dpi=None):
+    """Write :func:`bayes_figures` in every format; returns the file names written.
+
+    The SVG as drawn here; PNG and PDF from the pinned DOT source of the same
+    picture (``<stem>.dot``, :func:`~multitest.figures._svg_dot.svg_to_dot`)
+    where Graphviz ``dot`` is installed.
+
+    Parameters
+    ----------
+    ranking : multitest.engine.Ranking
+    directory : str
+    formats : sequence of {'svg', 'png', 'pdf'}
+    jobs : int, optional
+        Parallel ``dot`` processes.
+    dpi : int, optional
+        Resolution of the PNG images.
+
+    Returns
+    -------
+    list of str
+    """
+    from ._graphviz import SvgCache, check_formats, draw_sources
+    from ._svg_dot import svg_to_dot
+
+    formats = check_formats(formats)
+    svgs = bayes_figures(ranking)
     names = []
-    for stem, svg in bayes_figures(ranking).items():
-        with open(os.path.join(directory, f"{stem}.svg"), "w", encoding="utf-8") as handle:
-            handle.write(svg)
-        names.append(f"{stem}.svg")
+    if "svg" in formats:
+        for stem, svg in svgs.items():
+            write_atomically(os.path.join(directory, f"{stem}.svg"), svg)
+            names.append(f"{stem}.svg")
+    others = [f for f in formats if f != "svg"]
+    if others:
+        draw_sources(directory, {stem: svg_to_dot(svg, stem) for stem, svg in svgs.items()},
+                     others, jobs, SvgCache(0), dpi)
+        names += [f"{stem}.{f}" for stem in svgs for f in others
+                  if os.path.exists(os.path.join(directory, f"{stem}.{f}"))]
     return names
 
 
 def bayes_section_html(ranking):
-    """The report section "Effect sizes and Bayesian probabilities" (HTML)."""
+    """The report section "Effect sizes" (HTML), "and Bayesian probabilities" with a
+    Bayesian test or second pass."""
     from ._graphviz import inline_svg
     from ._write import dataset_stems
 
@@ -291,7 +323,10 @@ def bayes_section_html(ranking):
             text.append(f"Bayesian signed-rank test, ROPE ±{s.rope:g}, override when "
                         f"P(costlier practically better) ≥ {s.threshold:g} "
                         f"(Monte Carlo, seed {s.seed})")
-    parts = ['<section id="effect-sizes"><h2>Effect sizes and Bayesian probabilities</h2>',
+    bayesian = ranking.pairwise_test.bayesian or (
+        ranking.second_pass is not None and ranking.second_pass.method_entry.bayesian)
+    heading = "Effect sizes and Bayesian probabilities" if bayesian else "Effect sizes"
+    parts = [f'<section id="effect-sizes"><h2>{heading}</h2>',
              "<p>" + _e(". ".join(text)) + ".</p>" if text else ""]
     if "effects_second_pass" in figures:
         parts.append('<figure id="fig-effects_second_pass">'

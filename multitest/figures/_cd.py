@@ -20,9 +20,11 @@ import graphviz
 import numpy as np
 
 from .._errors import MultitestError
+from .._format import format_rank
 from ._dot import FONT, _require_second_pass
 
-__all__ = ["render_cd_diagram", "cd_layout", "CDLayout", "cd_groups"]
+__all__ = ["render_cd_diagram", "cd_layout", "CDLayout", "cd_groups", "power_warning",
+           "POWER_WARNING_SHARE"]
 
 # -- geometry of the layout (points unless said otherwise) ------------------------------
 
@@ -47,9 +49,7 @@ _CD_BAR_DROP = 1.6
 _AXIS_DROP = 1.6
 #: Labelled ticks stand at least this far apart (every k-th rank is labelled).
 _TICK_LABEL_SPACING = 24.0
-#: A group bar reaches this far beyond the ranks of its first and last member;
-_BAR_OVERHANG = 4.0
-#: two bars share a row when this much space is left between them;
+#: Two bars share a row when this much space is left between them;
 _BAR_SPACING = 6.0
 #: the first row of bars stands this far below the axis, the next ones this much lower.
 _BAR_TOP = 12.0
@@ -102,6 +102,11 @@ _BAND_WIDTH = "10"
 _BAR_COLOR = "#333333"
 _CAPTION_COLOR = "#333333"
 _BAND_COLOR = "#f4a58299"          # the control band: the colour of significant cells, translucent
+
+#: Above this share of the rank axis (CD / (L - 1)) the critical difference is
+#: large: the caption and the report warn that the test can tell apart only
+#: algorithms far apart.
+POWER_WARNING_SHARE = 1 / 3
 
 
 # -- layout ---------------------------------------------------------------------------
@@ -231,7 +236,7 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
     n_left = (L + 1) // 2
     texts = {}
     for position, i in enumerate(order):
-        rank_text = f"{ranks[i]:.2f}"
+        rank_text = format_rank(ranks[i])
         texts[i] = (f"{names[i]}  {rank_text}" if position < n_left
                     else f"{rank_text}  {names[i]}")
     left_width = max([_text_width(texts[i], fontsize) for i in order[:n_left]] + [0.0])
@@ -301,8 +306,9 @@ def _bars(names, ranks, order, significant, x0, scale):
     bars, rows_end = [], []
     for run in cd_groups(order, significant):
         members = [order[p] for p in run]
-        bx0 = x0 + (ranks[members[0]] - 1) * scale - _BAR_OVERHANG
-        bx1 = x0 + (ranks[members[-1]] - 1) * scale + _BAR_OVERHANG
+        # A bar ends exactly at the leader lines of its first and last member.
+        bx0 = x0 + (ranks[members[0]] - 1) * scale
+        bx1 = x0 + (ranks[members[-1]] - 1) * scale
         for k, end in enumerate(rows_end):
             if end + _BAR_SPACING < bx0:
                 rows_end[k] = bx1
@@ -323,11 +329,11 @@ def _dot_string(text):
 class _PinnedDot:
     """DOT text with every node pinned (neato, positions in points, y upwards)."""
 
-    def __init__(self, name, height):
+    def __init__(self, name, height, outputorder="edgesfirst"):
         self.height = height
         self.lines = [f"digraph {_dot_string(name)} {{",
                       f"graph [layout=neato, inputscale={_POINTS_PER_INCH}, notranslate=true, "
-                      "splines=false, outputorder=edgesfirst, bgcolor=white, pad=0.15]",
+                      f"splines=false, outputorder={outputorder}, bgcolor=white, pad=0.15]",
                       f'node [shape=none, width=0, height=0, fixedsize=shape, label="", '
                       f'margin=0, fontname="{FONT}"]',
                       "edge [dir=none, arrowhead=none, penwidth=1]"]
@@ -344,7 +350,23 @@ class _PinnedDot:
         extra = "".join(f", {k}={_dot_string(str(v))}" for k, v in attrs.items())
         self.lines.append(f"{a} -> {b} [{extra[2:]}]" if extra else f"{a} -> {b}")
 
-    def text(self, x, y, text, fontsize, anchor="middle", width=None, color=None):
+    def box(self, x, y, width, height, fill):
+        """A filled rectangle, top left corner at ``(x, y)``."""
+        self.count += 1
+        cx, cy = x + width / 2, self.height - y - height / 2
+        self.lines.append(f'b{self.count} [pos="{cx:.2f},{cy:.2f}!", shape=box, style=filled, '
+                          f'penwidth=0, fillcolor={_dot_string(fill)}, '
+                          f'width={width / _POINTS_PER_INCH:.4f}, '
+                          f'height={height / _POINTS_PER_INCH:.4f}]')
+
+    def disc(self, x, y, radius, fill):
+        """A filled circle centred on ``(x, y)``."""
+        self.count += 1
+        self.lines.append(f'c{self.count} [pos="{x:.2f},{self.height - y:.2f}!", shape=circle, '
+                          f'style=filled, penwidth=0, fillcolor={_dot_string(fill)}, '
+                          f'width={2 * radius / _POINTS_PER_INCH:.4f}]')
+
+    def text(self, x, y, text, fontsize, anchor="middle", width=None, color=None, bold=False):
         """Plain ``text`` centred vertically on ``y``, anchored at ``x``.
 
         The node is as wide as the estimated text; ``\\l`` / ``\\r``
@@ -357,13 +379,53 @@ class _PinnedDot:
         escaped = text.replace("\\", "\\\\").replace('"', '\\"')
         label = escaped + {"middle": "", "end": "\\r", "start": "\\l"}[anchor]
         cy = self.height - y
-        color_attr = f', fontcolor="{color}"' if color else ""
+        color_attr = (f', fontcolor="{color}"' if color else "") + (
+            f', fontname="{FONT} Bold"' if bold else "")
         self.lines.append(f'{node} [pos="{cx:.2f},{cy:.2f}!", width={w / _POINTS_PER_INCH:.4f}, '
                           f'height={fontsize * _TEXT_HEIGHT / _POINTS_PER_INCH:.4f}, '
                           f'fontsize={fontsize:g}, label="{label}"{color_attr}]')
 
     def source(self):
         return "\n".join(self.lines + ["}"]) + "\n"
+
+
+def power_warning(sp, n_datasets):
+    """A plain sentence when the critical difference spans much of the rank axis, else None.
+
+    Parameters
+    ----------
+    sp : multitest.engine.SecondPassResult
+    n_datasets : int
+
+    Returns
+    -------
+    str or None
+        Said when ``CD / (L - 1)`` exceeds :data:`POWER_WARNING_SHARE`.
+
+    Examples
+    --------
+    Nemenyi's CD at 150 algorithms over 30 data sets, and at 8 over 38 (the bundled data):
+
+    >>> from types import SimpleNamespace
+    >>> many = SimpleNamespace(critical_difference=87.0, algorithms=range(150), applied=True)
+    >>> print(power_warning(many, 30))  # doctest: +NORMALIZE_WHITESPACE
+    Low power: the critical difference (87.00) is 58% of the 149 ranks between first and
+    last: only algorithms far apart can be found different with 30 data sets and 150
+    algorithms; pairs not found different are not shown to be equal.
+    >>> power_warning(SimpleNamespace(critical_difference=1.70, algorithms=range(8),
+    ...                               applied=True), 38) is None
+    True
+    """
+    cd, L = sp.critical_difference, len(sp.algorithms)
+    if not sp.applied or cd is None or L < 2 or cd / (L - 1) <= POWER_WARNING_SHARE:
+        return None
+    span = (f"is longer than the {L - 1} ranks between first and last: no two algorithms "
+            "can be found different" if cd >= L - 1 else
+            f"is {cd / (L - 1):.0%} of the {L - 1} ranks between first and last: only "
+            "algorithms far apart can be found different")
+    return (f"Low power: the critical difference ({format_rank(cd)}) {span} with "
+            f"{n_datasets} data sets and {L} algorithms; pairs not found different are not "
+            "shown to be equal.")
 
 
 def _cd_caption(sp, n_datasets):
@@ -378,10 +440,25 @@ def _cd_caption(sp, n_datasets):
     if sp.correction != "none":
         text += f", {sp.correction} correction"
     if sp.critical_difference is not None:
-        text += f", critical difference CD = {sp.critical_difference:.3f}"
+        text += f", critical difference CD = {format_rank(sp.critical_difference)}"
     lines.append(text)
     lines.append("thick bars join algorithms not found different (maximal runs in rank order)")
+    warning = power_warning(sp, n_datasets)
+    if warning:
+        lines += _caption_lines(warning)
     return lines
+
+
+def _caption_lines(text, width=110):
+    """``text`` broken at spaces into caption lines of at most ``width`` characters."""
+    lines, line = [], ""
+    for word in text.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return lines + [line]
 
 
 def render_cd_diagram(ranking):
@@ -414,8 +491,9 @@ def render_cd_diagram(ranking):
         name = sp.algorithms[c.control]
         control = (name, float(c.critical_difference))
         differ = [sp.algorithms[i] for i in np.flatnonzero(c.significant)]
-        caption.append(f"shaded: one Bonferroni\u2013Dunn CD = {c.critical_difference:.3f} "
-                       f"either side of the control {name}; {c.method} finds "
+        caption.append("shaded: one Bonferroni\u2013Dunn CD = "
+                       f"{format_rank(c.critical_difference)} either side of the control "
+                       f"{name}; {c.method} finds "
                        f"{', '.join(differ) or 'none'} different from it")
     layout = cd_layout(sp.algorithms, sp.average_ranks, significant, cd, control=control)
     return graphviz.Source(_cd_source(layout, caption))

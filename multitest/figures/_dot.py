@@ -3,10 +3,12 @@
 Every figure of :mod:`multitest.figures` is built from these: one graph style
 (:func:`_digraph`), HTML-like labels of escaped text (:func:`_label`,
 :func:`_legend`, :func:`_wrap`), table nodes (:func:`_cell`, :func:`_table_node`)
-and the drawing of an order with its overrides, chosen by size
-(:func:`_order_view`): up to :data:`ROW_LIMIT` algorithms a row of boxes,
-above a matrix, and above :data:`MATRIX_LIMIT` a table, so that every figure
-stays legible and quick to draw at 1000 algorithms (docs/explanation/figures.md).
+and the drawing of an order with its overrides, chosen by what stays readable
+(:func:`choose_drawing`, :func:`_order_view`): up to :data:`ROW_LIMIT` algorithms
+and :data:`ROW_EDGE_LIMIT` edges in the transitive reduction a row of boxes,
+else a matrix with named columns, and above :data:`MATRIX_LIMIT` algorithms a
+table, so that every figure stays legible and quick to draw at 1000 algorithms
+(docs/explanation/figures.md).  The choice is made once per figure kind and run.
 """
 
 from __future__ import annotations
@@ -21,26 +23,38 @@ from .._errors import MultitestError
 from .._format import format_p
 from ..engine._reduction import transitive_reduction
 
-__all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "WRAP"]
+__all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "MATRIX_P_LIMIT", "WRAP",
+           "choose_drawing"]
 
-#: Up to this many algorithms an order is drawn as a graph of boxes in one row
-#: (override graphs, second pass, final order, sort traces); above it as a
-#: table, which stays legible and takes ``dot`` milliseconds at any size.
+#: Up to this many algorithms an order can be drawn as a graph of boxes in one row
+#: (override graphs, second pass, sort traces); above it as a matrix or table,
+#: which stay legible and take ``dot`` milliseconds at any size.
 ROW_LIMIT = 16
 
-#: ... and their transitive reduction has at most this many edges (more arcs
-#: over one row cannot be followed by eye): otherwise the matrix view is drawn.
-ROW_EDGE_LIMIT = 24
+#: ... and only while the transitive reduction of its overrides has at most this
+#: many edges: more arcs over one row cannot be followed by eye (their labels
+#: crowd the boxes), so the matrix view is drawn instead, with the p-values in
+#: its cells.  The choice is made once per figure kind and run
+#: (:func:`choose_drawing`): every override graph of a run is drawn alike.
+ROW_EDGE_LIMIT = 8
 
 #: Up to this many algorithms the overrides and the post-hoc decisions are
 #: drawn as a matrix (one cell per pair); above it as one row per algorithm.
 MATRIX_LIMIT = 100
 
+#: Up to this many algorithms the cells of a matrix show their p-values;
+#: above, the cells are coloured only (every p-value is in pairwise.csv).
+MATRIX_P_LIMIT = 40
+
+#: Column headings of a matrix are algorithm names wrapped at this many characters.
+COLUMN_WRAP = 10
+
 FONT = "Helvetica,Arial,sans-serif"
 _OVERRIDE = "#c0392b"      # override edges
 _CANDIDATE = "#1f6fb4"     # candidates of a sort step
-_FADED = "#9a9a9a"         # nodes already placed
-_SIGNIFICANT = "#f4a582"   # cells of pairs found different
+_FADED = "#666666"         # nodes already placed (5.7:1 on white: legible text)
+_SIGNIFICANT = "#f4a582"   # cells of pairs found different (black text on it: 10.5:1)
+_OVERRIDE_CELL = _SIGNIFICANT  # cells of overrides
 
 
 # -- small helpers ---------------------------------------------------------------
@@ -84,9 +98,30 @@ def _label(*lines, bold_first=True):
     return "<" + "<BR/>".join(parts) + ">"
 
 
+#: Legend lines are broken at spaces into lines of at most this many characters.
+LEGEND_WIDTH = 120
+
+_MARKUP = re.compile(r"<[^>]*>|&#?\w+;")
+
+
 def _legend(lines):
-    """A left-aligned multi-line HTML-like graph label."""
-    return "<" + "".join(f'{line}<BR ALIGN="LEFT"/>' for line in lines) + ">"
+    """A left-aligned multi-line HTML-like graph label; long lines broken at spaces."""
+    return "<" + "".join(f'{part}<BR ALIGN="LEFT"/>' for line in lines
+                         for part in _break(line)) + ">"
+
+
+def _break(line, width=LEGEND_WIDTH):
+    """An HTML-like label line in pieces of at most ``width`` visible characters, broken at
+    spaces outside tags (continuation lines indented)."""
+    pieces, current, length = [], [], 0
+    for word in re.split(r" (?![^<]*>)", line):
+        visible = len(_MARKUP.sub("x", word))
+        if current and length + 1 + visible > width:
+            pieces.append(" ".join(current))
+            current, length = ["&#160;&#160;"], 2
+        current.append(word)
+        length += visible + (1 if len(current) > 1 else 0)
+    return pieces + [" ".join(current)]
 
 
 def _graph_name(name):
@@ -129,6 +164,42 @@ def _reduced_edges(prior_order, edges):
     return [(a, b, p) for a, b, p in edges if kept[position[a], position[b]]]
 
 
+def choose_drawing(n_algorithms, reduced_edges=0):
+    """The drawing of every figure of one kind in a run: ``'row'``, ``'matrix'`` or ``'table'``.
+
+    Parameters
+    ----------
+    n_algorithms : int
+    reduced_edges : int
+        The most edges the transitive reduction of one figure of the kind has
+        (over the data sets of the run, for the override graphs).
+
+    Returns
+    -------
+    str
+        ``'row'`` up to :data:`ROW_LIMIT` algorithms and :data:`ROW_EDGE_LIMIT`
+        reduced edges, else ``'matrix'`` up to :data:`MATRIX_LIMIT`
+        algorithms, else ``'table'``.
+
+    Examples
+    --------
+    >>> choose_drawing(8, 3), choose_drawing(8, 9), choose_drawing(150)
+    ('row', 'matrix', 'table')
+    """
+    if n_algorithms <= ROW_LIMIT and reduced_edges <= ROW_EDGE_LIMIT:
+        return "row"
+    return "matrix" if n_algorithms <= MATRIX_LIMIT else "table"
+
+
+def reduced_edge_count(overrides):
+    """Edges of the transitive reduction of an override matrix (0 above :data:`ROW_LIMIT`
+    algorithms, where no row is drawn whatever the count)."""
+    overrides = np.asarray(overrides, dtype=bool)
+    if overrides.shape[0] > ROW_LIMIT or not overrides.any():
+        return 0
+    return int(transitive_reduction(overrides).sum())
+
+
 def _hidden_line(n_edges, n_drawn):
     hidden = n_edges - n_drawn
     if hidden == 0:
@@ -150,7 +221,17 @@ def _table_node(g, rows, cellpadding=2, cellspacing=0, border=0):
            f'CELLPADDING="{cellpadding}">{body}</TABLE>>')
 
 
-def _order_view(name, prior_order, info, overrides, edges, legend):
+def _heads(headings):
+    """Header cells of a table: bold, on the baseline of the header row."""
+    return [_cell(f"<B>{h}</B>", VALIGN="BOTTOM") for h in headings]
+
+
+def _column_heads(names):
+    """Column headings of a matrix: the algorithm names, wrapped narrow, bottom-aligned."""
+    return [_cell(f"<B>{_wrap(a, COLUMN_WRAP)}</B>", "CENTER", VALIGN="BOTTOM") for a in names]
+
+
+def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None):
     """An order of algorithms and the overrides between them, drawn by size.
 
     Parameters
@@ -165,66 +246,79 @@ def _order_view(name, prior_order, info, overrides, edges, legend):
         The override matrix in prior order (see :mod:`multitest.engine._ordering`).
     edges : callable
         Returns the overrides as ``[(cheaper, costlier, p-value or None)]``;
-        called only for the row of boxes (at most :data:`ROW_LIMIT` algorithms).
+        called for the row of boxes and the matrix (at most
+        :data:`MATRIX_LIMIT` algorithms).
     legend : list of str
         Lines under the figure; a line on the drawing is added.
+    drawing : {'row', 'matrix', 'table'}, optional
+        Chosen for every figure of the kind in a run (:func:`choose_drawing`);
+        default: chosen for this figure alone.
 
-    Up to :data:`ROW_LIMIT` algorithms and :data:`ROW_EDGE_LIMIT` edges in
-    the transitive reduction: boxes in one row, cheapest left, and the edges
-    of the reduction (the legend counts the hidden ones).  Otherwise, up to
-    :data:`MATRIX_LIMIT` algorithms: a matrix, a row per cheaper and a
-    column per costlier algorithm.  Above: a table, one row per algorithm
-    with the costlier algorithms that beat it.
+    A row: boxes in one row, cheapest left, and the edges of the transitive
+    reduction labelled with their p-values (the legend counts the hidden
+    ones).  A matrix: a row per cheaper and a column per costlier algorithm,
+    both named, the p-value in every override cell.  A table: one row per
+    algorithm with the costlier algorithms that beat it.
     """
     L = len(prior_order)
-    if L <= ROW_LIMIT:
-        listed = edges()
-        drawn = _reduced_edges(prior_order, listed)
-        if len(drawn) <= ROW_EDGE_LIMIT:
-            return _order_row(name, prior_order, info, listed, drawn, legend)
     overrides = np.asarray(overrides, dtype=bool)
+    if drawing is None:
+        drawing = choose_drawing(L, reduced_edge_count(overrides))
+    if drawing == "row":
+        listed = edges()
+        return _order_row(name, prior_order, info, listed,
+                          _reduced_edges(prior_order, listed), legend)
     n_edges = int(overrides.sum())
     g = _digraph(name)
-    headings = [h for h, _ in next(iter(info.values()))]
-    head = [_cell("<B>#</B>"), _cell("<B>algorithm</B>")] + [_cell(f"<B>{h}</B>")
-                                                               for h in headings]
-    if L <= MATRIX_LIMIT:
-        # Bare cells (the table's padding sizes them): 9 bytes each, L^2 of them.
-        red, empty = f'<TD BGCOLOR="{_OVERRIDE}"></TD>', "<TD></TD>"
-        diagonal = '<TD BGCOLOR="#eeeeee"></TD>'
-        rows = [head + [_cell(f"<B>{k}</B>", "CENTER") for k in range(1, L + 1)]]
-        for i, a in enumerate(prior_order):
-            cells = [_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
-            cells += [_cell(text, "RIGHT") for _, text in info[a]]
-            cells += [red if hit else empty for hit in overrides[i].tolist()]
-            cells[len(head) + i] = diagonal
-            rows.append(cells)
-        drawing = (f"matrix of the {n_edges} overrides: the cell in row i, column j is red when "
-                   "the costlier j (column) is significantly better than the cheaper i (row); "
-                   "rows and columns in cost order (cheapest first)")
+    headings = ["#", "algorithm"] + [h for h, _ in next(iter(info.values()))]
+    head = _heads(headings)
+    if drawing == "matrix":
+        rows, drawing_line = _override_matrix(prior_order, info, overrides, edges, head)
     else:
-        rows = [head + [_cell("<B>beaten by (cost positions of costlier algorithms)</B>")]]
+        rows = [head + [_cell("<B>beaten by (costlier algorithms, cheapest first)</B>")]]
         for i, a in enumerate(prior_order):
-            won = (np.flatnonzero(overrides[i]) + 1).tolist()
-            text = ", ".join(map(str, won[:12])) + (f" &#8230; ({len(won)} in all)"
-                                                     if len(won) > 12 else "")
+            won = np.flatnonzero(overrides[i]).tolist()
+            text = ", ".join(_text(prior_order[j]) for j in won)
             rows.append([_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
                         + [_cell(t, "RIGHT") for _, t in info[a]] + [_cell(text or "&#8211;")])
-        drawing = (f"one row per algorithm in cost order (cheapest first), with the costlier "
-                   f"algorithms that beat it ({n_edges} overrides)")
-    _table_node(g, rows, cellpadding=5 if L <= MATRIX_LIMIT else 2,
-                cellspacing=1 if L <= MATRIX_LIMIT else 0)
-    g.attr("graph", label=_legend(legend[:1] + [drawing] + legend[1:]))
+        drawing_line = (f"one row per algorithm in cost order (cheapest first), with the "
+                        f"costlier algorithms that beat it ({n_edges} overrides)")
+    _table_node(g, rows, cellpadding=5 if drawing == "matrix" else 2,
+                cellspacing=1 if drawing == "matrix" else 0)
+    g.attr("graph", label=_legend(legend[:1] + [drawing_line] + legend[1:]))
     return g
+
+
+def _override_matrix(prior_order, info, overrides, edges, head):
+    """Rows of the override matrix and the line saying how to read it."""
+    L = len(prior_order)
+    show_p = L <= MATRIX_P_LIMIT
+    pvalues = {(a, b): p for a, b, p in edges()} if show_p else {}
+    red, empty = f'<TD BGCOLOR="{_OVERRIDE_CELL}"></TD>', "<TD></TD>"
+    diagonal = '<TD BGCOLOR="#eeeeee"></TD>'
+    rows = [head + _column_heads(prior_order)]
+    for i, a in enumerate(prior_order):
+        cells = [_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
+        cells += [_cell(text, "RIGHT") for _, text in info[a]]
+        for j, hit in enumerate(overrides[i].tolist()):
+            p = pvalues.get((a, prior_order[j])) if hit else None
+            cells.append(diagonal if i == j else
+                         _cell(format_p(p), "RIGHT", BGCOLOR=_OVERRIDE_CELL) if p is not None
+                         else red if hit else empty)
+        rows.append(cells)
+    n_edges = int(overrides.sum())
+    line = (f"matrix of the {n_edges} overrides: the cell in row i, column j is coloured when "
+            "the costlier j (column) is significantly better than the cheaper i (row)"
+            + ("; cells show its p-value" if show_p and pvalues else "")
+            + "; rows and columns in cost order (cheapest first)")
+    return rows, line
 
 
 def _order_row(name, prior_order, info, edges, drawn, legend):
     # Top to bottom with every node on one rank: one row whatever the edges
     # (with rankdir=LR the spans of long edges push nodes up and down).
     g = _digraph(name, rankdir="TB")
-    # p-values as external labels: placed after the layout, next to their
-    # arcs, instead of a band of label nodes that widens the row.
-    g.attr("graph", forcelabels="true", nodesep="0.4")
+    g.attr("graph", nodesep="0.4")
     ids = {a: f"n{i}" for i, a in enumerate(prior_order)}
     with g.subgraph(name="row") as row:
         row.attr(rank="same")
@@ -233,10 +327,11 @@ def _order_row(name, prior_order, info, edges, drawn, legend):
     # Invisible chain pinning the cost order left to right.
     for a, b in zip(prior_order, prior_order[1:]):
         g.edge(ids[a], ids[b], style="invis", weight="10")
+    # p-values as edge labels: dot places them in a band of their own above the
+    # row (at most ROW_EDGE_LIMIT of them), never on a box.
     for a, b, p in drawn:
-        attrs = {} if p is None else {"xlabel": f"p={format_p(p)}"}
+        attrs = {} if p is None else {"label": f"p = {format_p(p)}"}
         g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, **attrs)
     hidden = _hidden_line(len(edges), len(drawn))
     g.attr("graph", label=_legend(legend + ([hidden] if hidden else [])))
     return g
-

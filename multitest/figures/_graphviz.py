@@ -100,7 +100,7 @@ def check_formats(formats):
     return list(dict.fromkeys(formats))
 
 
-def draw_sources(folder, sources, formats, jobs=None, cache=None):
+def draw_sources(folder, sources, formats, jobs=None, cache=None, dpi=None):
     """Write ``<stem>.dot`` of every source into ``folder`` and, with ``dot``, the images.
 
     Parameters
@@ -115,6 +115,8 @@ def draw_sources(folder, sources, formats, jobs=None, cache=None):
         Parallel ``dot`` processes; default: the number of CPUs.
     cache : SvgCache, optional
         Where the SVG drawn are kept; default: the cache of this process.
+    dpi : int, optional
+        Resolution of the PNG images (dots per inch); default: Graphviz's.
 
     Returns
     -------
@@ -126,7 +128,7 @@ def draw_sources(folder, sources, formats, jobs=None, cache=None):
         return None
     if not dot_available():
         return _MISSING_DOT
-    _, failures = _draw(folder, sources, formats, jobs, cache)
+    _, failures = _draw(folder, sources, formats, jobs, cache, dpi)
     if failures:
         f, message = failures[0]
         return (f"Graphviz 'dot' failed on {len(failures)} figure(s), e.g. {f}: {message}")
@@ -193,16 +195,27 @@ def inline_svg(svg):
     return _NAMESPACES.sub("", svg).strip()
 
 
-def _run_dot(folder, file, formats):
-    """Render one file in ``folder`` with a ``dot`` process of its own; None or an error."""
-    command = [shutil.which("dot") or "dot"] + [f"-T{f}" for f in formats] + ["-O", file]
-    done = subprocess.run(command, cwd=folder, capture_output=True, text=True)
-    if done.returncode == 0:
-        return None
-    return (file, (done.stderr.strip().splitlines() or ["failed"])[-1])
+def _run_dot(folder, file, formats, dpi=None):
+    """Render one file in ``folder`` with ``dot`` processes of its own; None or an error.
+
+    With ``dpi`` the PNG image is drawn by a process of its own: the resolution
+    would scale the SVG and PDF images too.
+    """
+    dot = shutil.which("dot") or "dot"
+    calls = [[f"-T{f}" for f in formats]]
+    if dpi is not None and "png" in formats:
+        calls = [[f"-T{f}" for f in formats if f != "png"], [f"-Gdpi={int(dpi)}", "-Tpng"]]
+    for flags in calls:
+        if not flags:
+            continue
+        done = subprocess.run([dot, *flags, "-O", file], cwd=folder, capture_output=True,
+                              text=True)
+        if done.returncode != 0:
+            return (file, (done.stderr.strip().splitlines() or ["failed"])[-1])
+    return None
 
 
-def _render_folder(folder, stems, formats, jobs):
+def _render_folder(folder, stems, formats, jobs, dpi=None):
     """Run ``dot`` on ``folder/<stem>.dot``, writing ``<stem>.<format>``; return failures."""
     files = [f"{stem}.dot" for stem in stems]
     # Bigger graphs first so that the workers end together.
@@ -212,7 +225,7 @@ def _render_folder(folder, stems, formats, jobs):
     failures = []
     with progress(len(files), "drawing figures") as bar, \
             ThreadPoolExecutor(max_workers=jobs) as pool:
-        for result in pool.map(lambda f: _run_dot(folder, f, formats), files):
+        for result in pool.map(lambda f: _run_dot(folder, f, formats, dpi), files):
             bar.update(1, failed=result is not None)
             if result is not None:
                 failures.append(result)
@@ -232,13 +245,13 @@ def _write_dot_files(folder, sources):
             handle.write(source)
 
 
-def _draw(folder, sources, formats, jobs, cache):
+def _draw(folder, sources, formats, jobs, cache, dpi=None):
     """Draw ``folder/<stem>.dot`` of every source: ``({stem: SVG text}, failures)``.
 
     The SVG text (with ``svg`` among the formats) of every file drawn is kept in the cache.
     """
     cache = _SVG_CACHE if cache is None else cache
-    failures = _render_folder(folder, list(sources), formats, jobs)
+    failures = _render_folder(folder, list(sources), formats, jobs, dpi)
     failed = {f[:-4] for f, _ in failures}
     svgs = {}
     for stem, source in sources.items():

@@ -8,7 +8,7 @@ pass as its graph.
 
 from __future__ import annotations
 
-from .._format import escape_html, format_number
+from .._format import escape_html, format_number, format_rank
 from ..engine._per_dataset import DataSetResult
 from ..engine._ranking import Ranking
 from ..engine._second_pass import SecondPassResult
@@ -64,7 +64,7 @@ def ranking_html(ranking):
         if sp is not None:
             cost = format_number(sp.average_costs[sp.algorithms.index(a)])
         rows.append(f"<tr><td>{position}</td><td>{escape_html(a)}</td>"
-                    f"<td>{ranking.average_ranks[a]:.3f}</td><td>{cost}</td></tr>")
+                    f"<td>{format_rank(ranking.average_ranks[a])}</td><td>{cost}</td></tr>")
     s = ranking.settings
     notes = "".join(f"<li>{escape_html(n)}</li>" for n in ranking.notes)
     return (f"<div><p><b>Final order</b> ({len(ranking.datasets)} data set(s); test "

@@ -22,9 +22,10 @@ import os
 
 from .._files import write_atomically
 from .._format import escape_html as _e
-from .._format import format_number, format_p
+from .._format import format_number, format_p, format_rank
 from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
 from ._bayes import bayes_section_html
+from ._cd import power_warning
 from ._graphviz import dot_available, inline_svg, render_svgs
 from ._write import dataset_stems, figures
 
@@ -55,7 +56,7 @@ table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
 th{background:#eef3f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.override td{background:#fbe3dc}
-figure{margin:1em 0;overflow-x:auto}figure svg{max-width:100%;height:auto}
+figure{margin:1em 0;overflow-x:auto;max-width:100%}figure svg{max-width:none;height:auto}
 figcaption{font-size:.85em;color:#555}
 ol.final{font-size:1.15em}ol.final li:first-child{font-weight:bold}
 nav ul.sets{columns:4;font-size:.9em}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;
@@ -127,7 +128,7 @@ def _final_section(ranking, figs):
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None
                 else ranking.datasets[0].costs[index[a]])
-        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", format_number(cost),
+        rows.append([position, a, format_rank(ranking.average_ranks[a]), format_number(cost),
                      firsts[a],
                      why[position - 1].reason])
     items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
@@ -144,7 +145,8 @@ def _final_section(ranking, figs):
             "First on: the number of data sets on which MultiTest put the algorithm first. "
             "Why here: the comparisons that decide the position in the cost-ordered sort "
             "(the second pass over several data sets).</p>"
-            + figs.html("final", "Final order; dashed: the overrides that shaped it")
+            + figs.html("final", "Final order (arrow: comes before), with the overrides that "
+                        "decide it")
             + "</section>")
 
 
@@ -178,8 +180,9 @@ def _second_pass_section(ranking, figs):
         return ""
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
-    rows = [[p, a, format_number(sp.average_costs[index[a]]), f"{sp.average_ranks[index[a]]:.3f}",
-             final[a]] for p, a in enumerate(sp.prior_order, start=1)]
+    rows = [[p, a, format_number(sp.average_costs[index[a]]),
+             format_rank(sp.average_ranks[index[a]]), final[a]]
+            for p, a in enumerate(sp.prior_order, start=1)]
     p = (lambda a, b: "") if sp.posthoc is None else (
         lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]]))
     edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
@@ -203,16 +206,18 @@ def _nemenyi_section(ranking, figs):
     if sp is None:
         return ""
     title = sp.method_entry.title
-    text = (f"Critical difference {sp.critical_difference:.4g}. "
+    text = (f"Critical difference {format_rank(sp.critical_difference)}. "
             if sp.critical_difference is not None else "")
     if not sp.applied:
         text = "The Friedman test does not reject: no post-hoc test was applied. "
+    warning = power_warning(sp, len(ranking.datasets))
     index = {a: i for i, a in enumerate(sp.algorithms)}
     rows = [(a, b, "" if sp.posthoc is None else format_p(sp.posthoc.pvalues[index[a], index[b]]))
             for a, b in sp.significant_pairs()]
     pairs, table = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–", "posthoc.csv")
-    return (f'<section id="posthoc"><h2>{_e(title)}</h2><p>{_e(text)}Pairs found different: '
-            f"{pairs}</p>{table}"
+    return (f'<section id="posthoc"><h2>{_e(title)}</h2>'
+            + (f'<p class="note">{_e(warning)}</p>' if warning else "")
+            + f"<p>{_e(text)}Pairs found different: {pairs}</p>{table}"
             + figs.html("cd", "Critical-difference diagram (Demšar 2006)")
             + figs.html("significance", "Significance matrix of the post-hoc test")
             + "</section>")
@@ -227,7 +232,7 @@ def _control_section(ranking):
              "yes" if c.significant[i] else "no"] for i in range(len(names)) if i != c.control]
     return (f'<section id="control"><h2>Comparisons with {_e(names[c.control])}</h2>'
             f"<p>{_e(ranking.settings.control_method)}; critical difference "
-            f"{c.critical_difference:.4g}.</p>"
+            f"{format_rank(c.critical_difference)}.</p>"
             + _table(["algorithm", "z", "adjusted p", "different"], rows, numeric={1, 2})
             + "</section>")
 

@@ -8,7 +8,7 @@ self-contained HTML page (no scripts, fonts or images fetched from anywhere).
 from __future__ import annotations
 
 from .._files import write_atomically
-from .._format import escape_html, format_share
+from .._format import escape_html, format_rank, format_share
 from ..engine._stability import orders_columns, summary_lines
 
 __all__ = ["stability_heatmap_svg", "orders_table_html", "stability_html_fragment",
@@ -23,6 +23,23 @@ _LOW, _HIGH = (255, 255, 255), (8, 48, 107)
 
 def _shade(p):
     return "#" + "".join(f"{round(lo + (hi - lo) * p):02x}" for lo, hi in zip(_LOW, _HIGH))
+
+
+#: From this probability on the cell is dark enough for white text: white or black
+#: text keeps a contrast of at least 4.58:1 on every shade (WCAG 2.1 AA: 4.5:1); never
+#: (0) is printed in grey, 4.54:1 on white.
+_WHITE_TEXT_FROM = 0.66
+
+
+def _text_colour(p):
+    """The text colour of a cell of probability ``p``.
+
+    Examples
+    --------
+    >>> [_text_colour(p) for p in (0.0, 0.3, 0.66, 1.0)]
+    ['#767676', '#000000', '#ffffff', '#ffffff']
+    """
+    return "#ffffff" if p >= _WHITE_TEXT_FROM else "#767676" if p == 0 else "#000000"
 
 
 def _label(name):
@@ -84,12 +101,12 @@ def stability_heatmap_svg(result):
                        f'y="{y}" width="{width}" height="{height}" fill="{_shade(p)}"{stroke}>'
                        f"<title>{escape_html(name)}, position {column + 1}: {p:.4f}</title>"
                        "</rect>")
-            colour = "#ffffff" if p >= 0.5 else "#aaaaaa" if p == 0 else "#222222"
+            colour = _text_colour(p)
             out.append(f'<text x="{x + width / 2:g}" y="{middle:g}" text-anchor="middle" '
                        f'font-size="{value_size}" fill="{colour}" pointer-events="none">'
                        f"{escape_html(format_share(p))}</text>")
         out.append(f'<text x="{left + L * width + right / 2:g}" y="{middle:g}" '
-                   f'text-anchor="middle">{result.mean_position[name]:.2f}</text>')
+                   f'text-anchor="middle">{format_rank(result.mean_position[name])}</text>')
     for n, note in enumerate(notes):
         out.append(f'<text x="8" y="{top + L * height + 20 + 16 * n}" font-size="11" '
                    f'fill="#555555">{escape_html(note)}</text>')

@@ -26,18 +26,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._format import format_number, format_p
-from ..engine._ordering import named_trace, sort_trace
+from .._format import format_number, format_p, format_rank
+from ..engine._ordering import sort_trace
+from ..engine._reduction import transitive_reduction
 from ._dot import (
     _CANDIDATE,
     _FADED,
-    _OVERRIDE,
     _SIGNIFICANT,
+    COLUMN_WRAP,
     MATRIX_LIMIT,
+    MATRIX_P_LIMIT,
     ROW_LIMIT,
     _cell,
+    _column_heads,
     _cost_unit_line,
     _digraph,
+    _heads,
     _label,
     _legend,
     _order_view,
@@ -54,7 +58,7 @@ __all__ = ["render_override_graph", "render_trace", "render_significance_matrix"
 
 # -- stage 2: the override graph of one data set ------------------------------------
 
-def render_override_graph(dataset_result, settings=None, profile=None):
+def render_override_graph(dataset_result, settings=None, profile=None, drawing=None):
     """The override graph of one data set.
 
     Algorithms stand in cost order (cheapest first) with their mean error,
@@ -72,6 +76,10 @@ def render_override_graph(dataset_result, settings=None, profile=None):
         Test and alpha for the legend.
     profile : multitest.inputs.CostProfile, optional
         Cost profile name for the legend.
+    drawing : {'row', 'matrix', 'table'}, optional
+        The drawing of every override graph of the run
+        (:func:`~multitest.figures.choose_drawing`); default: chosen for this
+        data set alone.
 
     Returns
     -------
@@ -98,7 +106,7 @@ def render_override_graph(dataset_result, settings=None, profile=None):
     if profile is not None:
         legend.append(_cost_unit_line(profile))
     return _order_view(f"override_{r.name}", r.prior_order, info, overrides,
-                       lambda: _override_edges(r, adjusted), legend)
+                       lambda: _override_edges(r, adjusted), legend, drawing)
 
 
 def _override_edges(r, adjusted):
@@ -127,73 +135,78 @@ def _settings_line(settings, profile):
 # -- stage 3: the sort trace ------------------------------------------------------
 
 def _trace_graph(name, title, prior_order, overrides):
-    """Panels of a cost-ordered sort; ``overrides`` is the boolean matrix in prior order.
+    """The steps of a cost-ordered sort; ``overrides`` is the boolean matrix in prior order.
 
-    Above :data:`ROW_LIMIT` algorithms the steps are rows of a table instead.
+    Without an override the sort takes the cost order, and one row says so.  Up
+    to :data:`ROW_LIMIT` algorithms: a grid, one row per step and one column per
+    algorithm in cost order (the columns never move), naming for every
+    remaining algorithm the remaining ones that beat it.  Above: a table, one
+    row per step.
     """
+    overrides = np.asarray(overrides, dtype=bool)
+    if not overrides.any():
+        return _trace_collapsed(name, title, prior_order)
     if len(prior_order) > ROW_LIMIT:
         return _trace_table(name, title, prior_order, overrides)
-    steps = named_trace(overrides, prior_order)
-    g = _digraph(name, rankdir="TB")
-    g.attr("graph", ranksep="0.35", nodesep="0.18", newrank="true")
-    position = {a: i for i, a in enumerate(prior_order)}
+    steps = sort_trace(overrides)
+    g = _digraph(name)
+    head = _heads(["step"]) + _column_heads(prior_order)
+    rows = [head]
     placed = {}
-    first_ids = []
     for k, step in enumerate(steps, start=1):
-        remaining = set(step.remaining)
-        candidates = set(step.candidates)
-        ids = {a: f"s{k}_{position[a]}" for a in prior_order}
-        first_ids.append(ids[prior_order[0]])
-        with g.subgraph(name=f"cluster_step{k}") as panel:
-            panel.attr(label=_legend([f"<B>step {k}: take {_text(step.taken)}</B>",
-                                      "candidates " + ", ".join(map(_text, step.candidates))]),
-                       labeljust="l", labelloc="t", style="rounded", color="#bbbbbb",
-                       fontsize="10")
-            with panel.subgraph(name=f"step{k}_row") as row:
-                row.attr(rank="same")
-                for a in prior_order:
-                    if a == step.taken:
-                        row.node(ids[a], _label(_wrap(a)),
-                                 style="rounded,filled,bold", fillcolor=_CANDIDATE,
-                                 fontcolor="white", color=_CANDIDATE, penwidth="2",
-                                 peripheries="2")
-                    elif a in candidates:
-                        row.node(ids[a], _label(_wrap(a)), color=_CANDIDATE,
-                                 fontcolor=_CANDIDATE, peripheries="2", penwidth="1.5")
-                    elif a in remaining:
-                        i = position[a]
-                        beaten = sum(overrides[i, position[b]] for b in step.remaining)
-                        row.node(ids[a], _label(_wrap(a), f"beaten by {beaten}",
-                                                bold_first=False))
-                    else:
-                        row.node(ids[a], _label(f"{_wrap(a)} #{placed[a]}", bold_first=False),
-                                 style="rounded,dashed", color=_FADED, fontcolor=_FADED)
-                for a, b in zip(prior_order, prior_order[1:]):
-                    row.edge(ids[a], ids[b], style="invis")
+        remaining, candidates = set(step.remaining), set(step.candidates)
+        cells = [_cell(f"<B>{k}</B>", "RIGHT")]
+        for i, a in enumerate(prior_order):
+            if i == step.taken:
+                cells.append(_cell(f'<FONT COLOR="white"><B>take #{k}</B></FONT>', "CENTER",
+                                   BGCOLOR=_CANDIDATE))
+            elif i in candidates:
+                cells.append(_cell(f'<FONT COLOR="{_CANDIDATE}">candidate</FONT>', "CENTER"))
+            elif i in remaining:
+                blockers = [prior_order[j] for j in np.flatnonzero(overrides[i]).tolist()
+                            if j in remaining]
+                cells.append(_cell("beaten by<BR/>" + _wrap(", ".join(blockers),
+                                                            COLUMN_WRAP + 4), "CENTER"))
+            else:
+                cells.append(_cell(f'<FONT COLOR="{_FADED}">#{placed[i]}</FONT>', "CENTER"))
         placed[step.taken] = k
-    for a, b in zip(first_ids, first_ids[1:]):
-        g.edge(a, b, style="invis", weight="20")
-    legend = [f"<B>{title}</B>: cost-ordered topological sort, one panel per step",
-              "candidates (double blue outline): remaining algorithms that no remaining "
-              "algorithm is significantly better than;",
-              "the cheapest candidate is taken (filled); grey dashed: already placed (#position);",
-              "beaten by k: k remaining algorithms are significantly better (override edges)"]
-    g.attr("graph", label=_legend(legend))
+        rows.append(cells)
+    _table_node(g, rows, cellpadding=4, cellspacing=1)
+    g.attr("graph", label=_legend([
+        f"<B>{title}</B>: cost-ordered topological sort, one row per step, algorithms in "
+        "cost order (cheapest left)",
+        "candidate: nothing remaining is significantly better; the cheapest candidate is "
+        "taken (filled) and gets the next position;",
+        "beaten by: the remaining algorithms significantly better than it (overrides); "
+        "#k: placed at step k"]))
+    return g
+
+
+def _trace_collapsed(name, title, prior_order):
+    """The sort without an override: one row, the cost order is the order."""
+    g = _digraph(name)
+    ids = {a: f"n{i}" for i, a in enumerate(prior_order)}
+    for k, a in enumerate(prior_order, start=1):
+        g.node(ids[a], _label(f"{k}. {_wrap(a)}", bold_first=False))
+    for a, b in zip(prior_order, prior_order[1:]):
+        g.edge(ids[a], ids[b])
+    g.attr("graph", label=_legend([
+        f"<B>{title}</B>: cost-ordered topological sort without an override: every step takes "
+        "the cheapest remaining algorithm,",
+        f"so the order is the cost order (cheapest first; arrow: comes before), "
+        f"{len(prior_order)} steps"]))
     return g
 
 
 def _trace_table(name, title, prior_order, overrides):
-    # Steps in prior positions: only the candidates shown are named.
+    # Steps in prior positions: every candidate named.
     steps = sort_trace(overrides)
     g = _digraph(name)
     rows = [[_cell("<B>step</B>"), _cell("<B>taken</B>"), _cell("<B>remaining</B>"),
              _cell("<B>candidates (nothing remaining is significantly better), cheapest "
                    "first</B>")]]
     for k, step in enumerate(steps, start=1):
-        n = len(step.candidates)
-        cut = ", ".join(_text(prior_order[i]) for i in step.candidates[:10])
-        if n > 10:
-            cut += f" &#8230; ({n} in all)"
+        cut = _wrap(", ".join(prior_order[i] for i in step.candidates), 100)
         rows.append([_cell(str(k), "RIGHT"), _cell(f"<B>{_text(prior_order[step.taken])}</B>"),
                      _cell(str(len(step.remaining)), "RIGHT"), _cell(cut)])
     _table_node(g, rows)
@@ -203,7 +216,7 @@ def _trace_table(name, title, prior_order, overrides):
 
 
 def render_second_pass_trace(ranking):
-    """The cost-ordered sort of the second pass, one panel (or table row) per step.
+    """The cost-ordered sort of the second pass, one row per step.
 
     Like :func:`render_trace`, on the average-cost order and the post-hoc
     overrides: it shows how the final order comes out of them.
@@ -217,11 +230,13 @@ def render_second_pass_trace(ranking):
 
 
 def render_trace(dataset_result):
-    """The topological-sort trace of one data set, one panel (cluster) per step.
+    """The topological-sort trace of one data set, one row per step.
 
-    In each panel the algorithms stand in cost order; the candidates (nothing
-    remaining is significantly better) have a double blue outline, the taken
-    one is filled, the algorithms already placed are grey and dashed.
+    The columns are the algorithms in cost order; in each row the candidates
+    (nothing remaining is significantly better) say so, the taken one is
+    filled, the others name the remaining algorithms that beat them, and the
+    algorithms already placed show their position.  Without an override, one
+    row of boxes: the cost order is the order.
 
     Parameters
     ----------
@@ -251,8 +266,10 @@ def render_trace(dataset_result):
 def render_significance_matrix(ranking):
     """Pairwise decisions of the post-hoc test as a table (algorithms by average rank).
 
-    A coloured cell is a pair found different; cells show the (adjusted)
-    p-value for up to 20 algorithms.
+    Up to :data:`MATRIX_LIMIT` algorithms a matrix with the algorithm names on
+    its rows and columns, a coloured cell for a pair found different, the
+    (adjusted) p-value in every cell up to :data:`MATRIX_P_LIMIT` algorithms;
+    above, one row per algorithm.
 
     Returns
     -------
@@ -263,66 +280,40 @@ def render_significance_matrix(ranking):
     order = sorted(range(L), key=lambda i: (sp.average_ranks[i], sp.algorithms[i]))
     if L > MATRIX_LIMIT:
         return _significance_list(sp, order)
-    if L > 20:
-        return _significance_cells(sp, order)
-    show_p = sp.posthoc is not None and L <= 20
-    rows = ['<TABLE BORDER="0" CELLBORDER="1" CELLSPACING="0" CELLPADDING="3">',
-            '<TR><TD BORDER="0"></TD>'
-            + "".join(f'<TD BORDER="0"><B>{k}</B></TD>' for k in range(1, L + 1)) + "</TR>"]
+    show_p = sp.posthoc is not None and sp.applied and L <= MATRIX_P_LIMIT
+    coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
+    diagonal = '<TD BGCOLOR="#dddddd"></TD>'
+    names = [sp.algorithms[a] for a in order]
+    rows = [_heads(["#", "algorithm", "average rank"]) + _column_heads(names)]
     for a_pos, a in enumerate(order, start=1):
-        cells = [f'<TD BORDER="0" ALIGN="LEFT"><B>{a_pos}</B>&#160;{_text(sp.algorithms[a])} '
-                 f'({sp.average_ranks[a]:.2f})</TD>']
+        cells = [_cell(str(a_pos), "RIGHT"), _cell(_text(sp.algorithms[a])),
+                 _cell(format_rank(sp.average_ranks[a]), "RIGHT")]
         for b in order:
+            hit = bool(sp.significant[a, b])
             if a == b:
-                cells.append('<TD BGCOLOR="#dddddd"> </TD>')
-                continue
-            text = format_p(sp.posthoc.pvalues[a, b]) if show_p else " "
-            if not sp.applied:
-                text = "&#8211;"
-            color = _SIGNIFICANT if sp.significant[a, b] else "white"
-            cells.append(f'<TD BGCOLOR="{color}">{text}</TD>')
-        rows.append("<TR>" + "".join(cells) + "</TR>")
-    rows.append("</TABLE>")
+                cells.append(diagonal)
+            elif not sp.applied:
+                cells.append(_cell("&#8211;", "CENTER"))
+            elif show_p:
+                cells.append(_cell(format_p(sp.posthoc.pvalues[a, b]), "RIGHT",
+                                   BGCOLOR=_SIGNIFICANT if hit else "white"))
+            else:
+                cells.append(coloured if hit else empty)
+        rows.append(cells)
     g = _digraph("significance")
-    g.attr("node", shape="plaintext", fontsize="9")
-    g.node("matrix", "<" + "".join(rows) + ">")
-    legend = [f"<B>post-hoc significance matrix</B>&#160;({_text(sp.method)}), rows and "
-              "columns by average rank (1 = best)"]
-    if sp.applied:
-        legend.append(f"coloured: pair found different at &#945; = {sp.alpha:g}"
-                      + ("; cells show p-values" if show_p else ""))
-    else:
-        legend.append("Friedman test does not reject: no post-hoc test applied")
-    g.attr("graph", label=_legend(legend))
+    _table_node(g, rows, cellpadding=4, cellspacing=1)
+    drawing = (f"coloured cell: pair found different at &#945; = {sp.alpha:g}"
+               + ("; cells show the p-values" if show_p else ""))
+    g.attr("graph", label=_significance_caption(sp, drawing))
     return g
 
 
 def _significance_caption(sp, drawing):
-    legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), algorithms by average "
-              "rank (1 = best)", drawing]
+    legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), rows and columns by "
+              "average rank (1 = best)", drawing]
     if not sp.applied:
         legend.append("Friedman test does not reject: no post-hoc test applied")
     return _legend(legend)
-
-
-def _significance_cells(sp, order):
-    """The decisions as a matrix of small cells (no p-values): 21..MATRIX_LIMIT algorithms."""
-    L = len(order)
-    coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
-    diagonal = '<TD BGCOLOR="#dddddd"></TD>'
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm (average rank)</B>")]
-            + [_cell(f"<B>{k}</B>", "CENTER") for k in range(1, L + 1)]]
-    for a_pos, a in enumerate(order, start=1):
-        cells = [_cell(str(a_pos), "RIGHT"),
-                 _cell(f"{_text(sp.algorithms[a])} ({sp.average_ranks[a]:.2f})")]
-        cells += [coloured if hit else empty for hit in sp.significant[a, order].tolist()]
-        cells[2 + a_pos - 1] = diagonal
-        rows.append(cells)
-    g = _digraph("significance")
-    _table_node(g, rows, cellpadding=5, cellspacing=1)
-    g.attr("graph", label=_significance_caption(
-        sp, f"coloured cell: pair found different at &#945; = {sp.alpha:g}"))
-    return g
 
 
 def _significance_list(sp, order):
@@ -339,7 +330,7 @@ def _significance_list(sp, order):
     for k, a in enumerate(order):
         span = f"{first[k]}&#8211;{last[k]}" if count[k] else "&#8211;"
         rows.append([_cell(str(k + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
-                     _cell(f"{sp.average_ranks[a]:.2f}", "RIGHT"),
+                     _cell(format_rank(sp.average_ranks[a]), "RIGHT"),
                      _cell(str(len(order) - 1 - int(count[k])), "RIGHT"),
                      _cell(f"{count[k]}: {span}")])
     g = _digraph("significance")
@@ -374,7 +365,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     """
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
-    info = {a: [("rank", f"{sp.average_ranks[index[a]]:.3f}"),
+    info = {a: [("rank", format_rank(sp.average_ranks[index[a]])),
                 ("cost", format_number(sp.average_costs[index[a]])),
                 ("final #", str(final[a]))] for a in sp.prior_order}
     overrides = sp.overrides()
@@ -392,18 +383,19 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
               f"cheaper i ({n_edges} override{'s' if n_edges != 1 else ''})",
               _text(sp.gate)]
     if sp.critical_difference is not None:
-        legend.append(f"critical difference {sp.critical_difference:.3f}")
+        legend.append(f"critical difference {format_rank(sp.critical_difference)}")
     if profile is not None:
         legend.append(f"cost profile {_text(profile.name)}; {_cost_unit_line(profile)}")
     return _order_view("second_pass", sp.prior_order, info, overrides, edges, legend)
 
 
 def render_final(ranking):
-    """The final order as a chain (1 -> 2 -> ...), with the overrides that shaped it.
+    """The final order as a chain (1 -> 2 -> ...), with the overrides that decided it listed.
 
-    The chain edges are solid; the overrides of the second pass (of the data
-    set with a single data set) are dashed and coloured, from the cheaper
-    algorithm to the costlier one that beat it.
+    Every arrow means "comes before".  The overrides of the second pass (of the
+    data set, with a single data set) that decide the order, those of the
+    transitive reduction, are listed under the chain, each with its p-value:
+    the costlier algorithm that is significantly better than the cheaper one.
 
     Returns
     -------
@@ -419,7 +411,7 @@ def render_final(ranking):
         lines = [f"{position}. {_wrap(a)}"]
         if sp is not None:
             i = sp.algorithms.index(a)
-            lines += [f"rank {sp.average_ranks[i]:.3f}",
+            lines += [f"rank {format_rank(sp.average_ranks[i])}",
                       f"cost {format_number(sp.average_costs[i])}"]
         else:
             r = ranking.datasets[0]
@@ -432,18 +424,14 @@ def render_final(ranking):
         index = {a: i for i, a in enumerate(sp.algorithms)}
         edges = [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
                  for a, b in sp.edges()]
-        source = "second pass"
+        prior, overrides, source = sp.prior_order, sp.overrides(), "second pass"
     else:
-        edges = [(a, b, p) for a, b, _, p in ranking.datasets[0].edges()]
-        source = ranking.datasets[0].name
-    for a, b, p in edges:
-        attrs = {"label": f"p={format_p(p)}"} if p is not None else {}
-        g.edge(ids[a], ids[b], style="dashed", color=_OVERRIDE, fontcolor=_OVERRIDE,
-               constraint="false", **attrs)
-    legend = ["<B>final order</B>, best first; nodes: "
-              + ("average rank, average cost" if sp is not None else "mean error"),
-              f"dashed red: overrides from the {_text(source)} (costlier algorithm significantly "
-              f"better than the cheaper): {len(edges)}"]
+        r = ranking.datasets[0]
+        edges = [(a, b, p) for a, b, _, p in r.edges()]
+        prior, overrides, source = r.prior_order, r.overrides(), f"data set {r.name}"
+    legend = ["<B>final order</B>, best first (arrow: comes before); nodes: "
+              + ("average rank, average cost" if sp is not None else "mean error")]
+    legend += _deciding_lines(prior, overrides, edges, source)
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
     legend.append(_cost_unit_line(ranking.profile))
@@ -451,34 +439,50 @@ def render_final(ranking):
     return g
 
 
+def _deciding_lines(prior, overrides, edges, source):
+    """Legend lines naming the overrides of the transitive reduction, which decide the order."""
+    if not edges:
+        return [f"no override in the {_text(source)}: the order is the cost order"]
+    position = {a: i for i, a in enumerate(prior)}
+    kept = transitive_reduction(np.asarray(overrides, dtype=bool))
+    deciding = [(a, b, p) for a, b, p in edges if kept[position[a], position[b]]]
+    implied = len(edges) - len(deciding)
+    lines = [f"overrides that decide it ({_text(source)}; costlier significantly better than "
+             f"cheaper){'' if not implied else f', {implied} more implied by these'}:"]
+    lines += [f"&#160;&#160;{_text(b)} better than the cheaper {_text(a)}"
+              + ("" if p is None else f" (p = {format_p(p)})") for a, b, p in deciding]
+    return lines
+
+
 def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>"),
-             _cell("<B>average cost</B>"), _cell("<B>beats (cheaper)</B>"),
-             _cell("<B>beaten by (costlier)</B>")]]
+    rows = [_heads(["#", "algorithm", "average rank", "average cost",
+                    "beaten by (costlier, significantly better)"])]
     sp = ranking.second_pass
     sorted_on = sp if sp is not None else ranking.datasets[0]
-    overrides = sorted_on.overrides()          # in prior order
-    wins = dict(zip(sorted_on.prior_order, overrides.sum(axis=0).tolist()))
-    losses = dict(zip(sorted_on.prior_order, overrides.sum(axis=1).tolist()))
+    prior = list(sorted_on.prior_order)
+    overrides = np.asarray(sorted_on.overrides(), dtype=bool)          # in prior order
+    blockers = {a: [prior[j] for j in np.flatnonzero(overrides[i]).tolist()]
+                for i, a in enumerate(prior)}
     index = {a: i for i, a in enumerate(ranking.algorithms)}
     for position, a in enumerate(ranking.final_order, start=1):
         if sp is not None:
             i = index[a]
-            rank_text, cost_text = f"{sp.average_ranks[i]:.3f}", format_number(sp.average_costs[i])
+            rank_text = format_rank(sp.average_ranks[i])
+            cost_text = format_number(sp.average_costs[i])
         else:
             r = ranking.datasets[0]
             rank_text = format_number(r.ranks[a], 3)
             cost_text = format_number(r.costs[r.algorithms.index(a)])
         rows.append([_cell(str(position), "RIGHT"), _cell(f"<B>{_text(a)}</B>"),
                      _cell(rank_text, "RIGHT"), _cell(cost_text, "RIGHT"),
-                     _cell(str(wins[a]), "RIGHT"), _cell(str(losses[a]), "RIGHT")])
+                     _cell(_wrap(", ".join(blockers[a]), 100) or "&#8211;")])
     _table_node(g, rows)
     source = "second pass" if sp is not None else ranking.datasets[0].name
     g.attr("graph", label=_legend([
         "<B>final order</B>, best first (one row per algorithm)",
-        f"beats / beaten by: overrides of the {_text(source)} won against cheaper and lost "
-        "against costlier algorithms (significantly better, costlier)",
+        f"beaten by: the costlier algorithms the {_text(source)} finds significantly better "
+        "(overrides), cheapest first",
         _cost_unit_line(ranking.profile)]))
     return g

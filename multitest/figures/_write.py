@@ -13,6 +13,7 @@ import re
 from collections import OrderedDict
 
 from ._cd import render_cd_diagram
+from ._dot import ROW_LIMIT, choose_drawing, reduced_edge_count
 from ._graphviz import check_formats, draw_sources
 from ._stage_graphs import (
     render_final,
@@ -23,7 +24,8 @@ from ._stage_graphs import (
     render_trace,
 )
 
-__all__ = ["figures", "dataset_stems", "safe_filename", "write_figures", "FIGURE_PAIRS_LIMIT"]
+__all__ = ["figures", "dataset_stems", "safe_filename", "write_figures", "override_drawing",
+           "FIGURE_PAIRS_LIMIT"]
 
 #: Without an image format the CLI writes the per-data-set DOT sources only up
 #: to this many pairwise results (S x L(L-1)/2); the overall figures always.
@@ -42,7 +44,9 @@ def figures(ranking, per_dataset=True):
     Stems: ``final``, ``second_pass``, ``second_pass_trace``, ``cd``,
     ``significance`` (with at least two data sets), then ``override_<dataset>`` and
     ``trace_<dataset>`` for every data set (names made safe for file systems, made
-    unique) unless ``per_dataset`` is false.
+    unique) unless ``per_dataset`` is false.  Every override graph of the run
+    is drawn alike (:func:`~multitest.figures.choose_drawing` on the data set
+    with the most edges in its transitive reduction).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
@@ -51,10 +55,24 @@ def figures(ranking, per_dataset=True):
         out["second_pass_trace"] = render_second_pass_trace(ranking)
         out["cd"] = render_cd_diagram(ranking)
         out["significance"] = render_significance_matrix(ranking)
+    drawing = override_drawing(ranking) if per_dataset else None
     for r, stem in zip(ranking.datasets if per_dataset else (), dataset_stems(ranking)):
-        out[f"override_{stem}"] = render_override_graph(r, ranking.settings, ranking.profile)
+        out[f"override_{stem}"] = render_override_graph(r, ranking.settings, ranking.profile,
+                                                        drawing)
         out[f"trace_{stem}"] = render_trace(r)
     return out
+
+
+def override_drawing(ranking):
+    """The one drawing of the override graphs of a run (``'row'``, ``'matrix'`` or
+    ``'table'``): rows only while no data set has more than
+    :data:`~multitest.figures.ROW_EDGE_LIMIT` edges in its transitive reduction."""
+    L = len(ranking.algorithms)
+    most = 0
+    if L <= ROW_LIMIT:
+        most = max((reduced_edge_count(r.overrides()) for r in ranking.datasets if r.tested),
+                   default=0)
+    return choose_drawing(L, most)
 
 
 def dataset_stems(ranking):
@@ -70,7 +88,8 @@ def dataset_stems(ranking):
     return stems
 
 
-def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True, cache=None):
+def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True, cache=None,
+                  dpi=None):
     """Write every figure of ``ranking`` into ``out_dir``.
 
     The DOT source of every figure is always written (``<stem>.dot``, see
@@ -90,6 +109,8 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
     cache : multitest.figures.SvgCache, optional
         Where the SVG images are kept for the report; default: the cache of
         this process.
+    dpi : int, optional
+        Resolution of the PNG images, dots per inch; default: Graphviz's (96).
 
     Returns
     -------
@@ -100,4 +121,4 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
     os.makedirs(out_dir, exist_ok=True)
     graphs = figures(ranking, per_dataset=per_dataset)
     sources = {stem: graph.source for stem, graph in graphs.items()}
-    return draw_sources(out_dir, sources, formats, jobs, cache)
+    return draw_sources(out_dir, sources, formats, jobs, cache, dpi)
