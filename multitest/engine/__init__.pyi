@@ -3,6 +3,9 @@
 from ._bayesian_stage1 import BayesianPairwiseTable as BayesianPairwiseTable
 from ._bayesian_stage1 import pair_probabilities as pair_probabilities
 from ._bayesian_stage1 import run_bayesian_tests as run_bayesian_tests
+from ._cost_ties import COST_TOLERANCE_DEFAULT as COST_TOLERANCE_DEFAULT
+from ._cost_ties import CostTolerance as CostTolerance
+from ._cost_ties import check_cost_tolerance as check_cost_tolerance
 from ._effects import dataset_effects as dataset_effects
 from ._effects import pairwise_columns as pairwise_columns
 from ._effects import second_pass_columns as second_pass_columns
@@ -37,8 +40,8 @@ from ._second_pass_methods import SecondPassMethod as SecondPassMethod
 from ._second_pass_methods import get_second_pass_method as get_second_pass_method
 from ._settings import ALTERNATIVES as ALTERNATIVES
 from ._settings import OPTIONS as OPTIONS
-from ._settings import SCORE_MATRIX_TEST as SCORE_MATRIX_TEST
 from ._settings import Option as Option
+from ._settings import SCORE_MATRIX_TEST as SCORE_MATRIX_TEST
 from ._settings import Settings as Settings
 from ._settings import options_of as options_of
 from ._stability import DEFAULT_ALPHAS as DEFAULT_ALPHAS
