@@ -125,16 +125,19 @@ def test_two_repeated_runs_of_the_same_experiment_give_the_same_order(tmp_path):
 
     # Two trees of the same cost (random_state only) and a clearly costlier forest.
     experiment = tmp_path / "experiment.yaml"
-    experiment.write_text(textwrap.dedent("""\
+    tree = "{estimator: sklearn.tree.DecisionTreeClassifier, params: {max_depth: 2, " \
+           "random_state: %d}}"
+    experiment.write_text(textwrap.dedent(f"""\
         datasets:
           - sklearn: iris
           - sklearn: wine
           - sklearn: breast_cancer
         algorithms:
-          tree_a: {estimator: sklearn.tree.DecisionTreeClassifier, params: {max_depth: 2, random_state: 0}}
-          tree_b: {estimator: sklearn.tree.DecisionTreeClassifier, params: {max_depth: 2, random_state: 1}}
-          forest: {estimator: sklearn.ensemble.RandomForestClassifier, params: {n_estimators: 60, random_state: 0}}
-        cv: {replications: 5, folds: 2, seed: 3}
+          tree_a: {tree % 0}
+          tree_b: {tree % 1}
+          forest: {{estimator: sklearn.ensemble.RandomForestClassifier,
+                    params: {{n_estimators: 60, random_state: 0}}}}
+        cv: {{replications: 5, folds: 2, seed: 3}}
         repeats: 1
         """))
     orders = []
@@ -146,3 +149,16 @@ def test_two_repeated_runs_of_the_same_experiment_give_the_same_order(tmp_path):
         assert ranking.second_pass.cost_ties == (("tree_a", "tree_b"),)
         orders.append(ranking.final_order)
     assert orders[0] == orders[1]
+
+
+def test_the_report_says_tied_not_equal(tmp_path):
+    from multitest.figures import write_report
+
+    noisy = CostProfile(name="fit", costs={"a": 1.00, "b": 1.02, "c": 5.0},
+                        noise={"a": 0.05, "b": 0.05, "c": 0.1})
+    ranking = rank(_frame(), noisy, test="kfold-t")
+    assert not ranking.tolerance.exact
+    write_report(ranking, str(tmp_path / "report.html"))
+    html = (tmp_path / "report.html").read_text()
+    assert "Tied costs (within the cost tolerance, see the notes): a = b." in html
+    assert "Equal costs" not in html

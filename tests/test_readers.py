@@ -4,6 +4,8 @@ References: the conversions are the definitions (error = 1 - AUC, -neg_logloss, 
 every reader is checked against the long table built by hand from the same numbers.
 """
 
+import ast
+import re
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +23,7 @@ from multitest.inputs import (
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AUTOML = FIXTURES / "automl_small.csv"
+README = Path(__file__).resolve().parents[1] / "README.md"
 
 
 def _frame(metrics, values):
@@ -136,51 +139,44 @@ def test_cli_ranks_an_automl_file_with_no_flags(tmp_path, capsys):
 
 # -- scikit-learn ----------------------------------------------------------------------
 
-def test_grid_search_matches_the_long_table_built_by_hand():
+def _readme_example(marker):
+    """Run the README's Python block calling `marker`; its namespace, and its user lines."""
+    text = README.read_text(encoding="utf-8")
+    code = next(block for block in re.findall(r"```python\n(.*?)```", text, re.S)
+                if marker in block)
+    statements = [node for node in ast.parse(code).body
+                  if not isinstance(node, (ast.Import, ast.ImportFrom))]
+    namespace = {}
+    exec(compile(code, str(README), "exec"), namespace)
+    return namespace, len(statements)
+
+
+def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
     pytest.importorskip("sklearn")
-    from sklearn.datasets import load_iris
-    from sklearn.model_selection import GridSearchCV
-    from sklearn.tree import DecisionTreeClassifier
-
-    from multitest import from_cv_results
-
-    # The README's example: <= 5 lines of user code.
-    search = GridSearchCV(DecisionTreeClassifier(random_state=0),
-                          {"max_depth": [1, 2, 3, None]}, cv=10,
-                          scoring="accuracy").fit(*load_iris(return_X_y=True))
-    ranking = rank(from_cv_results(search, "iris"), "column:fit_time", test="kfold-t")
+    namespace, lines = _readme_example("from_cv_results(")
+    assert lines <= 5
+    ranking, search = namespace["ranking"], namespace["search"]
+    assert str(ranking.final_order) in capsys.readouterr().out
 
     cv = search.cv_results_
     rows = [{"dataset": "iris", "algorithm": f"max_depth={p['max_depth']}", "fold": i + 1,
              "error": 1 - cv[f"split{i}_test_score"][c], "fit_time": cv["mean_fit_time"][c],
              "fit_time_std": cv["std_fit_time"][c]}
             for c, p in enumerate(cv["params"]) for i in range(10)]
-    hand = pd.DataFrame(rows)
-    expected = rank(hand, "column:fit_time", test="kfold-t")
+    expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
     np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
     assert ranking.final_order == expected.final_order
     assert ranking.profile.noise == expected.profile.noise   # std_fit_time is the noise
     assert ranking.profile.noise["iris"]["max_depth=1"] == pytest.approx(cv["std_fit_time"][0])
+    assert ranking.notes[0].endswith("accuracy: higher is better, error = 1 - accuracy")
 
 
-def test_three_data_set_cross_validate_study_matches_the_table_by_hand():
+def test_readme_cross_validate_study_matches_the_table_by_hand(capsys):
     pytest.importorskip("sklearn")
-    from sklearn.datasets import load_breast_cancer, load_iris, load_wine
-    from sklearn.model_selection import cross_validate
-    from sklearn.naive_bayes import GaussianNB
-    from sklearn.neighbors import KNeighborsClassifier
-    from sklearn.tree import DecisionTreeClassifier
-
-    from multitest import from_cross_validate
-
-    # The README's example: <= 5 lines of user code.
-    models = {"nb": GaussianNB(), "knn": KNeighborsClassifier(),
-              "tree": DecisionTreeClassifier(random_state=0)}
-    study = {d.__name__[5:]: {m: cross_validate(e, *d(return_X_y=True), cv=10)
-                              for m, e in models.items()}
-             for d in (load_iris, load_wine, load_breast_cancer)}
-    ranking = rank(from_cross_validate(study, metric="accuracy"), "column:fit_time",
-                   test="kfold-t")
+    namespace, lines = _readme_example("from_cross_validate(")
+    assert lines <= 5
+    ranking, study = namespace["ranking"], namespace["study"]
+    assert str(ranking.final_order) in capsys.readouterr().out
 
     rows = [{"dataset": d, "algorithm": m, "fold": i + 1, "accuracy": out["test_score"][i],
              "fit_time": out["fit_time"][i]}

@@ -73,6 +73,11 @@ class Ranking:
     def algorithms(self):
         return self.results.algorithms
 
+    @property
+    def tolerance(self):
+        """The :class:`~multitest.engine.CostTolerance` of the prior, with the profile's noise."""
+        return _tolerance(self.settings, self.profile, self.results)
+
     def dataset(self, name):
         """The :class:`~multitest.engine.DataSetResult` of data set ``name``."""
         for result in self.datasets:
@@ -251,8 +256,7 @@ def _settings_of(settings, options):
 def _rank(results, profile, settings):
     """:func:`rank` on resolved results and profile, with checked settings."""
     keys = profile.keys(results.datasets, results.algorithms)
-    tolerance = CostTolerance.parse(settings.cost_tolerance).with_noise(
-        profile.noise_matrix(results.datasets, results.algorithms))
+    tolerance = _tolerance(settings, profile, results)
     bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
     pairwise_test = settings.pairwise_test if results.has_folds else None
     design = (None if settings.test_train_ratio is None else
@@ -298,6 +302,11 @@ def _rank(results, profile, settings):
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
                    settings=settings, profile=profile, results=results, notes=tuple(notes))
+
+
+def _tolerance(settings, profile, results):
+    return CostTolerance.parse(settings.cost_tolerance).with_noise(
+        profile.noise_matrix(results.datasets, results.algorithms))
 
 
 def _notes(results, per_dataset, pairwise_test, tolerance):

@@ -48,11 +48,15 @@ def _is_layout(columns):
         and bool({"metric", "type"} & present)
 
 
+#: Characters of a file's first line read to recognise the layout.
+_HEADER_LIMIT = 1 << 16
+
+
 def is_automl_file(path):
     """Whether the CSV file `path` has the AutoML benchmark's header (False if unreadable)."""
     try:
         with open(path, encoding="utf-8-sig", errors="replace") as handle:
-            header = handle.readline()
+            header = handle.readline(_HEADER_LIMIT)
     except OSError:
         return False
     return _is_layout(next(csv.reader([header]), []))

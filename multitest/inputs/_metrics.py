@@ -163,8 +163,8 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         if direction is None:
             raise InputError(f"metric '{abbreviate(name)}' has no known direction: say "
                              f"--higher-is-better {abbreviate(name)} (or --lower-is-better); "
-                             "known: auc, accuracy, f1, r2, logloss, rmse, mae, error, neg_* and the "
-                             "others of multitest.inputs.METRIC_DIRECTIONS",
+                             "known: auc, accuracy, f1, r2, logloss, rmse, mae, error, neg_* "
+                             "and the others of multitest.inputs.METRIC_DIRECTIONS",
                              source=source, row=first + row_offset, field=field)
         errors[rows], percent = _convert(errors[rows], direction, name, np.flatnonzero(rows),
                                          source, row_offset)

@@ -205,11 +205,11 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
             pass
         return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False)
     name = os.fspath(source)
+    if name.lower().endswith(PARQUET_SUFFIXES):
+        return _load_parquet(name, columns, kind)
     if is_automl_file(name):
         layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
         return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False)
-    if name.lower().endswith(PARQUET_SUFFIXES):
-        return _load_parquet(name, columns, kind)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
     # value, a ragged row, a missing fold, an unreadable file...) falls back to
