@@ -161,4 +161,8 @@ def test_the_report_says_tied_not_equal(tmp_path):
     write_report(ranking, str(tmp_path / "report.html"))
     html = (tmp_path / "report.html").read_text()
     assert "Tied costs (within the cost tolerance, see the notes): a = b." in html
+    assert "Prior (cheapest first): a = b &lt; c." in html
     assert "Equal costs" not in html
+    from multitest.outputs import summary_text
+
+    assert "prior (average cost) a = b < c;" in summary_text(ranking)

@@ -37,7 +37,7 @@ import numpy as np
 
 from .._errors import MultitestError
 
-__all__ = ["CostTolerance", "check_cost_tolerance", "COST_TOLERANCE_DEFAULT"]
+__all__ = ["CostTolerance", "check_cost_tolerance", "COST_TOLERANCE_DEFAULT", "prior_text"]
 
 #: The default tolerance: the profile's noise where it has one, else exact.
 COST_TOLERANCE_DEFAULT = "noise"
@@ -53,6 +53,35 @@ def check_cost_tolerance(value, label="`cost_tolerance`"):
         Anything else, naming `label`.
     """
     return CostTolerance.parse(value, label).text
+
+
+def prior_text(prior_order, cost_ties, limit=None):
+    """The prior, cheapest first: ``' < '`` between costs, ``' = '`` within a tie group.
+
+    Parameters
+    ----------
+    prior_order : sequence of str
+    cost_ties : sequence of sequence of str
+        The tie groups (:attr:`multitest.engine.DataSetResult.cost_ties`).
+    limit : int, optional
+        Show only the first `limit` names, then how many there are.
+
+    Examples
+    --------
+    >>> from multitest.engine import prior_text
+    >>> prior_text(["a", "b", "c", "d"], [("b", "c")])
+    'a < b = c < d'
+    >>> prior_text(["a", "b", "c", "d"], [("b", "c")], limit=2)
+    'a < b = ... (4 in all)'
+    """
+    group = {a: i for i, g in enumerate(cost_ties) for a in g}
+    names = list(prior_order)
+    shown = names if limit is None else names[:limit]
+    separators = [" = " if a in group and group.get(b) == group[a] else " < "
+                  for a, b in zip(names, names[1:])]
+    text = "".join(a + s for a, s in zip(shown, separators)) + \
+        (shown[-1] if len(shown) == len(names) else "")
+    return text if len(shown) == len(names) else f"{text}... ({len(names)} in all)"
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,7 @@ import os
 from .._files import write_atomically
 from .._format import escape_html as _e
 from .._format import format_number, format_p
+from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
 from ._bayes import bayes_section_html
 from ._graphviz import dot_available, inline_svg, render_svgs
@@ -236,7 +237,7 @@ def _dataset_section(result, stem, figs, settings, back="#contents", exact=True)
     r = result
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
-             f"Prior (cheapest first): {_e(' < '.join(r.prior_order))}.</p>"]
+             f"Prior (cheapest first): {_e(prior_text(r.prior_order, r.cost_ties))}.</p>"]
     if r.cost_ties:
         label = "Equal costs" if exact else "Tied costs (within the cost tolerance, see the notes)"
         parts.append(f'<p class="note">{label}: '
