@@ -143,7 +143,7 @@ class CostTolerance:
             kind=self.kind, value=self.value, noise=self.noise[index])
 
     def describe(self):
-        """The sentence naming the rule."""
+        """What is a tie, as words."""
         if self.exact:
             return "equal costs"
         if self.kind == "noise":
@@ -151,6 +151,22 @@ class CostTolerance:
         if self.kind == "relative":
             return f"costs that differ by at most {self.text} of the larger"
         return f"costs that differ by at most {self.text}"
+
+    def ties_sentence(self, average=False):
+        """The note's words before the ties: the rule and how ties are broken.
+
+        Examples
+        --------
+        >>> from multitest.engine import CostTolerance
+        >>> CostTolerance.parse("5%").ties_sentence(average=True)
+        'average costs that differ by at most 5% of the larger are ties, broken by the \
+secondary profile, then by name'
+        """
+        if self.exact:   # the words of 0.2.0
+            return ("equal average costs, broken by name" if average else
+                    "equal costs, broken by the secondary profile or by name")
+        return (f"{'average ' if average else ''}{self.describe()} are ties, broken by the "
+                "secondary profile, then by name")
 
     def groups(self, costs, noise=None):
         """Tie group of every cost, ``0`` the cheapest group of each row.

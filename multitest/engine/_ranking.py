@@ -286,9 +286,7 @@ def _rank(results, profile, settings):
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
-            notes.append((f"average {tolerance.describe()} are ties, broken by the secondary "
-                          "profile, then by name: " if not tolerance.exact else
-                          "equal average costs, broken by name: ")
+            notes.append(f"{tolerance.ties_sentence(average=True)}: "
                          + "; ".join(" = ".join(group) for group in second.cost_ties))
         if settings.control is not None:
             control_result = control_comparisons(
@@ -318,8 +316,5 @@ def _notes(results, per_dataset, pairwise_test, tolerance):
     tied = [f"{r.name}: {' = '.join(group)}" for r in per_dataset for group in r.cost_ties]
     if tied:
         shown = "; ".join(tied[:5]) + (f"; ... ({len(tied)} in all)" if len(tied) > 5 else "")
-        rule = ("equal costs, broken by the secondary profile or by name" if tolerance.exact
-                else f"{tolerance.describe()} are ties, broken by the secondary profile, then "
-                "by name")
-        notes.append(f"{rule}: {shown}")
+        notes.append(f"{tolerance.ties_sentence()}: {shown}")
     return notes
