@@ -189,6 +189,24 @@ def test_readme_cross_validate_study_matches_the_table_by_hand(capsys):
     assert ranking.profile.noise["wine"]["knn"] == pytest.approx(noise["wine", "knn"])
 
 
+def test_a_saved_search_table_ranks_the_same_from_the_command_line(tmp_path, capsys):
+    from multitest import from_cv_results
+
+    cv_results = {"params": [{"C": c} for c in (1, 10, 100)],
+                  **{f"split{i}_test_score": [0.80 + 0.01 * i, 0.85 + 0.01 * i, 0.83 + 0.01 * i]
+                     for i in range(5)},
+                  "mean_fit_time": [0.10, 0.11, 0.50], "std_fit_time": [0.02, 0.02, 0.05]}
+    frame = from_cv_results(cv_results, "d", metric="accuracy")
+    frame.to_csv(tmp_path / "search.csv", index=False)
+    ranking = rank(frame, "column:fit_time", test="kfold-t")
+    assert ranking.dataset("d").cost_ties == (("C=1", "C=10"),)   # 0.10 vs 0.11: within 0.02
+    assert main(["rank", str(tmp_path / "search.csv"), "--costs", "column:fit_time",
+                 "--test", "kfold-t"]) == 0
+    out = capsys.readouterr().out
+    table = [line.split()[1] for line in out.splitlines() if line[:1].isdigit()]
+    assert tuple(table) == ranking.final_order and "d: C=1 = C=10" in out
+
+
 def test_reader_errors():
     from multitest import from_cross_validate, from_cv_results
 

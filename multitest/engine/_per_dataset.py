@@ -66,7 +66,8 @@ class DataSetResult:
     prior_order : tuple of str
         Cheapest first (ties broken by the secondary profile, then by name).
     cost_ties : tuple of tuple of str
-        Groups of algorithms whose primary cost is equal.
+        Groups of algorithms whose primary costs are equal, or within the cost
+        tolerance (:class:`~multitest.engine.CostTolerance`), each sorted by name.
     order : tuple of str
         Best first.
     ranks : dict

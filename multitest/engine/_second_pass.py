@@ -47,6 +47,8 @@ class SecondPassResult:
     prior_order : tuple of str
         Average-cost order, cheapest first.
     cost_ties : tuple of tuple of str
+        Groups of algorithms whose average costs are equal, or within the
+        cost tolerance, each sorted by name.
     posthoc : multitest.stats.PosthocResult or None
         The post-hoc test (None when not applied).
     significant : ndarray of bool, shape (L, L)
