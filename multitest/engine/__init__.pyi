@@ -41,8 +41,8 @@ from ._second_pass_methods import SecondPassMethod as SecondPassMethod
 from ._second_pass_methods import get_second_pass_method as get_second_pass_method
 from ._settings import ALTERNATIVES as ALTERNATIVES
 from ._settings import OPTIONS as OPTIONS
-from ._settings import Option as Option
 from ._settings import SCORE_MATRIX_TEST as SCORE_MATRIX_TEST
+from ._settings import Option as Option
 from ._settings import Settings as Settings
 from ._settings import options_of as options_of
 from ._stability import DEFAULT_ALPHAS as DEFAULT_ALPHAS

@@ -11,8 +11,8 @@ from ._cost_tables import load_cost_table as load_cost_table
 from ._cost_tables import profile_from_column as profile_from_column
 from ._cost_tables import profile_from_frame as profile_from_frame
 from ._cost_tables import profile_from_mapping as profile_from_mapping
-from ._costs import CostProfile as CostProfile
 from ._costs import NORMALIZATIONS as NORMALIZATIONS
+from ._costs import CostProfile as CostProfile
 from ._costs import bundled_profiles as bundled_profiles
 from ._costs import load_profile as load_profile
 from ._costs import profile_from_order as profile_from_order
@@ -24,8 +24,8 @@ from ._metrics import metric_direction as metric_direction
 from ._metrics import metric_errors as metric_errors
 from ._results import MAX_ABS_VALUE as MAX_ABS_VALUE
 from ._results import PARQUET_SUFFIXES as PARQUET_SUFFIXES
-from ._results import Results as Results
 from ._results import VALUE_KINDS as VALUE_KINDS
+from ._results import Results as Results
 from ._results import load_results as load_results
 from ._sklearn import from_cross_validate as from_cross_validate
 from ._sklearn import from_cv_results as from_cv_results
