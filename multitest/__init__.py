@@ -31,6 +31,9 @@ __version__ = "0.2.0"
 
 #: Names loaded on first use (they import pandas' writers, Graphviz or the bootstrap).
 _LAZY = {
+    "from_cv_results": ".inputs",
+    "from_cross_validate": ".inputs",
+    "read_automl": ".inputs",
     "stability": ".engine",
     "StabilityResult": ".engine",
     "write_outputs": ".outputs",

@@ -19,6 +19,7 @@ from ._errors import InputError, MultitestError, abbreviate, one_line
 from .engine._ranking import rank, resolve_profile
 from .engine._settings import OPTIONS, options_of
 from .inputs._costs import profile_from_order, read_yaml
+from .inputs._automl import is_automl_file
 from .inputs._results import load_results
 from .stats._registry import DEFAULT_TEST, available_tests
 
@@ -287,8 +288,14 @@ def _results_input(args, settings):
 
 
 def _load(args, settings):
-    return load_results(_results_input(args, settings),
-                        **{k: settings[k] for k in ("value", "kind") if settings[k] is not None})
+    path = _results_input(args, settings)
+    if settings["costs"] is None and settings["order"] is None and is_automl_file(path):
+        settings["costs"] = "column:duration"
+        print("multitest: note: the AutoML benchmark layout: costs are the durations "
+              "(--costs column:duration)", file=sys.stderr)
+    return load_results(path, **{k: settings[k] for k in ("value", "kind", "higher_is_better",
+                                                          "lower_is_better")
+                                 if settings[k] is not None})
 
 
 def _cmd_rank(args):

@@ -23,7 +23,7 @@ EXAMPLE = example_path()
 #: The recorded settings of a ranking (result.json, manifest.json): names and order fixed.
 RECORDED = ["test", "alpha", "correction", "alternative", "costs", "second_pass",
             "posthoc_correction", "friedman_gate", "control", "control_method", "friedman_ties",
-            "test_train_ratio", "rope", "threshold", "seed"]
+            "test_train_ratio", "rope", "threshold", "seed", "cost_tolerance"]
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,8 @@ def test_the_default_record_is_unchanged(frame):
         "alternative": "two-sided", "costs": "order", "second_pass": "nemenyi",
         "posthoc_correction": "none", "friedman_gate": True, "control": None,
         "control_method": "holm", "friedman_ties": "corrected", "test_train_ratio": None,
-        "rope": 0.0, "threshold": 0.95, "seed": 0}
+        "rope": 0.0, "threshold": 0.95, "seed": 0,
+        "cost_tolerance": "noise"}
 
 
 def test_settings_can_be_given_whole(frame):

@@ -3,6 +3,10 @@
 from ._bayesian_stage1 import BayesianPairwiseTable as BayesianPairwiseTable
 from ._bayesian_stage1 import pair_probabilities as pair_probabilities
 from ._bayesian_stage1 import run_bayesian_tests as run_bayesian_tests
+from ._cost_ties import COST_TOLERANCE_DEFAULT as COST_TOLERANCE_DEFAULT
+from ._cost_ties import CostTolerance as CostTolerance
+from ._cost_ties import check_cost_tolerance as check_cost_tolerance
+from ._cost_ties import prior_text as prior_text
 from ._effects import dataset_effects as dataset_effects
 from ._effects import pairwise_columns as pairwise_columns
 from ._effects import second_pass_columns as second_pass_columns

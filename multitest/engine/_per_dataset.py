@@ -17,7 +17,7 @@ from ._stage1 import PairwiseTable, run_pairwise_tests
 __all__ = ["DataSetResult", "prior_positions", "cost_ties", "multitest_per_dataset"]
 
 
-def prior_positions(keys, names):
+def prior_positions(keys, names, groups=None):
     """Cost position of every algorithm (0 = cheapest) on each data set.
 
     Parameters
@@ -26,6 +26,11 @@ def prior_positions(keys, names):
         Sort keys, primary cost first, then tie-breaking profiles.
     names : sequence of str
         Algorithm names: the last tie-break.
+    groups : ndarray of int, shape (S, L), optional
+        Tie groups of the primary costs within a tolerance
+        (:meth:`multitest.engine.CostTolerance.groups`): sorted by in place of
+        the primary costs, so that a group is ordered by the secondary profile,
+        then by name.
 
     Returns
     -------
@@ -35,7 +40,8 @@ def prior_positions(keys, names):
     keys = np.asarray(keys, dtype=float)
     name_rank = np.broadcast_to(np.argsort(np.argsort(np.asarray(names, dtype=object))),
                                 keys.shape[1:])
-    return np.lexsort((name_rank,) + tuple(keys[::-1]), axis=-1)
+    primary = keys[:1] if groups is None else np.asarray(groups, dtype=float)[None]
+    return np.lexsort((name_rank,) + tuple(keys[:0:-1]) + tuple(primary), axis=-1)
 
 
 def cost_ties(costs, names):
@@ -60,7 +66,8 @@ class DataSetResult:
     prior_order : tuple of str
         Cheapest first (ties broken by the secondary profile, then by name).
     cost_ties : tuple of tuple of str
-        Groups of algorithms whose primary cost is equal.
+        Groups of algorithms whose primary costs are equal, or within the cost
+        tolerance (:class:`~multitest.engine.CostTolerance`), each sorted by name.
     order : tuple of str
         Best first.
     ranks : dict
@@ -169,7 +176,7 @@ class DataSetResult:
 
 
 def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, design=None,
-                          bayes=None):
+                          bayes=None, tolerance=None):
     """Run MultiTest on every data set.
 
     Parameters
@@ -184,13 +191,17 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     bayes : multitest.stats.BayesSettings, optional
         ROPE and threshold of a Bayesian test (``test.bayesian``; default
         rope 0, threshold 0.95); unused by the other tests.
+    tolerance : multitest.engine.CostTolerance, optional
+        Costs within it are ties (default: only equal costs).
 
     Returns
     -------
     tuple of DataSetResult
     """
     names = results.algorithms
-    prior = prior_positions(keys, names)
+    groups = None if tolerance is None or tolerance.exact else tolerance.groups(keys[0])
+    prior = prior_positions(keys, names, groups)
+    tie_keys = keys[0] if groups is None else groups
     tested = results.has_folds
     if tested:
         design = results.design if design is None else design
@@ -202,7 +213,7 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         orders = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)
     else:
         table = _untested_table(results.errors, prior)
-    ties = _tied_rows(keys[0])
+    ties = _tied_rows(tie_keys)
     out = []
     # Names of every row at once (one gather and one tolist, not a loop per data set).
     name_of = np.empty(len(names), dtype=object)
@@ -224,7 +235,7 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         out.append(DataSetResult(
             name=dataset, index=s, algorithms=names, costs=keys[0, s],
             prior_order=tuple(prior_orders[s]),
-            cost_ties=cost_ties(keys[0, s], names) if ties[s] else (),
+            cost_ties=cost_ties(tie_keys[s], names) if ties[s] else (),
             order=order, ranks=ranks, tested=tested, table=table))
     return tuple(out)
 

@@ -16,6 +16,7 @@ from ..inputs._results import Results, load_results
 from ..stats._bayesian import BayesSettings
 from ..stats._entry import TestFailure
 from ..stats._nemenyi import control_comparisons
+from ._cost_ties import CostTolerance
 from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
@@ -72,6 +73,11 @@ class Ranking:
     def algorithms(self):
         return self.results.algorithms
 
+    @property
+    def tolerance(self):
+        """The :class:`~multitest.engine.CostTolerance` of the prior, with the profile's noise."""
+        return _tolerance(self.settings, self.profile, self.results)
+
     def dataset(self, name):
         """The :class:`~multitest.engine.DataSetResult` of data set ``name``."""
         for result in self.datasets:
@@ -126,7 +132,8 @@ def resolve_profile(costs, results=None):
 def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=None,
          second_pass=None, posthoc_correction=None, friedman_gate=None, control=None,
          control_method=None, datasets=None, algorithms=None, friedman_ties=None,
-         test_train_ratio=None, rope=None, threshold=None, seed=None, settings=None):
+         test_train_ratio=None, rope=None, threshold=None, seed=None, cost_tolerance=None,
+         settings=None):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
     Every option is checked once, by :meth:`Settings.from_options`; an option
@@ -189,6 +196,11 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     seed : int, default 0
         Seed of the Monte Carlo sampling of the Bayesian signed-rank test
         (``second_pass='bayesian'``).
+    cost_tolerance : str or float, default 'noise'
+        Costs closer than this are ties, broken by the secondary profile, then
+        by name: ``'noise'`` (the profile's noise where it has one, else
+        exact), ``'exact'``, a number or a percentage such as ``'5%'`` (see
+        :class:`multitest.engine.CostTolerance`).  The ties are named in the notes.
     settings : Settings, optional
         All of the above at once (from :meth:`Settings.from_options`, or a
         ranking's ``settings``); then no other option may be given.
@@ -215,7 +227,8 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
                "posthoc_correction": posthoc_correction, "friedman_gate": friedman_gate,
                "control": control, "control_method": control_method,
                "friedman_ties": friedman_ties, "test_train_ratio": test_train_ratio,
-               "rope": rope, "threshold": threshold, "seed": seed}
+               "rope": rope, "threshold": threshold, "seed": seed,
+               "cost_tolerance": cost_tolerance}
     settings = _settings_of(settings, options)
     source = results.source if isinstance(results, Results) else results
     results = resolve_results(results, datasets, algorithms)
@@ -243,6 +256,7 @@ def _settings_of(settings, options):
 def _rank(results, profile, settings):
     """:func:`rank` on resolved results and profile, with checked settings."""
     keys = profile.keys(results.datasets, results.algorithms)
+    tolerance = _tolerance(settings, profile, results)
     bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
     pairwise_test = settings.pairwise_test if results.has_folds else None
     design = (None if settings.test_train_ratio is None else
@@ -251,11 +265,11 @@ def _rank(results, profile, settings):
         per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=settings.alpha,
                                             correction=settings.correction,
                                             alternative=settings.alternative, design=design,
-                                            bayes=bayes)
+                                            bayes=bayes, tolerance=tolerance)
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
-    notes = _notes(results, per_dataset, pairwise_test)
+    notes = list(results.notes) + _notes(results, per_dataset, pairwise_test, tolerance)
     if pairwise_test is not None and pairwise_test.bayesian:
         rho = per_dataset[0].table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
@@ -268,11 +282,11 @@ def _rank(results, profile, settings):
             ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
             alpha=settings.alpha, correction=settings.posthoc_correction,
             friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
-            bayes=bayes)
+            bayes=bayes, tolerance=tolerance)
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
-            notes.append("equal average costs, broken by name: "
+            notes.append(f"{tolerance.ties_sentence(average=True)}: "
                          + "; ".join(" = ".join(group) for group in second.cost_ties))
         if settings.control is not None:
             control_result = control_comparisons(
@@ -288,7 +302,12 @@ def _rank(results, profile, settings):
                    settings=settings, profile=profile, results=results, notes=tuple(notes))
 
 
-def _notes(results, per_dataset, pairwise_test):
+def _tolerance(settings, profile, results):
+    return CostTolerance.parse(settings.cost_tolerance).with_noise(
+        profile.noise_matrix(results.datasets, results.algorithms))
+
+
+def _notes(results, per_dataset, pairwise_test, tolerance):
     notes = []
     if pairwise_test is None:
         notes.append("score-matrix input (one value per data set and algorithm): no "
@@ -297,5 +316,5 @@ def _notes(results, per_dataset, pairwise_test):
     tied = [f"{r.name}: {' = '.join(group)}" for r in per_dataset for group in r.cost_ties]
     if tied:
         shown = "; ".join(tied[:5]) + (f"; ... ({len(tied)} in all)" if len(tied) > 5 else "")
-        notes.append(f"equal costs, broken by the secondary profile or by name: {shown}")
+        notes.append(f"{tolerance.ties_sentence()}: {shown}")
     return notes

@@ -47,6 +47,8 @@ class SecondPassResult:
     prior_order : tuple of str
         Average-cost order, cheapest first.
     cost_ties : tuple of tuple of str
+        Groups of algorithms whose average costs are equal, or within the
+        cost tolerance, each sorted by name.
     posthoc : multitest.stats.PosthocResult or None
         The post-hoc test (None when not applied).
     significant : ndarray of bool, shape (L, L)
@@ -165,7 +167,8 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
 
 
 def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha=0.05,
-                correction="holm", friedman_gate=True, friedman_ties="corrected", bayes=None):
+                correction="holm", friedman_gate=True, friedman_ties="corrected", bayes=None,
+                tolerance=None):
     """Run the Friedman test, the post-hoc test and the second-pass sort.
 
     Parameters
@@ -189,6 +192,8 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         Tie correction of the Friedman statistic (see :func:`multitest.stats.friedman`).
     bayes : multitest.stats.BayesSettings, optional
         ROPE, threshold, seed and samples of the ``'bayesian'`` method.
+    tolerance : multitest.engine.CostTolerance, optional
+        Average costs within it are ties (default: only equal ones).
 
     Returns
     -------
@@ -200,7 +205,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     ranks = np.asarray(ranks, dtype=float)
     fr = friedman(ranks, ties=friedman_ties)
     average_ranks = ranks.mean(axis=0)
-    average_keys, prior = average_cost_prior(keys, algorithms)
+    average_keys, prior = average_cost_prior(keys, algorithms, tolerance)
     applied = fr.pvalue < alpha or not friedman_gate
     gate = _gate_sentence(fr, alpha, friedman_gate)
     if entry.bayesian:
@@ -214,7 +219,8 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         alpha=alpha,
         applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
         average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
-        cost_ties=cost_ties(average_keys[0], algorithms), posthoc=posthoc,
+        cost_ties=cost_ties(_average_tie_keys(average_keys, tolerance), algorithms),
+        posthoc=posthoc,
         significant=significant, better=better, order=order)
     return fr, result
 
@@ -261,13 +267,16 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
     return posthoc, significant, entry.better(average_ranks, mean_errors, posthoc)
 
 
-def average_cost_prior(keys, algorithms):
+def average_cost_prior(keys, algorithms, tolerance=None):
     """The second-pass prior: cost keys averaged over the data sets.
 
     Parameters
     ----------
     keys : array_like, shape (levels, S, L)
     algorithms : sequence of str
+    tolerance : multitest.engine.CostTolerance, optional
+        Average costs within it are ties, ordered by the secondary profile,
+        then by name (:meth:`~multitest.engine.CostTolerance.average_groups`).
 
     Returns
     -------
@@ -276,7 +285,16 @@ def average_cost_prior(keys, algorithms):
         The algorithm at each average-cost position, cheapest first.
     """
     average_keys = np.asarray(keys, dtype=float).mean(axis=1)
-    return average_keys, prior_positions(average_keys[:, None, :], algorithms)[0]
+    groups = _average_tie_keys(average_keys, tolerance)
+    return average_keys, prior_positions(average_keys[:, None, :], algorithms,
+                                         groups[None])[0]
+
+
+def _average_tie_keys(average_keys, tolerance=None):
+    """Keys whose equal values are the ties of the average costs (the costs when exact)."""
+    if tolerance is None or tolerance.exact:
+        return average_keys[0]
+    return tolerance.average_groups(average_keys[0])
 
 
 def final_order(prior, significant, better):

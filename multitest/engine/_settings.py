@@ -31,6 +31,7 @@ from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORR
 from ..stats._friedman import FRIEDMAN_TIES
 from ..stats._nemenyi import CONTROL_METHODS
 from ..stats._registry import DEFAULT_TEST, available_tests, get_test
+from ._cost_ties import COST_TOLERANCE_DEFAULT, check_cost_tolerance
 from ._second_pass_methods import SECOND_PASS_METHODS, get_second_pass_method
 
 __all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of"]
@@ -281,6 +282,11 @@ OPTIONS = (
            metavar="A,B,...", kind="names"),
     Option("secondary_costs", _text, "profile that breaks ties of the main one", _PRIOR,
            role="command", metavar="PROFILE", path=True),
+    Option("cost_tolerance", check_cost_tolerance, "costs closer than this are ties, broken "
+           "by the secondary profile, then by name: 'noise' (the profile's noise where it has "
+           "one, else exact), 'exact', a number, or a percentage of the larger cost (5 percent: "
+           "5 and a percent sign)", _PRIOR, default=COST_TOLERANCE_DEFAULT,
+           metavar="TOLERANCE", kind="any"),
     Option("test", _test, "pairwise test: a registered name (multitest tests) or "
            "module:function", _TESTS, default=DEFAULT_TEST, metavar="NAME", kind="any"),
     Option("alpha", _probability(0), "significance level", _TESTS, default=0.05,
@@ -323,6 +329,12 @@ OPTIONS = (
            default_text="the one named error/accuracy/...", metavar="COLUMN"),
     Option("kind", _choice(VALUE_KINDS), "how values become errors", _INPUT, role="command",
            default_text="auto: from the column name", choices=VALUE_KINDS),
+    Option("higher_is_better", _names, "metrics (of a 'metric' column) whose higher values "
+           "are better, besides the well-known auc, accuracy, f1, r2...", _INPUT,
+           role="command", metavar="M1,M2,...", kind="names"),
+    Option("lower_is_better", _names, "metrics whose lower values are better, besides the "
+           "well-known logloss, rmse, mae, error...", _INPUT, role="command",
+           metavar="M1,M2,...", kind="names"),
     Option("out", _text, "write result.json, CSV tables (and figures)", _OUTPUT,
            role="command", commands=("rank",), metavar="DIR", path=True),
     Option("format", _names, "figure formats (DOT sources are always written with --out)",
@@ -391,6 +403,8 @@ class Settings:
         Of the Bayesian tests (``0`` and ``0.95`` when none is chosen).
     seed : int
         Of the Bayesian signed-rank second pass.
+    cost_tolerance : str
+        Costs closer than this are ties (:class:`~multitest.engine.CostTolerance`).
     pairwise_test : multitest.stats.PairwiseTest
         The test's registry entry (not recorded).
 
@@ -423,6 +437,7 @@ class Settings:
     rope: float
     threshold: float
     seed: int
+    cost_tolerance: str = COST_TOLERANCE_DEFAULT
     pairwise_test: object = field(default=None, repr=False, compare=False,
                                   metadata={"recorded": False})
 

@@ -40,6 +40,7 @@ from .._errors import MultitestError
 from .._format import format_frequency, format_table
 from ..stats._friedman import friedman_statistics, rank_tie_terms
 from ._ranking import rank, resolve_profile, resolve_results
+from ._cost_ties import CostTolerance
 from ._second_pass import average_cost_prior, final_order, second_pass_decisions
 from ._second_pass_methods import get_second_pass_method
 from ._settings import check_stability_options, options_of
@@ -174,7 +175,7 @@ def _friedman_pvalues(sums, n_datasets, n_algorithms, tie_terms):
 
 
 def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, alpha,
-                      correction, friedman_gate, friedman_ties="corrected"):
+                      correction, friedman_gate, friedman_ties="corrected", tolerance=None):
     """Final order (algorithm indices, best first) of every resample.
 
     Equivalent to :func:`multitest.engine.second_pass` on
@@ -196,7 +197,8 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
                ) | (not friedman_gate)
     orders = np.empty((B, L), dtype=np.intp)
     for b, idx in enumerate(draws):
-        _, prior = average_cost_prior(keys[:, idx, :], algorithms)
+        _, prior = average_cost_prior(keys[:, idx, :], algorithms,
+                                      None if tolerance is None else tolerance.rows(idx))
         _, significant, better = second_pass_decisions(
             entry, ranks[idx], mean_errors[idx], sums[b] / S, applied=applied[b], alpha=alpha,
             correction=correction, keep=False)
@@ -274,11 +276,14 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     ranks = reference.ranks_frame().to_numpy(dtype=float)
     mean_errors = np.asarray(reference.datasets[0].table.mean_errors, dtype=float)
     keys = profile.keys(resolved.datasets, algorithms)
+    tolerance = CostTolerance.parse(settings.cost_tolerance).with_noise(
+        profile.noise_matrix(resolved.datasets, algorithms))
     draws = np.random.default_rng(seed).integers(0, S, size=(n_bootstrap, S))
     orders, applied = _bootstrap_orders(
         ranks, mean_errors, keys, algorithms, draws, method=settings.second_pass,
         alpha=settings.alpha, correction=settings.posthoc_correction,
-        friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties)
+        friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
+        tolerance=tolerance)
 
     counts = np.zeros((L, L))
     np.add.at(counts, (orders, np.broadcast_to(np.arange(L), orders.shape)), 1)

@@ -23,6 +23,7 @@ import os
 from .._files import write_atomically
 from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
+from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
 from ._bayes import bayes_section_html
 from ._cd import power_warning
@@ -237,13 +238,14 @@ def _control_section(ranking):
             + "</section>")
 
 
-def _dataset_section(result, stem, figs, settings, back="#contents"):
+def _dataset_section(result, stem, figs, settings, back="#contents", exact=True):
     r = result
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
-             f"Prior (cheapest first): {_e(' < '.join(r.prior_order))}.</p>"]
+             f"Prior (cheapest first): {_e(prior_text(r.prior_order, r.cost_ties))}.</p>"]
     if r.cost_ties:
-        parts.append(f'<p class="note">Equal costs: '
+        label = "Equal costs" if exact else "Tied costs (within the cost tolerance, see the notes)"
+        parts.append(f'<p class="note">{label}: '
                      f"{_e('; '.join(' = '.join(g) for g in r.cost_ties))}.</p>")
     parts.append(figs.html(f"override_{stem}", f"Override graph of {r.name}"))
     parts.append(figs.html(f"trace_{stem}", f"Sort trace of {r.name}"))
@@ -359,11 +361,13 @@ def _report_pages(ranking):
         body.append(_datasets_table(ranking, stems))
         for r, stem in zip(ranking.datasets, stems):
             section = _dataset_section(r, stem, figs, ranking.settings,
-                                       back="../report.html#datasets")
+                                       back="../report.html#datasets",
+                                       exact=ranking.tolerance.exact)
             pages[stem] = _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
-        body += [_dataset_section(r, stem, figs, ranking.settings)
+        exact = ranking.tolerance.exact
+        body += [_dataset_section(r, stem, figs, ranking.settings, exact=exact)
                  for r, stem in zip(ranking.datasets, stems)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
     return _page("multitest report", body), pages

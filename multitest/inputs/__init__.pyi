@@ -1,5 +1,8 @@
 """Public names of :mod:`multitest.inputs` (see ``__init__.py``)."""
 
+from ._automl import AUTOML_COLUMNS as AUTOML_COLUMNS
+from ._automl import is_automl_file as is_automl_file
+from ._automl import read_automl as read_automl
 from ._cost_tables import COLUMN_PREFIX as COLUMN_PREFIX
 from ._cost_tables import as_profile as as_profile
 from ._cost_tables import experiment_folder as experiment_folder
@@ -15,8 +18,14 @@ from ._costs import load_profile as load_profile
 from ._costs import profile_from_order as profile_from_order
 from ._design import FoldDesign as FoldDesign
 from ._design import parse_test_train_ratio as parse_test_train_ratio
+from ._metrics import METRIC_DIRECTIONS as METRIC_DIRECTIONS
+from ._metrics import MetricDirection as MetricDirection
+from ._metrics import metric_direction as metric_direction
+from ._metrics import metric_errors as metric_errors
 from ._results import MAX_ABS_VALUE as MAX_ABS_VALUE
 from ._results import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from ._results import VALUE_KINDS as VALUE_KINDS
 from ._results import Results as Results
 from ._results import load_results as load_results
+from ._sklearn import from_cross_validate as from_cross_validate
+from ._sklearn import from_cv_results as from_cv_results

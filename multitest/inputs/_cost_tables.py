@@ -31,9 +31,11 @@ import math
 import numbers
 import os
 
+import numpy as np
 import pandas as pd
 
 from .._errors import InputError, MultitestError
+from ._automl import is_automl_file, read_automl
 from ._costs import CostProfile, load_profile, profile_from_order
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
@@ -198,13 +200,34 @@ def profile_from_column(results, column, name=None):
         Long-format results with ``dataset`` and ``algorithm`` columns.
     column : str
         The column holding a cost per fold (e.g. ``fit_time``).
+
+    Notes
+    -----
+    The profile's noise (:attr:`CostProfile.noise`) is the mean of column
+    ``NAME_std`` when the results have one (the ``std_fit_time`` of a
+    scikit-learn search, see :func:`multitest.from_cv_results`), else the
+    standard deviation of the column over the folds (``ddof=0``, as
+    scikit-learn's ``std_fit_time``).  An AutoML benchmark file is read by
+    :func:`multitest.inputs.read_automl` (``column:duration``); a failed fold
+    without a cost is left out of the mean.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from multitest.inputs import profile_from_column
+    >>> frame = pd.DataFrame({"dataset": "d", "algorithm": ["a", "a", "b", "b"],
+    ...                       "fold": [1, 2, 1, 2], "fit_time": [1.0, 3.0, 5.0, 5.0]})
+    >>> profile = profile_from_column(frame, "fit_time")
+    >>> profile.per_dataset, profile.noise
+    ({'d': {'a': 2.0, 'b': 5.0}}, {'d': {'a': 1.0, 'b': 0.0}})
     """
     if isinstance(results, pd.DataFrame):
         frame, source, offset = results.reset_index(drop=True), "<DataFrame>", 0
     else:
         source = os.fspath(results)
         try:
-            frame = pd.read_csv(source, skipinitialspace=True)
+            frame = (read_automl(source) if is_automl_file(source) else
+                     pd.read_csv(source, skipinitialspace=True))
         except FileNotFoundError:
             raise InputError("no such file", source=source) from None
         offset = 2
@@ -213,19 +236,46 @@ def profile_from_column(results, column, name=None):
         raise InputError(f"no column {missing[0]!r} for the costs; columns are "
                          f"{', '.join(map(str, frame.columns))}", source=source,
                          row=1 if offset else None, field=missing[0])
+    values = _cost_column(frame, column, source, offset)
+    groups = [frame["dataset"].astype(str).str.strip(), frame["algorithm"].astype(str).str.strip()]
+    means = values.groupby(groups, sort=False).mean()
+    if means.isna().any():
+        dataset, algorithm = means.index[means.isna().to_numpy()][0]
+        raise InputError(f"no cost on any fold of data set '{dataset}', algorithm "
+                         f"'{algorithm}' (every value empty)", source=source, field=column)
+    spread_column = column + _STD_SUFFIX
+    if spread_column in frame.columns:
+        spread = _cost_column(frame, spread_column, source, offset).groupby(groups,
+                                                                           sort=False).mean()
+        how = f"the mean of column '{spread_column}'"
+    else:
+        spread = values.groupby(groups, sort=False).std(ddof=0)
+        how = "its standard deviation over the folds"
+    table, noise = {}, {}
+    for (dataset, algorithm), value in means.items():
+        table.setdefault(dataset, {})[algorithm] = float(value)
+        noise.setdefault(dataset, {})[algorithm] = float(np.nan_to_num(spread[dataset,
+                                                                              algorithm]))
+    return CostProfile(name=name or column, description=f"mean of column '{column}' over the "
+                       f"folds of {source}; noise: {how}", unit=column, per_dataset=table,
+                       noise=noise)
+
+
+#: Column ``NAME_std`` beside a cost column ``NAME``: the noise of its values.
+_STD_SUFFIX = "_std"
+
+
+def _cost_column(frame, column, source, offset):
+    """The numbers of a cost column: finite and >= 0; empty (a failed fold) is left out."""
+    text = frame[column].astype(str).str.strip()
     values = pd.to_numeric(frame[column], errors="coerce")
-    bad = values.isna() | ~values.abs().lt(float("inf")) | values.lt(0)
+    bad = (values.isna() & ~text.isin(["", "nan", "NaN"])) | values.abs().eq(float("inf")) \
+        | values.lt(0)
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
         raise InputError(f"cost must be a finite number >= 0, got {frame[column].iloc[i]!r}",
                          source=source, row=i + offset, field=column)
-    means = values.groupby([frame["dataset"].astype(str), frame["algorithm"].astype(str)],
-                           sort=False).mean()
-    table = {}
-    for (dataset, algorithm), value in means.items():
-        table.setdefault(dataset, {})[algorithm] = float(value)
-    return CostProfile(name=name or column, description=f"mean of column '{column}' over the "
-                       f"folds of {source}", unit=column, per_dataset=table)
+    return values
 
 
 def experiment_folder(path, costs=None):

@@ -26,7 +26,8 @@ __all__ = ["CostProfile", "load_profile", "profile_from_order", "bundled_profile
 NORMALIZATIONS = ("none", "max", "sum", "rank")
 
 _KINDS = ("costs", "per_dataset", "order", "weighted", "lexicographic")
-_KEYS = ("name", "description", "source", "unit", "normalization", "secondary") + _KINDS
+_KEYS = ("name", "description", "source", "unit", "normalization", "secondary",
+         "noise") + _KINDS
 
 
 @dataclass(frozen=True, eq=False)
@@ -53,6 +54,10 @@ class CostProfile:
         Weighted sum of the components' normalized costs.
     secondary : CostProfile, optional
         Breaks ties of this profile.
+    noise : dict, optional
+        A noise figure per cost (for instance the standard deviation of a
+        measured time over the folds), shaped as ``costs`` or ``per_dataset``:
+        costs closer than their noise are ties (``cost_tolerance``).
     path : str, optional
         The YAML file the profile came from.
     """
@@ -67,6 +72,7 @@ class CostProfile:
     order: tuple | None = None
     weighted: tuple | None = None
     secondary: "CostProfile | None" = None
+    noise: dict | None = None
     path: str | None = None
     _lines: dict = field(default_factory=dict, repr=False)
 
@@ -79,6 +85,9 @@ class CostProfile:
         if len(given) != 1:
             raise MultitestError(f"cost profile {self.name!r} needs exactly one of costs, "
                                  f"per_dataset, order, weighted; got {given or 'none'}")
+        if self.noise is not None and self.costs is None and self.per_dataset is None:
+            raise MultitestError(f"cost profile {self.name!r}: noise goes with costs or "
+                                 "per_dataset (one figure per cost)")
 
     @property
     def levels(self):
@@ -101,6 +110,34 @@ class CostProfile:
         datasets, algorithms = list(datasets), list(algorithms)
         raw = self._raw_matrix(datasets, algorithms)
         return _normalize(raw, self.normalization)
+
+    def noise_matrix(self, datasets, algorithms):
+        """Noise of the normalized costs, shape ``(len(datasets), len(algorithms))``, or None.
+
+        None when the profile carries no noise or is normalized by rank (ranks
+        have no noise figure); divided by the same maximum or sum as the costs.
+
+        Examples
+        --------
+        >>> from multitest import CostProfile
+        >>> p = CostProfile(name="t", costs={"a": 2.0, "b": 4.0}, noise={"a": 0.5, "b": 1.0},
+        ...                 normalization="max")
+        >>> p.noise_matrix(["d"], ["a", "b"])
+        array([[0.125, 0.25 ]])
+        """
+        if self.noise is None or self.normalization == "rank":
+            return None
+        datasets, algorithms = list(datasets), list(algorithms)
+        shaped = replace(self, normalization="none", noise=None, secondary=None,
+                         **({"costs": self.noise} if self.costs is not None
+                            else {"per_dataset": self.noise}))
+        noise = shaped._raw_matrix(datasets, algorithms)
+        if self.normalization == "none":
+            return noise
+        raw = self._raw_matrix(datasets, algorithms)
+        scale = raw.max(axis=1, keepdims=True) if self.normalization == "max" else \
+            raw.sum(axis=1, keepdims=True)
+        return np.divide(noise, scale, out=np.zeros_like(noise), where=scale > 0)
 
     def keys(self, datasets, algorithms):
         """Sort keys, shape ``(levels, data sets, algorithms)``: primary cost first."""
@@ -278,8 +315,25 @@ def _load(path, seen):
         return _lexicographic(data, lines, path, base, seen, fields, secondary)
     content = {"costs": _costs, "per_dataset": _per_dataset, "order": _order,
                "weighted": _weighted}[kind](data[kind], lines, path, base, seen)
-    return CostProfile(**fields, **{kind: content}, secondary=secondary, path=path,
-                       _lines=lines)
+    noise = _noise(data, kind, lines, path, base, seen)
+    return CostProfile(**fields, **{kind: content}, secondary=secondary, noise=noise,
+                       path=path, _lines=lines)
+
+
+def _noise(data, kind, lines, path, base, seen):
+    """The ``noise`` of a profile: the shape of its ``costs`` or ``per_dataset``."""
+    if "noise" not in data:
+        return None
+    if kind == "costs":
+        return _costs(data["noise"], lines, path, base, seen, ("noise",))
+    if kind == "per_dataset":
+        node = data["noise"]
+        if not isinstance(node, dict) or not node:
+            raise InputError("must map each data set to a table of noise figures", source=path,
+                             row=lines.get(("noise",)), field="noise")
+        return {d: _costs(row, lines, path, base, seen, ("noise", d)) for d, row in node.items()}
+    raise InputError(f"noise goes with costs or per_dataset, not {kind}", source=path,
+                     row=lines.get(("noise",)), field="noise")
 
 
 def _text(data, key, lines, path):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import os
 import sys
 import warnings
@@ -21,6 +22,8 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
 from .._progress import progress
+from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
+from ._metrics import metric_errors
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE"]
 
@@ -29,6 +32,8 @@ VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
 
 _ERROR_NAMES = ("error", "err", "loss", "error_rate")
 _ACCURACY_NAMES = ("accuracy", "acc", "score")
+#: Value columns beside a ``metric`` column, in order of preference.
+_METRIC_VALUE_NAMES = ("result", "value", "score")
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,6 +55,9 @@ class Results:
         Whether per-fold values were given (False for a score matrix).
     source : str
         File name, or ``"<DataFrame>"``.
+    notes : tuple of str
+        How the values were read, stated in every output (the direction of
+        each metric of a ``metric`` column).
     """
 
     errors: np.ndarray
@@ -59,6 +67,7 @@ class Results:
     folds_per_replication: int
     has_folds: bool
     source: str
+    notes: tuple = ()
 
     @property
     def n_datasets(self):
@@ -96,7 +105,7 @@ class Results:
                        algorithms=tuple(self.algorithms[i] for i in a_idx),
                        replications=self.replications,
                        folds_per_replication=self.folds_per_replication,
-                       has_folds=self.has_folds, source=self.source)
+                       has_folds=self.has_folds, source=self.source, notes=self.notes)
 
     def to_frame(self):
         """Long-format :class:`pandas.DataFrame` of the errors."""
@@ -127,7 +136,8 @@ def _indices(names, valid, parameter):
 
 
 def load_results(source, *, dataset="dataset", algorithm="algorithm",
-                 replication="replication", fold="fold", value=None, kind="auto"):
+                 replication="replication", fold="fold", value=None, kind="auto",
+                 metric="metric", higher_is_better=(), lower_is_better=()):
     """Read per-fold results from a CSV file or a data frame and validate them.
 
     The default column names read the layout of the bundled report data
@@ -152,6 +162,15 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         ``100 - accuracy``.  ``'auto'`` decides from the column name
         (accuracy-like names are accuracies, in percent when any value
         exceeds 1).
+    metric : str
+        Column naming each row's metric, when present (then ``kind`` must be
+        ``'auto'``): each value becomes an error by the direction of its
+        metric (:func:`multitest.inputs.metric_errors`), and the value column
+        defaults to the one named ``result``, ``value`` or ``score``.  The
+        AutoML benchmark layout (``task, framework, fold, result, metric``)
+        is recognised by its header (:func:`multitest.inputs.read_automl`).
+    higher_is_better, lower_is_better : sequence of str
+        Directions of metrics that are not well known (``auc``, ``logloss``...).
 
     Returns
     -------
@@ -175,7 +194,9 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     (1, 2, 2)
     """
     columns = {"dataset": dataset, "algorithm": algorithm, "replication": replication,
-               "fold": fold, "value": value}
+               "fold": fold, "value": value, "metric": metric}
+    kind = _ValueRule(kind=kind, higher_is_better=tuple(higher_is_better),
+                      lower_is_better=tuple(lower_is_better))
     if isinstance(source, pd.DataFrame):
         try:
             return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind,
@@ -186,6 +207,9 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     name = os.fspath(source)
     if name.lower().endswith(PARQUET_SUFFIXES):
         return _load_parquet(name, columns, kind)
+    if is_automl_file(name):
+        layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
+        return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
     # value, a ragged row, a missing fold, an unreadable file...) falls back to
@@ -216,6 +240,18 @@ MAX_FOLD_NUMBER = 10 ** 9
 _ARROW_BLOCK_SIZE = None
 
 
+@dataclass(frozen=True)
+class _ValueRule:
+    """How values become errors: the `kind` of a value column, the metric directions."""
+
+    kind: str
+    higher_is_better: tuple = ()
+    lower_is_better: tuple = ()
+
+    def __post_init__(self):
+        _resolve_kind(self.kind, "")   # an unknown kind is refused at once
+
+
 class _Fallback(Exception):
     """The fast path met something it leaves to the text path (and its messages)."""
 
@@ -226,14 +262,28 @@ def _is_number_dtype(dtype):
         and not pd.api.types.is_bool_dtype(dtype)
 
 
-def _load(frame, name, row_offset, columns, kind, *, fast, present=None):
+def _load(frame, name, row_offset, columns, rule, *, fast, present=None):
     present = list(frame.columns) if present is None else present
     columns = _resolve_columns(present, name, **columns)
-    kind = _resolve_kind(kind, columns["value"])
     values = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
-    errors = _to_error(values, kind, columns["value"], name, row_offset)
-    return _assemble(keys, errors, columns, name, row_offset)
+    if columns["metric"] is None:
+        kind = _resolve_kind(rule.kind, columns["value"])
+        errors = _to_error(values, kind, columns["value"], name, row_offset)
+        return _assemble(keys, errors, columns, name, row_offset)
+    if rule.kind != "auto":
+        raise MultitestError(f"`kind` {rule.kind!r}: the results name each row's metric "
+                             f"(column '{columns['metric']}'), which decides the direction; "
+                             "leave kind out")
+    errors, notes = metric_errors(
+        values, frame[columns["metric"]].astype(str).to_numpy(),
+        higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
+        datasets=keys["dataset"][0], source=name, row_offset=row_offset,
+        field=columns["metric"])
+    loaded = _assemble(keys, errors, columns, name, row_offset)
+    return dataclasses.replace(loaded, notes=(
+        "errors from the metric of each row (column '" + columns["metric"] + "'): "
+        + "; ".join(notes),))
 
 
 @contextlib.contextmanager
@@ -259,6 +309,8 @@ def _header(name):
 
 def _wanted(raw, columns):
     """``{stripped column: 'name' or 'number'}`` the fast paths parse, or None."""
+    if columns["metric"] in raw:
+        return None   # a metric per row: the text path
     wanted = {columns["dataset"]: "name", columns["algorithm"]: "name"}
     for role in ("replication", "fold"):
         if columns[role] in raw:
@@ -378,7 +430,9 @@ def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
     if bar is not None:
         bar.update()
     columns = _resolve_columns(list(raw), name, **columns)
-    kind = _resolve_kind(kind, columns["value"])
+    if columns["metric"] is not None:
+        raise _Fallback   # a metric per row: the text path
+    kind = _resolve_kind(kind.kind, columns["value"])
     arrays = {role: table.column(raw[columns[role]]) for role in columns
               if columns[role] is not None}
     del table
@@ -482,7 +536,7 @@ def _raise_ragged(name):
                      field=header[n])
 
 
-def _resolve_columns(present, name, dataset, algorithm, replication, fold, value):
+def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
     for field, column in (("dataset", dataset), ("algorithm", algorithm)):
         if column not in present:
             raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
@@ -492,6 +546,9 @@ def _resolve_columns(present, name, dataset, algorithm, replication, fold, value
     if replication is not None and fold is None:
         raise InputError(f"column '{replication}' (replication) needs a fold column too",
                          source=name, field=replication)
+    metric = metric if metric in present else None
+    if value is None and metric is not None:
+        value = next((c for c in present if c.lower() in _METRIC_VALUE_NAMES), None)
     if value is None:
         candidates = [c for c in present if c.lower() in _ERROR_NAMES + _ACCURACY_NAMES]
         if len(candidates) != 1:
@@ -505,7 +562,7 @@ def _resolve_columns(present, name, dataset, algorithm, replication, fold, value
                          f"{abbreviate(', '.join(present), 200)}",
                          source=name, field=value)
     return {"dataset": dataset, "algorithm": algorithm, "replication": replication,
-            "fold": fold, "value": value}
+            "fold": fold, "value": value, "metric": metric}
 
 
 def _resolve_kind(kind, value_column):

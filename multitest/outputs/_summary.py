@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .._format import format_p, format_table
+from ..engine._cost_ties import prior_text
 
 __all__ = ["summary_text", "WHY_POSITIONS"]
 
@@ -60,7 +61,8 @@ def summary_text(ranking):
         correction = "" if sp.correction == "none" else f", {sp.correction}"
         lines.append(f"Second pass ({sp.method}{correction}): "
                      f"{cd_text}{len(sp.significant_pairs())} pair(s) differ; "
-                     f"prior (average cost) {_shorten(sp.prior_order, ' < ')}; overrides: {edges}")
+                     f"prior (average cost) {prior_text(sp.prior_order, sp.cost_ties, _MAX_ITEMS)}"
+                     f"; overrides: {edges}")
     if ranking.control is not None:
         c = ranking.control
         differ = [ranking.algorithms[i] for i in range(len(ranking.algorithms))

@@ -388,11 +388,16 @@ def _noise(good):
 
 
 def _profile(measure, good, noise, experiment):
-    means = good.groupby(["dataset", "algorithm"], sort=False)[measure].mean()
-    table = {}
-    for (dataset, algorithm), value in means.items():
+    grouped = good.groupby(["dataset", "algorithm"], sort=False)[measure]
+    table, deviation = {}, {}
+    # The noise of each cost: its standard deviation over the folds (ddof=0, as
+    # scikit-learn's std_fit_time); costs closer than it are ties (--cost-tolerance).
+    for (dataset, algorithm), value in grouped.mean().items():
         table.setdefault(str(dataset), {})[str(algorithm)] = float(value)
+    for (dataset, algorithm), value in grouped.std(ddof=0).items():
+        deviation.setdefault(str(dataset), {})[str(algorithm)] = float(value)
     unit, description = _UNITS[measure]
+    description += "; noise of each cost: its standard deviation over the folds"
     spread = noise.loc[noise["measure"] == measure, "cv"]
     if len(spread):
         description += (f"; noise of {experiment.repeats} repeated fits of one fold: median "
@@ -400,7 +405,8 @@ def _profile(measure, good, noise, experiment):
                         "data set x algorithm pairs (costs/noise.csv)")
     return {"name": measure, "description": description,
             "source": f"measured by multitest run ({os.path.basename(experiment.path)})",
-            "unit": unit, "normalization": "none", "per_dataset": table}
+            "unit": unit, "normalization": "none", "per_dataset": table,
+            "noise": deviation}
 
 
 def _provenance(experiment, start, run, engine, worker_info, derived, counts):

@@ -1,0 +1,226 @@
+"""Readers of the files users have: metric columns, AutoML benchmark files, scikit-learn.
+
+References: the conversions are the definitions (error = 1 - AUC, -neg_logloss, ...);
+every reader is checked against the long table built by hand from the same numbers.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from multitest import InputError, MultitestError, load_results, rank
+from multitest.cli import main
+from multitest.inputs import (
+    is_automl_file,
+    metric_direction,
+    metric_errors,
+    read_automl,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+AUTOML = FIXTURES / "automl_small.csv"
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _frame(metrics, values):
+    n = len(values) // 4
+    return pd.DataFrame({"dataset": np.repeat([f"d{i}" for i in range(n)], 4),
+                         "algorithm": ["a", "a", "b", "b"] * n, "fold": [1, 2] * (2 * n),
+                         "score": values, "metric": np.repeat(metrics, 4)})
+
+
+# -- metric column ---------------------------------------------------------------------
+
+def test_mixed_auc_and_logloss_become_errors_per_data_set():
+    frame = _frame(["auc", "logloss", "neg_log_loss", "r2"],
+                   [0.9, 0.8, 0.7, 0.6, 0.3, 0.2, 0.5, 0.4, -0.3, -0.2, -0.5, -0.4,
+                    0.5, 0.6, 0.2, 0.1])
+    results = load_results(frame)
+    # 1 - auc; logloss as is; -neg_log_loss; -r2 (unbounded)
+    expected = [[[0.1, 0.2], [0.3, 0.4]], [[0.3, 0.2], [0.5, 0.4]],
+                [[0.3, 0.2], [0.5, 0.4]], [[-0.5, -0.6], [-0.2, -0.1]]]
+    np.testing.assert_allclose(results.errors, expected)
+    assert "auc: higher is better, error = 1 - auc" in results.notes[0]
+    assert "r2: higher is better, error = -r2" in results.notes[0]
+    ranking = rank(results, ["a", "b"], test="kfold-t")
+    assert ranking.notes[0] == results.notes[0]   # stated in every output
+
+
+def test_accuracy_in_percent_and_out_of_range():
+    errors, notes = metric_errors(np.array([90.0, 80.0]), np.array(["accuracy"] * 2))
+    assert errors.tolist() == [10.0, 20.0] and notes == ("accuracy: higher is better, "
+                                                         "error = 100 - accuracy",)
+    with pytest.raises(InputError, match="row 3: auc -0.1 is outside"):
+        metric_errors(np.array([0.5, -0.1]), np.array(["auc"] * 2), row_offset=2)
+
+
+def test_unknown_metric_is_refused_unless_its_direction_is_given():
+    frame = _frame(["kappa"], [0.9, 0.8, 0.7, 0.6])
+    with pytest.raises(InputError, match="row 0, field 'metric': metric 'kappa' has no known "
+                                         "direction: say --higher-is-better kappa"):
+        load_results(frame)
+    assert load_results(frame, higher_is_better=["kappa"]).errors[0, 0].tolist() == [-0.9, -0.8]
+    assert load_results(frame, lower_is_better="kappa,".split(",")[:1]).errors[0, 0, 0] == 0.9
+    assert metric_direction("error", higher_is_better=["error"]).higher_is_better
+
+
+def test_a_data_set_with_two_metrics_and_a_kind_are_refused():
+    frame = _frame(["auc"], [0.9, 0.8, 0.7, 0.6])
+    frame.loc[3, "metric"] = "logloss"
+    with pytest.raises(InputError, match="row 3, field 'metric': data set mixes metrics"):
+        load_results(frame)
+    with pytest.raises(MultitestError, match="`kind` 'accuracy'"):
+        load_results(_frame(["auc"], [0.9, 0.8, 0.7, 0.6]), kind="accuracy")
+
+
+def test_cli_higher_is_better(tmp_path, capsys):
+    path = tmp_path / "r.csv"
+    _frame(["kappa", "kappa"], [0.9, 0.8, 0.7, 0.6, 0.5, 0.6, 0.7, 0.8]).to_csv(path,
+                                                                             index=False)
+    assert main(["rank", str(path), "--order", "a,b", "--test", "kfold-t"]) == 2
+    assert "--higher-is-better kappa" in capsys.readouterr().err
+    assert main(["rank", str(path), "--order", "a,b", "--test", "kfold-t",
+                 "--higher-is-better", "kappa"]) == 0
+    assert "kappa: higher is better, error = -kappa" in capsys.readouterr().out
+
+
+# -- AutoML benchmark layout -------------------------------------------------------------
+
+def _by_hand(frame):
+    """The long table of the AutoML file built by hand: errors from the definitions."""
+    result = frame["result"].astype(float)
+    error = np.where(frame["metric"] == "auc", 1 - result, -result)
+    return pd.DataFrame({"dataset": frame["task"], "algorithm": frame["framework"],
+                         "fold": frame["fold"], "error": error, "duration": frame["duration"]})
+
+
+def test_automl_layout_is_recognised_and_failed_folds_are_missing_values():
+    assert is_automl_file(AUTOML) and not is_automl_file(FIXTURES / "make_automl_small.py")
+    with pytest.raises(InputError, match=r"automl_small.csv, row \d+, field 'result': missing "
+                                         r"value \(NaN or empty\); 6 row\(s\)"):
+        load_results(AUTOML)
+    frame = read_automl(AUTOML)
+    assert (frame["result"] == "").sum() == 6 and set(frame["metric"]) == {"auc", "neg_logloss"}
+    assert frame.groupby("dataset")["algorithm"].nunique().eq(7).all()
+
+
+def test_automl_complete_tasks_rank_as_the_table_built_by_hand(tmp_path):
+    raw = pd.read_csv(AUTOML, dtype=str, keep_default_na=False)
+    complete = raw[~raw["task"].isin(["kc1", "vehicle"])]   # the tasks without failures
+    path = tmp_path / "complete.csv"
+    complete.to_csv(path, index=False)
+    ranking = rank(str(path), "column:duration", test="kfold-t")
+    hand = _by_hand(complete)
+    expected = rank(hand, "column:duration", test="kfold-t")
+    np.testing.assert_allclose(ranking.results.errors, expected.results.errors, atol=1e-12)
+    assert ranking.final_order == expected.final_order
+    assert ranking.notes[1:] == expected.notes
+
+
+def test_automl_type_column_gives_the_metric(tmp_path):
+    raw = pd.read_csv(AUTOML, dtype=str, keep_default_na=False).drop(columns="metric")
+    raw.to_csv(tmp_path / "typed.csv", index=False)
+    assert set(read_automl(tmp_path / "typed.csv")["metric"]) == {"auc", "neg_logloss"}
+
+
+def test_cli_ranks_an_automl_file_with_no_flags(tmp_path, capsys):
+    raw = pd.read_csv(AUTOML, dtype=str, keep_default_na=False)
+    raw[~raw["task"].isin(["kc1", "vehicle"])].to_csv(tmp_path / "r.csv", index=False)
+    assert main(["rank", str(tmp_path / "r.csv"), "--test", "kfold-t"]) == 0
+    captured = capsys.readouterr()
+    assert "costs duration" in captured.out and "column:duration" in captured.err
+    assert main(["rank", str(AUTOML), "--test", "kfold-t"]) == 2   # policy 'error'
+    assert "missing value" in capsys.readouterr().err
+
+
+# -- scikit-learn ----------------------------------------------------------------------
+
+def _readme_example(marker):
+    """Run the README's Python block calling `marker`; its namespace, and its user lines."""
+    text = README.read_text(encoding="utf-8")
+    code = next(block for block in re.findall(r"```python\n(.*?)```", text, re.S)
+                if marker in block)
+    statements = [node for node in ast.parse(code).body
+                  if not isinstance(node, (ast.Import, ast.ImportFrom))]
+    namespace = {}
+    exec(compile(code, str(README), "exec"), namespace)
+    return namespace, len(statements)
+
+
+def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
+    pytest.importorskip("sklearn")
+    namespace, lines = _readme_example("from_cv_results(")
+    assert lines <= 5
+    ranking, search = namespace["ranking"], namespace["search"]
+    assert str(ranking.final_order) in capsys.readouterr().out
+
+    cv = search.cv_results_
+    rows = [{"dataset": "iris", "algorithm": f"max_depth={p['max_depth']}", "fold": i + 1,
+             "error": 1 - cv[f"split{i}_test_score"][c], "fit_time": cv["mean_fit_time"][c],
+             "fit_time_std": cv["std_fit_time"][c]}
+            for c, p in enumerate(cv["params"]) for i in range(10)]
+    expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
+    np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
+    assert ranking.final_order == expected.final_order
+    assert ranking.profile.noise == expected.profile.noise   # std_fit_time is the noise
+    assert ranking.profile.noise["iris"]["max_depth=1"] == pytest.approx(cv["std_fit_time"][0])
+    assert ranking.notes[0].endswith("accuracy: higher is better, error = 1 - accuracy")
+
+
+def test_readme_cross_validate_study_matches_the_table_by_hand(capsys):
+    pytest.importorskip("sklearn")
+    namespace, lines = _readme_example("from_cross_validate(")
+    assert lines <= 5
+    ranking, study = namespace["ranking"], namespace["study"]
+    assert str(ranking.final_order) in capsys.readouterr().out
+
+    rows = [{"dataset": d, "algorithm": m, "fold": i + 1, "accuracy": out["test_score"][i],
+             "fit_time": out["fit_time"][i]}
+            for d, per in study.items() for m, out in per.items() for i in range(10)]
+    expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
+    np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
+    assert ranking.results.datasets == ("iris", "wine", "breast_cancer")
+    assert ranking.final_order == expected.final_order
+    noise = pd.DataFrame(rows).groupby(["dataset", "algorithm"])["fit_time"].std(ddof=0)
+    assert ranking.profile.noise["wine"]["knn"] == pytest.approx(noise["wine", "knn"])
+
+
+def test_a_saved_search_table_ranks_the_same_from_the_command_line(tmp_path, capsys):
+    from multitest import from_cv_results
+
+    cv_results = {"params": [{"C": c} for c in (1, 10, 100)],
+                  **{f"split{i}_test_score": [0.80 + 0.01 * i, 0.85 + 0.01 * i, 0.83 + 0.01 * i]
+                     for i in range(5)},
+                  "mean_fit_time": [0.10, 0.11, 0.50], "std_fit_time": [0.02, 0.02, 0.05]}
+    frame = from_cv_results(cv_results, "d", metric="accuracy")
+    frame.to_csv(tmp_path / "search.csv", index=False)
+    ranking = rank(frame, "column:fit_time", test="kfold-t")
+    assert ranking.dataset("d").cost_ties == (("C=1", "C=10"),)   # 0.10 vs 0.11: within 0.02
+    assert main(["rank", str(tmp_path / "search.csv"), "--costs", "column:fit_time",
+                 "--test", "kfold-t"]) == 0
+    out = capsys.readouterr().out
+    table = [line.split()[1] for line in out.splitlines() if line[:1].isdigit()
+             and line.split()[1].startswith("C=")]
+    assert tuple(table) == ranking.final_order and "d: C=1 = C=10" in out
+
+
+def test_reader_errors():
+    from multitest import from_cross_validate, from_cv_results
+
+    with pytest.raises(MultitestError, match="cv_results_"):
+        from_cv_results(object())
+    two = {"params": [{"a": 1}, {"a": 2}], "split0_test_acc": [1, 2], "split0_test_f1": [1, 2]}
+    with pytest.raises(MultitestError, match="several metrics .*name one with `metric`"):
+        from_cv_results(two)
+    assert set(from_cv_results(two, metric="f1")["metric"]) == {"f1"}
+    assert list(from_cv_results([two, two], metric="f1")["dataset"].unique()) == [
+        "dataset 1", "dataset 2"]
+    one = {"nb": {"test_score": [0.9]}, "svm": {"test_score": [0.8]}}
+    assert set(from_cross_validate(one)["metric"]) == {"score"}   # higher is better
+    assert load_results(from_cross_validate(one)).errors.ravel().tolist() == [-0.9, -0.8]
+    with pytest.raises(MultitestError, match="at least 2 algorithms"):
+        from_cross_validate({"nb": {"test_score": [1.0]}})
