@@ -4,6 +4,7 @@ from ._bayesian_stage1 import BayesianPairwiseTable as BayesianPairwiseTable
 from ._bayesian_stage1 import pair_probabilities as pair_probabilities
 from ._bayesian_stage1 import run_bayesian_tests as run_bayesian_tests
 from ._effects import dataset_effects as dataset_effects
+from ._effects import decision_level as decision_level
 from ._effects import pairwise_columns as pairwise_columns
 from ._effects import second_pass_columns as second_pass_columns
 from ._effects import second_pass_rows as second_pass_rows
