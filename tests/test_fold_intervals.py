@@ -78,6 +78,35 @@ def test_interval_is_the_set_of_shifts_the_test_does_not_reject(name):
     assert checked == 480 and 0 < rejected < checked     # both decisions were exercised
 
 
+@pytest.mark.parametrize("name", ["wilcoxon", "wilcoxon-pratt", "wilcoxon-scipy", "sign"])
+def test_bisected_rows_give_the_bounds_of_the_full_evaluation(name, monkeypatch):
+    # Rows with many candidates are bisected: the same bounds as running the test at
+    # every candidate wherever the accepted shifts are one run, and the decision at 0
+    # exactly, for random designs with ties and zeros (forced on small designs here,
+    # and on 40 and 60 folds where it is the default).
+    from multitest.stats import _fold_intervals
+
+    test = get_test(name)
+    rng = np.random.default_rng(7)
+    for folds in (8, 12):
+        d = _differences(rng, 60, folds)
+        design = FoldDesign(1, folds)
+        full = test.interval(d, np.zeros_like(d), design, 0.9, "two-sided")
+        with monkeypatch.context() as patch:
+            patch.setattr(_fold_intervals, "_ALL_CANDIDATES", 0)
+            bisected = test.interval(d, np.zeros_like(d), design, 0.9, "two-sided")
+        one_run = ~full.gaps
+        assert one_run.sum() > 40
+        assert_array_equal(bisected.low[one_run], full.low[one_run])
+        assert_array_equal(bisected.high[one_run], full.high[one_run])
+        assert_array_equal(bisected.contains(0.0), full.contains(0.0))
+    for folds in (40, 60):
+        d = _differences(rng, 10, folds)
+        interval = test.interval(d, np.zeros_like(d), FoldDesign(1, folds), 0.95, "two-sided")
+        assert_array_equal(interval.contains(0.0),
+                           _pvalue(test, d, FoldDesign(1, folds), "two-sided") >= 0.05)
+
+
 @pytest.mark.parametrize("name, correction, alternative", [
     (name, correction, alternative) for name in CLASSICAL
     for correction, alternative in (("none", "two-sided"), ("holm", "two-sided"),

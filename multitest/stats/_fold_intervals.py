@@ -144,6 +144,12 @@ def t_interval(numerator, scale, distribution, level, alternative, *, unit=1.0, 
                         method=method, estimator=estimator, gaps=closed)
 
 
+#: Cells (shifted rows x folds) handed to a test at once by :func:`inverted_interval`.
+_CELLS = 1 << 20
+#: Rows with more distinct candidate shifts than this are bisected, not run at every one.
+_ALL_CANDIDATES = 513
+
+
 def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, estimator):
     """The shifts ``d0`` a rank test does not reject, from its breakpoints.
 
@@ -165,6 +171,15 @@ def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, es
     FoldInterval
         The estimate is the median of the breakpoints (the Hodges–Lehmann
         estimate for Walsh averages, the median for the differences).
+
+    Notes
+    -----
+    The test runs once per distinct candidate: below every breakpoint, at each,
+    between each two, above every one.  A row with more than
+    ``_ALL_CANDIDATES`` distinct candidates (about 30 folds without ties) is
+    bisected instead: from the candidate in the middle outwards to the first
+    and last accepted ones, taking the accepted candidates as one run, plus
+    the test at 0 itself, so that :meth:`FoldInterval.contains` is exact at 0.
     """
     n, K = breakpoints.shape
     # candidates, in increasing order: below all, w_0, (w_0 + w_1)/2, w_1, ..., above all
@@ -174,19 +189,81 @@ def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, es
     spread = 1.0 + np.abs(breakpoints[:, [0, -1]])
     candidates[:, 0] = breakpoints[:, 0] - spread[:, 0]
     candidates[:, -1] = breakpoints[:, -1] + spread[:, 1]
-    shifted = d[:, None, :] - candidates[:, :, None]
-    accepted = (pvalues(shifted.reshape(-1, d.shape[1])) >= 1 - level).reshape(n, -1)
+    new = np.ones(candidates.shape, dtype=bool)
+    np.not_equal(candidates[:, 1:], candidates[:, :-1], out=new[:, 1:])
+    accepted = np.zeros(candidates.shape, dtype=bool)
+    test = _Shifts(d, candidates, pvalues, 1 - level)
+    bisect = new.sum(axis=1) > _ALL_CANDIDATES
+    bisect[bisect] = _bisect(test, np.flatnonzero(bisect), accepted)
+    every = np.flatnonzero(~bisect)
+    rows, columns = np.nonzero(new[every])
+    accepted[every[rows], columns] = test.accepts(every[rows], columns)
+    # a repeated candidate takes the answer of its first copy
+    first_copy = np.maximum.accumulate(np.where(new, np.arange(2 * K + 1), 0), axis=1)
+    accepted = np.take_along_axis(accepted, first_copy, axis=1)
+    return _hull(candidates, breakpoints, accepted, level, alternative, method, estimator)
+
+
+class _Shifts:
+    """The test at candidate shifts of the differences, a block of rows at a time."""
+
+    def __init__(self, d, candidates, pvalues, alpha):
+        self.d, self.candidates, self.pvalues, self.alpha = d, candidates, pvalues, alpha
+
+    def accepts(self, rows, columns):
+        """Whether the test does not reject ``d[rows] - candidates[rows, columns]``."""
+        out = np.empty(rows.size, dtype=bool)
+        step = max(1, _CELLS // self.d.shape[1])
+        for k in range(0, rows.size, step):
+            r, c = rows[k:k + step], columns[k:k + step]
+            shifted = self.d[r] - self.candidates[r, c][:, None]
+            out[k:k + step] = self.pvalues(shifted) >= self.alpha
+        return out
+
+
+def _bisect(test, rows, accepted):
+    """Fill ``accepted[rows]`` by bisection; False for the rows it cannot (middle rejected)."""
+    last = test.candidates.shape[1] - 1
+    middle = np.full(rows.size, last // 2)
+    ok = test.accepts(rows, middle)
+    rows, middle = rows[ok], middle[ok]
+    bounds = []
+    for end in (0, last):                # the first, then the last accepted candidate
+        inner = middle.copy()
+        outer = np.full(rows.size, end)
+        at_end = test.accepts(rows, outer)
+        inner[at_end] = end
+        while True:
+            live = np.flatnonzero(np.abs(inner - outer) > 1)
+            if live.size == 0:
+                break
+            probe = (inner[live] + outer[live]) // 2
+            hit = test.accepts(rows[live], probe)
+            inner[live[hit]] = probe[hit]
+            outer[live[~hit]] = probe[~hit]
+        bounds.append(inner)
+    span = np.arange(last + 1)
+    accepted[rows] = (span >= bounds[0][:, None]) & (span <= bounds[1][:, None])
+    w = test.candidates[rows, 1::2]                  # the decision itself: the test at 0
+    zero = 2 * (w < 0).sum(axis=1) + (w == 0).any(axis=1)
+    accepted[rows, zero] = test.accepts(rows, zero)
+    return ok
+
+
+def _hull(candidates, breakpoints, accepted, level, alternative, method, estimator):
+    """The :class:`FoldInterval` of the accepted candidates."""
+    n, size = accepted.shape
     rows = np.arange(n)
     first = np.argmax(accepted, axis=1)
-    last = accepted.shape[1] - 1 - np.argmax(accepted[:, ::-1], axis=1)
+    last = size - 1 - np.argmax(accepted[:, ::-1], axis=1)
     none = ~accepted.any(axis=1)
     # an accepted gap (even index) is bounded by the breakpoint beside it, open
     low = np.where(first == 0, -np.inf, candidates[rows, np.maximum(first - (first % 2 == 0), 0)])
-    high = np.where(last == 2 * K, np.inf,
-                    candidates[rows, np.minimum(last + (last % 2 == 0), 2 * K)])
+    high = np.where(last == size - 1, np.inf,
+                    candidates[rows, np.minimum(last + (last % 2 == 0), size - 1)])
     low_open, high_open = first % 2 == 0, last % 2 == 0
     low[none] = high[none] = np.nan
-    inside = np.arange(2 * K + 1)
+    inside = np.arange(size)
     gaps = ((inside > first[:, None]) & (inside < last[:, None]) & ~accepted).any(axis=1)
     return FoldInterval(estimate=np.median(breakpoints, axis=1), low=low, high=high,
                         low_open=low_open & ~none, high_open=high_open & ~none, level=level,

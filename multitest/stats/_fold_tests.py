@@ -33,6 +33,11 @@ Degenerate folds never produce a warning or a NaN:
   :func:`scipy.stats.binomtest`. The statistics and their null distributions
   are those of :mod:`multitest.stats._signed_rank` and
   :mod:`multitest.stats._distributions`, shared with the second pass.
+
+Each test's interval (``_<test>_interval(a, b, design, level, alternative)``,
+its registry entry's :attr:`~multitest.stats.PairwiseTest.interval`) is the
+set of shifts it does not reject, built from the same parts as the test
+(:mod:`multitest.stats._fold_intervals`).
 """
 
 
@@ -107,11 +112,6 @@ def _variance(d):
     deviations = d - _row_mean(d)[:, None]
     deviations *= deviations
     return np.where(constant, 0.0, _row_sum(deviations) / (d.shape[1] - 1))
-
-
-# The interval of every built-in test is the set of shifts it does not reject
-# (:mod:`multitest.stats._fold_intervals`), computed from the same parts as
-# the test: ``interval(a, b, design, level, alternative) -> FoldInterval``.
 
 
 def _is_zero(b):
