@@ -296,14 +296,24 @@ def test_a_test_without_an_interval_gets_none():
 
 # ---------------------------------------------------------------- figures
 
+def _main(argv):
+    """``multitest.cli.main``, restoring the process-wide quiet flag ``-q`` sets."""
+    from multitest._progress import is_quiet, set_quiet
+    from multitest.cli import main
+
+    quiet = is_quiet()
+    try:
+        return main(argv)
+    finally:
+        set_quiet(quiet)
+
+
 def test_every_mark_shows_its_decision(tmp_path):
     # Through the command line: the per-data-set figures of the default test and of
     # Wilcoxon; every pair has one mark whose decision is the one of pairwise.csv and
     # whose meaning is in the legend; no mark is drawn in one colour for all decisions.
-    from multitest.cli import main
-
     for test, out in (("combined-5x2cv-f", tmp_path / "f"), ("wilcoxon", tmp_path / "w")):
-        assert main(["rank", example_path(), "--costs", "training_time", "--test", test,
+        assert _main(["rank", example_path(), "--costs", "training_time", "--test", test,
                      "--datasets", "bupa,australian,pendigits", "--out", str(out),
                      "--report", "-q"]) == 0
         pairwise = pd.read_csv(out / "pairwise.csv")
@@ -327,10 +337,8 @@ def test_every_mark_shows_its_decision(tmp_path):
 
 
 def test_over_datasets_caption_names_the_deciding_test(tmp_path):
-    from multitest.cli import main
-
     out = tmp_path / "out"
-    assert main(["rank", example_path(), "--costs", "training_time", "--out",
+    assert _main(["rank", example_path(), "--costs", "training_time", "--out",
                  str(out), "--report", "-q"]) == 0
     root = ET.parse(out / "effects_second_pass.svg").getroot()
     captions = " ".join(t.text for t in root.iter() if t.get("class") == "caption")
