@@ -1,10 +1,9 @@
 """Tests of multitest.stats._effect_sizes.
 
 References: R 4.2.2 ``wilcox.test(d, conf.int=TRUE)`` (fixture
-``tests/fixtures/effect_sizes_r.csv``, written by ``effect_sizes_r.R`` beside it);
-``scipy.stats.ttest_rel(...).confidence_interval()`` for the paired t interval; the
-statistics of the registered pairwise tests (``estimate / se`` must be their t); brute
-force Walsh averages and counts written here.
+``tests/fixtures/effect_sizes_r.csv``, written by ``effect_sizes_r.R`` beside it); brute
+force Walsh averages and counts written here.  The per-data-set intervals of the pairwise
+tests: ``tests/test_fold_intervals.py``.
 """
 import json
 import os
@@ -24,13 +23,7 @@ from multitest.engine._effects import _finite_list, dataset_effects, second_pass
 from multitest.inputs import FoldDesign
 from multitest.outputs import to_dict, write_outputs
 from multitest.stats import correlated_t
-from multitest.stats._effect_sizes import (
-    _column_intervals,
-    fold_mean_difference,
-    interval_of,
-    over_datasets,
-    wilcoxon_interval,
-)
+from multitest.stats._effect_sizes import _column_intervals, over_datasets, wilcoxon_interval
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "effect_sizes_r.csv")
 
@@ -198,53 +191,6 @@ def test_column_intervals_degenerate_and_widened_columns():
             assert_array_equal(got, want)
 
 
-# ---------------------------------------------------------------- per data set
-
-def test_kfold_interval_equals_scipy_ttest_rel():
-    a, b = _pairs(6, 10, seed=1)
-    result = fold_mean_difference(a, b, "kfold-t", FoldDesign(1, 10), level=0.9)
-    for k in range(6):
-        ci = stats.ttest_rel(a[k], b[k]).confidence_interval(0.9)
-        assert_allclose([result.low[k], result.high[k]], [ci.low, ci.high], rtol=1e-12)
-        assert result.estimate[k] == pytest.approx(np.mean(a[k] - b[k]), rel=1e-14)
-
-
-@pytest.mark.parametrize("test, design, df", [
-    ("kfold-t", FoldDesign(1, 10), 9), ("corrected-t", FoldDesign(5, 2), 9),
-    ("corrected-t", FoldDesign(10, 10), 99), ("combined-5x2cv-t", FoldDesign(5, 2), 5),
-    ("combined-5x2cv-f", FoldDesign(5, 2), 5), ("5x2cv-t", FoldDesign(5, 2), 5)])
-def test_interval_is_the_one_of_the_test_statistic(test, design, df):
-    # se = estimate / t: the interval divided back gives the test's own t statistic.
-    a, b = _pairs(8, design.n, seed=design.n)
-    result = fold_mean_difference(a, b, get_test(test).interval, design)
-    se = (result.high - result.low) / 2 / stats.t.ppf(0.975, df)
-    reference = get_test(interval_of(get_test(test).interval, design))
-    statistic, _ = reference(a, b, design)
-    assert_allclose(result.estimate / se, statistic, rtol=1e-10)
-
-
-def test_bayesian_interval_is_the_posterior_credible_interval():
-    a, b = _pairs(5, 10, seed=4)
-    design = FoldDesign(5, 2)
-    result = fold_mean_difference(a, b, get_test("bayes-correlated-t").interval, design,
-                                  level=0.95)
-    low, high = correlated_t(a, b, design=design).interval(0.95)
-    assert_allclose(result.low, low, rtol=1e-12)
-    assert_allclose(result.high, high, rtol=1e-12)
-
-
-def test_fallback_intervals_and_degenerate_folds():
-    assert interval_of(get_test("wilcoxon").interval, FoldDesign(5, 2)) == "kfold-t"
-    assert interval_of("combined-5x2cv-t", FoldDesign(1, 10)) == "kfold-t"
-    assert interval_of("corrected-t", FoldDesign(10, 1)) == "kfold-t"
-    a = np.full((2, 10), 0.2)
-    b = np.vstack([a[0], a[1] - 0.01])
-    result = fold_mean_difference(a, b, "kfold-t", FoldDesign(1, 10))
-    assert_allclose(result.estimate, [0, 0.01], atol=1e-15)
-    assert_array_equal(result.low, result.estimate)     # zero variance: a point
-    assert_array_equal(result.high, result.estimate)
-
-
 # ---------------------------------------------------------------- outputs
 
 def test_effect_sizes_in_json_and_tables(tmp_path):
@@ -253,12 +199,16 @@ def test_effect_sizes_in_json_and_tables(tmp_path):
     r = ranking.dataset("iris")
     effects = dataset_effects(ranking, r)
     doc = json.loads(json.dumps(to_dict(ranking), allow_nan=False))
-    assert doc["effect_sizes"] == {"level": 0.95, "per_dataset_interval": "combined-5x2cv-t"}
+    assert doc["effect_sizes"] == {"level": 0.95,
+                                   "per_dataset_interval": "combined 5x2 cv F test",
+                                   "per_dataset_estimate": "mean difference"}
     for pair, est, low, high in zip(doc["datasets"]["iris"]["pairwise"], effects.estimate,
                                     effects.low, effects.high):
         assert pair["mean_difference"] == pytest.approx(
             pair["mean_error_a"] - pair["mean_error_b"], abs=1e-12)
-        assert (pair["mean_difference"], pair["ci_low"], pair["ci_high"]) == (est, low, high)
+        assert pair["estimate"] == pytest.approx(pair["mean_difference"], abs=1e-12)
+        assert (pair["ci_low"], pair["ci_high"], pair["ci_level"]) == (
+            _finite(low), _finite(high), 0.95)
     rows = doc["second_pass"]["effect_sizes"]
     assert len(rows) == 28 and {r["a"] for r in rows} <= set(ranking.algorithms)
     assert all(r["wins_a"] + r["ties"] + r["wins_b"] == 4 for r in rows)
@@ -267,7 +217,13 @@ def test_effect_sizes_in_json_and_tables(tmp_path):
     table = pd.read_csv(tmp_path / "out" / "effect_sizes.csv")
     assert list(table["superiority_b"]) == pytest.approx([r["superiority_b"] for r in rows])
     pairwise = pd.read_csv(tmp_path / "out" / "pairwise.csv")
-    assert {"mean_difference", "ci_low", "ci_high"} <= set(pairwise.columns)
+    assert {"mean_difference", "estimate", "ci_low", "ci_high", "ci_level"} <= set(
+        pairwise.columns)
+
+
+def _finite(value):
+    """JSON's value of a bound: None for NaN (the F test rejects every shift)."""
+    return None if np.isnan(value) else value
 
 
 def test_single_fold_interval_is_null_in_json():

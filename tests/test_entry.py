@@ -10,38 +10,46 @@ from multitest import MultitestError, available_tests, get_test, rank
 from multitest.engine import BayesianPairwiseTable, PairwiseTable
 from multitest.inputs import FoldDesign
 from multitest.stats import POSTERIOR_EVIDENCE, PairwiseTest, bayes_correlated_t
+from multitest.stats import _bayesian as bayesian
 from multitest.stats import _fold_tests as fold_tests
 
 ONE_SIDED = ("two-sided", "less", "greater")
 TWO_SIDED = ("two-sided",)
 T_TESTS = {"vectorized": True, "difference_only": True, "thread_safe": True, "bayesian": False}
-FIVE_BY_TWO = {**T_TESTS, "requires_5x2": True, "fold_major": True,
-               "interval": "combined-5x2cv-t"}
+FIVE_BY_TWO = {**T_TESTS, "requires_5x2": True, "fold_major": True}
 RANK_TESTS = {"vectorized": True, "requires_5x2": False, "difference_only": True,
-              "fold_major": False, "thread_safe": False, "decision": None, "interval": "kfold-t",
+              "fold_major": False, "thread_safe": False, "decision": None,
               "bayesian": False, "evidence": "p-value", "alternatives": ONE_SIDED}
 
 #: Every built-in test and the capabilities its entry must carry.
 BUILTINS = {
     "combined-5x2cv-f": (fold_tests.combined_5x2cv_f,
                          dict(FIVE_BY_TWO, alternatives=TWO_SIDED,
-                              decision=fold_tests._combined_f_significant)),
+                              decision=fold_tests._combined_f_significant,
+                              interval=fold_tests._combined_f_interval)),
     "5x2cv-t": (fold_tests.paired_5x2cv_t, dict(FIVE_BY_TWO, alternatives=ONE_SIDED,
-                                                decision=None)),
-    "combined-5x2cv-t": (fold_tests.combined_5x2cv_t, dict(FIVE_BY_TWO, alternatives=ONE_SIDED,
-                                                           decision=None)),
+                                                decision=None,
+                                                interval=fold_tests._paired_5x2_interval)),
+    "combined-5x2cv-t": (fold_tests.combined_5x2cv_t, dict(
+        FIVE_BY_TWO, alternatives=ONE_SIDED, decision=None,
+        interval=fold_tests._combined_t_interval)),
     "kfold-t": (fold_tests.kfold_t, dict(T_TESTS, requires_5x2=False, fold_major=False,
-                                         interval="kfold-t", alternatives=ONE_SIDED)),
+                                         interval=fold_tests._kfold_interval,
+                                         alternatives=ONE_SIDED)),
     "corrected-t": (fold_tests.corrected_t, dict(T_TESTS, requires_5x2=False, fold_major=False,
-                                                 interval="corrected-t", alternatives=ONE_SIDED,
-                                                 evidence="p-value")),
-    "wilcoxon": (fold_tests.wilcoxon_signed_rank, RANK_TESTS),
-    "wilcoxon-pratt": (fold_tests.wilcoxon_pratt, RANK_TESTS),
-    "wilcoxon-scipy": (fold_tests.wilcoxon_scipy, RANK_TESTS),
-    "sign": (fold_tests.sign_test, RANK_TESTS),
+                                                 interval=fold_tests._corrected_interval,
+                                                 alternatives=ONE_SIDED, evidence="p-value")),
+    "wilcoxon": (fold_tests.wilcoxon_signed_rank,
+                 dict(RANK_TESTS, interval=fold_tests._wilcoxon_interval)),
+    "wilcoxon-pratt": (fold_tests.wilcoxon_pratt,
+                       dict(RANK_TESTS, interval=fold_tests._wilcoxon_pratt_interval)),
+    "wilcoxon-scipy": (fold_tests.wilcoxon_scipy,
+                       dict(RANK_TESTS, interval=fold_tests._wilcoxon_scipy_interval)),
+    "sign": (fold_tests.sign_test, dict(RANK_TESTS, interval=fold_tests._sign_interval)),
     "bayes-correlated-t": (bayes_correlated_t, {
         "vectorized": True, "requires_5x2": False, "difference_only": False,
-        "fold_major": False, "thread_safe": False, "decision": None, "interval": "corrected-t",
+        "fold_major": False, "thread_safe": False, "decision": None,
+        "interval": bayesian._credible_interval,
         "bayesian": True, "evidence": POSTERIOR_EVIDENCE, "alternatives": TWO_SIDED}),
 }
 
@@ -79,7 +87,7 @@ def test_user_test_gets_the_safe_defaults():
         test = get_test(func)
         assert (test.vectorized, test.requires_5x2, test.difference_only, test.fold_major,
                 test.thread_safe, test.decision, test.interval, test.bayesian,
-                test.evidence) == (False, False, False, False, False, None, "kfold-t", False,
+                test.evidence) == (False, False, False, False, False, None, None, False,
                                    "p-value")
         assert (test.alternatives, test.uses_design) == (alternatives, uses_design)
     bare = PairwiseTest("bare", paired)
@@ -94,7 +102,7 @@ def test_alternative_outside_the_entry_is_refused():
 
 
 def test_entry_fields_are_checked():
-    with pytest.raises(MultitestError, match="`interval` must be one of"):
+    with pytest.raises(MultitestError, match="`interval` must be a function or None"):
         PairwiseTest("x", bayes_correlated_t, interval="wilcoxon")
     with pytest.raises(MultitestError, match="`alternatives` must start with 'two-sided'"):
         PairwiseTest("x", bayes_correlated_t, alternatives=("less",))

@@ -8,6 +8,7 @@ from ._cost_ties import CostTolerance as CostTolerance
 from ._cost_ties import check_cost_tolerance as check_cost_tolerance
 from ._cost_ties import prior_text as prior_text
 from ._effects import dataset_effects as dataset_effects
+from ._effects import decision_level as decision_level
 from ._effects import pairwise_columns as pairwise_columns
 from ._effects import second_pass_columns as second_pass_columns
 from ._effects import second_pass_rows as second_pass_rows

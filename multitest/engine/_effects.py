@@ -6,13 +6,20 @@ import weakref
 
 import numpy as np
 
-from ..stats._effect_sizes import fold_mean_difference, over_datasets
+from ..stats._effect_sizes import over_datasets
 
-__all__ = ["dataset_effects", "pairwise_columns", "second_pass_columns", "second_pass_rows"]
+__all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
+           "second_pass_rows"]
 
 
 def dataset_effects(ranking, result):
-    """:func:`fold_mean_difference` of every pair of one data set, in ``result.pairs()`` order.
+    """The interval of the pairwise test for every pair of one data set (``result.pairs()`` order).
+
+    The test's own interval (:attr:`multitest.stats.PairwiseTest.interval`)
+    at the level its decisions were taken (:func:`decision_level`), with the
+    run's alternative and fold design: it excludes 0 exactly when the test
+    rejects (for the Bayesian test: its lower bound is above the ROPE
+    exactly when the costlier overrides).
 
     Parameters
     ----------
@@ -21,17 +28,68 @@ def dataset_effects(ranking, result):
 
     Returns
     -------
-    MeanDifference or None
-        None for a score matrix (no folds).
+    FoldInterval or None
+        None for a score matrix (no folds) or a test without an interval.
+
+    Examples
+    --------
+    >>> import multitest
+    >>> ranking = multitest.rank(multitest.example_results(), "training_time")
+    >>> result = ranking.datasets[0]
+    >>> effects = dataset_effects(ranking, result)
+    >>> effects.method
+    'combined 5x2 cv F test'
+    >>> rejected = result.table.pvalue[0] < ranking.settings.alpha
+    >>> bool((effects.contains(0.0) != rejected).all())
+    True
     """
-    if not result.tested:
+    entry = ranking.pairwise_test
+    if not result.tested or entry.interval is None:
         return None
     table = result.table
     prior = table.prior[result.index]
     errors = ranking.results.errors[result.index]
-    return fold_mean_difference(errors[prior[table.first]], errors[prior[table.second]],
-                                ranking.pairwise_test.interval, ranking.results.design,
-                                level=1 - ranking.settings.alpha)
+    return entry.interval(errors[prior[table.first]], errors[prior[table.second]],
+                          ranking.results.design, decision_level(ranking, result),
+                          ranking.settings.alternative)
+
+
+def decision_level(ranking, result):
+    """``1 - alpha'``: the level at which the pairs of one data set were decided.
+
+    Without a correction ``alpha' = alpha``.  A correction within the data set
+    decides by adjusted p-values; ``alpha'`` is then a level at which the raw
+    p-values give the same decisions: Bonferroni's ``alpha / m``, for the
+    step-wise corrections ``alpha / (m - r)`` (``r`` pairs rejected: Holm's
+    and Hochberg's step at the first pair not rejected), else the largest
+    ``alpha / j`` that separates the rejected pairs from the others, else
+    the smallest p-value not rejected.  The Bayesian test: ``2 threshold - 1``
+    (its central credible interval).
+
+    Parameters
+    ----------
+    ranking : multitest.engine.Ranking
+    result : multitest.engine.DataSetResult
+
+    Returns
+    -------
+    float
+    """
+    s = ranking.settings
+    if ranking.pairwise_test.bayesian:
+        return 2 * s.threshold - 1
+    if s.correction == "none":
+        return 1 - s.alpha
+    table = result.table
+    pvalue = np.asarray(table.pvalue[result.index], dtype=float)
+    rejected = np.asarray(table.pvalue_adjusted[result.index]) < s.alpha
+    m, r = pvalue.size, int(rejected.sum())
+    top, bottom = pvalue[rejected].max(initial=-np.inf), pvalue[~rejected].min(initial=np.inf)
+    own = s.alpha / m if s.correction == "bonferroni" else s.alpha / max(m - r, 1)
+    for level in (own, *(s.alpha / j for j in range(1, m + 1))):
+        if top < level <= bottom:
+            return 1 - level
+    return 1 - min(bottom, s.alpha)
 
 
 # --------------------------------------------------------------------------
@@ -52,8 +110,10 @@ def pairwise_columns(ranking, results=None):
     Returns
     -------
     dict of str to ndarray
-        ``mean_difference``, ``ci_low``, ``ci_high`` (mean of cheaper minus
-        costlier error and its interval at ``1 - alpha``); with the Bayesian
+        ``mean_difference`` (mean over the folds of cheaper minus costlier
+        error), then the test's interval (:func:`dataset_effects`):
+        ``estimate`` (its point estimate), ``ci_low``, ``ci_high`` and
+        ``ci_level`` (NaN for a test without an interval); with the Bayesian
         correlated t-test also ``p_cheaper_better``, ``p_equivalent``,
         ``p_costlier_better``.  Empty for a score matrix.
     """
@@ -61,10 +121,21 @@ def pairwise_columns(ranking, results=None):
     tested = [r for r in results if r.tested]
     if not tested:
         return {}
-    effects = [dataset_effects(ranking, r) for r in tested]
-    columns = {"mean_difference": np.concatenate([e.estimate for e in effects]),
-               "ci_low": np.concatenate([e.low for e in effects]),
-               "ci_high": np.concatenate([e.high for e in effects])}
+    errors = ranking.results.errors
+    parts = {key: [] for key in ("mean_difference", "estimate", "ci_low", "ci_high", "ci_level")}
+    for r in tested:
+        prior = r.table.prior[r.index]
+        d = errors[r.index, prior[r.table.first]] - errors[r.index, prior[r.table.second]]
+        parts["mean_difference"].append(d.mean(axis=1))
+        effects = dataset_effects(ranking, r)
+        if effects is None:
+            values = (np.full(d.shape[0], np.nan),) * 4
+        else:
+            values = (effects.estimate, effects.low, effects.high,
+                      np.full(d.shape[0], effects.level))
+        for key, value in zip(("estimate", "ci_low", "ci_high", "ci_level"), values):
+            parts[key].append(value)
+    columns = {key: np.concatenate(values) for key, values in parts.items()}
     table = tested[0].table
     if ranking.pairwise_test.bayesian:     # a BayesianPairwiseTable
         from ._bayesian_stage1 import pair_probabilities

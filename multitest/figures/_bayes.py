@@ -8,8 +8,10 @@ with
   (orange), P(practically equivalent) (grey) and P(costlier practically
   better) (blue), and dashed marks where a side reaches the threshold;
 - a forest plot of the effect size (Hodges–Lehmann median difference over
-  data sets, or the mean difference on one data set) with its interval, the
-  zero line and the ROPE band.  Positive: the costlier is better.
+  data sets, or on one data set the estimate of the pairwise test) with its
+  interval, the zero line and the ROPE band.  Positive: the costlier is
+  better.  Every mark shows the pair's decision (colour and shape, with a
+  legend); a test without an interval shows its statistic and p-value.
 
 The SVG is written by hand (no plotting library); computation never imports
 this module.
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import textwrap
 
 import numpy as np
 
@@ -34,9 +37,16 @@ _BAR = (240, 640)     # probability bar, x from .. to
 _FOREST = (700, 1080)
 _WIDTH = 1120
 COLORS = {"cheaper": "#e08214", "equivalent": "#bdbdbd", "costlier": "#2166ac"}
+#: The decision of a pair and how its mark is drawn: (fill, stroke, shape).
+DECISION_MARKS = {"override": ("#2166ac", "#2166ac", "circle"),
+                  "reverse": ("#b35806", "#b35806", "square"),
+                  "none": ("white", "#595959", "circle")}
+_LEGEND_ROW = 16
+_CAPTION_CHARACTERS = 150     # a caption line of 12 px text fits the 1120 px width
 
 
-def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="effect"):
+def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="effect",
+                     decisions=None, caption=()):
     """SVG of probability bars and effect-size intervals, one row per pair.
 
     Parameters
@@ -44,8 +54,12 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
     rows : list of dict
         Keys ``a`` (cheaper), ``b`` (costlier), optional ``p`` = ``(P(a
         better), P(equivalent), P(b better))``, optional ``effect`` =
-        ``(estimate, low, high)`` (None entries are skipped), optional
-        ``override`` (bool).
+        ``(estimate, low, high)`` (None entries are skipped; NaN bounds with
+        a finite estimate: the test rejects every shift), optional
+        ``override`` (bool), optional ``decision`` (a key of
+        :data:`DECISION_MARKS`: the colour and shape of the estimate's mark)
+        and ``note`` (text drawn in the forest column, e.g. the statistic
+        and p-value of a test without an interval).
     title : str
     threshold : float, optional
         Marks where P reaches the override threshold.
@@ -53,14 +67,22 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
         Half-width of the ROPE band of the forest plot.
     effect_label : str
         Axis title of the forest plot.
+    decisions : dict of str to str, optional
+        The legend of the marks, ``{decision: what it means}``.
+    caption : sequence of str
+        Lines printed under the figure.
 
     Returns
     -------
     str
         A standalone SVG document.  Every element has a ``class`` and data
-        attributes (``data-pair``, ``data-p``) so that tests read it back.
+        attributes (``data-pair``, ``data-p``, ``data-decision``) so that
+        tests read it back.
     """
-    height = _TOP + _ROW * len(rows) + 54
+    decisions = decisions or {}
+    caption = [part for line in caption for part in textwrap.wrap(line, _CAPTION_CHARACTERS)]
+    extra = _LEGEND_ROW * (len(decisions) + len(caption)) + 6
+    height = _TOP + _ROW * len(rows) + 54 + extra
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{height}" '
            f'viewBox="0 0 {_WIDTH} {height}" font-family="Helvetica,Arial,sans-serif" '
            'font-size="12">',
@@ -71,7 +93,8 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
         out += _legend()
     scale = _effect_scale(rows, rope, _FOREST if has_p else (_BAR[0], _FOREST[1]))
     if scale is not None:
-        out += _forest_axis(scale, rope, height, effect_label)
+        out += _forest_axis(scale, rope, height - extra, effect_label)
+    out += _decision_legend(decisions, caption, height - extra + 4)
     for k, row in enumerate(rows):
         y = _TOP + k * _ROW
         pair = f"{row['a']}|{row['b']}"
@@ -82,7 +105,11 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
         if row.get("p") is not None:
             out += _bar(row["p"], y, pair)
         if scale is not None and row.get("effect") is not None:
-            out += _interval(row["effect"], y, pair, scale)
+            out += _interval(row["effect"], y, pair, scale, row.get("decision", "none"))
+        if row.get("note"):
+            x = (_FOREST if has_p else (_BAR[0], _FOREST[1]))[0]
+            out.append(f'<text class="note" data-pair="{_e(pair)}" x="{x}" y="{y + 16}" '
+                       f'fill="#333">{_e(row["note"])}</text>')
     if has_p and threshold is not None:
         for side, x in (("costlier", _x_bar(1 - threshold)), ("cheaper", _x_bar(threshold))):
             out.append(f'<line class="threshold-{side}" x1="{x:.2f}" y1="{_TOP - 4}" '
@@ -166,6 +193,33 @@ def _forest_axis(scale, rope, height, label):
     return out
 
 
+def _decision_legend(decisions, caption, top):
+    """One line per decision (its mark and meaning), then the caption lines."""
+    out = []
+    for k, (decision, text) in enumerate(decisions.items()):
+        y = top + k * _LEGEND_ROW
+        out += _mark(decision, 20, y + 8, "legend-mark", "")
+        out.append(f'<text class="legend" data-decision="{decision}" x="32" y="{y + 12}">'
+                   f"{_e(text)}</text>")
+    for k, line in enumerate(caption):
+        y = top + (len(decisions) + k) * _LEGEND_ROW
+        out.append(f'<text class="caption" x="10" y="{y + 12}" fill="#333">{_e(line)}</text>')
+    return out
+
+
+def _mark(decision, x, y, css, pair):
+    """The mark of a decision at ``(x, y)``: circle or square, filled or open."""
+    fill, stroke, shape = DECISION_MARKS[decision]
+    data = f'data-pair="{_e(pair)}" ' if pair else ""
+    if shape == "square":
+        corners = " ".join(f"{x + dx:.2f},{y + dy:.1f}" for dx, dy in
+                           ((-4, -4), (4, -4), (4, 4), (-4, 4)))
+        return [f'<polygon class="{css}" {data}data-decision="{decision}" points="{corners}" '
+                f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>']
+    return [f'<circle class="{css}" {data}data-decision="{decision}" cx="{x:.2f}" '
+            f'cy="{y:.1f}" r="4" fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>']
+
+
 def _ticks(scale):
     low, high = scale[:2]
     step = 10 ** math.floor(math.log10((high - low) / 4))
@@ -177,19 +231,24 @@ def _ticks(scale):
             * step]
 
 
-def _interval(effect, y, pair, scale):
+def _interval(effect, y, pair, scale, decision):
+    """The interval (clipped to the axis for a one-sided one) and the decision's mark."""
     estimate, low, high = effect
     out = []
     middle = y + _ROW / 2
-    if low is not None and high is not None and math.isfinite(low) and math.isfinite(high):
-        out.append(f'<line class="interval" data-pair="{_e(pair)}" '
-                   f'x1="{_x_forest(low, scale):.2f}" y1="{middle:.1f}" '
-                   f'x2="{_x_forest(high, scale):.2f}" y2="{middle:.1f}" '
-                   'stroke="#222" stroke-width="2"/>')
+    finite = [v for v in (low, high) if v is not None and not math.isnan(v)]
+    if len(finite) == 2:
+        x1, x2 = (_x_forest(min(max(v, scale[0]), scale[1]), scale) for v in (low, high))
+        out.append(f'<line class="interval" data-pair="{_e(pair)}" data-low="{low:.6g}" '
+                   f'data-high="{high:.6g}" x1="{x1:.2f}" y1="{middle:.1f}" '
+                   f'x2="{x2:.2f}" y2="{middle:.1f}" stroke="{DECISION_MARKS[decision][1]}" '
+                   'stroke-width="2"/>')
+    elif estimate is not None and math.isfinite(estimate):
+        out.append(f'<text class="no-interval" data-pair="{_e(pair)}" '
+                   f'x="{_x_forest(estimate, scale) + 8:.2f}" y="{middle + 4:.1f}" '
+                   'font-size="10" fill="#333">rejects every shift</text>')
     if estimate is not None and math.isfinite(estimate):
-        out.append(f'<circle class="estimate" data-pair="{_e(pair)}" '
-                   f'cx="{_x_forest(estimate, scale):.2f}" cy="{middle:.1f}" r="4" '
-                   'fill="#b2182b"/>')
+        out += _mark(decision, _x_forest(estimate, scale), middle, "estimate", pair)
     return out
 
 
@@ -202,41 +261,128 @@ def _second_pass_figure(ranking):
     from ..engine._effects import second_pass_rows
 
     sp = ranking.second_pass
-    bayesian = sp.method_entry.bayesian
+    entry = sp.method_entry
+    bayesian = entry.bayesian
+    index = {a: i for i, a in enumerate(sp.algorithms)}
     edges = set(sp.edges())
-    rows = [{"a": r["a"], "b": r["b"],
-             "p": (r["p_a_better"], r["p_equivalent"], r["p_b_better"]) if bayesian else None,
-             "effect": (r["hodges_lehmann"], r["ci_low"], r["ci_high"]),
-             "override": (r["a"], r["b"]) in edges}
-            for r in second_pass_rows(ranking)]
+    rows = []
+    for r in second_pass_rows(ranking):
+        override = (r["a"], r["b"]) in edges
+        different = bool(sp.significant[index[r["a"]], index[r["b"]]])
+        rows.append({"a": r["a"], "b": r["b"],
+                     "p": (r["p_a_better"], r["p_equivalent"], r["p_b_better"])
+                     if bayesian else None,
+                     "effect": (r["hodges_lehmann"], r["ci_low"], r["ci_high"]),
+                     "override": override,
+                     "decision": "override" if override else "reverse" if different
+                     else "none"})
     title = ("Second pass: Bayesian signed-rank test and Hodges–Lehmann differences"
              if bayesian else "Second pass: Hodges–Lehmann median differences over data sets")
+    criterion = ("has the better average position" if entry.rank_based
+                 else "is more probably better" if bayesian
+                 else "has the lower mean errors (median difference)")
+    decisions = {"override": "significantly different, the costlier is better: an override",
+                 "reverse": f"significantly different, the cheaper {criterion}",
+                 "none": "no significant difference"}
     return pairs_figure_svg(rows, title=title, threshold=ranking.settings.threshold
                             if bayesian else None,
                             rope=ranking.settings.rope if bayesian else 0.0,
-                            effect_label="median difference of mean errors (cheaper − costlier)")
+                            effect_label="median difference of mean errors (cheaper − costlier)",
+                            decisions=decisions, caption=_second_pass_caption(ranking, rows))
+
+
+def _second_pass_caption(ranking, rows):
+    """Which test decided, and how the drawn Wilcoxon intervals relate to its decisions."""
+    sp = ranking.second_pass
+    entry = sp.method_entry
+    level = f"{1 - ranking.settings.alpha:.0%}"
+    on = "average positions (MultiTest ranks)" if entry.rank_based else "mean errors"
+    if not sp.applied:
+        first = (f"Marks: the {entry.caption} on {on} was not applied ({sp.gate.rstrip('.')}): "
+                 "no pair is significantly different, no override.")
+    else:
+        first = (f"Marks: the decision of the {entry.caption} on {on}"
+                 + (f", {sp.correction} correction" if sp.correction != "none" else "")
+                 + ", the second pass that orders the algorithms.")
+    drawn = [r for r in rows if r["effect"][1] is not None and not math.isnan(r["effect"][1])]
+    right = sum(r["effect"][1] > 0 for r in drawn)
+    right_plain = sum(r["effect"][1] > 0 and r["decision"] != "override" for r in drawn)
+    crossing = sum(r["effect"][1] <= 0 and r["decision"] == "override" for r in drawn)
+    return [first,
+            f"Lines: {level} Wilcoxon signed-rank intervals of the differences of mean errors "
+            "(uncorrected), not the test that decided:",
+            f"{right} of {len(drawn)} lie right of 0 ({right_plain} without an override); "
+            f"{crossing} of the overrides have an interval reaching 0 or below."]
 
 
 def _dataset_figure(ranking, result):
-    from ..engine._effects import pairwise_columns
-    from ..stats._effect_sizes import interval_of
+    from ..engine._effects import dataset_effects, pairwise_columns
 
-    columns = pairwise_columns(ranking, [result])
-    bayesian = "p_costlier_better" in columns
+    bayesian = ranking.pairwise_test.bayesian
+    columns = pairwise_columns(ranking, [result]) if bayesian else {}
+    effects = dataset_effects(ranking, result)
+    s = ranking.settings
     rows = []
     for k, pair in enumerate(result.pairs()):
+        rejected = (columns["p_cheaper_better"][k] >= s.threshold if bayesian
+                    else pair["pvalue_adjusted"] < s.alpha)
         rows.append({"a": pair["a"], "b": pair["b"], "override": pair["override"],
                      "p": (columns["p_cheaper_better"][k], columns["p_equivalent"][k],
                            columns["p_costlier_better"][k]) if bayesian else None,
-                     "effect": (columns["mean_difference"][k], columns["ci_low"][k],
-                                columns["ci_high"][k])})
-    s = ranking.settings
-    interval = interval_of(ranking.pairwise_test.interval, ranking.results.design)
-    title = (f"{result.name}: Bayesian correlated t-test" if bayesian else
-             f"{result.name}: mean differences, {1 - s.alpha:.0%} {interval} intervals")
+                     "effect": None if effects is None else
+                     (effects.estimate[k], effects.low[k], effects.high[k]),
+                     "decision": "override" if pair["override"] else "reverse" if rejected
+                     else "none",
+                     "note": None if effects is not None else
+                     f"statistic {pair['statistic']:.4g}, p = {pair['pvalue']:.3g}"})
+    test = ranking.pairwise_test.name
+    if bayesian:
+        title = f"{result.name}: Bayesian correlated t-test"
+        decisions = {"override": f"P(costlier practically better) ≥ {s.threshold:g}: override",
+                     "reverse": f"P(cheaper practically better) ≥ {s.threshold:g}",
+                     "none": "neither probability reaches the threshold"}
+    else:
+        title = f"{result.name}: {test}" + (
+            "" if effects is None else f", {effects.estimator} and the test's interval")
+        decisions = {"override": f"{test} rejects and the costlier's mean error is lower: "
+                                 "override",
+                     "reverse": f"{test} rejects, the costlier's mean error is not lower: "
+                                "no override",
+                     "none": f"{test} does not reject"}
     return pairs_figure_svg(rows, title=title, threshold=s.threshold if bayesian else None,
                             rope=s.rope if bayesian else 0.0,
-                            effect_label="mean difference of errors (cheaper − costlier)")
+                            effect_label=_dataset_axis(effects), decisions=decisions,
+                            caption=_dataset_caption(effects, s, bayesian))
+
+
+def _dataset_axis(effects):
+    what = "difference of errors" if effects is None else effects.estimator
+    return f"{what} (cheaper − costlier)"
+
+
+def _dataset_caption(effects, settings, bayesian):
+    """What the per-data-set lines are (or why there are none)."""
+    if effects is None:
+        return ["The test defines no interval: its statistic and p-value are shown."]
+    if bayesian:
+        return [f"Lines: {effects.level:.0%} central credible intervals of the posterior; the "
+                f"costlier overrides exactly when the line lies right of the ROPE "
+                f"({settings.rope:g})."]
+    side = {"two-sided": "", "greater": " one-sided (costlier better),",
+            "less": " one-sided (cheaper better),"}[effects.alternative]
+    lines = [f"Lines: the shifts the {effects.method} does not reject at level "
+             f"{1 - effects.level:.3g},{side} so a line excludes 0 exactly when the test "
+             "rejects."]
+    empty = int(np.isnan(effects.low).sum())
+    if empty:
+        lines.append(f"{empty} pair(s) without a line: the test rejects every common shift of "
+                     "the fold differences (for the F test: they vary more than their "
+                     "within-replication spread allows).")
+    if effects.gaps.any():
+        lines.append(f"{int(effects.gaps.sum())} line(s) include isolated shifts the test "
+                     "rejects (tied ranks): where such a line crosses 0, the mark gives the "
+                     "decision at 0.")
+    return lines
 
 
 #: Per-data-set figures are drawn for at most this many data sets, each of at
@@ -337,10 +483,12 @@ def bayes_section_html(ranking):
                        zip(ranking.datasets, dataset_stems(ranking))
                        if f"dataset_effects_{stem}" in figures]
     if dataset_figures:
-        what = (f"Bayesian correlated t-test on each data set (ROPE ±{s.rope:g}), with the mean "
-                "difference and its credible interval" if ranking.pairwise_test.bayesian
-                else "Mean difference of errors on each data set with the "
-                f"{1 - s.alpha:.0%} interval of the test")
+        what = (f"Bayesian correlated t-test on each data set (ROPE ±{s.rope:g}), with the "
+                "posterior mean and the credible interval that decides"
+                if ranking.pairwise_test.bayesian
+                else f"On each data set, the estimate of the {ranking.pairwise_test.name} test "
+                "with the shifts the test does not reject (its own interval, at the level of "
+                "its decisions); every mark shows the pair's decision")
         parts.append(f"<p>{_e(what)}.</p>")
         for name, stem in dataset_figures:
             parts.append(f"<details><summary>{_e(name)}</summary>"

@@ -187,13 +187,15 @@ def _control(ranking):
 
 def _effect_sizes(ranking):
     """Conventions of the effect sizes (values are beside each pair); None without folds."""
-    from ..stats._effect_sizes import interval_of  # see docs/explanation/effect-sizes.md
+    from ..engine._effects import dataset_effects  # see docs/explanation/effect-sizes.md
 
     if not ranking.results.has_folds:
         return None
+    first = next((r for r in ranking.datasets if r.tested), None)
+    effects = None if first is None else dataset_effects(ranking, first)
     doc = {"level": 1 - ranking.settings.alpha,
-           "per_dataset_interval": interval_of(ranking.pairwise_test.interval,
-                                               ranking.results.design)}
+           "per_dataset_interval": None if effects is None else effects.method,
+           "per_dataset_estimate": None if effects is None else effects.estimator}
     if ranking.pairwise_test.bayesian:   # a BayesianPairwiseTable
         doc["rho"] = ranking.datasets[0].table.rho
     return doc

@@ -19,15 +19,13 @@ from ._corrections import adjust_all_pairs as adjust_all_pairs
 from ._corrections import adjust_pvalues as adjust_pvalues
 from ._corrections import shaffer_multipliers as shaffer_multipliers
 from ._effect_sizes import OVER_DATASETS_LIMIT as OVER_DATASETS_LIMIT
-from ._effect_sizes import MeanDifference as MeanDifference
 from ._effect_sizes import PairEffects as PairEffects
 from ._effect_sizes import WilcoxonInterval as WilcoxonInterval
-from ._effect_sizes import fold_mean_difference as fold_mean_difference
-from ._effect_sizes import interval_of as interval_of
 from ._effect_sizes import over_datasets as over_datasets
 from ._effect_sizes import wilcoxon_interval as wilcoxon_interval
 from ._entry import PairwiseTest as PairwiseTest
 from ._entry import TestFailure as TestFailure
+from ._fold_intervals import FoldInterval as FoldInterval
 from ._fold_tests import combined_5x2cv_f as combined_5x2cv_f
 from ._fold_tests import combined_5x2cv_t as combined_5x2cv_t
 from ._fold_tests import corrected_t as corrected_t

@@ -31,6 +31,8 @@ import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
+from ._distributions import _StudentT
+from ._fold_intervals import t_interval
 
 __all__ = ["BayesSettings", "CorrelatedTResult", "correlated_t", "fold_correlation",
            "bayes_correlated_t", "DEFAULT_THRESHOLD", "DEFAULT_SAMPLES", "POSTERIOR_EVIDENCE"]
@@ -127,9 +129,7 @@ class CorrelatedTResult:
 
     def interval(self, level=0.95):
         """Central credible interval of the mean difference, ``(low, high)``."""
-        from scipy import stats  # ~1 s to import: only when an interval is asked for
-
-        q = stats.t.ppf(0.5 + level / 2, self.df)
+        q = _StudentT(self.df).isf((1 - level) / 2)
         return self.mean - q * self.scale, self.mean + q * self.scale
 
 
@@ -270,6 +270,19 @@ def bayes_correlated_t(a, b, design, rope=0.0):
     result = correlated_t(a, b, rope=rope, design=design)
     statistic, _ = _standardized(result)
     return statistic, 1 - result.costlier_better
+
+
+def _credible_interval(a, b, design, level, alternative="two-sided"):
+    """Central credible interval of the posterior of :func:`bayes_correlated_t`.
+
+    At ``level = 2 threshold - 1`` it decides as the test: its lower bound is
+    above ``rope`` exactly when ``P(costlier practically better) >= threshold``
+    (up to a bound equal to ``rope``); ``rho`` from the design, as the test.
+    """
+    result = correlated_t(a, b, design=design)
+    return t_interval(result.mean, result.scale, _StudentT(result.df), level, alternative,
+                      method="posterior of the Bayesian correlated t-test",
+                      estimator="posterior mean")
 
 
 def _standardized(result):

@@ -60,6 +60,10 @@ class _StudentT(_Tails):
     def sf(self, x):
         return special.stdtr(self.df, -x)
 
+    def isf(self, q):
+        """The upper ``q`` quantile (``sf(isf(q)) = q``), by symmetry for precision."""
+        return -special.stdtrit(self.df, q)
+
     def smaller_tail(self, x):
         """``min(cdf(x), sf(x))`` in one evaluation: ``sf(|x|)``.
 
@@ -104,6 +108,10 @@ class _FisherF(_Tails):
 
     def cdf(self, x):
         return special.fdtr(self.dfn, self.dfd, x)
+
+    def isf(self, q):
+        """The upper ``q`` quantile (``sf(isf(q)) = q``)."""
+        return special.fdtri(self.dfn, self.dfd, 1 - q)
 
     def sf(self, x):
         if self.dfn % 2 or np.ndim(x) == 0:

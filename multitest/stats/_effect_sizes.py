@@ -1,9 +1,10 @@
 """Effect sizes beside every decision (conventions in ``docs/explanation/effect-sizes.md``).
 
-- Per data set: the mean difference of errors ``d = a - b`` (cheaper minus
-  costlier: positive means the costlier is better) with the confidence
-  interval of the chosen pairwise test (:func:`fold_mean_difference`).
-  Computed on demand from the fold errors, never stored for a whole run.
+- Per data set: the interval of the chosen pairwise test, the shifts of
+  ``d = a - b`` (cheaper minus costlier: positive means the costlier is
+  better) it does not reject (:attr:`multitest.stats.PairwiseTest.interval`,
+  :mod:`multitest.stats._fold_intervals`).  Computed on demand from the fold
+  errors, never stored for a whole run.
 - Over data sets: the Hodges–Lehmann median of the per-data-set differences
   of mean errors with its Wilcoxon signed-rank confidence interval, as R's
   ``wilcox.test(d, conf.int=TRUE)`` (:func:`wilcoxon_interval`), and the
@@ -22,101 +23,12 @@ from ._posthoc import _pair_differences
 from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
 from ._validation import _iv_probability
 
-__all__ = ["MeanDifference", "WilcoxonInterval", "PairEffects", "fold_mean_difference",
-           "wilcoxon_interval", "over_datasets", "interval_of", "OVER_DATASETS_LIMIT"]
+__all__ = ["WilcoxonInterval", "PairEffects", "wilcoxon_interval", "over_datasets",
+           "OVER_DATASETS_LIMIT"]
 
 #: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
 #: averages of every pair) stays below this; above, they are left out (null).
 OVER_DATASETS_LIMIT = 200_000_000
-
-
-@dataclass(frozen=True, eq=False)
-class MeanDifference:
-    """Mean difference of errors on one data set with its confidence interval, per pair.
-
-    Attributes
-    ----------
-    estimate, low, high : ndarray, shape (n,)
-        ``mean(a - b)`` and the two-sided interval at ``level``.
-    level : float
-    interval : str
-        Which t interval: ``'kfold-t'``, ``'corrected-t'`` or ``'combined-5x2cv-t'``.
-    """
-
-    estimate: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    level: float
-    interval: str
-
-
-def interval_of(interval, design):
-    """The interval :func:`fold_mean_difference` computes for ``interval`` on ``design``.
-
-    ``interval`` is a test's :attr:`~multitest.stats.PairwiseTest.interval`;
-    it falls back to ``'kfold-t'`` on a design it is not defined for.
-    """
-    if (interval == "combined-5x2cv-t" and not design.is_5x2) or (
-            interval == "corrected-t" and design.folds < 2):
-        return "kfold-t"
-    return interval
-
-
-def fold_mean_difference(a, b, interval, design, level=0.95):
-    """Mean difference over the folds with the interval of a test.
-
-    Parameters
-    ----------
-    a, b : array_like, shape (n, F)
-        Per-fold errors of the cheaper and the costlier algorithm.
-    interval : {'kfold-t', 'corrected-t', 'combined-5x2cv-t'}
-        The :attr:`~multitest.stats.PairwiseTest.interval` of the pairwise
-        test (see :func:`interval_of` for the design).
-    design : multitest.stats.FoldDesign
-    level : float, default 0.95
-
-    Returns
-    -------
-    MeanDifference
-
-    Notes
-    -----
-    ``estimate +- t_{df, (1 + level)/2} * se``, with the standard error that
-    the test's statistic divides by (so ``estimate / se`` is the t statistic):
-
-    - ``kfold-t``: ``se = s_d / sqrt(F)``, ``df = F - 1``;
-    - ``corrected-t`` (and the Bayesian correlated t, whose posterior is the
-      same Student t with ``rho = 1/k``): ``se = sqrt((1/J + 1/(k - 1)) s_d^2)``,
-      ``df = J - 1``;
-    - ``combined-5x2cv-t`` (also for the F test and Dietterich's 5x2 cv t,
-      which have no interval for the mean of all ten differences):
-      ``se = sqrt(sum_i s_i^2 / 5) / sqrt(10)``, ``df = 5``.
-
-    Other tests (Wilcoxon, sign, custom) use the ``kfold-t`` interval.  A zero
-    standard error gives the interval ``[estimate, estimate]``.
-    """
-    level = _iv_probability(level, "level")
-    a = np.atleast_2d(np.asarray(a, dtype=float))
-    b = np.atleast_2d(np.asarray(b, dtype=float))
-    d = a - b
-    n, F = d.shape
-    interval = interval_of(interval, design)
-    estimate = d.mean(axis=1)
-    if F < 2:
-        return MeanDifference(estimate=estimate, low=np.full(n, np.nan),
-                              high=np.full(n, np.nan), level=level, interval=interval)
-    if interval == "combined-5x2cv-t":
-        p = d.reshape(n, 5, 2)
-        s2 = ((p - p.mean(axis=2, keepdims=True)) ** 2).sum(axis=2)
-        se, df = np.sqrt(s2.sum(axis=1) / 5) / np.sqrt(10), 5
-    else:
-        constant = np.all(d == d[:, :1], axis=1)
-        variance = np.where(constant, 0.0, d.var(axis=1, ddof=1))
-        factor = 1 / F if interval == "kfold-t" else 1 / F + 1 / (design.folds - 1)
-        se, df = np.sqrt(factor * variance), F - 1
-    half = special.stdtrit(df, 0.5 + level / 2) * se
-    return MeanDifference(estimate=estimate, low=estimate - half, high=estimate + half,
-                          level=level, interval=interval)
 
 
 # --------------------------------------------------------------------------

@@ -23,10 +23,6 @@ _ALTERNATIVES = ("two-sided", "less", "greater")
 #: :attr:`PairwiseTest.evidence` of a classical test: its second number is a p-value.
 _P_VALUE = "p-value"
 
-#: The intervals of the mean difference :func:`~multitest.stats.fold_mean_difference`
-#: computes (:attr:`PairwiseTest.interval`).
-_INTERVALS = ("kfold-t", "corrected-t", "combined-5x2cv-t")
-
 
 # --------------------------------------------------------------------------
 # Fold design and the test wrapper
@@ -72,10 +68,13 @@ class PairwiseTest:
     decision : callable or None
         ``decision(a, b, alpha)``: whether each p-value is below ``alpha``,
         the same decisions as ``func`` without computing most p-values.
-    interval : {'kfold-t', 'corrected-t', 'combined-5x2cv-t'}
-        The interval of the mean difference of errors shown beside the test's
-        decisions (see :func:`multitest.stats.fold_mean_difference`):
-        the one whose standard error the test's statistic divides by.
+    interval : callable or None
+        ``interval(a, b, design, level, alternative) -> FoldInterval``: the
+        shifts of ``a - b`` the test does not reject at ``1 - level``, from the
+        test's own statistic and design (:class:`multitest.stats.FoldInterval`),
+        so that it excludes 0 exactly when the test rejects; for a Bayesian
+        test the central credible interval.  None: the test has no honest
+        interval (figures then show its statistic and p-value).
     bayesian : bool
         The test decides by a posterior probability and a threshold, not by a
         p-value and ``alpha``: stage 1 runs it with the run's ROPE and
@@ -86,8 +85,8 @@ class PairwiseTest:
         ``'1 - P(costlier practically better)'``.
 
     The capabilities after ``description`` are set by the registry for the
-    built-in tests; a user's test gets the safe defaults (none of them, the
-    ``kfold-t`` interval, its alternatives read from its signature).
+    built-in tests; a user's test gets the safe defaults (none of them, no
+    interval, its alternatives read from its signature).
 
     Examples
     --------
@@ -111,14 +110,14 @@ class PairwiseTest:
     fold_major: bool = False
     thread_safe: bool = False
     decision: Callable | None = None
-    interval: str = "kfold-t"
+    interval: Callable | None = None
     bayesian: bool = False
     evidence: str = _P_VALUE
 
     def __post_init__(self):
-        if self.interval not in _INTERVALS:
-            raise MultitestError(f"pairwise test '{self.name}': `interval` must be one of "
-                                 f"{', '.join(_INTERVALS)}, got {self.interval!r}")
+        if self.interval is not None and not callable(self.interval):
+            raise MultitestError(f"pairwise test '{self.name}': `interval` must be a function "
+                                 f"or None, got {self.interval!r}")
         if self.alternatives[:1] != ("two-sided",) or not set(self.alternatives) <= set(
                 _ALTERNATIVES):
             raise MultitestError(f"pairwise test '{self.name}': `alternatives` must start with "

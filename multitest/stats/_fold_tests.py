@@ -33,6 +33,11 @@ Degenerate folds never produce a warning or a NaN:
   :func:`scipy.stats.binomtest`. The statistics and their null distributions
   are those of :mod:`multitest.stats._signed_rank` and
   :mod:`multitest.stats._distributions`, shared with the second pass.
+
+Each test's interval (``_<test>_interval(a, b, design, level, alternative)``,
+its registry entry's :attr:`~multitest.stats.PairwiseTest.interval`) is the
+set of shifts it does not reject, built from the same parts as the test
+(:mod:`multitest.stats._fold_intervals`).
 """
 
 
@@ -43,6 +48,7 @@ from scipy import special
 
 from .._errors import MultitestError
 from ._distributions import _FisherF, _ratio, _ratio_test, _StudentT
+from ._fold_intervals import FoldInterval, inverted_interval, t_interval, walsh_averages
 from ._signed_rank import scipy_signed_rank_test, sign_test_rows, signed_rank_test
 
 __all__ = ["combined_5x2cv_f", "combined_5x2cv_t", "corrected_t", "kfold_t", "paired_5x2cv_t",
@@ -179,6 +185,27 @@ def _combined_f_parts(a, b):
     return _sum_columns(list(np.square(p))), 2 * s2_sum
 
 
+def _combined_f_interval(a, b, design, level, alternative="two-sided"):
+    """The shifts ``d0`` the combined 5x2 cv F test does not reject on ``p - d0``.
+
+    ``sum_ij (p_ij - d0)^2 = 10 (d0 - mean)^2 + SS`` (``SS`` the squared
+    deviations of the ten differences from their mean) and ``sum_i s_i^2``
+    does not move with ``d0``, so ``f(d0) <= c`` (``c`` the critical value
+    of F(10, 5)) is ``|d0 - mean| <= sqrt((2 c sum_i s_i^2 - SS) / 10)``.  When
+    ``SS > 2 c sum_i s_i^2`` the test rejects every shift: no interval (NaN).
+    """
+    p, s2_sum = _five_by_two(a, b)
+    mean = _sum_columns(list(p)) / 10
+    spread = _sum_columns(list(np.square(p - mean)))
+    room = _FisherF(10, 5).isf(1 - level) * (2 * s2_sum) - spread
+    half = np.sqrt(np.where(room >= 0, room, np.nan) / 10)
+    closed = np.zeros(mean.shape, dtype=bool)
+    return FoldInterval(estimate=mean, low=mean - half, high=mean + half, low_open=closed,
+                        high_open=closed, level=level, alternative=alternative,
+                        method="combined 5x2 cv F test", estimator="mean difference",
+                        gaps=closed)
+
+
 #: Half-width of the band around the critical value where the decision computes p.
 _BAND = 1e-6
 
@@ -235,13 +262,25 @@ def paired_5x2cv_t(a, b, alternative="two-sided"):
     >>> t.round(4), p.round(4)
     (array([0.5662]), array([0.5957]))
     """
+    return _ratio_test(*_paired_5x2_parts(a, b), alternative)
+
+
+def _paired_5x2_parts(a, b):
+    """Numerator ``p_1^(1)``, scale and distribution of Dietterich's 5x2 cv t."""
     p, s2_sum = _five_by_two(a, b)
-    return _five_by_two_t(p[0], s2_sum, alternative)
+    return _five_by_two_t(p[0], s2_sum)
 
 
-def _five_by_two_t(numerator, s2_sum, alternative):
-    """``numerator / sqrt(sum_i s_i^2 / 5)`` against t with 5 df: both 5x2 cv t tests."""
-    return _ratio_test(numerator, np.sqrt(s2_sum / 5), _StudentT(5), alternative)
+def _paired_5x2_interval(a, b, design, level, alternative="two-sided"):
+    """``p_1^(1) -+ q sqrt(sum_i s_i^2 / 5)``: Dietterich's t estimates the difference
+    by the first fold of the first replication."""
+    return t_interval(*_paired_5x2_parts(a, b), level, alternative, method="5x2 cv paired t test",
+                      estimator="difference on the first fold")
+
+
+def _five_by_two_t(numerator, s2_sum):
+    """``numerator``, ``sqrt(sum_i s_i^2 / 5)`` and t with 5 df: both 5x2 cv t tests."""
+    return numerator, np.sqrt(s2_sum / 5), _StudentT(5)
 
 
 def combined_5x2cv_t(a, b, alternative="two-sided"):
@@ -265,8 +304,18 @@ def combined_5x2cv_t(a, b, alternative="two-sided"):
     >>> t.round(4), p.round(4)
     (array([0.6161]), array([0.2824]))
     """
+    return _ratio_test(*_combined_t_parts(a, b), alternative)
+
+
+def _combined_t_parts(a, b):
     p, s2_sum = _five_by_two(a, b)
-    return _five_by_two_t(np.sqrt(10) * (_sum_columns(list(p)) / 10), s2_sum, alternative)
+    return _five_by_two_t(np.sqrt(10) * (_sum_columns(list(p)) / 10), s2_sum)
+
+
+def _combined_t_interval(a, b, design, level, alternative="two-sided"):
+    """``mean -+ q sqrt(sum_i s_i^2 / 5) / sqrt(10)``."""
+    return t_interval(*_combined_t_parts(a, b), level, alternative, unit=np.sqrt(10),
+                      method="combined 5x2 cv t test")
 
 
 def kfold_t(a, b, alternative="two-sided"):
@@ -301,10 +350,18 @@ def kfold_t(a, b, alternative="two-sided"):
     >>> t.round(4), p.round(4)
     (array([5.8797]), array([0.0021]))
     """
+    return _ratio_test(*_kfold_parts(a, b), alternative)
+
+
+def _kfold_parts(a, b):
     folds = _require_folds(a, 2, "kfold-t")
     d = a - b
-    scale = np.sqrt(_variance(d) / folds)
-    return _ratio_test(_row_mean(d), scale, _StudentT(folds - 1), alternative)
+    return _row_mean(d), np.sqrt(_variance(d) / folds), _StudentT(folds - 1)
+
+
+def _kfold_interval(a, b, design, level, alternative="two-sided"):
+    """``mean -+ q s_d / sqrt(F)``, ``q`` from t with ``F - 1`` df."""
+    return t_interval(*_kfold_parts(a, b), level, alternative, method="paired t test")
 
 
 def corrected_t(a, b, design, alternative="two-sided"):
@@ -347,6 +404,10 @@ def corrected_t(a, b, design, alternative="two-sided"):
     >>> t.round(4), p.round(4)
     (array([2.3623]), array([0.0424]))
     """
+    return _ratio_test(*_corrected_parts(a, b, design), alternative)
+
+
+def _corrected_parts(a, b, design):
     ratio = design.test_train_ratio
     if ratio is None:
         if design.folds < 2:
@@ -358,8 +419,13 @@ def corrected_t(a, b, design, alternative="two-sided"):
         ratio = 1 / (design.folds - 1)
     folds = _require_folds(a, 2, "corrected-t")
     d = a - b
-    scale = np.sqrt((1 / folds + ratio) * _variance(d))
-    return _ratio_test(_row_mean(d), scale, _StudentT(folds - 1), alternative)
+    return _row_mean(d), np.sqrt((1 / folds + ratio) * _variance(d)), _StudentT(folds - 1)
+
+
+def _corrected_interval(a, b, design, level, alternative="two-sided"):
+    """``mean -+ q sqrt((1/J + n_test/n_train) s_d^2)``, the design's test/train ratio."""
+    return t_interval(*_corrected_parts(a, b, design), level, alternative,
+                      method="corrected resampled t test")
 
 
 def _require_folds(a, minimum, name):
@@ -422,6 +488,23 @@ def _exact_signed_rank(d, alternative, zero_method):
     return _fold_statistic(*signed_rank_test(d, alternative, zero_method), alternative)
 
 
+def _wilcoxon_interval(a, b, design, level, alternative="two-sided"):
+    """Hodges–Lehmann estimate, the shifts :func:`wilcoxon_signed_rank` does not reject."""
+    return _signed_rank_interval(a - b, level, alternative, "wilcox")
+
+
+def _wilcoxon_pratt_interval(a, b, design, level, alternative="two-sided"):
+    """Hodges–Lehmann estimate, the shifts :func:`wilcoxon_pratt` does not reject."""
+    return _signed_rank_interval(a - b, level, alternative, "pratt")
+
+
+def _signed_rank_interval(d, level, alternative, zero_method):
+    return inverted_interval(
+        d, lambda x: signed_rank_test(x, alternative, zero_method)[2], walsh_averages(d),
+        level, alternative, method=f"Wilcoxon signed-rank test ({zero_method} zeros)",
+        estimator="Hodges–Lehmann")
+
+
 def _fold_statistic(r_plus, r_minus, pvalue, alternative):
     """SciPy's statistic: ``min(R+, R-)`` two-sided, ``R+`` one-sided; with the p-value."""
     return (np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus), pvalue
@@ -449,6 +532,15 @@ def wilcoxon_scipy(a, b, alternative="two-sided"):
     (array([4.]), array([0.0137]))
     """
     return _fold_statistic(*scipy_signed_rank_test(a - b, alternative), alternative)
+
+
+def _wilcoxon_scipy_interval(a, b, design, level, alternative="two-sided"):
+    """Hodges–Lehmann estimate, the shifts :func:`wilcoxon_scipy` does not reject."""
+    d = a - b
+    return inverted_interval(d, lambda x: scipy_signed_rank_test(x, alternative)[2],
+                             walsh_averages(d), level, alternative,
+                             method="Wilcoxon signed-rank test (SciPy)",
+                             estimator="Hodges–Lehmann")
 
 
 def sign_test(a, b, alternative="two-sided"):
@@ -482,3 +574,10 @@ def sign_test(a, b, alternative="two-sided"):
     """
     wins, _, pvalue = sign_test_rows(a - b, alternative)
     return wins.astype(float), pvalue
+
+
+def _sign_interval(a, b, design, level, alternative="two-sided"):
+    """Median difference, the shifts :func:`sign_test` does not reject (order statistics)."""
+    d = a - b
+    return inverted_interval(d, lambda x: sign_test_rows(x, alternative)[2], np.sort(d, axis=1),
+                             level, alternative, method="sign test", estimator="median difference")

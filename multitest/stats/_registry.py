@@ -13,10 +13,19 @@ import importlib
 from importlib import metadata
 
 from .._errors import MultitestError, UnknownTestError
-from ._bayesian import POSTERIOR_EVIDENCE, bayes_correlated_t
+from ._bayesian import POSTERIOR_EVIDENCE, _credible_interval, bayes_correlated_t
 from ._entry import PairwiseTest, _one_line
 from ._fold_tests import (
+    _combined_f_interval,
     _combined_f_significant,
+    _combined_t_interval,
+    _corrected_interval,
+    _kfold_interval,
+    _paired_5x2_interval,
+    _sign_interval,
+    _wilcoxon_interval,
+    _wilcoxon_pratt_interval,
+    _wilcoxon_scipy_interval,
     combined_5x2cv_f,
     combined_5x2cv_t,
     corrected_t,
@@ -249,23 +258,25 @@ def _import_path(path):
 # --------------------------------------------------------------------------
 
 #: What the built-in tests can do, beyond what their signatures say (see the
-#: attributes of :class:`PairwiseTest`).  All see the errors only through ``a - b``.
+#: attributes of :class:`PairwiseTest`).  All see the errors only through ``a - b``;
+#: each interval inverts its own test (:mod:`multitest.stats._fold_intervals`).
 _T_TEST = dict(vectorized=True, difference_only=True, thread_safe=True)
-_FIVE_BY_TWO = dict(_T_TEST, requires_5x2=True, fold_major=True, interval="combined-5x2cv-t")
+_FIVE_BY_TWO = dict(_T_TEST, requires_5x2=True, fold_major=True)
 _RANK_TEST = dict(vectorized=True, difference_only=True)
 _BUILTINS = (
-    ("combined-5x2cv-f", combined_5x2cv_f, dict(_FIVE_BY_TWO, decision=_combined_f_significant)),
-    ("5x2cv-t", paired_5x2cv_t, _FIVE_BY_TWO),
-    ("combined-5x2cv-t", combined_5x2cv_t, _FIVE_BY_TWO),
-    ("kfold-t", kfold_t, dict(_T_TEST, interval="kfold-t")),
-    ("corrected-t", corrected_t, dict(_T_TEST, interval="corrected-t")),
-    ("wilcoxon", wilcoxon_signed_rank, _RANK_TEST),
-    ("wilcoxon-pratt", wilcoxon_pratt, _RANK_TEST),
-    ("wilcoxon-scipy", wilcoxon_scipy, _RANK_TEST),
-    ("sign", sign_test, _RANK_TEST),
-    # Its posterior is the corrected t's Student t (rho = 1/k): the same interval.
+    ("combined-5x2cv-f", combined_5x2cv_f,
+     dict(_FIVE_BY_TWO, decision=_combined_f_significant, interval=_combined_f_interval)),
+    ("5x2cv-t", paired_5x2cv_t, dict(_FIVE_BY_TWO, interval=_paired_5x2_interval)),
+    ("combined-5x2cv-t", combined_5x2cv_t, dict(_FIVE_BY_TWO, interval=_combined_t_interval)),
+    ("kfold-t", kfold_t, dict(_T_TEST, interval=_kfold_interval)),
+    ("corrected-t", corrected_t, dict(_T_TEST, interval=_corrected_interval)),
+    ("wilcoxon", wilcoxon_signed_rank, dict(_RANK_TEST, interval=_wilcoxon_interval)),
+    ("wilcoxon-pratt", wilcoxon_pratt, dict(_RANK_TEST, interval=_wilcoxon_pratt_interval)),
+    ("wilcoxon-scipy", wilcoxon_scipy, dict(_RANK_TEST, interval=_wilcoxon_scipy_interval)),
+    ("sign", sign_test, dict(_RANK_TEST, interval=_sign_interval)),
     ("bayes-correlated-t", bayes_correlated_t,
-     dict(vectorized=True, interval="corrected-t", bayesian=True, evidence=POSTERIOR_EVIDENCE)),
+     dict(vectorized=True, interval=_credible_interval, bayesian=True,
+          evidence=POSTERIOR_EVIDENCE)),
 )
 for _name, _func, _capabilities in _BUILTINS:
     _REGISTRY[_name] = dataclasses.replace(PairwiseTest.from_function(_func, _name),

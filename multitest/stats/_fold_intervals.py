@@ -1,0 +1,279 @@
+"""Intervals that match a pairwise test's decision: the shifts the test does not reject.
+
+A pairwise test of stage 1 rejects ``d = a - b`` (cheaper minus costlier, per
+fold) at level ``alpha``.  Its interval is the set of shifts ``d0`` for which
+the *same* test on ``d - d0`` does not reject: the test's own statistic and
+null distribution, inverted.  So the interval excludes 0 exactly when the test
+rejects (a one-sided test gives a one-sided interval).
+
+- t-type tests (:func:`t_interval`): the statistic ``(estimate - d0) / scale``
+  against t, so the interval is ``estimate -+ q scale`` with the quantile
+  ``q`` of the test's own distribution (closed bounds);
+- rank tests (:func:`inverted_interval`): the statistic is a step function of
+  ``d0`` that changes only at known breakpoints (the Walsh averages for the
+  signed-rank tests, the differences themselves for the sign test); the test
+  is run at every breakpoint and between every two, and the interval is the
+  hull of the shifts it does not reject.  A bound is *open* when the test
+  rejects at the breakpoint itself but not just inside it.  With tied ranks
+  the conditional test can reject an isolated breakpoint inside the hull
+  (``gaps``); :meth:`FoldInterval.contains` answers for the set itself, so it
+  is the test's decision at every shift.
+
+The test functions that build these live beside the tests in
+:mod:`multitest.stats._fold_tests` (and :mod:`multitest.stats._bayesian`),
+sharing their arithmetic; :attr:`multitest.stats.PairwiseTest.interval` is
+one of them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["FoldInterval"]
+
+
+@dataclass(frozen=True, eq=False)
+class FoldInterval:
+    """The interval of a pairwise test on one data set, per pair.
+
+    Attributes
+    ----------
+    estimate : ndarray, shape (n,)
+        The test's point estimate of the difference ``a - b`` (see
+        ``estimator``).
+    low, high : ndarray, shape (n,)
+        Bounds of the shifts the test does not reject; ``-inf`` / ``inf`` on the
+        open side of a one-sided test; NaN for both when it rejects every
+        shift (the combined 5x2 cv F test when the ten differences vary more
+        than their within-replication spread allows).
+    low_open, high_open : ndarray of bool, shape (n,)
+        The bound itself is rejected (rank tests at a breakpoint).
+    level : float
+        ``1 - alpha`` of the decision (after the within-data-set correction).
+    alternative : str
+    method : str
+        What was inverted, for captions (e.g. ``'combined 5x2 cv F test'``).
+    estimator : str
+        What ``estimate`` is (e.g. ``'mean difference'``, ``'Hodges–Lehmann'``).
+    gaps : ndarray of bool, shape (n,)
+        The test rejects some shift between ``low`` and ``high`` (a rank test
+        with tied ranks at a breakpoint): the shifts it does not reject are
+        the hull minus isolated points.
+    breakpoints, accepted : ndarray or None
+        For a rank test: the sorted breakpoints ``w`` (n, K) and whether the
+        test accepts below ``w_0``, at ``w_0``, between ``w_0`` and ``w_1``,
+        ..., above ``w_{K-1}`` (n, 2K + 1); None for the t-type tests.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.inputs import FoldDesign
+    >>> from multitest.stats import get_test
+    >>> d = np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
+    >>> i = get_test("kfold-t").interval(d, np.zeros_like(d), FoldDesign(1, 10), 0.95)
+    >>> i.low.round(4), i.high.round(4), i.contains(0.0)
+    (array([0.0069]), array([0.0337]), array([False]))
+    """
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    low_open: np.ndarray
+    high_open: np.ndarray
+    level: float
+    alternative: str
+    method: str
+    estimator: str
+    gaps: np.ndarray
+    breakpoints: np.ndarray | None = None
+    accepted: np.ndarray | None = None
+
+    def contains(self, value):
+        """Whether the test does not reject the shift ``value`` (a number, or one per pair).
+
+        Returns
+        -------
+        ndarray of bool, shape (n,)
+        """
+        value = np.asarray(value, dtype=float)
+        if self.breakpoints is not None:
+            w, value = self.breakpoints, value.reshape(-1, 1)
+            at = (w == value).any(axis=1)
+            index = 2 * (w < value).sum(axis=1) + at
+            return self.accepted[np.arange(w.shape[0]), index]
+        above = np.where(self.low_open, self.low < value, self.low <= value)
+        below = np.where(self.high_open, value < self.high, value <= self.high)
+        return above & below
+
+
+def t_interval(numerator, scale, distribution, level, alternative, *, unit=1.0, method,
+               estimator="mean difference"):
+    """The interval of a test of ``numerator / scale`` against ``distribution``.
+
+    Parameters
+    ----------
+    numerator, scale : ndarray, shape (n,)
+        The test's statistic is ``numerator / scale``; a shift ``d0`` of every
+        difference moves ``numerator`` by ``d0 * unit`` and leaves ``scale``.
+    distribution : a t distribution of :mod:`multitest.stats._distributions`
+    level : float
+    alternative : {'two-sided', 'less', 'greater'}
+    unit : float
+        ``numerator = unit * estimate`` (``sqrt(10)`` for the combined 5x2 cv t).
+    method, estimator : str
+
+    Returns
+    -------
+    FoldInterval
+        ``(numerator -+ q scale) / unit``, ``q`` the upper ``alpha`` (one-sided)
+        or ``alpha / 2`` quantile; a zero scale gives ``[estimate, estimate]``.
+    """
+    alpha = 1 - level
+    q = distribution.isf(alpha if alternative != "two-sided" else alpha / 2)
+    half = np.where(scale == 0, 0.0, q * scale)
+    low, high = (numerator - half) / unit, (numerator + half) / unit
+    if alternative == "greater":
+        high = np.full_like(high, np.inf)
+    elif alternative == "less":
+        low = np.full_like(low, -np.inf)
+    closed = np.zeros(low.shape, dtype=bool)
+    return FoldInterval(estimate=numerator / unit, low=low, high=high, low_open=closed,
+                        high_open=closed, level=level, alternative=alternative,
+                        method=method, estimator=estimator, gaps=closed)
+
+
+#: Cells (shifted rows x folds) handed to a test at once by :func:`inverted_interval`.
+_CELLS = 1 << 20
+#: Rows with more distinct candidate shifts than this are bisected, not run at every one.
+_ALL_CANDIDATES = 513
+
+
+def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, estimator):
+    """The shifts ``d0`` a rank test does not reject, from its breakpoints.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n, F)
+        Differences.
+    pvalues : callable
+        ``pvalues(x)``: the test's p-values of the rows of ``x`` (shape (m, F)).
+    breakpoints : ndarray, shape (n, K)
+        Sorted per row: the shifts where the test's statistic can change; it
+        is constant between two consecutive ones.
+    level : float
+    alternative : str
+    method, estimator : str
+
+    Returns
+    -------
+    FoldInterval
+        The estimate is the median of the breakpoints (the Hodges–Lehmann
+        estimate for Walsh averages, the median for the differences).
+
+    Notes
+    -----
+    The test runs once per distinct candidate: below every breakpoint, at each,
+    between each two, above every one.  A row with more than
+    ``_ALL_CANDIDATES`` distinct candidates (about 30 folds without ties) is
+    bisected instead: from the candidate in the middle outwards to the first
+    and last accepted ones, taking the accepted candidates as one run, plus
+    the test at 0 itself, so that :meth:`FoldInterval.contains` is exact at 0.
+    """
+    n, K = breakpoints.shape
+    # candidates, in increasing order: below all, w_0, (w_0 + w_1)/2, w_1, ..., above all
+    candidates = np.empty((n, 2 * K + 1))
+    candidates[:, 1::2] = breakpoints
+    candidates[:, 2:-1:2] = (breakpoints[:, 1:] + breakpoints[:, :-1]) / 2
+    spread = 1.0 + np.abs(breakpoints[:, [0, -1]])
+    candidates[:, 0] = breakpoints[:, 0] - spread[:, 0]
+    candidates[:, -1] = breakpoints[:, -1] + spread[:, 1]
+    new = np.ones(candidates.shape, dtype=bool)
+    np.not_equal(candidates[:, 1:], candidates[:, :-1], out=new[:, 1:])
+    accepted = np.zeros(candidates.shape, dtype=bool)
+    test = _Shifts(d, candidates, pvalues, 1 - level)
+    bisect = new.sum(axis=1) > _ALL_CANDIDATES
+    bisect[bisect] = _bisect(test, np.flatnonzero(bisect), accepted)
+    every = np.flatnonzero(~bisect)
+    rows, columns = np.nonzero(new[every])
+    accepted[every[rows], columns] = test.accepts(every[rows], columns)
+    # a repeated candidate takes the answer of its first copy
+    first_copy = np.maximum.accumulate(np.where(new, np.arange(2 * K + 1), 0), axis=1)
+    accepted = np.take_along_axis(accepted, first_copy, axis=1)
+    return _hull(candidates, breakpoints, accepted, level, alternative, method, estimator)
+
+
+class _Shifts:
+    """The test at candidate shifts of the differences, a block of rows at a time."""
+
+    def __init__(self, d, candidates, pvalues, alpha):
+        self.d, self.candidates, self.pvalues, self.alpha = d, candidates, pvalues, alpha
+
+    def accepts(self, rows, columns):
+        """Whether the test does not reject ``d[rows] - candidates[rows, columns]``."""
+        out = np.empty(rows.size, dtype=bool)
+        step = max(1, _CELLS // self.d.shape[1])
+        for k in range(0, rows.size, step):
+            r, c = rows[k:k + step], columns[k:k + step]
+            shifted = self.d[r] - self.candidates[r, c][:, None]
+            out[k:k + step] = self.pvalues(shifted) >= self.alpha
+        return out
+
+
+def _bisect(test, rows, accepted):
+    """Fill ``accepted[rows]`` by bisection; False for the rows it cannot (middle rejected)."""
+    last = test.candidates.shape[1] - 1
+    middle = np.full(rows.size, last // 2)
+    ok = test.accepts(rows, middle)
+    rows, middle = rows[ok], middle[ok]
+    bounds = []
+    for end in (0, last):                # the first, then the last accepted candidate
+        inner = middle.copy()
+        outer = np.full(rows.size, end)
+        at_end = test.accepts(rows, outer)
+        inner[at_end] = end
+        while True:
+            live = np.flatnonzero(np.abs(inner - outer) > 1)
+            if live.size == 0:
+                break
+            probe = (inner[live] + outer[live]) // 2
+            hit = test.accepts(rows[live], probe)
+            inner[live[hit]] = probe[hit]
+            outer[live[~hit]] = probe[~hit]
+        bounds.append(inner)
+    span = np.arange(last + 1)
+    accepted[rows] = (span >= bounds[0][:, None]) & (span <= bounds[1][:, None])
+    w = test.candidates[rows, 1::2]                  # the decision itself: the test at 0
+    zero = 2 * (w < 0).sum(axis=1) + (w == 0).any(axis=1)
+    accepted[rows, zero] = test.accepts(rows, zero)
+    return ok
+
+
+def _hull(candidates, breakpoints, accepted, level, alternative, method, estimator):
+    """The :class:`FoldInterval` of the accepted candidates."""
+    n, size = accepted.shape
+    rows = np.arange(n)
+    first = np.argmax(accepted, axis=1)
+    last = size - 1 - np.argmax(accepted[:, ::-1], axis=1)
+    none = ~accepted.any(axis=1)
+    # an accepted gap (even index) is bounded by the breakpoint beside it, open
+    low = np.where(first == 0, -np.inf, candidates[rows, np.maximum(first - (first % 2 == 0), 0)])
+    high = np.where(last == size - 1, np.inf,
+                    candidates[rows, np.minimum(last + (last % 2 == 0), size - 1)])
+    low_open, high_open = first % 2 == 0, last % 2 == 0
+    low[none] = high[none] = np.nan
+    inside = np.arange(size)
+    gaps = ((inside > first[:, None]) & (inside < last[:, None]) & ~accepted).any(axis=1)
+    return FoldInterval(estimate=np.median(breakpoints, axis=1), low=low, high=high,
+                        low_open=low_open & ~none, high_open=high_open & ~none, level=level,
+                        alternative=alternative, method=method, estimator=estimator,
+                        gaps=gaps, breakpoints=breakpoints, accepted=accepted)
+
+
+def walsh_averages(d):
+    """The sorted Walsh averages ``(d_i + d_j) / 2, i <= j`` of each row, shape (n, F(F+1)/2)."""
+    i, j = np.triu_indices(d.shape[1])
+    walsh = (d[:, i] + d[:, j]) / 2
+    walsh.sort(axis=1)
+    return walsh
