@@ -679,7 +679,7 @@ def test_svg_to_dot_translates_every_element(ranking):
     ns = "{http://www.w3.org/2000/svg}"
     lines = root.findall(f"{ns}line")
     rects = [r for r in root.findall(f"{ns}rect") if float(r.get("width")) > 0
-             and float(r.get("height")) > 0]
+             and float(r.get("height")) > 0] + root.findall(f"{ns}polygon")
     circles = root.findall(f"{ns}circle")
     runs = sum(bool((t.text or "").strip()) + sum(bool(s.text) + bool((s.tail or "").strip())
                                                    for s in t)
@@ -687,11 +687,17 @@ def test_svg_to_dot_translates_every_element(ranking):
     dot = svg_to_dot(svg, "effects")
     assert dot.count(" -> ") == len(lines)
     assert len(re.findall(r"^b\d+ \[", dot, re.M)) == len(rects)
-    assert len(re.findall(r"^c\d+ \[", dot, re.M)) == len(circles) == 28
+    assert len(re.findall(r"^c\d+ \[", dot, re.M)) == len(circles)
+    # every one of the 28 pairs has one mark: a circle, or a square (polygon)
+    marks = root.findall(f"{ns}*[@data-decision]")
+    assert len([m for m in marks if m.get("data-pair")]) == 28
     assert len(re.findall(r"^t\d+ \[", dot, re.M)) == runs
-    assert "#222222" in dot and "#222\"" not in dot       # 3-digit colours expanded
-    with pytest.raises(MultitestError, match="<polygon>"):
-        svg_to_dot('<svg xmlns="http://www.w3.org/2000/svg" height="9"><polygon/></svg>')
+    small = svg_to_dot('<svg xmlns="http://www.w3.org/2000/svg" height="9">'
+                       '<rect width="3" height="3" fill="#abc"/></svg>')
+    assert "#aabbcc" in small and '"#abc"' not in small   # 3-digit colours expanded
+    assert 'color="#595959"' in dot                      # open marks keep their outline
+    with pytest.raises(MultitestError, match="<path>"):
+        svg_to_dot('<svg xmlns="http://www.w3.org/2000/svg" height="9"><path/></svg>')
 
 
 @needs_dot

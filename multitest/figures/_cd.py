@@ -326,6 +326,13 @@ def _dot_string(text):
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
+def _outline(stroke, width):
+    """DOT attributes of a node's outline: none, or ``stroke`` at ``width`` points."""
+    if not stroke or stroke == "none":
+        return "penwidth=0"
+    return f"penwidth={width:g}, color={_dot_string(stroke)}"
+
+
 class _PinnedDot:
     """DOT text with every node pinned (neato, positions in points, y upwards)."""
 
@@ -350,20 +357,21 @@ class _PinnedDot:
         extra = "".join(f", {k}={_dot_string(str(v))}" for k, v in attrs.items())
         self.lines.append(f"{a} -> {b} [{extra[2:]}]" if extra else f"{a} -> {b}")
 
-    def box(self, x, y, width, height, fill):
-        """A filled rectangle, top left corner at ``(x, y)``."""
+    def box(self, x, y, width, height, fill, stroke=None, stroke_width=1.0):
+        """A filled rectangle, top left corner at ``(x, y)``, outlined by ``stroke``."""
         self.count += 1
         cx, cy = x + width / 2, self.height - y - height / 2
         self.lines.append(f'b{self.count} [pos="{cx:.2f},{cy:.2f}!", shape=box, style=filled, '
-                          f'penwidth=0, fillcolor={_dot_string(fill)}, '
+                          f'{_outline(stroke, stroke_width)}, fillcolor={_dot_string(fill)}, '
                           f'width={width / _POINTS_PER_INCH:.4f}, '
                           f'height={height / _POINTS_PER_INCH:.4f}]')
 
-    def disc(self, x, y, radius, fill):
-        """A filled circle centred on ``(x, y)``."""
+    def disc(self, x, y, radius, fill, stroke=None, stroke_width=1.0):
+        """A filled circle centred on ``(x, y)``, outlined by ``stroke``."""
         self.count += 1
         self.lines.append(f'c{self.count} [pos="{x:.2f},{self.height - y:.2f}!", shape=circle, '
-                          f'style=filled, penwidth=0, fillcolor={_dot_string(fill)}, '
+                          f'style=filled, {_outline(stroke, stroke_width)}, '
+                          f'fillcolor={_dot_string(fill)}, '
                           f'width={2 * radius / _POINTS_PER_INCH:.4f}]')
 
     def text(self, x, y, text, fontsize, anchor="middle", width=None, color=None, bold=False):

@@ -46,7 +46,8 @@ def svg_to_dot(svg, name="figure"):
     Parameters
     ----------
     svg : str
-        An SVG document of ``rect``, ``line``, ``circle`` and ``text``
+        An SVG document of ``rect``, ``polygon`` (drawn as its bounding box), ``line``,
+        ``circle`` and ``text``
         (with ``tspan``) elements, as :func:`multitest.figures.pairs_figure_svg`
         writes; other elements are an error.
     name : str
@@ -83,12 +84,14 @@ def _draw(d, element, size):
     if tag == "rect":
         w, h = _number(element, "width"), _number(element, "height")
         if w > 0 and h > 0:
-            d.box(_number(element, "x"), _number(element, "y"), w, h,
-                  _colour(element.get("fill", "black")))
+            d.box(_number(element, "x"), _number(element, "y"), w, h, *_paint(element))
+    elif tag == "polygon":
+        # Drawn as its bounding box: the figures here use polygons for square marks only.
+        xs, ys = _corners(element)
+        d.box(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys), *_paint(element))
     elif tag == "circle":
         r = _number(element, "r")
-        d.disc(_number(element, "cx"), _number(element, "cy"), r,
-               _colour(element.get("fill", "black")))
+        d.disc(_number(element, "cx"), _number(element, "cy"), r, *_paint(element))
     elif tag == "line":
         attrs = {"color": _colour(element.get("stroke", "black")),
                  "penwidth": element.get("stroke-width", "1")}
@@ -104,6 +107,18 @@ def _draw(d, element, size):
     else:
         raise MultitestError(f"svg_to_dot: <{tag}> is not drawn; add it to "
                              "multitest.figures._svg_dot")
+
+
+def _paint(element):
+    """Fill, stroke and stroke width of an SVG shape (SVG's defaults: black, none, 1)."""
+    fill = element.get("fill", "black")
+    return (_colour("white" if fill == "none" else fill), _colour(element.get("stroke")),
+            _number(element, "stroke-width", 1.0))
+
+
+def _corners(element):
+    numbers = [float(v) for v in re.split(r"[\s,]+", element.get("points", "").strip()) if v]
+    return numbers[0::2], numbers[1::2]
 
 
 def _text(d, element, size):
