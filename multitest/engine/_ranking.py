@@ -10,17 +10,23 @@ import numpy as np
 import pandas as pd
 
 from .._errors import MultitestError
+from .._format import format_p
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
 from ..inputs._results import Results, load_results
 from ..stats._bayesian import BayesSettings
 from ..stats._entry import TestFailure
+from ..stats._friedman import friedman, rank_rows
 from ..stats._nemenyi import control_comparisons
 from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
 __all__ = ["rank", "Ranking"]
+
+#: Mean errors of one data set closer than this (relative) are tied in the error ranks:
+#: the means of equal accuracies, computed in another order, differ in their last bits.
+ERROR_TIE_RTOL = 1e-12
 
 
 @dataclass(frozen=True, eq=False)
@@ -34,9 +40,18 @@ class Ranking:
     datasets : tuple of multitest.engine.DataSetResult
         MultiTest on each data set.
     average_ranks : dict
-        ``{algorithm: average rank over data sets}``.
+        ``{algorithm: average position over data sets}``: the mean of the
+        MultiTest positions (1 = best), which contain the cost order; the
+        second pass ranks these (docs/method.md §5).
+    average_error_ranks : dict
+        ``{algorithm: average error rank over data sets}``: the mean over the
+        data sets of the rank of the algorithm's mean error (1 = lowest error,
+        ties averaged), costs left out.
     friedman : multitest.stats.FriedmanResult or None
-        None with a single data set.
+        The Friedman test on the positions; None with a single data set.
+    friedman_errors : multitest.stats.FriedmanResult or None
+        The Friedman test on the error ranks (R's ``friedman.test`` on the
+        mean-error matrix); None with a single data set.
     second_pass : multitest.engine.SecondPassResult or None
         None with a single data set.
     control : multitest.stats.ControlResult or None
@@ -52,7 +67,9 @@ class Ranking:
     final_order: tuple
     datasets: tuple
     average_ranks: dict
+    average_error_ranks: dict
     friedman: object
+    friedman_errors: object
     second_pass: object
     control: object
     settings: Settings
@@ -261,9 +278,11 @@ def _rank(results, profile, settings):
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
                      f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
                      f"better) >= {bayes.threshold:g}")
-    friedman_result = second = control_result = None
+    friedman_result = friedman_errors = second = control_result = None
+    mean_errors = per_dataset[0].table.mean_errors
+    error_ranks = rank_rows(mean_errors, rtol=ERROR_TIE_RTOL)
     if results.n_datasets >= 2:
-        mean_errors = per_dataset[0].table.mean_errors
+        friedman_errors = friedman(error_ranks, ties=settings.friedman_ties)
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
             alpha=settings.alpha, correction=settings.posthoc_correction,
@@ -271,6 +290,7 @@ def _rank(results, profile, settings):
             bayes=bayes)
         final_order = second.order
         notes.append(second.gate)
+        notes += _gate_on_errors(friedman_result, friedman_errors, settings)
         if second.cost_ties:
             notes.append("equal average costs, broken by name: "
                          + "; ".join(" = ".join(group) for group in second.cost_ties))
@@ -284,8 +304,21 @@ def _rank(results, profile, settings):
                      "pass (Friedman test and post-hoc test over data sets) needs at least two")
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
-                   friedman=friedman_result, second_pass=second, control=control_result,
+                   average_error_ranks=dict(zip(results.algorithms,
+                                                error_ranks.mean(axis=0).tolist())),
+                   friedman=friedman_result, friedman_errors=friedman_errors,
+                   second_pass=second, control=control_result,
                    settings=settings, profile=profile, results=results, notes=tuple(notes))
+
+
+def _gate_on_errors(on_positions, on_errors, settings):
+    """The plain sentence when the Friedman test rejects on positions but not on errors."""
+    alpha = settings.alpha
+    if not on_positions.pvalue < alpha <= on_errors.pvalue:
+        return []
+    return [f"the Friedman test rejects on average positions (p = {format_p(on_positions.pvalue)})"
+            f" but not on average error ranks (p = {format_p(on_errors.pvalue)}): the positions "
+            "contain the cost order, and the errors alone do not differ significantly"]
 
 
 def _notes(results, per_dataset, pairwise_test):
