@@ -1,7 +1,7 @@
 """The ``multitest`` command line.
 
-``multitest rank``, ``multitest stability``, ``multitest demo``, ``multitest tests``,
-``multitest run``.  Errors in the input are printed as one line and give exit status 2.
+``multitest rank``, ``multitest stability``, ``multitest explain``, ``multitest demo``,
+``multitest tests``, ``multitest run``.  Errors in the input are printed as one line and give exit status 2.
 """
 
 from __future__ import annotations
@@ -83,6 +83,7 @@ _EXAMPLES = """examples:
   multitest rank results.csv --costs training_time --out out --format svg --report
   multitest rank results.csv --order knn,tree,svm  # inline prior, cheapest first
   multitest stability results.csv --costs training_time -B 1000 --out stab --report
+  multitest explain out                            # why each position, from a finished run
   multitest tests                                  # the registered pairwise tests
   multitest COMMAND --help                         # the options of one command
 """
@@ -133,6 +134,11 @@ def _parser():
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
     _add_quiet(demo, default=argparse.SUPPRESS)
+    explain = sub.add_parser("explain", help="why each algorithm holds its position, from "
+                             "a finished run", description="Print the explanation of every "
+                             "final position from OUT/result.json (written by multitest rank "
+                             "--out OUT).")
+    explain.add_argument("out", metavar="OUT", help="an output folder of multitest rank")
     sub.add_parser("tests", help="list the registered pairwise tests")
     _add_run_parser(sub)
     return parser
@@ -262,14 +268,25 @@ def _write(ranking, out, formats, report, inputs=()):
                          inputs=inputs)
 
 
-def _print_summary(ranking, out=None, seconds=None):
-    from .outputs._summary import summary_text
+def _print_summary(ranking, out=None, seconds=None, positions=None):
+    """The summary; `positions`: explain this many top positions (None: the default)."""
+    from .outputs._summary import WHY_POSITIONS, summary_text
 
-    print(summary_text(ranking))
+    print(summary_text(ranking, out=out, positions=positions or WHY_POSITIONS))
     if seconds is not None:
-        print(f"\n({seconds:.2f} s)")
+        print(f"\n(ranked in {seconds:.2f} s)")
     if out is not None:
         print(f"outputs written to {out}")
+
+
+def _needs_out(settings, command):
+    """--format and --report write into --out: without it they are an error, not a no-op."""
+    given = [flag for key, flag in (("format", "--format"), ("report", "--report"))
+             if settings.get(key)]
+    if given and not settings.get("out"):
+        raise MultitestError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --out DIR: figures and reports "
+                             f"are written into the output folder (multitest {command} ... "
+                             f"--out DIR {given[0]})")
 
 
 def _results_input(args, settings):
@@ -292,6 +309,7 @@ def _load(args, settings):
 
 def _cmd_rank(args):
     settings = _settings(args, "rank")
+    _needs_out(settings, "rank")
     start = time.perf_counter()
     results = _load(args, settings)
     ranking = rank(results, _profile(settings),
@@ -309,6 +327,7 @@ def _cmd_stability(args):
     from .outputs._transaction import transaction
 
     settings = _settings(args, "stability")
+    _needs_out(settings, "stability")
     results = _load(args, settings)
     start = time.perf_counter()
     result = stability(results, _profile(settings),
@@ -335,13 +354,14 @@ def _cmd_stability(args):
 
                 write_stability_report(result, os.path.join(staging, "stability.html"))
     print(stability_text(result))
-    print(f"\n({elapsed:.2f} s)")
+    print(f"\n(analysed in {elapsed:.2f} s)")
     if settings["out"]:
         print(f"outputs written to {settings['out']}")
     return 0
 
 
 def _cmd_demo(args):
+    _needs_out(vars(args), "demo")
     results = load_results(example_path())
     for name in ("training_time", "space_complexity"):
         start = time.perf_counter()
@@ -351,8 +371,15 @@ def _cmd_demo(args):
         out = os.path.join(args.out, name) if args.out else None
         if out:
             _write(ranking, out, _option("rank", "format").validate(args.format), args.report)
-        _print_summary(ranking, out, elapsed)
+        _print_summary(ranking, out, elapsed, positions=len(ranking.final_order))
         print()
+    return 0
+
+
+def _cmd_explain(args):
+    from .outputs._json import read_explanations
+
+    print("\n".join(read_explanations(args.out)))
     return 0
 
 
@@ -393,6 +420,7 @@ def main(argv=None):
 
         set_quiet()
     command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,
+               "explain": _cmd_explain,
                "stability": _cmd_stability, "run": _cmd_run}[args.command]
     try:
         return command(args)

@@ -22,7 +22,7 @@ from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
-__all__ = ["rank", "Ranking"]
+__all__ = ["rank", "Ranking", "positions_only_sentence"]
 
 #: Mean errors of one data set closer than this (relative) are tied in the error ranks:
 #: the means of equal accuracies, computed in another order, differ in their last bits.
@@ -102,6 +102,18 @@ class Ranking:
         return pd.DataFrame([[r.ranks[a] for a in self.algorithms] for r in self.datasets],
                             index=pd.Index([r.name for r in self.datasets], name="dataset"),
                             columns=list(self.algorithms))
+
+    @property
+    def positions_only(self):
+        """The sentence saying that the Friedman test rejects on positions but not on
+        errors, or None (see :func:`positions_only_sentence`)."""
+        return positions_only_sentence(self.friedman, self.friedman_errors,
+                                       self.settings.alpha)
+
+    def error_ranks(self):
+        """Per data set the rank of each algorithm's mean error, ``(S, L)``, input order
+        (1 = lowest error, ties averaged); :attr:`average_error_ranks` is their mean."""
+        return rank_rows(self.datasets[0].table.mean_errors, rtol=ERROR_TIE_RTOL)
 
     def __repr__(self):
         return (f"Ranking(final_order={list(self.final_order)}, datasets={len(self.datasets)}, "
@@ -290,7 +302,8 @@ def _rank(results, profile, settings):
             bayes=bayes)
         final_order = second.order
         notes.append(second.gate)
-        notes += _gate_on_errors(friedman_result, friedman_errors, settings)
+        disagree = positions_only_sentence(friedman_result, friedman_errors, settings.alpha)
+        notes += [disagree] if disagree else []
         if second.cost_ties:
             notes.append("equal average costs, broken by name: "
                          + "; ".join(" = ".join(group) for group in second.cost_ties))
@@ -311,14 +324,25 @@ def _rank(results, profile, settings):
                    settings=settings, profile=profile, results=results, notes=tuple(notes))
 
 
-def _gate_on_errors(on_positions, on_errors, settings):
-    """The plain sentence when the Friedman test rejects on positions but not on errors."""
-    alpha = settings.alpha
-    if not on_positions.pvalue < alpha <= on_errors.pvalue:
-        return []
-    return [f"the Friedman test rejects on average positions (p = {format_p(on_positions.pvalue)})"
-            f" but not on average error ranks (p = {format_p(on_errors.pvalue)}): the positions "
-            "contain the cost order, and the errors alone do not differ significantly"]
+def positions_only_sentence(on_positions, on_errors, alpha):
+    """The plain sentence when the Friedman test rejects on positions but not on errors.
+
+    Parameters
+    ----------
+    on_positions, on_errors : multitest.stats.FriedmanResult or None
+    alpha : float
+
+    Returns
+    -------
+    str or None
+        None when both reject, neither does, or there is no Friedman test.
+    """
+    if on_positions is None or not on_positions.pvalue < alpha <= on_errors.pvalue:
+        return None
+    return (f"the Friedman test rejects on average positions (p = "
+            f"{format_p(on_positions.pvalue)}) but not on average error ranks (p = "
+            f"{format_p(on_errors.pvalue)}): the positions contain the cost order, and the "
+            "errors alone do not differ significantly")
 
 
 def _notes(results, per_dataset, pairwise_test):

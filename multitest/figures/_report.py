@@ -127,8 +127,8 @@ def _final_section(ranking, figs):
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None
                 else ranking.datasets[0].costs[index[a]])
-        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}", format_number(cost),
-                     firsts[a],
+        rows.append([position, a, f"{ranking.average_ranks[a]:.3f}",
+                     f"{ranking.average_error_ranks[a]:.3f}", format_number(cost), firsts[a],
                      why[position - 1].reason])
     items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
     s = ranking.settings
@@ -138,9 +138,14 @@ def _final_section(ranking, figs):
             f"&alpha; = {s.alpha:g}, cost profile {_e(ranking.profile.name)}.</p>"
             + _power_warning(ranking)
             + f'<ol class="final">{items}</ol>'
-            + _table(["rank", "algorithm", "average rank", "average cost", "first on (data sets)",
-                      "why here"], rows, numeric={0, 2, 3, 4})
-            + f"<p class=\"small\">Average cost: {_e(cost_unit_sentence(ranking.profile))}. "
+            + _table(["position", "algorithm", "average position", "average error rank",
+                      "average cost", "first on (data sets)", "why here"], rows,
+                     numeric={0, 2, 3, 4, 5})
+            + "<p class=\"small\">Average position: the mean of the MultiTest positions over "
+            "the data sets (they contain the cost order; the second pass ranks these). Average "
+            "error rank: the mean rank of the mean error alone (1 = lowest error, ties "
+            "averaged). "
+            f"Average cost: {_e(cost_unit_sentence(ranking.profile))}. "
             "First on: the number of data sets on which MultiTest put the algorithm first. "
             "Why here: the comparisons that decide the position in the cost-ordered sort "
             "(the second pass over several data sets).</p>"
@@ -167,9 +172,16 @@ def _friedman_section(ranking):
             ["Iman–Davenport F", format_number(fr.iman_davenport_statistic),
              f"{fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}",
              format_p(fr.iman_davenport_pvalue)]]
+    fe = ranking.friedman_errors
+    rows.append([f"Friedman χ² on error ranks ({fe.ties} for ties)", format_number(fe.statistic),
+                 f"{fe.df}", format_p(fe.pvalue)])
+    rows[0][0] = f"Friedman χ² on positions ({fr.ties} for ties)"
     table = _table(["statistic", "value", "df", "p-value"], rows, numeric={1, 3})
     return (f'<section id="friedman"><h2>Friedman test and gate</h2>{table}'
-            f'<p class="gate">{_e(sp.gate)}</p>{_power_warning(ranking)}</section>')
+            f'<p class="gate">{_e(sp.gate)}</p>'
+            + ("" if ranking.positions_only is None else
+               f'<p class="note">{_e(ranking.positions_only.capitalize())}.</p>')
+            + f"{_power_warning(ranking)}</section>")
 
 
 def _second_pass_section(ranking, figs):
@@ -193,7 +205,7 @@ def _second_pass_section(ranking, figs):
             + figs.html("second_pass", "Second-pass graph: average-cost order, post-hoc overrides")
             + figs.html("second_pass_trace", "Second-pass sort trace: how the final order comes "
                         "out of the average-cost order and the overrides")
-            + _table(["cost position", "algorithm", "average cost", "average rank",
+            + _table(["cost position", "algorithm", "average cost", "average position",
                       "final position"], rows, numeric={0, 2, 3, 4})
             + "</section>")
 
@@ -232,7 +244,8 @@ def _control_section(ranking):
             + "</section>")
 
 
-def _dataset_section(result, stem, figs, settings, back="#contents"):
+def _dataset_section(result, stem, figs, settings, error_rank, back="#contents"):
+    """One data set; `error_rank`: ``{algorithm: rank of its mean error there}``."""
     r = result
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
@@ -263,9 +276,9 @@ def _dataset_section(result, stem, figs, settings, back="#contents"):
                      + ("" if len(pairs) <= len(shown) else
                         f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
-    rows = [[k, a, r.ranks[a], format_number(r.mean_errors[a])]
+    rows = [[k, a, format_number(r.mean_errors[a]), f"{error_rank[a]:g}"]
             for k, a in enumerate(r.order, start=1)]
-    parts.append(_table(["position", "algorithm", "rank", "mean error"], rows,
+    parts.append(_table(["position", "algorithm", "mean error", "error rank"], rows,
                         numeric={0, 2, 3}))
     parts.append(f'<p><a href="{back}">back to the index</a></p></section>')
     return "".join(parts)
@@ -350,16 +363,17 @@ def _report_pages(ranking):
             "graph, sort trace, pairwise tests and order"
             + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
     pages = {}
+    error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     if paged:
         body.append(_datasets_table(ranking, stems))
-        for r, stem in zip(ranking.datasets, stems):
-            section = _dataset_section(r, stem, figs, ranking.settings,
+        for r, stem, ranks in zip(ranking.datasets, stems, error_ranks):
+            section = _dataset_section(r, stem, figs, ranking.settings, ranks,
                                        back="../report.html#datasets")
             pages[stem] = _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
-        body += [_dataset_section(r, stem, figs, ranking.settings)
-                 for r, stem in zip(ranking.datasets, stems)]
+        body += [_dataset_section(r, stem, figs, ranking.settings, ranks)
+                 for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
     return _page("multitest report", body), pages
 
