@@ -27,7 +27,7 @@ def test_rank_writes_json_and_tables(tmp_path, capsys):
                             str(out_dir)], capsys)
     assert status == 0, err
     doc = json.loads((out_dir / "result.json").read_text())
-    assert doc["final_order"][0] in out and "Friedman chi2" in out
+    assert doc["final_order"][0] in out and "Friedman on positions: chi2" in out
     for name in ("final_order.csv", "ranks.csv", "orders.csv", "pairwise.csv", "posthoc.csv",
                  "second_pass.csv", "mean_errors.csv", "costs.csv"):
         assert (out_dir / name).stat().st_size > 0, name

@@ -28,8 +28,8 @@ from scipy import special
 from .._errors import MultitestError
 from .._format import format_p_brief
 
-__all__ = ["Comparison", "Explanation", "FriedmanPower", "explain_order", "explain_sort", "friedman_power",
-           "cost_unit_sentence", "ordinal"]
+__all__ = ["Comparison", "Explanation", "FriedmanPower", "explain_order", "explain_sort",
+           "friedman_power", "cost_unit_sentence", "ordinal"]
 
 
 @dataclass(frozen=True)
@@ -222,7 +222,8 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
     >>> from multitest.engine import explain_sort
     >>> why = explain_sort(["C", "A", "B"], ["A", "B", "C"], [("A", "C"), ("B", "C")])
     >>> print(why[2].sentence)
-    B is 3rd: the costlier C is significantly better than B; B is not significantly better than the cheaper A, so the cost order puts A first.
+    B is 3rd: the costlier C is significantly better than B; B is not significantly better \
+than the cheaper A, so the cost order puts it first.
     """
     order, prior_order = list(order), list(prior_order)
     if sorted(order) != sorted(prior_order):
@@ -342,7 +343,8 @@ def explain_order(ranking):
     >>> ranking = rank(example_results(), ["c45", "svr"], datasets=["optdigits"],
     ...                algorithms=["c45", "svr"])
     >>> print(explain_order(ranking)[1].sentence)
-    c45 is 2nd: the costlier svr is significantly more accurate than c45 (p = 4.9e-05).
+    c45 is 2nd: the cheapest; the costlier svr (p = 6.6e-06) is significantly more \
+accurate than c45.
     """
     sp = ranking.second_pass
     if sp is None:

@@ -82,7 +82,7 @@ def render_override_graph(dataset_result, settings=None, profile=None):
     means = r.mean_errors
     error_word = "mean error" if r.tested else "value"
     info = {a: [(error_word, format_number(means[a])), ("cost", format_number(cost[a])),
-                ("rank", format_number(r.ranks[a], 3))] for a in r.prior_order}
+                ("position", format_number(r.ranks[a], 3))] for a in r.prior_order}
     adjusted = settings is not None and settings.correction != "none"
     overrides = r.overrides()
     n_edges = int(overrides.sum())
@@ -249,7 +249,7 @@ def render_trace(dataset_result):
 # -- stage 4: the significance matrix of the post-hoc test ----------------------------
 
 def render_significance_matrix(ranking):
-    """Pairwise decisions of the post-hoc test as a table (algorithms by average rank).
+    """Pairwise decisions of the post-hoc test as a table (algorithms by average position).
 
     A coloured cell is a pair found different; cells show the (adjusted)
     p-value for up to 20 algorithms.
@@ -287,7 +287,7 @@ def render_significance_matrix(ranking):
     g.attr("node", shape="plaintext", fontsize="9")
     g.node("matrix", "<" + "".join(rows) + ">")
     legend = [f"<B>post-hoc significance matrix</B>&#160;({_text(sp.method)}), rows and "
-              "columns by average rank (1 = best)"]
+              "columns by average position (1 = best)"]
     if sp.applied:
         legend.append(f"coloured: pair found different at &#945; = {sp.alpha:g}"
                       + ("; cells show p-values" if show_p else ""))
@@ -299,7 +299,7 @@ def render_significance_matrix(ranking):
 
 def _significance_caption(sp, drawing):
     legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), algorithms by average "
-              "rank (1 = best)", drawing]
+              "position (1 = best)", drawing]
     if not sp.applied:
         legend.append("Friedman test does not reject: no post-hoc test applied")
     return _legend(legend)
@@ -310,7 +310,7 @@ def _significance_cells(sp, order):
     L = len(order)
     coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
     diagonal = '<TD BGCOLOR="#dddddd"></TD>'
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm (average rank)</B>")]
+    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm (average position)</B>")]
             + [_cell(f"<B>{k}</B>", "CENTER") for k in range(1, L + 1)]]
     for a_pos, a in enumerate(order, start=1):
         cells = [_cell(str(a_pos), "RIGHT"),
@@ -327,9 +327,9 @@ def _significance_cells(sp, order):
 
 def _significance_list(sp, order):
     """The decisions as one row per algorithm: above MATRIX_LIMIT algorithms."""
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>"),
+    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average position</B>"),
              _cell("<B>found different from</B>"),
-             _cell("<B>not different from (positions by rank)</B>")]]
+             _cell("<B>not different from (positions in this table)</B>")]]
     # Rows and columns by rank position: the "not different" positions of each row.
     same = ~np.asarray(sp.significant, dtype=bool)[np.ix_(order, order)]
     np.fill_diagonal(same, False)
@@ -374,7 +374,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     """
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
-    info = {a: [("rank", f"{sp.average_ranks[index[a]]:.3f}"),
+    info = {a: [("avg position", f"{sp.average_ranks[index[a]]:.3f}"),
                 ("cost", format_number(sp.average_costs[index[a]])),
                 ("final #", str(final[a]))] for a in sp.prior_order}
     overrides = sp.overrides()
@@ -387,7 +387,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
     n_edges = int(overrides.sum())
     legend = [f"<B>second pass</B>{over}: average-cost order (cheapest first);"
-              " average rank, average cost, final position",
+              " average position, average cost, final position",
               f"override i &#8594; j: the post-hoc test ({_text(method)}) finds j better than the "
               f"cheaper i ({n_edges} override{'s' if n_edges != 1 else ''})",
               _text(sp.gate)]
@@ -419,7 +419,8 @@ def render_final(ranking):
         lines = [f"{position}. {_wrap(a)}"]
         if sp is not None:
             i = sp.algorithms.index(a)
-            lines += [f"rank {sp.average_ranks[i]:.3f}",
+            lines += [f"avg position {sp.average_ranks[i]:.3f}",
+                      f"avg error rank {ranking.average_error_ranks[a]:.3f}",
                       f"cost {format_number(sp.average_costs[i])}"]
         else:
             r = ranking.datasets[0]
@@ -441,7 +442,8 @@ def render_final(ranking):
         g.edge(ids[a], ids[b], style="dashed", color=_OVERRIDE, fontcolor=_OVERRIDE,
                constraint="false", **attrs)
     legend = ["<B>final order</B>, best first; nodes: "
-              + ("average rank, average cost" if sp is not None else "mean error"),
+              + ("average position, average error rank, average cost" if sp is not None
+                 else "mean error"),
               f"dashed red: overrides from the {_text(source)} (costlier algorithm significantly "
               f"better than the cheaper): {len(edges)}"]
     if sp is not None and not sp.applied:
@@ -454,7 +456,8 @@ def render_final(ranking):
 def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>"),
+    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average position</B>"),
+             _cell("<B>average error rank</B>"),
              _cell("<B>average cost</B>"), _cell("<B>beats (cheaper)</B>"),
              _cell("<B>beaten by (costlier)</B>")]]
     sp = ranking.second_pass
@@ -472,7 +475,9 @@ def _final_table(ranking):
             rank_text = format_number(r.ranks[a], 3)
             cost_text = format_number(r.costs[r.algorithms.index(a)])
         rows.append([_cell(str(position), "RIGHT"), _cell(f"<B>{_text(a)}</B>"),
-                     _cell(rank_text, "RIGHT"), _cell(cost_text, "RIGHT"),
+                     _cell(rank_text, "RIGHT"),
+                     _cell(f"{ranking.average_error_ranks[a]:.3f}", "RIGHT"),
+                     _cell(cost_text, "RIGHT"),
                      _cell(str(wins[a]), "RIGHT"), _cell(str(losses[a]), "RIGHT")])
     _table_node(g, rows)
     source = "second pass" if sp is not None else ranking.datasets[0].name
