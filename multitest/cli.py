@@ -297,6 +297,12 @@ def _results_input(args, settings):
 
         settings["results"], settings["costs"], notes = experiment_folder(args.results,
                                                                           settings["costs"])
+        if settings.get("profiles"):   # stability: the same names as --costs
+            from .inputs._cost_tables import experiment_costs
+
+            settings["profiles"] = [experiment_costs(args.results, p) for p in
+                                    _option("stability", "profiles").validate(
+                                        settings["profiles"])]
         for note in notes:
             print(f"multitest: note: {note}", file=sys.stderr)
     return settings["results"]

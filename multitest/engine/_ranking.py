@@ -250,10 +250,11 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     results = resolve_results(results, datasets, algorithms)
     profile = resolve_profile(costs, source)
     check_for_results(settings, results)
+    unused = [] if algorithms is not None else _unused_costs_note(profile, results)
     settings = dataclasses.replace(
         settings, costs=profile.name,
         test=settings.pairwise_test.name if results.has_folds else SCORE_MATRIX_TEST)
-    return _rank(results, profile, settings)
+    return _rank(results, profile, settings, unused)
 
 
 def _settings_of(settings, options):
@@ -269,8 +270,9 @@ def _settings_of(settings, options):
     return settings
 
 
-def _rank(results, profile, settings):
-    """:func:`rank` on resolved results and profile, with checked settings."""
+def _rank(results, profile, settings, input_notes=()):
+    """:func:`rank` on resolved results and profile, with checked settings; `input_notes`
+    go first among the notes."""
     keys = profile.keys(results.datasets, results.algorithms)
     bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
     pairwise_test = settings.pairwise_test if results.has_folds else None
@@ -284,7 +286,7 @@ def _rank(results, profile, settings):
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
-    notes = _notes(results, per_dataset, pairwise_test)
+    notes = list(input_notes) + _notes(results, per_dataset, pairwise_test)
     if pairwise_test is not None and pairwise_test.bayesian:
         rho = per_dataset[0].table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
@@ -345,8 +347,30 @@ def positions_only_sentence(on_positions, on_errors, alpha):
             "errors alone do not differ significantly")
 
 
+def _cost_names(profile):
+    """Every algorithm a cost profile (and its tie-breakers and components) names."""
+    names = set()
+    for level in profile.levels:
+        names.update(level.order or ())
+        names.update(level.costs or ())
+        for row in (level.per_dataset or {}).values():
+            names.update(row)
+        for component, _ in level.weighted or ():
+            names |= _cost_names(component)
+    return names
+
+
+def _unused_costs_note(profile, results):
+    """A note naming the algorithms of the profile that have no results."""
+    unused = sorted(_cost_names(profile) - set(results.algorithms), key=str)
+    if not unused:
+        return []
+    return [f"the cost profile {profile.name!r} names algorithm(s) without results, not "
+            f"used: {', '.join(map(str, unused))}"]
+
+
 def _notes(results, per_dataset, pairwise_test):
-    notes = []
+    notes = list(results.notes)
     if pairwise_test is None:
         notes.append("score-matrix input (one value per data set and algorithm): no "
                      "per-data-set test was possible; stage 1 ranks the values (ties get "

@@ -2,6 +2,7 @@
 
 from ._cost_tables import COLUMN_PREFIX as COLUMN_PREFIX
 from ._cost_tables import as_profile as as_profile
+from ._cost_tables import experiment_costs as experiment_costs
 from ._cost_tables import experiment_folder as experiment_folder
 from ._cost_tables import is_cost_table as is_cost_table
 from ._cost_tables import load_cost_table as load_cost_table
@@ -15,8 +16,10 @@ from ._costs import load_profile as load_profile
 from ._costs import profile_from_order as profile_from_order
 from ._design import FoldDesign as FoldDesign
 from ._design import parse_test_train_ratio as parse_test_train_ratio
+from ._results import KEY_LIKE_COLUMNS as KEY_LIKE_COLUMNS
 from ._results import MAX_ABS_VALUE as MAX_ABS_VALUE
 from ._results import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from ._results import VALUE_KINDS as VALUE_KINDS
+from ._results import WARNING_PREFIX as WARNING_PREFIX
 from ._results import Results as Results
 from ._results import load_results as load_results

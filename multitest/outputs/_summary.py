@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter
 
 from .._format import format_p, format_table
+from ..inputs._results import WARNING_PREFIX
 
 __all__ = ["summary_text", "WHY_POSITIONS"]
 
@@ -83,7 +84,8 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
         lines.append(f"Against control {ranking.algorithms[c.control]} ({s.control_method}): "
                      f"differ {_shorten(differ, ', ') or 'none'}")
     for note in ranking.notes:
-        lines.append(f"Note: {note}")
+        warning = note.startswith(WARNING_PREFIX)
+        lines.append(f"Warning: {note[len(WARNING_PREFIX):]}" if warning else f"Note: {note}")
     lines += _why_lines(ranking, out, positions)
     return "\n".join(lines)
 
