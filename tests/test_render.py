@@ -12,6 +12,7 @@ from helpers import make_frame
 
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
+from multitest._format import format_p
 from multitest.figures import (
     cd_groups,
     cd_layout,
@@ -565,3 +566,18 @@ def test_large_orders_are_tables_in_order(L):
     prior = [override.index(f">{a}<") for a in r.datasets[0].prior_order]
     assert prior == sorted(prior)
     assert ("matrix of the" in override) == (L <= MATRIX_LIMIT)
+
+
+@needs_dot
+def test_figure_words_name_positions_and_error_ranks(ranking, tmp_path):
+    # What is read back from the SVGs says what was computed: average positions on the CD
+    # axis, the best average error rank beside them (svr 2.447: R, friedman_errors_r.csv),
+    # and both averages on the final figure.
+    assert write_figures(ranking, tmp_path, formats=["svg"], per_dataset=False) is None
+    cd = html.unescape((tmp_path / "cd.svg").read_text())
+    assert "average MultiTest positions over 38 data sets" in cd
+    assert "best average error rank svr (2.45)" in cd
+    assert f"Friedman on error ranks p = {format_p(ranking.friedman_errors.pvalue)}" in cd
+    assert "average ranks" not in cd
+    final = (tmp_path / "final.svg").read_text()
+    assert "avg position 5.000" in final and "avg error rank 2.447" in final
