@@ -1,7 +1,8 @@
 """The ``multitest`` command line.
 
 ``multitest rank``, ``multitest stability``, ``multitest explain``, ``multitest demo``,
-``multitest tests``, ``multitest run``.  Errors in the input are printed as one line and give exit status 2.
+``multitest tests``, ``multitest run``.  Errors in the input are printed as one line and
+give exit status 2.
 """
 
 from __future__ import annotations
@@ -284,8 +285,9 @@ def _needs_out(settings, command):
     given = [flag for key, flag in (("format", "--format"), ("report", "--report"))
              if settings.get(key)]
     if given and not settings.get("out"):
-        raise MultitestError(f"{' and '.join(given)} {'needs' if len(given) == 1 else 'need'} --out DIR: figures and reports "
-                             f"are written into the output folder (multitest {command} ... "
+        verb = "needs" if len(given) == 1 else "need"
+        raise MultitestError(f"{' and '.join(given)} {verb} --out DIR: figures and reports are "
+                             f"written into the output folder (multitest {command} ... "
                              f"--out DIR {given[0]})")
 
 

@@ -1,6 +1,7 @@
 """Explanations of the order (multitest.engine._explain); transitive reduction (multitest.engine._reduction)."""
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -296,3 +297,24 @@ def test_reduction_rejects_backward_edges():
     m[1, 0] = True
     with pytest.raises(MultitestError, match="upper triangular"):
         transitive_reduction(m)
+
+
+def test_explain_sort_refuses_an_order_the_sort_did_not_give():
+    # Prior A < B, no edge: the sort gives A, B; B, A cannot be explained.
+    with pytest.raises(MultitestError, match="not the cost-ordered sort"):
+        explain_sort("BA", "AB", [])
+
+
+def test_score_matrix_of_one_data_set_is_explained_by_its_values():
+    frame = pd.DataFrame({"dataset": "d0", "algorithm": list("abcd"),
+                          "error": [0.3, 0.1, 0.3, 0.2]})
+    r = rank(frame, list("abcd"))
+    assert [e.sentence for e in explain_order(r)] == [
+        "b is 1st: its value 0.1 ranks 1 among the values (score-matrix input: one value per "
+        "algorithm, no test is possible; equal values are ordered by cost).",
+        "d is 2nd: its value 0.2 ranks 2 among the values (score-matrix input: one value per "
+        "algorithm, no test is possible; equal values are ordered by cost).",
+        "a is 3rd: its value 0.3 ranks 3.5 among the values (score-matrix input: one value "
+        "per algorithm, no test is possible; equal values are ordered by cost).",
+        "c is 4th: its value 0.3 ranks 3.5 among the values (score-matrix input: one value "
+        "per algorithm, no test is possible; equal values are ordered by cost)."]

@@ -5,16 +5,19 @@ sentence per final position, built from the graph the order was sorted on
 (the second-pass graph over several data sets, the override graph of the
 data set with one); :func:`friedman_power` says, when the Friedman test does
 not reject, what power it had for the observed effect and from how many data
-sets the same average ranks would reject; :func:`cost_unit_sentence` states
-what the cost numbers are.
+sets the same average positions would reject; :func:`cost_unit_sentence`
+states what the cost numbers are.
 
 How the sentences are built, for algorithm ``a`` at position ``k``: the sort
 puts every algorithm found significantly better than ``a`` (necessarily
 costlier) before it; a cheaper algorithm before ``a`` is there because it is
-cheaper and ``a`` is not significantly better than it; a cheaper algorithm
-after ``a`` is there because something costlier and still remaining was
-significantly better than it.  The sentence names the first of each kind
-that applies, with the p-value of the deciding pair.
+cheaper and ``a`` is not significantly better than it (it may be
+significantly better than ``a``: the sentence says which); a cheaper
+algorithm after ``a`` is there because something costlier and still
+remaining was significantly better than it; a costlier one after ``a`` is
+not significantly better than ``a``.  The sentence names every algorithm of
+each kind, with the number of its pair, and records each decision it states
+(:class:`Comparison`).
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ import numpy as np
 from scipy import special
 
 from .._errors import MultitestError
-from .._format import format_p_brief
+from .._format import format_number, format_p_brief
+from ._ordering import cost_ordered_sort
 
 __all__ = ["Comparison", "Explanation", "FriedmanPower", "explain_order", "explain_sort",
            "friedman_power", "cost_unit_sentence", "ordinal"]
@@ -112,9 +116,10 @@ class FriedmanPower:
         text = (f"With {self.n_datasets} data sets the Friedman test cannot reject at "
                 f"alpha={alpha:g} (chi2={self.statistic:.3g}, needs {self.critical_value:.3g})")
         if self.datasets_needed is None:
-            return text + ": the average ranks are all equal, there is no effect to detect."
-        return (text + f"; if the observed average ranks were the true effect, the test "
-                f"would have had power {self.power:.2f}, and the same average ranks would "
+            return text + (": the average positions are all equal, there is no effect to "
+                           "detect.")
+        return (text + f"; if the observed average positions were the true effect, the test "
+                f"would have had power {self.power:.2f}, and the same average positions would "
                 f"reject from {self.datasets_needed} data sets on."
                 + (" Until then the final order is the cost order." if gate else ""))
 
@@ -165,10 +170,17 @@ class _Sentence:
 
     def listed(self, places, against, subject_first, significant):
         """``x (p = ..), y (p = ..)``: each place compared with `against`, the subject of
-        the comparison first or `against`."""
-        return _names(self.order[q] + self.compare(*((q, against) if subject_first
-                                                      else (against, q)), significant)
-                      for q in places)
+        the comparison first or `against` (one array lookup for the group)."""
+        places = np.asarray(places, dtype=int)
+        others = np.full(places.size, against)
+        subjects, others = (places, others) if subject_first else (others, places)
+        values = self.pvalues[subjects, others].tolist()
+        order = self.order
+        self.comparisons += [
+            Comparison(subject=order[a], other=order[b], significant=significant,
+                       pvalue=None if math.isnan(p) else p)
+            for a, b, p in zip(subjects.tolist(), others.tolist(), values)]
+        return _names(order[q] + _p(p, self.label) for q, p in zip(places.tolist(), values))
 
 
 def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="significantly better",
@@ -239,6 +251,11 @@ than the cheaper A, so the cost order puts it first.
         beats = np.zeros((L, L), dtype=bool)
         for a, b in edges:
             beats[place[a], place[b]] = True
+    in_prior = np.zeros((L, L), dtype=bool)
+    in_prior[np.ix_(costs, costs)] = beats
+    if not np.array_equal(cost_ordered_sort(in_prior), costs):
+        raise MultitestError("`order` is not the cost-ordered sort of `prior_order` and `edges`"
+                             " (docs/method.md §4): there is nothing to explain it by")
     different = beats | beats.T if differs is None else _in_places(differs, costs)
     if isinstance(pvalue, np.ndarray):
         pvalues = _in_places(np.asarray(pvalue, dtype=float), costs)
@@ -376,7 +393,10 @@ def _explain_dataset(ranking):
     r = ranking.datasets[0]
     words = "significantly more accurate"
     if not r.tested:
-        return explain_sort(r.order, r.prior_order, r.overrides(), better_words=words)
+        return tuple(Explanation(position=k, algorithm=a, reason=(
+            f"its value {format_number(r.mean_errors[a])} ranks {r.ranks[a]:g} among the "
+            "values (score-matrix input: one value per algorithm, no test is possible; equal "
+            "values are ordered by cost)")) for k, a in enumerate(r.order, start=1))
     t, s = r.table, r.index
     L = len(r.algorithms)
     pvalues = np.full((L, L), np.nan)
@@ -386,7 +406,9 @@ def _explain_dataset(ranking):
     test = ranking.pairwise_test
     if test.bayesian:      # its number is not a p-value, and only says "costlier better"
         return explain_sort(r.order, r.prior_order, r.overrides(), pvalues,
-                            better_words=words, better=better, evidence=test.evidence)
+                            better_words=f"practically more accurate with probability >= "
+                            f"{ranking.settings.threshold:g}", better=better,
+                            evidence=test.evidence)
     differs = pvalues < ranking.settings.alpha
     return explain_sort(r.order, r.prior_order, r.overrides(), pvalues, better_words=words,
                         differs=differs, better=better,

@@ -155,7 +155,7 @@ _METHODS = (
         name="bayesian", description="Bayesian signed-rank test of the mean errors (ROPE, "
         "threshold); not gated by the Friedman test", caption="bayesian",
         title="Post-hoc stage (bayesian)",
-        better_words="significantly better (bayesian test over data sets)",
+        better_words="practically better (bayesian signed-rank test over data sets)",
         posthoc=_bayesian, better=_more_probably_better, bayesian=True,
         evidence="1 - P(practically better)"),
 )

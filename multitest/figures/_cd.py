@@ -1,7 +1,8 @@
 """The critical-difference diagram of the post-hoc stage (Demšar 2006, figure 1).
 
 :func:`cd_layout` computes the geometry (points, y downwards): an axis of
-average ranks (of a ranking: the average MultiTest positions), one label a row with leader lines that never cross, the bars
+average ranks (of a ranking: its average MultiTest positions), one label a
+row with leader lines that never cross, the bars
 of the groups not found different (:func:`cd_groups`), the critical difference
 and the band of a control.  :func:`render_cd_diagram` draws a layout as DOT
 text with every node pinned, for ``neato`` (``dot -Tsvg`` draws it too: the
@@ -391,7 +392,8 @@ def _cd_caption(sp, n_datasets, error_ranks=None):
     if sp.critical_difference is not None:
         text += f", critical difference CD = {sp.critical_difference:.3f}"
     lines.append(text)
-    lines.append("thick bars join algorithms not found different (maximal runs in order of average position)")
+    lines.append("thick bars join algorithms not found different (maximal runs in order of "
+                 "average position)")
     return lines
 
 
