@@ -143,7 +143,7 @@ def test_every_sentence_agrees_with_the_decisions():
             assert cheaper_before <= stated
 
 
-@pytest.mark.parametrize("second_pass", ["nemenyi", "wilcoxon", "sign"])
+@pytest.mark.parametrize("second_pass", ["nemenyi", "wilcoxon", "sign", "bayesian"])
 def test_explain_order_agrees_with_the_post_hoc_test(example, second_pass):
     r = rank(example, "training_time", second_pass=second_pass)
     sp = r.second_pass
