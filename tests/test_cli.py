@@ -332,6 +332,6 @@ def test_stability_resolves_the_profile_names_of_a_run_folder(tmp_path, capsys):
         (folder / "costs" / f"{name}.yaml").write_text(
             f"name: {name}\nunit: seconds\ncosts: {json.dumps(costs)}\n")
     status, out, err = run(["stability", str(folder), "--costs", "fit_time", "--profiles",
-                            "fit_time,model_size", "-B", "5", "-q"], capsys)
+                            "fit_time,model_size", "-B", "5"], capsys)
     assert status == 0, err
     assert "model_size" in out and "(analysed in " in out
