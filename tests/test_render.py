@@ -286,7 +286,7 @@ def test_second_pass_graph(with_edges):
     labels = node_labels(source)
     assert list(labels) == list(ids)
     for node, a in ids.items():
-        assert f"rank {sp.average_ranks[sp.algorithms.index(a)]:.3f}" in labels[node]
+        assert f"avg position {sp.average_ranks[sp.algorithms.index(a)]:.3f}" in labels[node]
     drawn = {(ids[a], ids[b]): attrs for a, b, attrs in visible_edges(source)}
     assert set(drawn) == set(sp.edges())
     for (a, b), attrs in drawn.items():
