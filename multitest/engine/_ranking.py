@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass
 
@@ -102,6 +103,14 @@ class Ranking:
         return pd.DataFrame([[r.ranks[a] for a in self.algorithms] for r in self.datasets],
                             index=pd.Index([r.name for r in self.datasets], name="dataset"),
                             columns=list(self.algorithms))
+
+    @functools.cached_property
+    def explanations(self):
+        """Why each algorithm holds its final position: :func:`~multitest.engine.explain_order`,
+        computed once (the summary, ``result.json`` and the report all show it)."""
+        from ._explain import explain_order
+
+        return explain_order(self)
 
     @property
     def positions_only(self):

@@ -23,7 +23,7 @@ import os
 from .._files import write_atomically
 from .._format import escape_html as _e
 from .._format import format_number, format_p
-from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
+from ..engine._explain import cost_unit_sentence, friedman_power
 from ._bayes import bayes_section_html
 from ._graphviz import dot_available, inline_svg, render_svgs
 from ._write import dataset_stems, figures
@@ -122,7 +122,7 @@ def _final_section(ranking, figs):
     sp = ranking.second_pass
     firsts = {a: sum(r.order[0] == a for r in ranking.datasets) for a in ranking.algorithms}
     index = {a: i for i, a in enumerate(ranking.algorithms)}
-    why = explain_order(ranking)
+    why = ranking.explanations
     rows = []
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None

@@ -110,7 +110,7 @@ def write_json(ranking, handle, effects=None):
 
 def _explanations(ranking):
     """One sentence per final position, and the Friedman power when it cannot reject."""
-    from ..engine._explain import explain_order, friedman_power
+    from ..engine._explain import friedman_power
 
     out = {"positions": [{"position": e.position, "algorithm": e.algorithm,
                           "sentence": e.sentence,
@@ -119,7 +119,7 @@ def _explanations(ranking):
                                            "pvalue": None if c.pvalue is None
                                            else _number(c.pvalue)}
                                           for c in e.comparisons]}
-                         for e in explain_order(ranking)]}
+                         for e in ranking.explanations]}
     if ranking.positions_only is not None:
         out["positions_only"] = ranking.positions_only
     fr, sp = ranking.friedman, ranking.second_pass

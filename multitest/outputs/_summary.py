@@ -92,10 +92,10 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
 
 def _why_lines(ranking, out, positions):
     """Why the top positions are what they are; the Friedman power warning."""
-    from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
+    from ..engine._explain import cost_unit_sentence, friedman_power
 
     lines = ["", "Why this order:"]
-    explanations = explain_order(ranking)
+    explanations = ranking.explanations
     shown = explanations if positions is None else explanations[:positions]
     lines += [f"  {e.sentence}" for e in shown]
     if len(explanations) > len(shown):
