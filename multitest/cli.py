@@ -1,7 +1,8 @@
 """The ``multitest`` command line.
 
-``multitest rank``, ``multitest stability``, ``multitest demo``, ``multitest tests``,
-``multitest run``.  Errors in the input are printed as one line and give exit status 2.
+``multitest rank``, ``multitest stability``, ``multitest explain``, ``multitest demo``,
+``multitest tests``, ``multitest run``.  Errors in the input are printed as one line and
+give exit status 2.
 """
 
 from __future__ import annotations
@@ -84,6 +85,7 @@ _EXAMPLES = """examples:
   multitest rank results.csv --costs training_time --out out --format svg --report
   multitest rank results.csv --order knn,tree,svm  # inline prior, cheapest first
   multitest stability results.csv --costs training_time -B 1000 --out stab --report
+  multitest explain out                            # why each position, from a finished run
   multitest tests                                  # the registered pairwise tests
   multitest COMMAND --help                         # the options of one command
 """
@@ -135,6 +137,11 @@ def _parser():
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
     demo.add_argument("--dpi", type=int, metavar="N", help="resolution of PNG figures")
     _add_quiet(demo, default=argparse.SUPPRESS)
+    explain = sub.add_parser("explain", help="why each algorithm holds its position, from "
+                             "a finished run", description="Print the explanation of every "
+                             "final position from OUT/result.json (written by multitest rank "
+                             "--out OUT).")
+    explain.add_argument("out", metavar="OUT", help="an output folder of multitest rank")
     sub.add_parser("tests", help="list the registered pairwise tests")
     _add_run_parser(sub)
     return parser
@@ -264,14 +271,26 @@ def _write(ranking, out, formats, report, inputs=(), dpi=None):
                          inputs=inputs)
 
 
-def _print_summary(ranking, out=None, seconds=None):
-    from .outputs._summary import summary_text
+def _print_summary(ranking, out=None, seconds=None, positions=None):
+    """The summary; `positions`: explain this many top positions (None: the default)."""
+    from .outputs._summary import WHY_POSITIONS, summary_text
 
-    print(summary_text(ranking))
+    print(summary_text(ranking, out=out, positions=positions or WHY_POSITIONS))
     if seconds is not None:
-        print(f"\n({seconds:.2f} s)")
+        print(f"\n(ranked in {seconds:.2f} s)")
     if out is not None:
         print(f"outputs written to {out}")
+
+
+def _needs_out(settings, command):
+    """--format and --report write into --out: without it they are an error, not a no-op."""
+    given = [flag for key, flag in (("format", "--format"), ("report", "--report"))
+             if settings.get(key)]
+    if given and not settings.get("out"):
+        verb = "needs" if len(given) == 1 else "need"
+        raise MultitestError(f"{' and '.join(given)} {verb} --out DIR: figures and reports are "
+                             f"written into the output folder (multitest {command} ... "
+                             f"--out DIR {given[0]})")
 
 
 def _results_input(args, settings):
@@ -282,6 +301,12 @@ def _results_input(args, settings):
 
         settings["results"], settings["costs"], notes = experiment_folder(args.results,
                                                                           settings["costs"])
+        if settings.get("profiles"):   # stability: the same names as --costs
+            from .inputs._cost_tables import experiment_costs
+
+            settings["profiles"] = [experiment_costs(args.results, p) for p in
+                                    _option("stability", "profiles").validate(
+                                        settings["profiles"])]
         for note in notes:
             print(f"multitest: note: {note}", file=sys.stderr)
     return settings["results"]
@@ -300,6 +325,7 @@ def _load(args, settings):
 
 def _cmd_rank(args):
     settings = _settings(args, "rank")
+    _needs_out(settings, "rank")
     start = time.perf_counter()
     results = _load(args, settings)
     ranking = rank(results, _profile(settings),
@@ -318,6 +344,7 @@ def _cmd_stability(args):
     from .outputs._transaction import transaction
 
     settings = _settings(args, "stability")
+    _needs_out(settings, "stability")
     results = _load(args, settings)
     start = time.perf_counter()
     result = stability(results, _profile(settings),
@@ -344,13 +371,14 @@ def _cmd_stability(args):
 
                 write_stability_report(result, os.path.join(staging, "stability.html"))
     print(stability_text(result))
-    print(f"\n({elapsed:.2f} s)")
+    print(f"\n(analysed in {elapsed:.2f} s)")
     if settings["out"]:
         print(f"outputs written to {settings['out']}")
     return 0
 
 
 def _cmd_demo(args):
+    _needs_out(vars(args), "demo")
     results = load_results(example_path())
     for name in ("training_time", "space_complexity"):
         start = time.perf_counter()
@@ -361,8 +389,15 @@ def _cmd_demo(args):
         if out:
             _write(ranking, out, _option("rank", "format").validate(args.format), args.report,
                    dpi=_option("rank", "dpi").validate(args.dpi))
-        _print_summary(ranking, out, elapsed)
+        _print_summary(ranking, out, elapsed, positions=len(ranking.final_order))
         print()
+    return 0
+
+
+def _cmd_explain(args):
+    from .outputs._json import read_explanations
+
+    print("\n".join(read_explanations(args.out)))
     return 0
 
 
@@ -403,6 +438,7 @@ def main(argv=None):
 
         set_quiet()
     command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,
+               "explain": _cmd_explain,
                "stability": _cmd_stability, "run": _cmd_run}[args.command]
     try:
         return command(args)

@@ -153,7 +153,8 @@ def run_and_hash(name, argv, folder):
     finally:
         os.chdir(cwd)
         set_quiet(quiet)   # --quiet is process-wide; the other tests draw bars
-    printed = re.sub(r"^\(\d+\.\d+ s\)$", "(<seconds> s)", stdout.getvalue(), flags=re.M)
+    printed = re.sub(r"^\((ranked in |analysed in )?\d+\.\d+ s\)$", r"(\1<seconds> s)",
+                     stdout.getvalue(), flags=re.M)
     hashes = {"<exit>": str(code),
               "<stdout>": _sha(_normalise(printed.encode(), replacements))}
     out = folder / f"out_{name}"

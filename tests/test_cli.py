@@ -27,7 +27,7 @@ def test_rank_writes_json_and_tables(tmp_path, capsys):
                             str(out_dir)], capsys)
     assert status == 0, err
     doc = json.loads((out_dir / "result.json").read_text())
-    assert doc["final_order"][0] in out and "Friedman chi2" in out
+    assert doc["final_order"][0] in out and "Friedman on positions: chi2" in out
     for name in ("final_order.csv", "ranks.csv", "orders.csv", "pairwise.csv", "posthoc.csv",
                  "second_pass.csv", "mean_errors.csv", "costs.csv"):
         assert (out_dir / name).stat().st_size > 0, name
@@ -260,3 +260,78 @@ def test_command_help_shows_examples(command, capsys):
     out = capsys.readouterr().out
     assert stop.value.code == 0 and "examples:" in out and f"multitest {command} results.csv" in out
     assert "--quiet" in out
+
+
+# -- words that say what was computed (issue 18 items 1, 2, 5) ------------------------------
+
+def test_demo_explains_all_eight_positions_and_names_no_unwritten_file(capsys):
+    status, out, err = run(["demo"], capsys)
+    assert status == 0, err
+    for block in out.split("=== bundled report data")[1:]:
+        why = block.split("Why this order:")[1]
+        assert [line.split(" is ")[1].split(":")[0] for line in why.splitlines()
+                if line.startswith("  ") and " is " in line][:8] == \
+            ["1st", "2nd", "3rd", "4th", "5th", "6th", "7th", "8th"]
+    assert "result.json" not in out and "more position" not in out
+    assert "(ranked in " in out
+
+
+def test_explain_prints_every_position_of_a_finished_run(tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    assert run(["rank", EXAMPLE, "--costs", "training_time", "--out", str(out_dir)],
+               capsys)[0] == 0
+    doc = json.loads((out_dir / "result.json").read_text())
+    status, out, err = run(["explain", str(out_dir)], capsys)
+    assert status == 0, err
+    sentences = [p["sentence"] for p in doc["explanations"]["positions"]]
+    assert len(sentences) == 8 and all(f"  {s}" in out.splitlines() for s in sentences)
+    assert out.startswith("Final order (best first): " + ", ".join(doc["final_order"]))
+    # The result.json file itself is accepted too.
+    assert run(["explain", str(out_dir / "result.json")], capsys)[1] == out
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "no result.json"),
+    ('{"final_order": [', "row 1: not a result.json of multitest"),
+    ('{"final_order": []}', "holds no explanations"),
+    (b"\xff\xfe{", "not UTF-8"),
+])
+def test_explain_refuses_what_is_not_a_finished_run(tmp_path, capsys, content, message):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    if isinstance(content, bytes):
+        (folder / "result.json").write_bytes(content)
+    elif content is not None:
+        (folder / "result.json").write_text(content)
+    status, out, err = run(["explain", str(folder)], capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [
+    ["rank", EXAMPLE, "--costs", "training_time", "--report"],
+    ["rank", EXAMPLE, "--costs", "training_time", "--format", "svg"],
+    ["stability", EXAMPLE, "--costs", "training_time", "--report"],
+    ["demo", "--format", "svg"],
+    ["demo", "--report"],
+])
+def test_writing_options_without_out_are_an_error(argv, capsys):
+    status, out, err = run(argv, capsys)
+    assert status == 2 and out == ""
+    assert err.count("\n") == 1 and "--out DIR" in err
+
+
+def test_stability_resolves_the_profile_names_of_a_run_folder(tmp_path, capsys):
+    # A folder as `multitest run` writes it: results.csv and costs/NAME.yaml.
+    folder = tmp_path / "experiment"
+    (folder / "costs").mkdir(parents=True)
+    frame = make_frame(np.random.default_rng(1).random((4, 3, 10)), algorithms=["a", "b", "c"])
+    frame.to_csv(folder / "results.csv", index=False)
+    for name, order in (("fit_time", "a,b,c"), ("model_size", "c,b,a")):
+        costs = dict(zip(order.split(","), (1, 2, 3)))
+        (folder / "costs" / f"{name}.yaml").write_text(
+            f"name: {name}\nunit: seconds\ncosts: {json.dumps(costs)}\n")
+    status, out, err = run(["stability", str(folder), "--costs", "fit_time", "--profiles",
+                            "fit_time,model_size", "-B", "5"], capsys)
+    assert status == 0, err
+    assert "model_size" in out and "(analysed in " in out

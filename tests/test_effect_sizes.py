@@ -14,15 +14,13 @@ import pytest
 from helpers import make_frame
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_array_equal
 from scipy import special, stats
 
-from multitest import example_results, get_test, rank
+from multitest import example_results, rank
 from multitest._errors import MultitestError
 from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
-from multitest.inputs import FoldDesign
 from multitest.outputs import to_dict, write_outputs
-from multitest.stats import correlated_t
 from multitest.stats._effect_sizes import _column_intervals, over_datasets, wilcoxon_interval
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "effect_sizes_r.csv")

@@ -1,6 +1,7 @@
 """Explanations of the order (multitest.engine._explain); transitive reduction (multitest.engine._reduction)."""
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -8,7 +9,12 @@ from scipy import stats
 
 from multitest import load_profile, profile_from_order, rank
 from multitest._errors import MultitestError
-from multitest.engine import cost_ordered_sort, order_by_decisions, transitive_reduction
+from multitest.engine import (
+    cost_ordered_sort,
+    order_by_decisions,
+    overrides_from_decisions,
+    transitive_reduction,
+)
 from multitest.engine._explain import (
     cost_unit_sentence,
     explain_order,
@@ -19,22 +25,41 @@ from multitest.engine._explain import (
 
 # -- the worked examples of docs/method.md §5 (docs/method.md §5) -----------------------------
 
+def _decisions(prior, significant_pairs, ranks):
+    """``differs`` and ``better`` matrices in prior order from named decisions."""
+    index = {a: i for i, a in enumerate(prior)}
+    differs = np.zeros((len(prior),) * 2, dtype=bool)
+    for a, b in significant_pairs:
+        differs[index[a], index[b]] = differs[index[b], index[a]] = True
+    r = np.array([ranks[a] for a in prior])
+    return differs, r[:, None] < r[None, :]
+
+
 def test_worked_example_one():
     # Prior C < A < D < B; average ranks A < B < C < D; A-C, A-D, B-D differ:
     # edges C -> A, D -> B; final order A, C, B, D (docs/method.md §5, first example).
     ranks = {"A": 1.0, "B": 2.0, "C": 3.0, "D": 4.0}
-    order, edges = order_by_decisions("CADB", [("A", "C"), ("A", "D"), ("B", "D")], ranks)
+    pairs = [("A", "C"), ("A", "D"), ("B", "D")]
+    order, edges = order_by_decisions("CADB", pairs, ranks)
     assert order == tuple("ACBD") and sorted(edges) == [("C", "A"), ("D", "B")]
     p = {frozenset("AC"): 0.01, frozenset("BD"): 0.02, frozenset("CB"): 0.6,
-         frozenset("AB"): 0.3}
-    why = explain_sort(order, "CADB", edges, lambda a, b: p.get(frozenset((a, b))))
+         frozenset("AB"): 0.3, frozenset("AD"): 0.03, frozenset("CD"): 0.4}
+    differs, better = _decisions("CADB", pairs, ranks)
+    why = explain_sort(order, "CADB", edges, lambda a, b: p.get(frozenset((a, b))),
+                       differs=differs, better=better)
     assert [e.sentence for e in why] == [
-        "A is 1st: it is significantly better than the cheaper C (p = 0.01).",
-        "C is 2nd: the costlier A is significantly better (p = 0.01).",
-        "B is 3rd: the cheaper C (and 1 more) comes first as B is not significantly better "
-        "than it (p = 0.6); it is significantly better than the cheaper D (p = 0.02).",
-        "D is 4th: the costlier B is significantly better (p = 0.02); the cheaper C (and 1 "
-        "more) comes first as D is not significantly better than it.",
+        "A is 1st: A is significantly better than the cheaper C (p = 0.01); no costlier "
+        "algorithm placed after A is significantly better than it (none of them is better, "
+        "even without significance).",
+        "C is 2nd: the cheapest; the costlier A (p = 0.01) is significantly better than C; no "
+        "costlier algorithm placed after C is significantly better than it (closest: B, "
+        "p = 0.6).",
+        "B is 3rd: B is not significantly better than the cheaper A (p = 0.3) and C (p = 0.6), "
+        "so the cost order puts them first; B is significantly better than the cheaper D "
+        "(p = 0.02).",
+        "D is 4th: the costlier B (p = 0.02) is significantly better than D; the cheaper A "
+        "(p = 0.03) is significantly better than D; D is not significantly better than the "
+        "cheaper C (p = 0.4), so the cost order puts it first.",
     ]
 
 
@@ -46,51 +71,123 @@ def test_worked_example_two():
     assert order == tuple("CAB")
     why = explain_sort(order, "ABC", edges)
     assert [e.reason for e in why] == [
-        "it is significantly better than the cheaper A",
-        "the costlier C is significantly better",
-        "the costlier C is significantly better; the cheaper A comes first as B is not "
-        "significantly better than it"]
+        "C is significantly better than the cheaper A and B",
+        "the cheapest; the costlier C is significantly better than A; no costlier algorithm "
+        "placed after A is significantly better than it",
+        "the costlier C is significantly better than B; B is not significantly better than "
+        "the cheaper A, so the cost order puts it first"]
 
 
-def test_every_sentence_names_the_deciding_pair_of_the_sort():
-    # Property: a "significantly better" claim is an edge of the graph; a
-    # "comes first as ... not significantly better" claim is a pair without an edge.
+def test_a_cheaper_one_placed_later_names_the_costlier_one_it_waited_for():
+    # Prior A < B < C; C beats A only: A waits for C, B is the cheapest free one: the
+    # order is B, C, A.  B's sentence says A comes later because C beats it.
+    p = {frozenset("AC"): 0.01}
+    why = explain_sort("BCA", "ABC", [("A", "C")], lambda a, b: p.get(frozenset((a, b))))
+    assert why[0].reason == (
+        "the cheaper A (p = 0.01) comes later: the costlier C, placed after B, is "
+        "significantly better than it; no costlier algorithm placed after B is significantly "
+        "better than it")
+    # C was placed before A while A waited; B, costlier than A, came first meanwhile.
+    assert "the costlier B comes before A while an algorithm significantly better than A " \
+        "was still to be placed" in why[2].reason
+
+
+def _random_decisions(rng, L, alpha=0.05):
+    """Decisions as a post-hoc test gives them: significant iff p < alpha; a direction."""
+    pvalues = np.triu(rng.random((L, L)) ** 3, 1)
+    pvalues = pvalues + pvalues.T + np.eye(L)
+    scores = rng.permutation(L).astype(float)
+    better = scores[:, None] < scores[None, :]
+    return pvalues, pvalues < alpha, better
+
+
+def _check_consistent(why, pvalues, differs, better, prior, alpha=0.05):
+    """Every comparison agrees with the decisions and the numbers beside it."""
+    index = {a: i for i, a in enumerate(prior)}
+    for e in why:
+        assert "more)" not in e.reason            # every name, none hidden
+        for c in e.comparisons:
+            i, j = index[c.subject], index[c.other]
+            assert c.pvalue == pvalues[i, j]
+            if c.significant:
+                assert differs[i, j] and better[i, j] and c.pvalue < alpha
+            else:
+                assert not differs[i, j] and c.pvalue >= alpha
+        # No "not significantly" clause carries a p-value below alpha.
+        for clause in e.reason.split("; "):
+            if " not " in clause or clause.startswith("no "):
+                for text in clause.split("p = ")[1:]:
+                    assert float(text.split(")")[0].split(",")[0]) >= alpha, clause
+
+
+def test_every_sentence_agrees_with_the_decisions():
+    # Property: over random decisions, each comparison a sentence states is the test's
+    # decision (significant: p < alpha, the direction of `better`; not: p >= alpha), and
+    # every algorithm cheaper than a and placed before it is named in a's sentence.
     rng = np.random.default_rng(0)
-    names = [f"a{i}" for i in range(7)]
-    for _ in range(50):
-        matrix = np.triu(rng.random((7, 7)) < 0.3, 1)
-        edges = [(names[i], names[j]) for i, j in zip(*np.nonzero(matrix))]
-        order = [names[k] for k in cost_ordered_sort(matrix)]
-        # The override matrix in prior order says the same as the list of edges.
-        assert explain_sort(order, names, matrix) == explain_sort(order, names, edges)
-        for e in explain_sort(order, names, edges):
-            for claim in e.reason.split("; "):
-                if claim.startswith("the costlier") and claim.endswith("significantly better"):
-                    winner = claim.split()[2].rstrip(",")
-                    assert (e.algorithm, winner) in edges
-                if "comes first as" in claim:
-                    cheaper = claim.split()[2]
-                    assert (cheaper, e.algorithm) not in edges
-                    assert order.index(cheaper) < order.index(e.algorithm)
+    for _ in range(200):
+        L = int(rng.integers(2, 9))
+        names = [f"a{i}" for i in range(L)]
+        pvalues, differs, better = _random_decisions(rng, L)
+        overrides = overrides_from_decisions(np.arange(L), differs, better)
+        order = [names[k] for k in cost_ordered_sort(overrides)]
+        why = explain_sort(order, names, overrides, pvalues, differs=differs, better=better)
+        # The override matrix and the list of edges say the same.
+        edges = [(names[i], names[j]) for i, j in zip(*np.nonzero(overrides))]
+        assert [e.reason for e in explain_sort(order, names, edges, pvalues, differs=differs,
+                                               better=better)] == [e.reason for e in why]
+        _check_consistent(why, pvalues, differs, better, names)
+        for k, e in enumerate(why):
+            stated = {c.other if c.subject == e.algorithm else c.subject for c in e.comparisons}
+            cheaper_before = {a for a in order[:k] if names.index(a) < names.index(e.algorithm)}
+            assert cheaper_before <= stated
+
+
+@pytest.mark.parametrize("second_pass", ["nemenyi", "wilcoxon", "sign", "bayesian"])
+def test_explain_order_agrees_with_the_post_hoc_test(example, second_pass):
+    r = rank(example, "training_time", second_pass=second_pass)
+    sp = r.second_pass
+    index = np.array([sp.algorithms.index(a) for a in sp.prior_order])
+    sub = np.ix_(index, index)
+    _check_consistent(explain_order(r), sp.posthoc.pvalues[sub], sp.significant[sub],
+                      sp.better[sub], sp.prior_order, alpha=sp.alpha)
+
+
+@pytest.mark.parametrize("test", ["combined-5x2cv-f", "5x2cv-t", "wilcoxon", "sign"])
+def test_explain_order_single_data_set_agrees_with_its_tests(example, test):
+    r = rank(example, "training_time", datasets=["optdigits"], test=test)
+    d = r.datasets[0]
+    prior = list(d.prior_order)
+    L = len(prior)
+    pvalues = np.ones((L, L))
+    for q in d.pairs():
+        i, j = prior.index(q["a"]), prior.index(q["b"])
+        pvalues[i, j] = pvalues[j, i] = q["pvalue_adjusted"]
+    means = np.array([d.mean_errors[a] for a in prior])
+    _check_consistent(explain_order(r), pvalues, pvalues < 0.05,
+                      means[:, None] < means[None, :], prior)
 
 
 def test_explain_order_bundled_example(example):
     r = rank(example, "training_time")
     why = explain_order(r)
     assert [e.algorithm for e in why] == list(r.final_order)
-    assert why[0].sentence == ("5nn is 1st: the cheapest, and nothing is significantly "
-                               "better on average rank.")
-    # p-value of the pair, from the Nemenyi matrix of the run.
+    assert why[0].sentence.startswith("5nn is 1st: the cheapest; no costlier algorithm placed "
+                                      "after 5nn is significantly better on average position")
+    # The issue's example, turned true: sv2 is 7th because the cheaper 5nn, c45 and lnp are
+    # significantly better on average position (Nemenyi p-values of the run).
     sp = r.second_pass
-    i, j = sp.algorithms.index("lnp"), sp.algorithms.index("mlp")
-    assert f"(p = {sp.posthoc.pvalues[i, j]:.2g})" in why[3].reason
+    i, j = sp.algorithms.index("5nn"), sp.algorithms.index("sv2")
+    assert why[6].algorithm == "sv2"
+    assert (f"the cheaper 5nn (p = {sp.posthoc.pvalues[i, j]:.2g}), c45" in why[6].reason)
+    assert "are significantly better on average position than sv2" in why[6].reason
 
 
 def test_explain_order_gate_closed_says_cost_order(example):
     r = rank(example, "training_time", datasets=["optdigits", "iris", "wine", "zoo", "car"])
     assert not r.second_pass.applied
     why = explain_order(r)
-    assert all("Friedman test does not reject" in e.reason for e in why)
+    assert all("Friedman test on average positions does not reject" in e.reason for e in why)
     assert why[0].reason.startswith("the cheapest on average")
     assert [e.algorithm for e in why] == list(r.second_pass.prior_order)
 
@@ -100,7 +197,7 @@ def test_explain_order_single_data_set(example):
     why = explain_order(r)
     # docs/method.md §4: svr first; it is significantly more accurate than the cheaper 5nn.
     assert why[0].algorithm == "svr"
-    assert "significantly more accurate than the cheaper" in why[0].reason
+    assert why[0].reason.startswith("svr is significantly more accurate than the cheaper 5nn")
 
 
 def test_ordinal():
@@ -200,3 +297,24 @@ def test_reduction_rejects_backward_edges():
     m[1, 0] = True
     with pytest.raises(MultitestError, match="upper triangular"):
         transitive_reduction(m)
+
+
+def test_explain_sort_refuses_an_order_the_sort_did_not_give():
+    # Prior A < B, no edge: the sort gives A, B; B, A cannot be explained.
+    with pytest.raises(MultitestError, match="not the cost-ordered sort"):
+        explain_sort("BA", "AB", [])
+
+
+def test_score_matrix_of_one_data_set_is_explained_by_its_values():
+    frame = pd.DataFrame({"dataset": "d0", "algorithm": list("abcd"),
+                          "error": [0.3, 0.1, 0.3, 0.2]})
+    r = rank(frame, list("abcd"))
+    assert [e.sentence for e in explain_order(r)] == [
+        "b is 1st: its value 0.1 ranks 1 among the values (score-matrix input: one value per "
+        "algorithm, no test is possible; equal values are ordered by cost).",
+        "d is 2nd: its value 0.2 ranks 2 among the values (score-matrix input: one value per "
+        "algorithm, no test is possible; equal values are ordered by cost).",
+        "a is 3rd: its value 0.3 ranks 3.5 among the values (score-matrix input: one value "
+        "per algorithm, no test is possible; equal values are ordered by cost).",
+        "c is 4th: its value 0.3 ranks 3.5 among the values (score-matrix input: one value "
+        "per algorithm, no test is possible; equal values are ordered by cost)."]

@@ -308,3 +308,46 @@ def test_large_result_json_in_batches_is_the_whole_document(ranking, monkeypatch
         handle = io.StringIO()
         _json._write_large_json(ranking, handle, batch=batch)
         assert handle.getvalue() == json.dumps(to_dict(ranking))
+
+
+# -- positions and error ranks, named (issue 18 item 1) --------------------------------------
+
+def test_result_json_and_final_order_csv_carry_both_averages(ranking, tmp_path):
+    doc = to_dict(ranking)
+    assert doc["average_ranks"] == ranking.average_ranks
+    assert doc["average_error_ranks"] == ranking.average_error_ranks
+    fe = ranking.friedman_errors
+    assert doc["friedman_errors"] == {"statistic": fe.statistic, "pvalue": fe.pvalue,
+                                      "df": 7, "ties": "corrected", "all_tied": False,
+                                      "rejected": True}
+    positions = doc["explanations"]["positions"]
+    assert [p["algorithm"] for p in positions] == list(ranking.final_order)
+    assert all(p["comparisons"] for p in positions[1:])
+    tables = stage_tables(ranking)
+    final = tables["final_order.csv"]
+    assert list(final.columns) == ["position", "algorithm", "average_position",
+                                   "average_error_rank"]
+    assert final["average_error_rank"].tolist() == [ranking.average_error_ranks[a]
+                                                    for a in ranking.final_order]
+    assert "average_error_rank" in tables["second_pass.csv"].columns
+
+
+def test_summary_names_positions_and_error_ranks(ranking):
+    text = summary_text(ranking)
+    header = next(line for line in text.splitlines() if line.startswith("position"))
+    assert "average position" in header and "average error rank" in header
+    assert "Friedman on positions: chi2" in text and "Friedman on error ranks: chi2" in text
+    # svr: best average error rank (2.447, R: tests/fixtures/friedman_errors_r.csv), 8th.
+    row = next(line for line in text.splitlines() if line.startswith("8 ")).split()
+    assert row[1:4] == ["svr", "5.000", "2.447"]
+    assert "average rank" not in text
+
+
+def test_summary_says_when_positions_reject_and_errors_do_not():
+    # Identical errors on every data set: the positions are the cost order.
+    errors = np.tile(np.linspace(0.1, 0.2, 10), (6, 4, 1))
+    ranking = rank(make_frame(errors), ["a0", "a1", "a2", "a3"])
+    text = summary_text(ranking)
+    assert ("Note: the Friedman test rejects on average positions (p = "
+            in text and "but not on average error ranks (p = 1)" in text)
+    assert to_dict(ranking)["explanations"]["positions_only"] == ranking.positions_only

@@ -204,3 +204,14 @@ def test_5x2_test_on_10_fold_data():
     with pytest.raises(MultitestError, match="needs 5x2 cross-validation.*1 replication"):
         rank(frame, ["a0", "a1", "a2"])
     assert rank(frame, ["a0", "a1", "a2"], test="kfold-t").final_order
+
+
+def test_cost_names_without_results_get_a_note(example):
+    order = ["5nn", "c45", "lnp", "mlp", "mdt", "svl", "sv2", "svr", "knn", "rf"]
+    ranking = rank(example, order)
+    assert ("the cost profile 'order' names algorithm(s) without results, not used: knn, rf"
+            in ranking.notes)
+    # Every name used: no note; a selection of algorithms leaves the others out on purpose.
+    assert not any("without results" in n for n in rank(example, order[:8]).notes)
+    assert not any("without results" in n
+                   for n in rank(example, "training_time", algorithms=["5nn", "svr"]).notes)

@@ -12,6 +12,7 @@ from helpers import make_frame
 
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
+from multitest._format import format_p
 from multitest.figures import (
     ROW_EDGE_LIMIT,
     cd_groups,
@@ -341,7 +342,7 @@ def test_second_pass_graph(with_edges):
     labels = node_labels(source)
     assert list(labels) == list(ids)
     for node, a in ids.items():
-        assert f"rank {sp.average_ranks[sp.algorithms.index(a)]:.2f}" in labels[node]
+        assert f"avg position {sp.average_ranks[sp.algorithms.index(a)]:.2f}" in labels[node]
     drawn = {(ids[a], ids[b]): attrs for a, b, attrs in visible_edges(source)}
     assert set(drawn) == set(sp.edges())
     for (a, b), attrs in drawn.items():
@@ -713,3 +714,18 @@ def test_effect_figures_in_every_format(ranking, tmp_path):
         # The PNG has the SVG's size (points at 72 dpi = its pixels) give or take the pad.
         width = float(re.search(r'width="(\d+)"', (tmp_path / f"{stem}.svg").read_text())[1])
         assert _png_size(tmp_path / f"{stem}.png")[0] == pytest.approx(width, abs=25)
+
+
+@needs_dot
+def test_figure_words_name_positions_and_error_ranks(ranking, tmp_path):
+    # What is read back from the SVGs says what was computed: average positions on the CD
+    # axis, the best average error rank beside them (svr 2.447: R, friedman_errors_r.csv),
+    # and both averages on the final figure.
+    assert write_figures(ranking, tmp_path, formats=["svg"], per_dataset=False) is None
+    cd = html.unescape((tmp_path / "cd.svg").read_text())
+    assert "average MultiTest positions over 38 data sets" in cd
+    assert "best average error rank svr (2.45)" in cd
+    assert f"Friedman on error ranks p = {format_p(ranking.friedman_errors.pvalue)}" in cd
+    assert "average ranks" not in cd
+    final = (tmp_path / "final.svg").read_text()
+    assert "avg position 5.00" in final and "avg error rank 2.45" in final

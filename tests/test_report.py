@@ -322,3 +322,24 @@ def test_thousand_data_sets_report_stays_small(tmp_path, monkeypatch):
     monkeypatch.undo()
     probe = _probe(tmp_path / "out" / "report.html", tmp_path, "thousand")
     assert probe["errors"] == []
+
+
+def test_report_names_positions_and_error_ranks(ranking, report):
+    text = report.read_text(encoding="utf-8")
+    final = text[text.index('id="final-order"'):text.index('id="contents"')]
+    assert ("<th>position</th><th>algorithm</th><th>average position</th>"
+            "<th>average error rank</th>") in final
+    friedman = text[text.index('id="friedman"'):]
+    fe = ranking.friedman_errors
+    assert "Friedman χ² on error ranks (corrected for ties)" in friedman
+    assert "Friedman χ² on positions" in friedman
+    # The haberman: 5nn holds position 1 with the highest mean error; the data set
+    # table shows each one's error rank (lnp 24.71: the lowest, error rank 1; 5nn: 8).
+    haberman = text[text.index('id="ds-haberman"'):]
+    haberman = haberman[:haberman.index("</section>")]
+    assert "<th>error rank</th>" in haberman
+    rows = re.findall(r"<tr><td[^>]*>(\d+)</td><td[^>]*>([^<]+)</td><td[^>]*>([^<]+)</td>"
+                      r"<td[^>]*>([^<]+)</td></tr>", haberman)
+    by_name = {name: (position, error, rank) for position, name, error, rank in rows}
+    assert by_name["lnp"][2] == "1" and by_name["5nn"][2] == "8"
+    assert fe.pvalue < 0.05

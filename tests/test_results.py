@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 from helpers import make_frame
 
-from multitest import InputError, MultitestError, load_results
+from multitest import InputError, MultitestError, example_path, load_results
 
 
 def test_bundled_layout_needs_no_flags(example, example_frame):
@@ -118,3 +118,38 @@ def test_bad_kind():
     frame = pd.DataFrame({"dataset": ["d"] * 2, "algorithm": list("ab"), "error": [1, 2]})
     with pytest.raises(MultitestError, match="`kind` must be one of"):
         load_results(frame, kind="percent")
+
+
+# -- no silent acceptance (issue 18 item 5) ---------------------------------------------------
+
+def _accuracy_frame(scale_of):
+    """The bundled accuracies (percent), with some data sets divided by 100."""
+    frame = pd.read_csv(example_path())
+    frame["accuracy"] = [a / scale_of.get(d, 1) for d, a in zip(frame["dataset"],
+                                                                 frame["accuracy"])]
+    return frame
+
+
+def test_a_key_like_column_that_is_not_read_is_named_in_the_duplicate_error():
+    frame = pd.read_csv(example_path()).rename(columns={"replication": "rep"})
+    with pytest.raises(InputError, match=r"row 2: duplicate row for australian, c45, fold 1 "
+                                         r".*column\(s\) 'rep' look like a key but are not read"):
+        load_results(frame)
+
+
+def test_a_data_set_of_fractions_among_percentages_is_warned_by_name():
+    results = load_results(_accuracy_frame({"iris": 100}))
+    assert len(results.notes) == 1
+    assert results.notes[0].startswith("warning: data set(s) iris have every accuracy within "
+                                       "0..1")
+    assert results.subset(datasets=["iris", "wine"]).notes == results.notes
+    # All on one scale: nothing to say, in percent or in fractions.
+    assert load_results(_accuracy_frame({})).notes == ()
+    everything = {d: 100 for d in pd.read_csv(example_path())["dataset"]}
+    assert load_results(_accuracy_frame(everything)).notes == ()
+
+
+def test_accuracy_percent_with_every_value_at_most_one_is_refused():
+    everything = {d: 100 for d in pd.read_csv(example_path())["dataset"]}
+    with pytest.raises(InputError, match="every value is at most 1"):
+        load_results(_accuracy_frame(everything), kind="accuracy-percent")

@@ -57,7 +57,8 @@ def test_friedman_ties_on_the_command_line(tmp_path, capsys, ties, statistic, pv
     assert_allclose([block["statistic"], block["pvalue"]], [statistic, pvalue], rtol=1e-12)
     expected = ties or "corrected"
     assert block["ties"] == expected and doc["settings"]["friedman_ties"] == expected
-    assert f"Friedman chi2 ({expected} for ties)" in out
+    assert f"Friedman on positions: chi2 ({expected} for ties)" in out
+    assert f"Friedman on error ranks: chi2 ({expected} for ties)" in out
     words = "tie-corrected" if expected == "corrected" else "without tie correction"
     assert words in block["decision"] and any(words in note for note in doc["notes"])
 

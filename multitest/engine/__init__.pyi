@@ -12,6 +12,7 @@ from ._effects import decision_level as decision_level
 from ._effects import pairwise_columns as pairwise_columns
 from ._effects import second_pass_columns as second_pass_columns
 from ._effects import second_pass_rows as second_pass_rows
+from ._explain import Comparison as Comparison
 from ._explain import Explanation as Explanation
 from ._explain import FriedmanPower as FriedmanPower
 from ._explain import cost_unit_sentence as cost_unit_sentence
@@ -29,6 +30,7 @@ from ._per_dataset import cost_ties as cost_ties
 from ._per_dataset import multitest_per_dataset as multitest_per_dataset
 from ._per_dataset import prior_positions as prior_positions
 from ._ranking import Ranking as Ranking
+from ._ranking import positions_only_sentence as positions_only_sentence
 from ._ranking import rank as rank
 from ._reduction import transitive_reduction as transitive_reduction
 from ._second_pass import SecondPassResult as SecondPassResult

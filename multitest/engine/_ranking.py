@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from dataclasses import dataclass
 
@@ -10,18 +11,24 @@ import numpy as np
 import pandas as pd
 
 from .._errors import MultitestError
+from .._format import format_p
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
 from ..inputs._results import Results, load_results
 from ..stats._bayesian import BayesSettings
 from ..stats._entry import TestFailure
+from ..stats._friedman import friedman, rank_rows
 from ..stats._nemenyi import control_comparisons
 from ._cost_ties import CostTolerance
 from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
-__all__ = ["rank", "Ranking"]
+__all__ = ["rank", "Ranking", "positions_only_sentence"]
+
+#: Mean errors of one data set closer than this (relative) are tied in the error ranks:
+#: the means of equal accuracies, computed in another order, differ in their last bits.
+ERROR_TIE_RTOL = 1e-12
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,9 +42,18 @@ class Ranking:
     datasets : tuple of multitest.engine.DataSetResult
         MultiTest on each data set.
     average_ranks : dict
-        ``{algorithm: average rank over data sets}``.
+        ``{algorithm: average position over data sets}``: the mean of the
+        MultiTest positions (1 = best), which contain the cost order; the
+        second pass ranks these (docs/method.md §5).
+    average_error_ranks : dict
+        ``{algorithm: average error rank over data sets}``: the mean over the
+        data sets of the rank of the algorithm's mean error (1 = lowest error,
+        ties averaged), costs left out.
     friedman : multitest.stats.FriedmanResult or None
-        None with a single data set.
+        The Friedman test on the positions; None with a single data set.
+    friedman_errors : multitest.stats.FriedmanResult or None
+        The Friedman test on the error ranks (R's ``friedman.test`` on the
+        mean-error matrix); None with a single data set.
     second_pass : multitest.engine.SecondPassResult or None
         None with a single data set.
     control : multitest.stats.ControlResult or None
@@ -53,7 +69,9 @@ class Ranking:
     final_order: tuple
     datasets: tuple
     average_ranks: dict
+    average_error_ranks: dict
     friedman: object
+    friedman_errors: object
     second_pass: object
     control: object
     settings: Settings
@@ -91,6 +109,26 @@ class Ranking:
         return pd.DataFrame([[r.ranks[a] for a in self.algorithms] for r in self.datasets],
                             index=pd.Index([r.name for r in self.datasets], name="dataset"),
                             columns=list(self.algorithms))
+
+    @functools.cached_property
+    def explanations(self):
+        """Why each algorithm holds its final position: :func:`~multitest.engine.explain_order`,
+        computed once (the summary, ``result.json`` and the report all show it)."""
+        from ._explain import explain_order
+
+        return explain_order(self)
+
+    @property
+    def positions_only(self):
+        """The sentence saying that the Friedman test rejects on positions but not on
+        errors, or None (see :func:`positions_only_sentence`)."""
+        return positions_only_sentence(self.friedman, self.friedman_errors,
+                                       self.settings.alpha)
+
+    def error_ranks(self):
+        """Per data set the rank of each algorithm's mean error, ``(S, L)``, input order
+        (1 = lowest error, ties averaged); :attr:`average_error_ranks` is their mean."""
+        return rank_rows(self.datasets[0].table.mean_errors, rtol=ERROR_TIE_RTOL)
 
     def __repr__(self):
         return (f"Ranking(final_order={list(self.final_order)}, datasets={len(self.datasets)}, "
@@ -234,10 +272,11 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     results = resolve_results(results, datasets, algorithms)
     profile = resolve_profile(costs, source)
     check_for_results(settings, results)
+    unused = [] if algorithms is not None else _unused_costs_note(profile, results)
     settings = dataclasses.replace(
         settings, costs=profile.name,
         test=settings.pairwise_test.name if results.has_folds else SCORE_MATRIX_TEST)
-    return _rank(results, profile, settings)
+    return _rank(results, profile, settings, unused)
 
 
 def _settings_of(settings, options):
@@ -253,8 +292,9 @@ def _settings_of(settings, options):
     return settings
 
 
-def _rank(results, profile, settings):
-    """:func:`rank` on resolved results and profile, with checked settings."""
+def _rank(results, profile, settings, input_notes=()):
+    """:func:`rank` on resolved results and profile, with checked settings; `input_notes`
+    go first among the notes."""
     keys = profile.keys(results.datasets, results.algorithms)
     tolerance = _tolerance(settings, profile, results)
     bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
@@ -269,15 +309,18 @@ def _rank(results, profile, settings):
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
-    notes = list(results.notes) + _notes(results, per_dataset, pairwise_test, tolerance)
+    notes = (list(input_notes) + list(results.notes)
+             + _notes(results, per_dataset, pairwise_test, tolerance))
     if pairwise_test is not None and pairwise_test.bayesian:
         rho = per_dataset[0].table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
                      f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
                      f"better) >= {bayes.threshold:g}")
-    friedman_result = second = control_result = None
+    friedman_result = friedman_errors = second = control_result = None
+    mean_errors = per_dataset[0].table.mean_errors
+    error_ranks = rank_rows(mean_errors, rtol=ERROR_TIE_RTOL)
     if results.n_datasets >= 2:
-        mean_errors = per_dataset[0].table.mean_errors
+        friedman_errors = friedman(error_ranks, ties=settings.friedman_ties)
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
             alpha=settings.alpha, correction=settings.posthoc_correction,
@@ -285,6 +328,8 @@ def _rank(results, profile, settings):
             bayes=bayes, tolerance=tolerance)
         final_order = second.order
         notes.append(second.gate)
+        disagree = positions_only_sentence(friedman_result, friedman_errors, settings.alpha)
+        notes += [disagree] if disagree else []
         if second.cost_ties:
             notes.append(f"{tolerance.ties_sentence(average=True)}: "
                          + "; ".join(" = ".join(group) for group in second.cost_ties))
@@ -298,13 +343,59 @@ def _rank(results, profile, settings):
                      "pass (Friedman test and post-hoc test over data sets) needs at least two")
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
                    average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
-                   friedman=friedman_result, second_pass=second, control=control_result,
+                   average_error_ranks=dict(zip(results.algorithms,
+                                                error_ranks.mean(axis=0).tolist())),
+                   friedman=friedman_result, friedman_errors=friedman_errors,
+                   second_pass=second, control=control_result,
                    settings=settings, profile=profile, results=results, notes=tuple(notes))
 
 
 def _tolerance(settings, profile, results):
     return CostTolerance.parse(settings.cost_tolerance).with_noise(
         profile.noise_matrix(results.datasets, results.algorithms))
+
+
+def positions_only_sentence(on_positions, on_errors, alpha):
+    """The plain sentence when the Friedman test rejects on positions but not on errors.
+
+    Parameters
+    ----------
+    on_positions, on_errors : multitest.stats.FriedmanResult or None
+    alpha : float
+
+    Returns
+    -------
+    str or None
+        None when both reject, neither does, or there is no Friedman test.
+    """
+    if on_positions is None or not on_positions.pvalue < alpha <= on_errors.pvalue:
+        return None
+    return (f"the Friedman test rejects on average positions (p = "
+            f"{format_p(on_positions.pvalue)}) but not on average error ranks (p = "
+            f"{format_p(on_errors.pvalue)}): the positions contain the cost order, and the "
+            "errors alone do not differ significantly")
+
+
+def _cost_names(profile):
+    """Every algorithm a cost profile (and its tie-breakers and components) names."""
+    names = set()
+    for level in profile.levels:
+        names.update(level.order or ())
+        names.update(level.costs or ())
+        for row in (level.per_dataset or {}).values():
+            names.update(row)
+        for component, _ in level.weighted or ():
+            names |= _cost_names(component)
+    return names
+
+
+def _unused_costs_note(profile, results):
+    """A note naming the algorithms of the profile that have no results."""
+    unused = sorted(_cost_names(profile) - set(results.algorithms), key=str)
+    if not unused:
+        return []
+    return [f"the cost profile {profile.name!r} names algorithm(s) without results, not "
+            f"used: {', '.join(map(str, unused))}"]
 
 
 def _notes(results, per_dataset, pairwise_test, tolerance):

@@ -323,7 +323,7 @@ def _bayesian_gate_sentence(fr, bayes):
 
 def _gate_sentence(fr, alpha, friedman_gate):
     verdict = "rejects" if fr.pvalue < alpha else "does not reject"
-    text = (f"Friedman test {verdict} equal average ranks at alpha={alpha:g} "
+    text = (f"Friedman test {verdict} equal average positions at alpha={alpha:g} "
             f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, p={fr.pvalue:.4g})")
     if fr.all_tied:
         text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"

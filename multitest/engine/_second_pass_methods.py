@@ -41,6 +41,8 @@ class SecondPassMethod:
         Title of the report's section on the post-hoc test.
     better_words : str
         How an explanation says that an algorithm overrides a cheaper one.
+    evidence : str
+        What an explanation calls the number of a pair (``'p'``: a p-value).
     posthoc : callable
         ``posthoc(ranks, mean_errors, *, alpha, correction, bayes)``: the
         :class:`~multitest.stats.PosthocResult` of every pair, from
@@ -75,6 +77,7 @@ class SecondPassMethod:
     takes_correction: bool = False
     bayesian: bool = False
     rank_based: bool = False
+    evidence: str = "p"
 
 
 # -- how each method runs --------------------------------------------------------------
@@ -137,9 +140,9 @@ def _paired(name, description, caption=None):
 
 _METHODS = (
     SecondPassMethod(
-        name="nemenyi", description="Nemenyi test: average ranks differing by at least the "
+        name="nemenyi", description="Nemenyi test: average positions differing by at least the "
         "critical difference", caption="Nemenyi test", title="Nemenyi stage",
-        better_words="significantly better on average rank", posthoc=_nemenyi,
+        better_words="significantly better on average position", posthoc=_nemenyi,
         better=_lower_average_rank, decision=_nemenyi_decision, rank_based=True),
     _paired("wilcoxon", "Wilcoxon signed-rank test of the mean errors (exact conditional, "
             "zeros dropped)", caption="Wilcoxon signed-rank test over data sets"),
@@ -152,8 +155,9 @@ _METHODS = (
         name="bayesian", description="Bayesian signed-rank test of the mean errors (ROPE, "
         "threshold); not gated by the Friedman test", caption="bayesian",
         title="Post-hoc stage (bayesian)",
-        better_words="significantly better (bayesian test over data sets)",
-        posthoc=_bayesian, better=_more_probably_better, bayesian=True),
+        better_words="practically better (bayesian signed-rank test over data sets)",
+        posthoc=_bayesian, better=_more_probably_better, bayesian=True,
+        evidence="1 - P(practically better)"),
 )
 
 #: Every second-pass method by name, in the order the command line lists them.

@@ -1,7 +1,8 @@
 """The critical-difference diagram of the post-hoc stage (Demšar 2006, figure 1).
 
 :func:`cd_layout` computes the geometry (points, y downwards): an axis of
-average ranks, one label a row with leader lines that never cross, the bars
+average ranks (of a ranking: its average MultiTest positions), one label a
+row with leader lines that never cross, the bars
 of the groups not found different (:func:`cd_groups`), the critical difference
 and the band of a control.  :func:`render_cd_diagram` draws a layout as DOT
 text with every node pinned, for ``neato`` (``dot -Tsvg`` draws it too: the
@@ -20,7 +21,7 @@ import graphviz
 import numpy as np
 
 from .._errors import MultitestError
-from .._format import format_rank
+from .._format import format_p, format_rank
 from ._dot import FONT, _require_second_pass
 
 __all__ = ["render_cd_diagram", "cd_layout", "CDLayout", "cd_groups", "power_warning",
@@ -436,10 +437,20 @@ def power_warning(sp, n_datasets):
             "shown to be equal.")
 
 
-def _cd_caption(sp, n_datasets):
-    """Plain-text lines under the CD diagram."""
+def _cd_caption(sp, n_datasets, error_ranks=None):
+    """Plain-text lines under the CD diagram.
+
+    `error_ranks`: ``(average error ranks in sp.algorithms order, Friedman test on them)``,
+    said beside the positions, which contain the cost order.
+    """
     method = sp.method_entry.caption
-    lines = [f"average ranks over {n_datasets} data sets (1 = best, on the left)"]
+    lines = [f"average MultiTest positions over {n_datasets} data sets (1 = best, on the "
+             "left); positions contain the cost order"]
+    if error_ranks is not None:
+        average, fe = error_ranks
+        best = int(np.argmin(average))
+        lines.append(f"by mean error alone: best average error rank {sp.algorithms[best]} "
+                     f"({average[best]:.2f}); Friedman on error ranks p = {format_p(fe.pvalue)}")
     if not sp.applied:
         lines.append(f"Friedman test does not reject at \u03b1 = {sp.alpha:g}: no post-hoc test "
                      "applied, no groups drawn")
@@ -450,7 +461,8 @@ def _cd_caption(sp, n_datasets):
     if sp.critical_difference is not None:
         text += f", critical difference CD = {format_rank(sp.critical_difference)}"
     lines.append(text)
-    lines.append("thick bars join algorithms not found different (maximal runs in rank order)")
+    lines.append("thick bars join algorithms not found different (maximal runs in order of "
+                 "average position)")
     warning = power_warning(sp, n_datasets)
     if warning:
         lines += _caption_lines(warning)
@@ -472,7 +484,7 @@ def _caption_lines(text, width=110):
 def render_cd_diagram(ranking):
     """The Nemenyi stage as a critical-difference diagram (Demšar 2006).
 
-    An axis of average ranks 1..L (best left), the critical difference as a
+    An axis of average positions 1..L (best left), the critical difference as a
     bar above it, every algorithm labelled on its own row (better half left,
     worse half right) and thick bars joining the maximal runs of algorithms
     not found different.  With the Friedman gate closed only the ranks are
@@ -492,7 +504,9 @@ def render_cd_diagram(ranking):
     sp = _require_second_pass(ranking, "render_cd_diagram")
     significant = sp.significant if sp.applied else None
     cd = sp.critical_difference if sp.applied else None
-    caption = _cd_caption(sp, len(ranking.datasets))
+    caption = _cd_caption(sp, len(ranking.datasets), (
+        np.array([ranking.average_error_ranks[a] for a in sp.algorithms]),
+        ranking.friedman_errors))
     control = None
     if ranking.control is not None:
         c = ranking.control

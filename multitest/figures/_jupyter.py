@@ -64,11 +64,13 @@ def ranking_html(ranking):
         if sp is not None:
             cost = format_number(sp.average_costs[sp.algorithms.index(a)])
         rows.append(f"<tr><td>{position}</td><td>{escape_html(a)}</td>"
-                    f"<td>{format_rank(ranking.average_ranks[a])}</td><td>{cost}</td></tr>")
+                    f"<td>{format_rank(ranking.average_ranks[a])}</td>"
+                    f"<td>{format_rank(ranking.average_error_ranks[a])}</td><td>{cost}</td></tr>")
     s = ranking.settings
     notes = "".join(f"<li>{escape_html(n)}</li>" for n in ranking.notes)
     return (f"<div><p><b>Final order</b> ({len(ranking.datasets)} data set(s); test "
             f"{escape_html(s.test)}, &alpha; = {s.alpha:g}, costs {escape_html(s.costs)})</p>"
-            f"{figure}<table><thead><tr><th>rank</th><th>algorithm</th><th>average rank</th>"
+            f"{figure}<table><thead><tr><th>position</th><th>algorithm</th>"
+            "<th>average position</th><th>average error rank</th>"
             f"<th>average cost</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"<ul>{notes}</ul></div>")

@@ -24,7 +24,7 @@ from .._files import write_atomically
 from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
 from ..engine._cost_ties import prior_text
-from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
+from ..engine._explain import cost_unit_sentence, friedman_power
 from ._bayes import bayes_section_html
 from ._cd import power_warning
 from ._graphviz import dot_available, inline_svg, render_svgs
@@ -124,13 +124,13 @@ def _final_section(ranking, figs):
     sp = ranking.second_pass
     firsts = {a: sum(r.order[0] == a for r in ranking.datasets) for a in ranking.algorithms}
     index = {a: i for i, a in enumerate(ranking.algorithms)}
-    why = explain_order(ranking)
+    why = ranking.explanations
     rows = []
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None
                 else ranking.datasets[0].costs[index[a]])
-        rows.append([position, a, format_rank(ranking.average_ranks[a]), format_number(cost),
-                     firsts[a],
+        rows.append([position, a, format_rank(ranking.average_ranks[a]),
+                     format_rank(ranking.average_error_ranks[a]), format_number(cost), firsts[a],
                      why[position - 1].reason])
     items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
     s = ranking.settings
@@ -140,9 +140,14 @@ def _final_section(ranking, figs):
             f"&alpha; = {s.alpha:g}, cost profile {_e(ranking.profile.name)}.</p>"
             + _power_warning(ranking)
             + f'<ol class="final">{items}</ol>'
-            + _table(["rank", "algorithm", "average rank", "average cost", "first on (data sets)",
-                      "why here"], rows, numeric={0, 2, 3, 4})
-            + f"<p class=\"small\">Average cost: {_e(cost_unit_sentence(ranking.profile))}. "
+            + _table(["position", "algorithm", "average position", "average error rank",
+                      "average cost", "first on (data sets)", "why here"], rows,
+                     numeric={0, 2, 3, 4, 5})
+            + "<p class=\"small\">Average position: the mean of the MultiTest positions over "
+            "the data sets (they contain the cost order; the second pass ranks these). Average "
+            "error rank: the mean rank of the mean error alone (1 = lowest error, ties "
+            "averaged). "
+            f"Average cost: {_e(cost_unit_sentence(ranking.profile))}. "
             "First on: the number of data sets on which MultiTest put the algorithm first. "
             "Why here: the comparisons that decide the position in the cost-ordered sort "
             "(the second pass over several data sets).</p>"
@@ -170,9 +175,16 @@ def _friedman_section(ranking):
             ["Iman–Davenport F", format_number(fr.iman_davenport_statistic),
              f"{fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}",
              format_p(fr.iman_davenport_pvalue)]]
+    fe = ranking.friedman_errors
+    rows.append([f"Friedman χ² on error ranks ({fe.ties} for ties)", format_number(fe.statistic),
+                 f"{fe.df}", format_p(fe.pvalue)])
+    rows[0][0] = f"Friedman χ² on positions ({fr.ties} for ties)"
     table = _table(["statistic", "value", "df", "p-value"], rows, numeric={1, 3})
     return (f'<section id="friedman"><h2>Friedman test and gate</h2>{table}'
-            f'<p class="gate">{_e(sp.gate)}</p>{_power_warning(ranking)}</section>')
+            f'<p class="gate">{_e(sp.gate)}</p>'
+            + ("" if ranking.positions_only is None else
+               f'<p class="note">{_e(ranking.positions_only.capitalize())}.</p>')
+            + f"{_power_warning(ranking)}</section>")
 
 
 def _second_pass_section(ranking, figs):
@@ -197,7 +209,7 @@ def _second_pass_section(ranking, figs):
             + figs.html("second_pass", "Second-pass graph: average-cost order, post-hoc overrides")
             + figs.html("second_pass_trace", "Second-pass sort trace: how the final order comes "
                         "out of the average-cost order and the overrides")
-            + _table(["cost position", "algorithm", "average cost", "average rank",
+            + _table(["cost position", "algorithm", "average cost", "average position",
                       "final position"], rows, numeric={0, 2, 3, 4})
             + "</section>")
 
@@ -238,7 +250,9 @@ def _control_section(ranking):
             + "</section>")
 
 
-def _dataset_section(result, stem, figs, settings, back="#contents", exact=True):
+def _dataset_section(result, stem, figs, settings, error_rank, back="#contents", exact=True):
+    """One data set; `error_rank`: ``{algorithm: rank of its mean error there}``; `exact`:
+    whether costs are compared exactly (no cost tolerance)."""
     r = result
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
@@ -270,9 +284,9 @@ def _dataset_section(result, stem, figs, settings, back="#contents", exact=True)
                      + ("" if len(pairs) <= len(shown) else
                         f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
-    rows = [[k, a, r.ranks[a], format_number(r.mean_errors[a])]
+    rows = [[k, a, format_number(r.mean_errors[a]), f"{error_rank[a]:g}"]
             for k, a in enumerate(r.order, start=1)]
-    parts.append(_table(["position", "algorithm", "rank", "mean error"], rows,
+    parts.append(_table(["position", "algorithm", "mean error", "error rank"], rows,
                         numeric={0, 2, 3}))
     parts.append(f'<p><a href="{back}">back to the index</a></p></section>')
     return "".join(parts)
@@ -357,18 +371,19 @@ def _report_pages(ranking):
             "graph, sort trace, pairwise tests and order"
             + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
     pages = {}
+    error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     if paged:
         body.append(_datasets_table(ranking, stems))
-        for r, stem in zip(ranking.datasets, stems):
-            section = _dataset_section(r, stem, figs, ranking.settings,
+        for r, stem, ranks in zip(ranking.datasets, stems, error_ranks):
+            section = _dataset_section(r, stem, figs, ranking.settings, ranks,
                                        back="../report.html#datasets",
                                        exact=ranking.tolerance.exact)
             pages[stem] = _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
         exact = ranking.tolerance.exact
-        body += [_dataset_section(r, stem, figs, ranking.settings, exact=exact)
-                 for r, stem in zip(ranking.datasets, stems)]
+        body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact)
+                 for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
     return _page("multitest report", body), pages
 

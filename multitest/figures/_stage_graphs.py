@@ -90,7 +90,7 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     means = r.mean_errors
     error_word = "mean error" if r.tested else "value"
     info = {a: [(error_word, format_number(means[a])), ("cost", format_number(cost[a])),
-                ("rank", format_number(r.ranks[a], 3))] for a in r.prior_order}
+                ("position", format_number(r.ranks[a], 3))] for a in r.prior_order}
     adjusted = settings is not None and settings.correction != "none"
     overrides = r.overrides()
     n_edges = int(overrides.sum())
@@ -264,7 +264,7 @@ def render_trace(dataset_result):
 # -- stage 4: the significance matrix of the post-hoc test ----------------------------
 
 def render_significance_matrix(ranking):
-    """Pairwise decisions of the post-hoc test as a table (algorithms by average rank).
+    """Pairwise decisions of the post-hoc test as a table (algorithms by average position).
 
     Up to :data:`MATRIX_LIMIT` algorithms a matrix with the algorithm names on
     its rows and columns, a coloured cell for a pair found different, the
@@ -284,7 +284,7 @@ def render_significance_matrix(ranking):
     coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
     diagonal = '<TD BGCOLOR="#dddddd"></TD>'
     names = [sp.algorithms[a] for a in order]
-    rows = [_heads(["#", "algorithm", "average rank"]) + _column_heads(names)]
+    rows = [_heads(["#", "algorithm", "average position"]) + _column_heads(names)]
     for a_pos, a in enumerate(order, start=1):
         cells = [_cell(str(a_pos), "RIGHT"), _cell(_text(sp.algorithms[a])),
                  _cell(format_rank(sp.average_ranks[a]), "RIGHT")]
@@ -310,7 +310,7 @@ def render_significance_matrix(ranking):
 
 def _significance_caption(sp, drawing):
     legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), rows and columns by "
-              "average rank (1 = best)", drawing]
+              "average position (1 = best)", drawing]
     if not sp.applied:
         legend.append("Friedman test does not reject: no post-hoc test applied")
     return _legend(legend)
@@ -318,9 +318,9 @@ def _significance_caption(sp, drawing):
 
 def _significance_list(sp, order):
     """The decisions as one row per algorithm: above MATRIX_LIMIT algorithms."""
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average rank</B>"),
+    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average position</B>"),
              _cell("<B>found different from</B>"),
-             _cell("<B>not different from (positions by rank)</B>")]]
+             _cell("<B>not different from (positions in this table)</B>")]]
     # Rows and columns by rank position: the "not different" positions of each row.
     same = ~np.asarray(sp.significant, dtype=bool)[np.ix_(order, order)]
     np.fill_diagonal(same, False)
@@ -365,7 +365,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     """
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
-    info = {a: [("rank", format_rank(sp.average_ranks[index[a]])),
+    info = {a: [("avg position", format_rank(sp.average_ranks[index[a]])),
                 ("cost", format_number(sp.average_costs[index[a]])),
                 ("final #", str(final[a]))] for a in sp.prior_order}
     overrides = sp.overrides()
@@ -378,7 +378,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
     n_edges = int(overrides.sum())
     legend = [f"<B>second pass</B>{over}: average-cost order (cheapest first);"
-              " average rank, average cost, final position",
+              " average position, average cost, final position",
               f"override i &#8594; j: the post-hoc test ({_text(method)}) finds j better than the "
               f"cheaper i ({n_edges} override{'s' if n_edges != 1 else ''})",
               _text(sp.gate)]
@@ -411,7 +411,8 @@ def render_final(ranking):
         lines = [f"{position}. {_wrap(a)}"]
         if sp is not None:
             i = sp.algorithms.index(a)
-            lines += [f"rank {format_rank(sp.average_ranks[i])}",
+            lines += [f"avg position {format_rank(sp.average_ranks[i])}",
+                      f"avg error rank {format_rank(ranking.average_error_ranks[a])}",
                       f"cost {format_number(sp.average_costs[i])}"]
         else:
             r = ranking.datasets[0]
@@ -430,7 +431,8 @@ def render_final(ranking):
         edges = [(a, b, p) for a, b, _, p in r.edges()]
         prior, overrides, source = r.prior_order, r.overrides(), f"data set {r.name}"
     legend = ["<B>final order</B>, best first (arrow: comes before); nodes: "
-              + ("average rank, average cost" if sp is not None else "mean error")]
+              + ("average position, average error rank, average cost" if sp is not None
+                 else "mean error")]
     legend += _deciding_lines(prior, overrides, edges, source)
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
@@ -457,7 +459,7 @@ def _deciding_lines(prior, overrides, edges, source):
 def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
-    rows = [_heads(["#", "algorithm", "average rank", "average cost",
+    rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost",
                     "beaten by (costlier, significantly better)"])]
     sp = ranking.second_pass
     sorted_on = sp if sp is not None else ranking.datasets[0]
@@ -476,7 +478,9 @@ def _final_table(ranking):
             rank_text = format_number(r.ranks[a], 3)
             cost_text = format_number(r.costs[r.algorithms.index(a)])
         rows.append([_cell(str(position), "RIGHT"), _cell(f"<B>{_text(a)}</B>"),
-                     _cell(rank_text, "RIGHT"), _cell(cost_text, "RIGHT"),
+                     _cell(rank_text, "RIGHT"),
+                     _cell(format_rank(ranking.average_error_ranks[a]), "RIGHT"),
+                     _cell(cost_text, "RIGHT"),
                      _cell(_wrap(", ".join(blockers[a]), 100) or "&#8211;")])
     _table_node(g, rows)
     source = "second pass" if sp is not None else ranking.datasets[0].name

@@ -5,6 +5,7 @@ from ._automl import is_automl_file as is_automl_file
 from ._automl import read_automl as read_automl
 from ._cost_tables import COLUMN_PREFIX as COLUMN_PREFIX
 from ._cost_tables import as_profile as as_profile
+from ._cost_tables import experiment_costs as experiment_costs
 from ._cost_tables import experiment_folder as experiment_folder
 from ._cost_tables import is_cost_table as is_cost_table
 from ._cost_tables import load_cost_table as load_cost_table
@@ -22,9 +23,11 @@ from ._metrics import METRIC_DIRECTIONS as METRIC_DIRECTIONS
 from ._metrics import MetricDirection as MetricDirection
 from ._metrics import metric_direction as metric_direction
 from ._metrics import metric_errors as metric_errors
+from ._results import KEY_LIKE_COLUMNS as KEY_LIKE_COLUMNS
 from ._results import MAX_ABS_VALUE as MAX_ABS_VALUE
 from ._results import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from ._results import VALUE_KINDS as VALUE_KINDS
+from ._results import WARNING_PREFIX as WARNING_PREFIX
 from ._results import Results as Results
 from ._results import load_results as load_results
 from ._sklearn import from_cross_validate as from_cross_validate

@@ -39,7 +39,8 @@ from ._automl import is_automl_file, read_automl
 from ._costs import CostProfile, load_profile, profile_from_order
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
-           "load_cost_table", "profile_from_column", "experiment_folder", "COLUMN_PREFIX"]
+           "load_cost_table", "profile_from_column", "experiment_folder", "experiment_costs",
+           "COLUMN_PREFIX"]
 
 #: ``--costs column:NAME`` takes the costs from column NAME of the results.
 COLUMN_PREFIX = "column:"
@@ -305,9 +306,19 @@ def experiment_folder(path, costs=None):
         if not record.get("datasets_ranked"):
             raise InputError("no data set has complete results: every one had a failed or "
                              "missing fold (see failures.csv)", source=path)
+    return results, experiment_costs(path, costs), notes
+
+
+def experiment_costs(path, costs):
+    """A bare profile name (``fit_time``) of the experiment folder `path` as the path of
+    ``DIR/costs/NAME.yaml`` when that file exists; anything else unchanged.
+
+    The same resolution for ``--costs`` of ``multitest rank`` and each of
+    ``--profiles`` of ``multitest stability``.
+    """
     if isinstance(costs, str) and os.sep not in costs and not costs.startswith(COLUMN_PREFIX):
         candidate = os.path.join(path, "costs", costs if costs.endswith(".yaml")
                                  else costs + ".yaml")
         if os.path.isfile(candidate):
-            costs = candidate
-    return results, costs, notes
+            return candidate
+    return costs

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import dataclasses
 import os
 import sys
 import warnings
@@ -25,7 +24,8 @@ from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
 from ._metrics import metric_errors
 
-__all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE"]
+__all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
+           "KEY_LIKE_COLUMNS", "WARNING_PREFIX"]
 
 #: How the value column is turned into an error (lower is better).
 VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
@@ -56,8 +56,9 @@ class Results:
     source : str
         File name, or ``"<DataFrame>"``.
     notes : tuple of str
-        How the values were read, stated in every output (the direction of
-        each metric of a ``metric`` column).
+        How the values were read and what the reader must know about the input
+        that is not an error (the direction of each metric of a ``metric``
+        column, a data set of accuracies on another scale than the others...).
     """
 
     errors: np.ndarray
@@ -267,10 +268,12 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None):
     columns = _resolve_columns(present, name, **columns)
     values = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
+    unused = _unused_key_columns(present, columns)
     if columns["metric"] is None:
         kind = _resolve_kind(rule.kind, columns["value"])
         errors = _to_error(values, kind, columns["value"], name, row_offset)
-        return _assemble(keys, errors, columns, name, row_offset)
+        return _assemble(keys, errors, columns, name, row_offset,
+                         notes=_scale_notes(values, kind, keys["dataset"]), unused=unused)
     if rule.kind != "auto":
         raise MultitestError(f"`kind` {rule.kind!r}: the results name each row's metric "
                              f"(column '{columns['metric']}'), which decides the direction; "
@@ -280,8 +283,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None):
         higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
         datasets=keys["dataset"][0], source=name, row_offset=row_offset,
         field=columns["metric"])
-    loaded = _assemble(keys, errors, columns, name, row_offset)
-    return dataclasses.replace(loaded, notes=(
+    return _assemble(keys, errors, columns, name, row_offset, unused=unused, notes=(
         "errors from the metric of each row (column '" + columns["metric"] + "'): "
         + "; ".join(notes),))
 
@@ -442,7 +444,9 @@ def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
         keys[role] = None if columns[role] is None else _arrow_integers(pa, arrays.pop(role))
     pa.default_memory_pool().release_unused()
     errors = _to_error(values, kind, columns["value"], name, row_offset)
-    loaded = _assemble(keys, errors, columns, name, row_offset)
+    loaded = _assemble(keys, errors, columns, name, row_offset,
+                       notes=_scale_notes(values, kind, keys["dataset"]),
+                       unused=_unused_key_columns(list(raw), columns))
     if bar is not None:
         bar.update()
     return loaded
@@ -704,6 +708,10 @@ def _key_columns(frame, columns, name, row_offset, fast):
 def _to_error(values, kind, column, name, row_offset):
     if kind == "error":
         return values
+    if kind == "accuracy-percent" and values.size and values.max() <= 1:
+        raise InputError("kind accuracy-percent, but every value is at most 1: these are "
+                         "accuracies between 0 and 1, not percentages (use kind accuracy)",
+                         source=name, field=column)
     percent = kind == "accuracy-percent" or (kind == "accuracy" and values.max() > 1)
     top = 100.0 if percent else 1.0
     bad = (values < 0) | (values > top)
@@ -714,7 +722,40 @@ def _to_error(values, kind, column, name, row_offset):
     return top - values
 
 
-def _assemble(keys, errors, columns, name, row_offset):
+#: A note of the input that is a warning starts so (the summary prints it as one).
+WARNING_PREFIX = "warning: "
+
+#: Names of columns that look like a key column (a replication, a fold) but are not read.
+KEY_LIKE_COLUMNS = ("rep", "reps", "repeat", "repetition", "run", "seed", "split", "cv",
+                    "iteration", "trial", "fold_id", "cv_fold")
+
+
+def _unused_key_columns(present, columns):
+    """The columns of the input that look like key columns and are not read."""
+    used = {c for c in columns.values() if c is not None}
+    return [c for c in present if str(c).strip().lower() in KEY_LIKE_COLUMNS
+            and str(c).strip() not in used]
+
+
+def _scale_notes(values, kind, dataset_keys):
+    """A warning naming each data set of accuracies within 0..1 among percentages.
+
+    Only accuracies: an error rate below 1 % is common (0.4 % on mushroom), an accuracy
+    below 1 % is not.
+    """
+    if kind == "error" or not values.size or values.max() <= 1 or values.min() > 1:
+        return ()
+    codes, names = dataset_keys
+    highest = pd.Series(values).groupby(np.asarray(codes)).max()
+    low = [names[i] for i in highest.index[highest.to_numpy() <= 1].tolist()]
+    if not low:
+        return ()
+    return (f"{WARNING_PREFIX}data set(s) {', '.join(map(abbreviate, low))} have every accuracy "
+            f"within 0..1 while the others reach {values.max():g}: they are read as "
+            "percentages (errors near 100); if they are fractions, multiply them by 100",)
+
+
+def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=()):
     if len(errors) == 0:
         raise InputError("no data rows (only a header)", source=name, row=row_offset)
     ds_codes, datasets = keys["dataset"]
@@ -735,7 +776,7 @@ def _assemble(keys, errors, columns, name, row_offset):
             fold_codes, fold_labels = np.zeros(len(errors), dtype=np.int64), np.array([0])
         F = len(fold_labels)
         flat = (ds_codes.astype(np.int64) * L + alg_codes) * F + fold_codes
-        _check_duplicates(flat, keys, columns, name, row_offset)
+        _check_duplicates(flat, keys, columns, name, row_offset, unused)
         cube = np.full(S * L * F, np.nan)
         cube[flat] = errors
         cube = cube.reshape(S, L, F)
@@ -744,7 +785,7 @@ def _assemble(keys, errors, columns, name, row_offset):
     cube.setflags(write=False)
     return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
-                   has_folds=has_folds, source=name)
+                   has_folds=has_folds, source=name, notes=tuple(notes))
 
 
 def _fold_keys(keys):
@@ -795,7 +836,7 @@ def _sorted_codes(keys):
     return code_of[keys - low], labels + low
 
 
-def _check_duplicates(flat, keys, columns, name, row_offset):
+def _check_duplicates(flat, keys, columns, name, row_offset, unused=()):
     if flat.size and np.bincount(flat).max() < 2:   # fast check first: no duplicate
         return
     duplicated = pd.Series(flat).duplicated(keep=False).to_numpy()
@@ -810,8 +851,13 @@ def _check_duplicates(flat, keys, columns, name, row_offset):
         what.append(f"replication {keys['replication'][first]}")
     if keys["fold"] is not None:
         what.append(f"fold {keys['fold'][first]}")
-    raise InputError(f"duplicate row for {', '.join(what)} (also at row {first + row_offset})",
-                     source=name, row=int(twin) + row_offset)
+    read = [repr(c) for c in (columns["replication"], columns["fold"]) if c is not None]
+    hint = "" if not unused else (
+        f"; column(s) {', '.join(repr(abbreviate(c)) for c in unused)} look like a key but are "
+        f"not read: the folds are identified by {' and '.join(read) or 'no column'} (rename "
+        "the column 'replication' or 'fold')")
+    raise InputError(f"duplicate row for {', '.join(what)} (also at row {first + row_offset})"
+                     + hint, source=name, row=int(twin) + row_offset)
 
 
 def _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name):

@@ -3,7 +3,9 @@
 from ._csv import write_csv as write_csv
 from ._json import DATASET_TABLES as DATASET_TABLES
 from ._json import INLINE_PAIRS_LIMIT as INLINE_PAIRS_LIMIT
+from ._json import RESULT_FILE as RESULT_FILE
 from ._json import is_large as is_large
+from ._json import read_explanations as read_explanations
 from ._json import to_dict as to_dict
 from ._json import write_json as write_json
 from ._pairwise_file import PAIRWISE_FILE as PAIRWISE_FILE

@@ -18,7 +18,11 @@ import numpy as np
 
 from ._pairwise_file import PAIRWISE_FILE
 
-__all__ = ["to_dict", "write_json", "is_large", "INLINE_PAIRS_LIMIT", "DATASET_TABLES"]
+__all__ = ["to_dict", "write_json", "is_large", "read_explanations", "INLINE_PAIRS_LIMIT",
+           "DATASET_TABLES", "RESULT_FILE"]
+
+#: The document of a ranking in an output folder.
+RESULT_FILE = "result.json"
 
 #: Above this many pairwise results in all, ``result.json`` refers to the pairwise
 #: file (:data:`~multitest.outputs.PAIRWISE_FILE`) instead of listing
@@ -60,7 +64,9 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
     doc = {
         "final_order": list(ranking.final_order),
         "average_ranks": {a: float(r) for a, r in ranking.average_ranks.items()},
+        "average_error_ranks": {a: float(r) for a, r in ranking.average_error_ranks.items()},
         "friedman": _friedman(ranking),
+        "friedman_errors": _friedman_errors(ranking),
         "second_pass": _second_pass(ranking),
         "control": _control(ranking),
         "effect_sizes": _effect_sizes(ranking),
@@ -104,10 +110,18 @@ def write_json(ranking, handle, effects=None):
 
 def _explanations(ranking):
     """One sentence per final position, and the Friedman power when it cannot reject."""
-    from ..engine._explain import explain_order, friedman_power
+    from ..engine._explain import friedman_power
 
     out = {"positions": [{"position": e.position, "algorithm": e.algorithm,
-                          "sentence": e.sentence} for e in explain_order(ranking)]}
+                          "sentence": e.sentence,
+                          "comparisons": [{"subject": c.subject, "other": c.other,
+                                           "significant": c.significant,
+                                           "pvalue": None if c.pvalue is None
+                                           else _number(c.pvalue)}
+                                          for c in e.comparisons]}
+                         for e in ranking.explanations]}
+    if ranking.positions_only is not None:
+        out["positions_only"] = ranking.positions_only
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:
         power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
@@ -115,6 +129,63 @@ def _explanations(ranking):
         out["friedman_power"] = {"power": power.power, "datasets_needed": power.datasets_needed,
                                  "warning": warning}
     return out
+
+
+def read_explanations(path):
+    """The explanation lines of a finished run: every position, then the warnings.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        An output folder of ``multitest rank`` (or its ``result.json``).
+
+    Returns
+    -------
+    list of str
+        ``Final order (best first): ...``, one sentence per position, the
+        sentence on positions and errors and the Friedman power warning when
+        the run has them.
+
+    Raises
+    ------
+    InputError
+        When there is no ``result.json`` or it holds no explanations; the
+        message names the file.
+    """
+    import os
+
+    from .._errors import InputError
+
+    path = os.fspath(path)
+    source = os.path.join(path, RESULT_FILE) if os.path.isdir(path) else path
+    if not os.path.isfile(source):
+        raise InputError(f"no {RESULT_FILE}: give an output folder of multitest rank "
+                         "(--out DIR)", source=source)
+    try:
+        with open(source, encoding="utf-8") as handle:
+            doc = json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not a {RESULT_FILE} of multitest ({exc.msg})", source=source,
+                         row=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise InputError(f"not a {RESULT_FILE} of multitest (not UTF-8 text)",
+                         source=source) from None
+    explanations = doc.get("explanations") if isinstance(doc, dict) else None
+    positions = explanations.get("positions") if isinstance(explanations, dict) else None
+    if not isinstance(positions, list) or not all(
+            isinstance(p, dict) and isinstance(p.get("sentence"), str) for p in positions):
+        raise InputError("holds no explanations (key 'explanations.positions'); it was not "
+                         "written by multitest rank 0.2 or later", source=source,
+                         field="explanations")
+    lines = ["Final order (best first): " + ", ".join(str(p.get("algorithm"))
+                                                      for p in positions), "", "Why this order:"]
+    lines += [f"  {p['sentence']}" for p in positions]
+    if explanations.get("positions_only"):
+        lines.append(f"Note: {explanations['positions_only']}.")
+    power = explanations.get("friedman_power")
+    if isinstance(power, dict) and power.get("warning"):
+        lines.append(f"Warning: {power['warning']}")
+    return lines
 
 
 def _friedman(ranking):
@@ -129,6 +200,16 @@ def _friedman(ranking):
             "rejected": bool(fr.pvalue < ranking.settings.alpha),
             "gate": ranking.settings.friedman_gate,
             "decision": ranking.second_pass.gate}
+
+
+def _friedman_errors(ranking):
+    """The Friedman test on the ranks of the mean errors (costs left out)."""
+    fr = ranking.friedman_errors
+    if fr is None:
+        return None
+    return {"statistic": _number(fr.statistic), "pvalue": _number(fr.pvalue), "df": fr.df,
+            "ties": fr.ties, "all_tied": fr.all_tied,
+            "rejected": bool(fr.pvalue < ranking.settings.alpha)}
 
 
 def _second_pass(ranking):

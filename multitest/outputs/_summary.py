@@ -6,11 +6,13 @@ from collections import Counter
 
 from .._format import format_p, format_table
 from ..engine._cost_ties import prior_text
+from ..inputs._results import WARNING_PREFIX
 
 __all__ = ["summary_text", "WHY_POSITIONS"]
 
-#: The summary explains this many top positions (all are in result.json and the report).
-WHY_POSITIONS = 5
+#: The summary explains this many top positions (all are in result.json, the report and
+#: ``multitest explain OUT``).
+WHY_POSITIONS = 10
 
 
 #: Longest list of names or edges printed in one summary line; longer lists
@@ -25,8 +27,17 @@ def _shorten(items, separator):
     return f"{separator.join(items[:_MAX_ITEMS])}{separator}... ({len(items)} in all)"
 
 
-def summary_text(ranking):
-    """The final order and the key figures, as a readable text block."""
+def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
+    """The final order and the key figures, as a readable text block.
+
+    Parameters
+    ----------
+    ranking : multitest.engine.Ranking
+    out : str, optional
+        The output folder written, named where the rest of the explanations are.
+    positions : int or None, default WHY_POSITIONS
+        Explain this many top positions; None: all.
+    """
     s = ranking.settings
     sp = ranking.second_pass
     lines = [f"Final order (best first); test {s.test}, alpha {s.alpha:g}, correction "
@@ -38,22 +49,27 @@ def summary_text(ranking):
     for position, name in enumerate(ranking.final_order, start=1):
         cost = f"{sp.average_costs[index[name]]:.4g}" if sp is not None else \
             f"{ranking.datasets[0].costs[index[name]]:.4g}"
-        rows.append([position, name, f"{ranking.average_ranks[name]:.3f}", cost, firsts[name]])
-    lines.append(format_table(["rank", "algorithm", "average rank",
+        rows.append([position, name, f"{ranking.average_ranks[name]:.3f}",
+                     f"{ranking.average_error_ranks[name]:.3f}", cost, firsts[name]])
+    lines.append(format_table(["position", "algorithm", "average position", "average error rank",
                                "average cost" if sp is not None else "cost",
                                "first on (data sets)"], rows))
+    lines.append("(average position: of the MultiTest positions, which contain the cost order; "
+                 "average error rank: of the mean errors alone; 1 = best)")
     lines.append("")
     n_tests = ranking.datasets[0].table.statistic.size
     lines.append(f"{len(ranking.datasets)} data set(s), {len(ranking.algorithms)} algorithms, "
                  f"{n_tests} pairwise tests, {int(ranking.datasets[0].table.override.sum())} "
                  "overrides")
-    fr = ranking.friedman
+    fr, fe = ranking.friedman, ranking.friedman_errors
     if fr is not None:
-        lines.append(f"Friedman chi2 ({fr.ties} for ties) = {fr.statistic:.4g} (df {fr.df}), "
-                     f"p = {format_p(fr.pvalue)}; "
+        lines.append(f"Friedman on positions: chi2 ({fr.ties} for ties) = {fr.statistic:.4g} "
+                     f"(df {fr.df}), p = {format_p(fr.pvalue)}; "
                      f"Iman-Davenport F = {fr.iman_davenport_statistic:.4g} "
                      f"(df {fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}), "
                      f"p = {format_p(fr.iman_davenport_pvalue)}")
+        lines.append(f"Friedman on error ranks: chi2 ({fe.ties} for ties) = {fe.statistic:.4g} "
+                     f"(df {fe.df}), p = {format_p(fe.pvalue)}")
     if sp is not None:
         cd = sp.critical_difference
         cd_text = f"critical difference {cd:.4g}; " if cd is not None else ""
@@ -70,20 +86,26 @@ def summary_text(ranking):
         lines.append(f"Against control {ranking.algorithms[c.control]} ({s.control_method}): "
                      f"differ {_shorten(differ, ', ') or 'none'}")
     for note in ranking.notes:
-        lines.append(f"Note: {note}")
-    lines += _why_lines(ranking)
+        warning = note.startswith(WARNING_PREFIX)
+        lines.append(f"Warning: {note[len(WARNING_PREFIX):]}" if warning else f"Note: {note}")
+    lines += _why_lines(ranking, out, positions)
     return "\n".join(lines)
 
 
-def _why_lines(ranking):
+def _why_lines(ranking, out, positions):
     """Why the top positions are what they are; the Friedman power warning."""
-    from ..engine._explain import cost_unit_sentence, explain_order, friedman_power
+    from ..engine._explain import cost_unit_sentence, friedman_power
 
     lines = ["", "Why this order:"]
-    explanations = explain_order(ranking)
-    lines += [f"  {e.sentence}" for e in explanations[:WHY_POSITIONS]]
-    if len(explanations) > WHY_POSITIONS:
-        lines.append("  ... (every position is explained in result.json, key 'explanations')")
+    explanations = ranking.explanations
+    shown = explanations if positions is None else explanations[:positions]
+    lines += [f"  {e.sentence}" for e in shown]
+    if len(explanations) > len(shown):
+        rest = len(explanations) - len(shown)
+        where = (f"multitest explain {out} prints every position" if out is not None else
+                 "write the outputs with --out DIR, then multitest explain DIR prints every "
+                 "position")
+        lines.append(f"  ... {rest} more position(s): {where}")
     lines.append(f"Costs: {cost_unit_sentence(ranking.profile)}.")
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:

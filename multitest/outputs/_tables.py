@@ -61,8 +61,12 @@ def stage_tables(ranking):
     results = ranking.datasets
     datasets = [r.name for r in results]
     tables = {
-        "final_order.csv": pd.DataFrame({"rank": range(1, len(ranking.final_order) + 1),
-                                         "algorithm": list(ranking.final_order)}),
+        "final_order.csv": pd.DataFrame({
+            "position": range(1, len(ranking.final_order) + 1),
+            "algorithm": list(ranking.final_order),
+            "average_position": [ranking.average_ranks[a] for a in ranking.final_order],
+            "average_error_rank": [ranking.average_error_ranks[a]
+                                   for a in ranking.final_order]}),
         "ranks.csv": ranking.ranks_frame().reset_index(),
         "orders.csv": _orders_table(results, len(algorithms)),
         "mean_errors.csv": _by_dataset(datasets, algorithms, results[0].table.mean_errors),
@@ -75,7 +79,8 @@ def stage_tables(ranking):
         prior_position = {a: i for i, a in enumerate(sp.prior_order, start=1)}
         final_position = {a: i for i, a in enumerate(sp.order, start=1)}
         tables["second_pass.csv"] = pd.DataFrame({
-            "algorithm": algorithms, "average_rank": sp.average_ranks,
+            "algorithm": algorithms, "average_position": sp.average_ranks,
+            "average_error_rank": [ranking.average_error_ranks[a] for a in algorithms],
             "average_cost": sp.average_costs,
             "prior_position": [prior_position[a] for a in algorithms],
             "final_position": [final_position[a] for a in algorithms]})

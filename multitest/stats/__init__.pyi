@@ -39,6 +39,7 @@ from ._friedman import FRIEDMAN_TIES as FRIEDMAN_TIES
 from ._friedman import FriedmanResult as FriedmanResult
 from ._friedman import friedman as friedman
 from ._friedman import friedman_statistics as friedman_statistics
+from ._friedman import rank_rows as rank_rows
 from ._friedman import rank_tie_terms as rank_tie_terms
 from ._nemenyi import CONTROL_METHODS as CONTROL_METHODS
 from ._nemenyi import ControlResult as ControlResult
