@@ -101,7 +101,7 @@ def test_override_graph_optdigits_is_a_matrix_with_p_values(ranking):
     assert " -> " not in source and "matrix of the 16 overrides" in source
     header = source[source.index("<TR>"):source.index("</TR>")]
     heads = re.findall(r'VALIGN="BOTTOM"><B>(.*?)</B>', header)
-    assert heads == ["#", "algorithm", "mean error", "cost", "rank", *d.prior_order]
+    assert heads == ["#", "algorithm", "mean error", "cost", "position", *d.prior_order]
     cells = re.findall(r'BGCOLOR="#f4a582">([^<]*)<', source)
     assert sorted(cells) == sorted(p_text(p) for *_, p in d.edges())
     assert "combined-5x2cv-f" in source and "0.05" in source and "training_time" in source
