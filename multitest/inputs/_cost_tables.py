@@ -34,6 +34,7 @@ import os
 import pandas as pd
 
 from .._errors import InputError, MultitestError
+from .._format import restore_cell
 from ._costs import CostProfile, load_profile, profile_from_order
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
@@ -185,6 +186,9 @@ def load_cost_table(path, name=None):
         raise InputError("a cost table needs a data set column and at least one algorithm "
                          "column", source=path, row=1)
     frame = frame.set_index(frame.columns[0])
+    # Names a spreadsheet would run as formulas may carry OWASP's leading quote.
+    frame.index = frame.index.map(restore_cell)
+    frame.columns = frame.columns.map(restore_cell)
     stem = os.path.splitext(os.path.basename(path))[0]
     return profile_from_frame(frame, name=name or stem, source=path, row_offset=2)
 
@@ -219,8 +223,8 @@ def profile_from_column(results, column, name=None):
         i = int(bad.to_numpy().nonzero()[0][0])
         raise InputError(f"cost must be a finite number >= 0, got {frame[column].iloc[i]!r}",
                          source=source, row=i + offset, field=column)
-    means = values.groupby([frame["dataset"].astype(str), frame["algorithm"].astype(str)],
-                           sort=False).mean()
+    means = values.groupby([frame[c].astype(str).str.strip().map(restore_cell)
+                            for c in ("dataset", "algorithm")], sort=False).mean()
     table = {}
     for (dataset, algorithm), value in means.items():
         table.setdefault(dataset, {})[algorithm] = float(value)
