@@ -208,7 +208,8 @@ def escape_terminal(text):
     --------
     >>> print(escape_terminal("knn\x1b]0;title\x07 \x1b[2J \u202eevil \x9b31m x\rover"))
     knn\x1b]0;title\x07 \x1b[2J \u202eevil \x9b31m x\x0dover
-    >>> escape_terminal("names – ünïcode,\ttabs\nand lines") == "names – ünïcode,\ttabs\nand lines"
+    >>> text = "names – ünïcode,\ttabs\nand lines"
+    >>> escape_terminal(text) == text
     True
     """
     return _TERMINAL_CONTROL.sub(_escape_one, str(text))

@@ -369,6 +369,10 @@ def _cmd_demo(args):
         elapsed = time.perf_counter() - start
         _say(f"=== bundled report data, cost profile: {name} ===")
         out = os.path.join(args.out, name) if args.out else None
+        if out and os.path.islink(out):   # DIR is the user's; its entries are ours
+            from .outputs._transaction import _link_error
+
+            raise _link_error(out)
         if out:
             _write(ranking, out, _option("rank", "format").validate(args.format), args.report,
                    raw_csv=args.raw_csv)

@@ -26,7 +26,8 @@ from helpers import make_frame
 
 from multitest._format import FORMULA_START, escape_terminal, neutralize_cell, restore_cell
 from multitest.inputs import load_results
-from multitest.outputs import LOCK, neutralize_frame, write_csv
+from multitest import OutputError
+from multitest.outputs import LOCK, neutralize_frame, read_run, write_csv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -144,9 +145,23 @@ def test_a_link_at_a_bookkeeping_name_is_refused(tmp_path, sibling):
     results, out = results_file(tmp_path), tmp_path / "out"
     out.mkdir()
     os.symlink(sibling / "pages", out / ".multitest-staging-old")
-    os.symlink(sibling, out / ".multitest-backup-old")
     status, _, err = cli(*rank_args(results, out), cwd=tmp_path)
     refused(status, err, "symbolic link")
+
+
+def test_read_run_never_moves_files_through_a_linked_backup(tmp_path, sibling):
+    """A journal whose backup folder is a link out: the roll forward refuses, moves nothing."""
+    results, out = results_file(tmp_path), tmp_path / "out"
+    assert cli(*rank_args(results, out), cwd=tmp_path)[0] == 0
+    before = checksums(out)
+    (out / ".multitest-staging-x").mkdir()
+    os.symlink(sibling / "pages", out / ".multitest-backup-x")
+    (out / ".multitest-journal.json").write_text(json.dumps(
+        {"run_id": "x", "staging": ".multitest-staging-x", "backup": ".multitest-backup-x",
+         "old": ["result.json"], "new": []}))
+    with pytest.raises(OutputError, match="symbolic link"):
+        read_run(out)
+    assert {k: v for k, v in checksums(out).items() if k in before} == before
 
 
 def test_demo_writes_through_the_transaction(tmp_path, sibling):
@@ -156,6 +171,10 @@ def test_demo_writes_through_the_transaction(tmp_path, sibling):
     status, _, err = cli("demo", "--out", out, cwd=tmp_path)
     refused(status, err, LOCK, "symbolic link")
     os.unlink(out / "training_time" / LOCK)
+    os.symlink(sibling / "pages", out / "space_complexity")   # a profile's folder linked out
+    status, _, err = cli("demo", "--out", out, cwd=tmp_path)
+    refused(status, err, "space_complexity", "symbolic link")
+    os.unlink(out / "space_complexity")
     status, _, err = cli("demo", "--out", out, cwd=tmp_path)
     assert status == 0, err
     for profile in ("training_time", "space_complexity"):
@@ -234,6 +253,16 @@ def test_the_runs_formula_name_is_neutralised_and_read_back(run_folder, tmp_path
     assert status == 0, err
     result = json.loads((tmp_path / "ranked" / "result.json").read_text())
     assert sorted(result["final_order"]) == ["=nb", "tree"]
+
+
+def test_run_never_replaces_the_outputs_of_rank(tmp_path):
+    pytest.importorskip("distributed")
+    results, out = results_file(tmp_path), tmp_path / "out"
+    assert cli(*rank_args(results, out), cwd=tmp_path)[0] == 0
+    before = checksums(out)
+    status, _, err = cli("run", experiment_file(tmp_path), "--out", out, cwd=tmp_path)
+    refused(status, err, "multitest rank", "choose another --out")
+    assert checksums(out) == before     # refused before the store is opened
 
 
 def test_a_linked_store_is_refused(tmp_path, sibling):

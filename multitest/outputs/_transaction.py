@@ -150,7 +150,7 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
 
 
 @contextlib.contextmanager
-def hold(out, *, no_links=()):
+def hold(out, *, no_links=(), command=None):
     """Hold the lock of ``out`` for a whole task, not only for its final write.
 
     The folder is created if missing, locked (a second writer, or a second
@@ -166,6 +166,10 @@ def hold(out, *, no_links=()):
         Prefixes of names in ``out`` that the task opens (``("store.sqlite",)``
         for an experiment store): a symbolic link at such a name is refused,
         as one at a bookkeeping name (``.multitest*``) always is.
+    command : str, optional
+        The command of the task (``"run"``): a folder holding the outputs of a
+        command of the other kind is refused now rather than at the final write
+        (see :func:`transaction`).
 
     Yields
     ------
@@ -175,7 +179,8 @@ def hold(out, *, no_links=()):
     Raises
     ------
     OutputError
-        ``out`` is not a folder, is locked, or holds a link at a refused name.
+        ``out`` is not a folder, is locked, holds a link at a refused name or
+        the outputs of a command of the other kind.
 
     Examples
     --------
@@ -194,7 +199,7 @@ def hold(out, *, no_links=()):
     with contextlib.ExitStack() as stack:
         try:
             os.makedirs(out, exist_ok=True)
-            _refuse_links(out, (".multitest", *no_links))
+            _refuse_links(out, no_links)
             key = _identity(out)
             if key in _HELD:
                 raise OutputError(f"{abbreviate(out)} is already held by this process")
@@ -202,6 +207,8 @@ def hold(out, *, no_links=()):
             _HELD[key] = out
             stack.callback(_HELD.pop, key)
             recover(out)
+            if command is not None:
+                _check_kind(out, _read_manifest(out), {"command": command})
         except OSError as exc:
             raise _output_error(exc, out, None) from None
         yield out
@@ -344,18 +351,19 @@ def recover(out):
 
     A journal is rolled forward (the run it names is committed); staging and
     backup folders without a journal are removed.  Files no manifest lists are
-    never touched.
+    never touched.  A symbolic link at a bookkeeping name (``.multitest*``) is
+    refused before anything moves.
     """
     out = os.fspath(out)
+    _refuse_links(out, (".multitest",))
     journal = _read_journal(out)
     if journal is not None:
         _roll_forward(out, journal)
     for name in os.listdir(out):
-        path = os.path.join(out, name)
-        if name.startswith((_STAGING, _BACKUP)) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        elif name.startswith((_STAGING, _BACKUP, JOURNAL + ".")):
-            os.unlink(path)   # a link (removed, never followed) or a journal being written
+        if name.startswith((_STAGING, _BACKUP)):
+            shutil.rmtree(os.path.join(out, name), ignore_errors=True)
+        elif name.startswith(JOURNAL + "."):   # a journal being written when killed
+            os.unlink(os.path.join(out, name))
 
 
 # -- reading -----------------------------------------------------------------------
@@ -488,6 +496,8 @@ def _check_folders(out, name):
 
 def _refuse_links(out, prefixes):
     """Refuse a symbolic link in ``out`` at a name starting with one of ``prefixes``."""
+    if not prefixes:
+        return
     with os.scandir(out) as entries:
         for entry in entries:
             if entry.name.startswith(prefixes) and entry.is_symlink():

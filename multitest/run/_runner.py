@@ -65,6 +65,8 @@ _UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over
           "predict_cpu_time": ("CPU seconds", "Mean CPU time of predict on the test fold"),
           "peak_memory": ("bytes", "Mean peak growth of resident memory during fit"),
           "model_size": ("bytes", "Mean size of the fitted model, pickled")}
+#: The command recorded in the folder's manifest (an experiment folder, not an analysis).
+_COMMAND = "run"
 #: How long to try to reach an existing scheduler (``--scheduler``).
 CONNECT_TIMEOUT = "30s"
 
@@ -181,7 +183,8 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     out = os.path.abspath(os.fspath(out))
     # The folder is locked from before the store opens to after the outputs are written:
     # a second run (or any other writer) on it stops at once with one line.
-    with hold(out, no_links=(STORE_FILE,)), Store(os.path.join(out, STORE_FILE)) as store:
+    store_path = os.path.join(out, STORE_FILE)
+    with hold(out, no_links=(STORE_FILE,), command=_COMMAND), Store(store_path) as store:
         done = store.done()
         todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
         data = {spec.name: load_dataset(experiment, i)
@@ -463,7 +466,7 @@ def _write_outputs(out, derived, provenance, raw_csv):
 
     tables = {k: derived[k] if raw_csv else neutralize_frame(derived[k])
               for k in ("results", "failures", "noise")}
-    settings = {"command": "run", "experiment": provenance["experiment"]}
+    settings = {"command": _COMMAND, "experiment": provenance["experiment"]}
     with transaction(out, settings=dict(settings, raw_csv=True) if raw_csv else settings,
                      inputs=[provenance["experiment"]]) as staging:
         tables["results"].to_csv(os.path.join(staging, "results.csv"), index=False,
