@@ -156,12 +156,10 @@ def neutralize_frame(frame):
     >>> neutralize_frame(plain) is plain
     True
     """
-    columns = {c: _neutralized(frame[c].to_numpy()) for c in frame.columns
-               if _is_text(frame[c].dtype)}
+    columns = {c: _neutralized(frame[c]) for c in frame.columns if _is_text(frame[c].dtype)}
     columns = {c: v for c, v in columns.items() if v is not None}
-    labels = _neutralized(np.asarray(frame.columns, dtype=object))
-    index = _neutralized(np.asarray(frame.index, dtype=object)) \
-        if _is_text(frame.index.dtype) else None
+    labels = _neutralized(frame.columns)
+    index = _neutralized(frame.index) if _is_text(frame.index.dtype) else None
     if not columns and labels is None and index is None:
         return frame
     frame = frame.copy()
@@ -179,14 +177,15 @@ def _is_text(dtype):
 
 
 def _neutralized(values):
-    """The values with each text a spreadsheet would run quoted, or None when none is."""
+    """The values (a Series or an Index) with each text a spreadsheet would run quoted, as
+    an object array, or None when none is.  Only the distinct values are looked at."""
     try:
-        distinct = set(values.tolist())
+        distinct = pd.unique(values)
     except TypeError:          # unhashable values: no text of ours
         return None
     changed = {v: neutralize_cell(v) for v in distinct if isinstance(v, str)}
     changed = {v: w for v, w in changed.items() if w != v}
     if not changed:
         return None
-    return np.array([changed.get(v, v) if isinstance(v, str) else v for v in values.tolist()],
-                    dtype=object)
+    return np.array([changed.get(v, v) if isinstance(v, str) else v
+                     for v in values.to_numpy(dtype=object).tolist()], dtype=object)
