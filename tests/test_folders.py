@@ -24,9 +24,14 @@ import numpy as np
 import pytest
 from helpers import make_frame
 
-from multitest._format import FORMULA_START, escape_terminal, neutralize_cell, restore_cell
-from multitest.inputs import load_results
 from multitest import OutputError
+from multitest._format import (
+    FORMULA_START,
+    escape_terminal,
+    neutralize_cell,
+    restore_cell,
+)
+from multitest.inputs import load_results
 from multitest.outputs import LOCK, neutralize_frame, read_run, write_csv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
