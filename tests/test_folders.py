@@ -328,9 +328,8 @@ def test_names_are_printed_with_their_control_characters_escaped(tmp_path):
     # The one-line error naming an unknown algorithm escapes it too.
     status, _, err = cli("rank", results, "--order", ",".join(CONTROLS[:2] + CONTROLS[3:]),
                          cwd=tmp_path)
-    refused(status, err.replace("\\n", ""))
+    refused(status, err, "bidi\\u202eevil", "c1\\x9b2J")
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", err.rstrip("\n"))
-    assert "c1\\x9b2J" in err or "cr\\x0dover" in err or "bidi\\u202eevil" in err
 
 
 def test_escape_terminal_escapes_every_control_and_keeps_text():
