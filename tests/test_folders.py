@@ -32,7 +32,7 @@ from multitest._format import (
     restore_cell,
 )
 from multitest.inputs import load_results
-from multitest.outputs import LOCK, neutralize_frame, read_run, write_csv
+from multitest.outputs import LOCK, hold, neutralize_frame, read_run, write_csv
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTS = os.path.dirname(os.path.abspath(__file__))
@@ -314,6 +314,35 @@ def test_two_runs_on_one_folder_are_kept_apart_for_the_whole_run(tmp_path):
     assert len(rows) == 2 * 3      # 2 algorithms x 3 folds, all of the first run
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["cv"]["seed"] == 1
+
+
+def test_the_children_of_a_killed_writer_do_not_keep_its_lock(tmp_path):
+    """A forked child (a Dask worker, a fit process) closes its copy of the lock: once the
+    writer is SIGKILLed, the folder is free although the child still lives."""
+    out = str(tmp_path / "out")
+    read, write = os.pipe()
+    writer = os.fork()
+    if writer == 0:      # the writer: lock, fork a child that outlives it, die by SIGKILL
+        try:
+            with hold(out):
+                child = os.fork()
+                if child == 0:
+                    time.sleep(60)
+                    os._exit(0)
+                os.write(write, str(child).encode())
+                os.kill(os.getpid(), signal.SIGKILL)
+        finally:
+            os._exit(1)
+    os.close(write)
+    child = int(os.read(read, 32))
+    try:
+        assert os.waitpid(writer, 0)[1] == signal.SIGKILL
+        os.kill(child, 0)                  # the child is alive (raises if not)
+        with hold(out):                   # and the folder is not "being written"
+            pass
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.close(read)
 
 
 # -- names that reach a terminal or a spreadsheet ---------------------------------------

@@ -73,6 +73,24 @@ _FORMAT = "multitest-run/1"
 _EXPERIMENT_COMMAND = "run"
 #: Folders this process holds the lock of (:func:`hold`), by (device, inode).
 _HELD = {}
+#: File descriptors of the locks this process holds (closed in a forked child).
+_LOCK_FDS = set()
+
+
+def _close_locks_in_child():
+    """A forked child (a Dask worker, a fit process) does not keep its parent's locks.
+
+    ``flock`` belongs to the open file, which a fork shares: without this, the
+    workers of a killed ``multitest run`` would keep its folder locked.  Closing
+    the child's copy leaves the parent's lock held.
+    """
+    for fd in _LOCK_FDS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _LOCK_FDS.clear()
+
+
+os.register_at_fork(after_in_child=_close_locks_in_child)
 
 
 @dataclass(frozen=True)
@@ -612,6 +630,7 @@ class _Lock:
                 os.ftruncate(fd, 0)
                 os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
                 self.fd = fd
+                _LOCK_FDS.add(fd)
                 return self
             os.close(fd)    # the file was removed by its last holder: lock the new one
         raise OutputError(f"cannot lock {abbreviate(self.path)}")
@@ -619,6 +638,7 @@ class _Lock:
     def __exit__(self, *exc_info):
         with contextlib.suppress(OSError):
             os.unlink(self.path)
+        _LOCK_FDS.discard(self.fd)
         os.close(self.fd)
         return False
 
