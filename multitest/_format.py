@@ -18,6 +18,11 @@ functions with their own names, never a ``style`` argument.
                                 ``<.01`` / ``>.99`` short of certain
 :func:`format_table`            a plain-text table with a rule under its header
 :func:`escape_html`             any value as HTML text or attribute value
+:func:`escape_terminal`         text for a terminal: control characters and bidi
+                                overrides as visible escapes (``\x1b``, ``\u202e``)
+:func:`neutralize_cell`         a CSV cell a spreadsheet would run as a formula,
+                                with OWASP's leading ``'``; :func:`restore_cell`
+                                reads it back
 ==============================  =====================================================
 
 This module imports nothing of the package: every layer may use it.
@@ -26,9 +31,23 @@ This module imports nothing of the package: every layer may use it.
 from __future__ import annotations
 
 import html
+import re
 
-__all__ = ["format_p", "format_p_brief", "format_number", "format_rank", "format_frequency",
-           "format_share", "format_table", "escape_html"]
+__all__ = ["format_p", "format_p_brief", "format_number", "format_rank", "format_frequency", "format_share",
+           "format_table", "escape_html", "escape_terminal", "neutralize_cell", "restore_cell",
+           "FORMULA_START"]
+
+#: Characters a terminal would act on rather than show: C0 controls but line feed and tab
+#: (ESC starts CSI and OSC sequences, BEL rings, CR and BS overwrite), DEL, C1 controls
+#: (U+009B is a one-character CSI), the line and paragraph separators, and the bidi
+#: controls that reorder what is shown (U+202E RIGHT-TO-LEFT OVERRIDE, isolates, marks).
+_TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
+                               "\u2028-\u202e\u2066-\u2069]")
+#: First characters that make a spreadsheet read a CSV cell as a formula (OWASP, "CSV
+#: Injection": equals, plus, minus, at, tab, carriage return).
+FORMULA_START = "=+-@\t\r"
+_FORMULA = re.compile(f"'*[{re.escape(FORMULA_START)}]")
+_NEUTRALIZED = re.compile(f"'+[{re.escape(FORMULA_START)}]")
 
 #: Below this a p-value is printed in scientific notation (fixed digits would be zeros).
 SCIENTIFIC_BELOW = 1e-3
@@ -180,3 +199,76 @@ def escape_html(value):
     'a&lt;b &amp; &quot;c&quot;'
     """
     return html.escape(str(value), quote=True)
+
+
+def escape_terminal(text):
+    r"""``text`` safe to print to a terminal: every control character as a visible escape.
+
+    Line feeds and tabs are kept; other C0 and C1 controls, DEL, the line and
+    paragraph separators and the bidi controls become ``\xNN`` or ``\uNNNN``,
+    so that a name cannot move the cursor, set the window title (OSC), ring the
+    bell, rewrite the line or show its text reversed (U+202E).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> print(escape_terminal("knn\x1b]0;title\x07 \x1b[2J \u202eevil \x9b31m x\rover"))
+    knn\x1b]0;title\x07 \x1b[2J \u202eevil \x9b31m x\x0dover
+    >>> text = "names – ünïcode,\ttabs\nand lines"
+    >>> escape_terminal(text) == text
+    True
+    """
+    return _TERMINAL_CONTROL.sub(_escape_one, str(text))
+
+
+def _escape_one(match):
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def neutralize_cell(text):
+    """A CSV cell with OWASP's leading ``'`` when a spreadsheet would run it as a formula.
+
+    A cell that starts with a character of :data:`FORMULA_START`, possibly
+    after quotes, gets one more ``'`` in front; a spreadsheet shows the rest
+    as text.  :func:`restore_cell` removes it, so that every text is read
+    back as it was (``'=x`` is written ``''=x``).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> [neutralize_cell(t) for t in ("=HYPERLINK(1)", "+1", "-x", "@SUM(A1)", "'=x", "knn",
+    ...                               "it's", "a=b")]
+    ["'=HYPERLINK(1)", "'+1", "'-x", "'@SUM(A1)", "''=x", 'knn', "it's", 'a=b']
+    """
+    return "'" + text if _FORMULA.match(text) else text
+
+
+def restore_cell(text):
+    """The text of a CSV cell written by :func:`neutralize_cell` (its leading ``'`` removed).
+
+    Only a cell whose quotes are followed by a character of
+    :data:`FORMULA_START` loses one quote; every other cell is unchanged.
+
+    Examples
+    --------
+    >>> [restore_cell(t) for t in ("'=HYPERLINK(1)", "''=x", "'quoted'", "knn")]
+    ['=HYPERLINK(1)', "'=x", "'quoted'", 'knn']
+    >>> all(restore_cell(neutralize_cell(t)) == t for t in ("=x", "'=x", "''+", "'", "x"))
+    True
+    """
+    return text[1:] if _NEUTRALIZED.match(text) else text

@@ -17,6 +17,7 @@ import time
 
 from . import __version__, example_path
 from ._errors import InputError, MultitestError, abbreviate, one_line
+from ._format import escape_terminal
 from .engine._ranking import rank, resolve_profile
 from .engine._settings import OPTIONS, options_of
 from .inputs._costs import profile_from_order, read_yaml
@@ -35,7 +36,14 @@ class _Parser(argparse.ArgumentParser):
     """Usage errors as one line (``multitest: error: ...``), exit status 2."""
 
     def error(self, message):
-        self.exit(2, f"multitest: error: {one_line(message)} (see {self.prog} --help)\n")
+        self.exit(2, escape_terminal(f"multitest: error: {one_line(message)} (see {self.prog} "
+                                     "--help)\n"))
+
+
+def _say(text="", *, error=False):
+    """Print ``text`` on standard output (standard error with ``error``), control
+    characters escaped: names from the inputs reach the terminal only as visible text."""
+    print(escape_terminal(text), file=sys.stderr if error else sys.stdout)
 
 
 def _from_text(kind):
@@ -136,6 +144,7 @@ def _parser():
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
     demo.add_argument("--dpi", type=int, metavar="N", help="resolution of PNG figures")
+    demo.add_argument("--raw-csv", action="store_true", help=_option("rank", "raw_csv").help_text)
     _add_quiet(demo, default=argparse.SUPPRESS)
     explain = sub.add_parser("explain", help="why each algorithm holds its position, from "
                              "a finished run", description="Print the explanation of every "
@@ -163,6 +172,7 @@ def _add_run_parser(sub):
                      help="kill and record a fit that runs longer")
     run.add_argument("--retry-failed", action="store_true",
                      help="recompute the folds stored as failed")
+    run.add_argument("--raw-csv", action="store_true", help=_option("rank", "raw_csv").help_text)
 
 
 def _config(path, command):
@@ -252,11 +262,11 @@ def _figure_writer(ranking, formats, report, dpi=None):
 
             write_bayes_figures(ranking, staging, formats or ["svg"], dpi=dpi)
         if warning and formats:
-            print(f"multitest: warning: {warning}", file=sys.stderr)
+            _say(f"multitest: warning: {warning}", error=True)
         if not per_dataset:
-            print(f"multitest: note: {n_pairs} pairwise results: the per-data-set figures "
-                  "(override_*, trace_*) are not written; ask for them with --format",
-                  file=sys.stderr)
+            _say(f"multitest: note: {n_pairs} pairwise results: the per-data-set figures "
+                 "(override_*, trace_*) are not written; ask for them with --format",
+                 error=True)
         if report:
             from .figures._report import write_report
 
@@ -264,22 +274,22 @@ def _figure_writer(ranking, formats, report, dpi=None):
     return write
 
 
-def _write(ranking, out, formats, report, inputs=(), dpi=None):
+def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False):
     from .outputs._write import write_outputs
 
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi),
-                         inputs=inputs)
+                         inputs=inputs, raw_csv=bool(raw_csv))
 
 
 def _print_summary(ranking, out=None, seconds=None, positions=None):
     """The summary; `positions`: explain this many top positions (None: the default)."""
     from .outputs._summary import WHY_POSITIONS, summary_text
 
-    print(summary_text(ranking, out=out, positions=positions or WHY_POSITIONS))
+    _say(summary_text(ranking, out=out, positions=positions or WHY_POSITIONS))
     if seconds is not None:
-        print(f"\n(ranked in {seconds:.2f} s)")
+        _say(f"\n(ranked in {seconds:.2f} s)")
     if out is not None:
-        print(f"outputs written to {out}")
+        _say(f"outputs written to {out}")
 
 
 def _needs_out(settings, command):
@@ -308,7 +318,7 @@ def _results_input(args, settings):
                                     _option("stability", "profiles").validate(
                                         settings["profiles"])]
         for note in notes:
-            print(f"multitest: note: {note}", file=sys.stderr)
+            _say(f"multitest: note: {note}", error=True)
     return settings["results"]
 
 
@@ -316,8 +326,8 @@ def _load(args, settings):
     path = _results_input(args, settings)
     if settings["costs"] is None and settings["order"] is None and is_automl_file(path):
         settings["costs"] = "column:duration"
-        print("multitest: note: the AutoML benchmark layout: costs are the durations "
-              "(--costs column:duration)", file=sys.stderr)
+        _say("multitest: note: the AutoML benchmark layout: costs are the durations "
+             "(--costs column:duration)", error=True)
     return load_results(path, **{k: settings[k] for k in ("value", "kind", "higher_is_better",
                                                           "lower_is_better")
                                  if settings[k] is not None})
@@ -334,20 +344,23 @@ def _cmd_rank(args):
     if settings["out"]:
         _write(ranking, settings["out"], settings["format"], settings["report"],
                inputs=[args.results] + ([args.config] if args.config else []),
-               dpi=settings["dpi"])
+               dpi=settings["dpi"], raw_csv=settings["raw_csv"])
     _print_summary(ranking, settings["out"], elapsed)
     return 0
 
 
 def _cmd_stability(args):
     from .engine._stability import stability, stability_text, stability_to_dict
+    from .outputs._csv import neutralize_frame
     from .outputs._transaction import transaction
+    from .outputs._write import _profile_paths
 
     settings = _settings(args, "stability")
     _needs_out(settings, "stability")
     results = _load(args, settings)
     start = time.perf_counter()
-    result = stability(results, _profile(settings),
+    profile = _profile(settings)
+    result = stability(results, profile,
                        **_keywords(settings, "stability", ("stability", "setting", "selection")))
     elapsed = time.perf_counter() - start
     if settings["out"]:
@@ -357,23 +370,29 @@ def _cmd_stability(args):
                     "alphas": (_option("stability", "alphas").default_text if alphas is None
                                else alphas),
                     "profiles": settings["profiles"],
-                    "settings": dict({k: settings.get(k) for k in _ANALYSIS_KEYS if k != "out"},
+                    "settings": dict({k: settings.get(k) for k in _ANALYSIS_KEYS
+                                      if k not in ("out", "raw_csv")},
                                      results=settings["results"])}
-        inputs = [args.results, args.config, settings["costs"], settings["secondary_costs"],
+        if settings["raw_csv"]:
+            manifest["raw_csv"] = True
+        inputs = [args.results, settings["results"], args.config, *_profile_paths(profile),
                   *(_option("stability", "profiles").validate(settings["profiles"]) or ())]
         with transaction(settings["out"], settings=manifest,
                          inputs=[p for p in inputs if p]) as staging:
             with open(os.path.join(staging, "stability.json"), "w", encoding="utf-8") as f:
                 json.dump(stability_to_dict(result), f, indent=1, allow_nan=False)
-            result.position_frame().to_csv(os.path.join(staging, "stability_positions.csv"))
+            positions = result.position_frame()
+            if not settings["raw_csv"]:
+                positions = neutralize_frame(positions)
+            positions.to_csv(os.path.join(staging, "stability_positions.csv"))
             if settings["report"]:
                 from .figures._stability import write_stability_report
 
                 write_stability_report(result, os.path.join(staging, "stability.html"))
-    print(stability_text(result))
-    print(f"\n(analysed in {elapsed:.2f} s)")
+    _say(stability_text(result))
+    _say(f"\n(analysed in {elapsed:.2f} s)")
     if settings["out"]:
-        print(f"outputs written to {settings['out']}")
+        _say(f"outputs written to {settings['out']}")
     return 0
 
 
@@ -384,20 +403,24 @@ def _cmd_demo(args):
         start = time.perf_counter()
         ranking = rank(results, name)
         elapsed = time.perf_counter() - start
-        print(f"=== bundled report data, cost profile: {name} ===")
+        _say(f"=== bundled report data, cost profile: {name} ===")
         out = os.path.join(args.out, name) if args.out else None
+        if out and os.path.islink(out):   # DIR is the user's; its entries are ours
+            from .outputs._transaction import _link_error
+
+            raise _link_error(out)
         if out:
             _write(ranking, out, _option("rank", "format").validate(args.format), args.report,
-                   dpi=_option("rank", "dpi").validate(args.dpi))
+                   dpi=_option("rank", "dpi").validate(args.dpi), raw_csv=args.raw_csv)
         _print_summary(ranking, out, elapsed, positions=len(ranking.final_order))
-        print()
+        _say()
     return 0
 
 
 def _cmd_explain(args):
     from .outputs._json import read_explanations
 
-    print("\n".join(read_explanations(args.out)))
+    _say("\n".join(read_explanations(args.out)))
     return 0
 
 
@@ -406,7 +429,7 @@ def _cmd_tests(args):
     width = max(map(len, registry))
     for name, test in registry.items():
         marker = " (default)" if name == DEFAULT_TEST else ""
-        print(f"{name:<{width}}  {test.description}{marker}")
+        _say(f"{name:<{width}}  {test.description}{marker}")
     return 0
 
 
@@ -415,8 +438,8 @@ def _cmd_run(args):
 
     result = run_experiment(args.experiment, args.out, workers=args.workers,
                             scheduler=args.scheduler, timeout=args.timeout,
-                            retry_failed=args.retry_failed)
-    print(result.summary())
+                            retry_failed=args.retry_failed, raw_csv=args.raw_csv)
+    _say(result.summary())
     return 0
 
 
@@ -443,15 +466,14 @@ def main(argv=None):
     try:
         return command(args)
     except MultitestError as exc:
-        print(f"multitest: error: {one_line(exc)}", file=sys.stderr)
+        _say(f"multitest: error: {one_line(exc)}", error=True)
         return 2
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"multitest: error: {one_line(where + (exc.strerror or str(exc)))}",
-              file=sys.stderr)
+        _say(f"multitest: error: {one_line(where + (exc.strerror or str(exc)))}", error=True)
         return 2
     except KeyboardInterrupt:
-        print("multitest: interrupted; no output was changed", file=sys.stderr)
+        _say("multitest: interrupted; no output was changed", error=True)
         return 130
 
 

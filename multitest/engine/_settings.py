@@ -361,6 +361,9 @@ OPTIONS = (
            commands=("stability",), metavar="DIR", path=True),
     Option("report", _boolean, "write DIR/stability.html (heat maps)", _STABILITY,
            role="command", commands=("stability",), kind="boolean", switch=True),
+    Option("raw_csv", _boolean, "write CSV text as it is, without the leading ' that keeps "
+           "a spreadsheet from running a name starting with = + - @ as a formula", _OUTPUT,
+           role="command", commands=("rank", "stability"), kind="boolean", switch=True),
 )
 
 

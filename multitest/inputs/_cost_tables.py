@@ -36,6 +36,7 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError
 from ._automl import is_automl_file, read_automl
+from .._format import restore_cell
 from ._costs import CostProfile, load_profile, profile_from_order
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
@@ -188,6 +189,9 @@ def load_cost_table(path, name=None):
         raise InputError("a cost table needs a data set column and at least one algorithm "
                          "column", source=path, row=1)
     frame = frame.set_index(frame.columns[0])
+    # Names a spreadsheet would run as formulas may carry OWASP's leading quote.
+    frame.index = frame.index.map(restore_cell)
+    frame.columns = frame.columns.map(restore_cell)
     stem = os.path.splitext(os.path.basename(path))[0]
     return profile_from_frame(frame, name=name or stem, source=path, row_offset=2)
 
@@ -238,7 +242,7 @@ def profile_from_column(results, column, name=None):
                          f"{', '.join(map(str, frame.columns))}", source=source,
                          row=1 if offset else None, field=missing[0])
     values = _cost_column(frame, column, source, offset)
-    groups = [frame["dataset"].astype(str).str.strip(), frame["algorithm"].astype(str).str.strip()]
+    groups = [frame[c].astype(str).str.strip().map(restore_cell) for c in ("dataset", "algorithm")]
     means = values.groupby(groups, sort=False).mean()
     if means.isna().any():
         dataset, algorithm = means.index[means.isna().to_numpy()][0]

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
+from .._format import restore_cell
 from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
 from ._metrics import metric_errors
@@ -661,9 +662,11 @@ def _names(column, fast):
 def _strip_names(codes, uniques, check=True):
     """Codes of the stripped names (merging names equal once stripped) and the names.
 
-    With ``check``, a name empty once stripped makes the fast path give up.
+    A name written with OWASP's leading ``'`` by a CSV output of multitest is
+    read without it (:func:`multitest._format.restore_cell`).  With ``check``,
+    a name empty once stripped makes the fast path give up.
     """
-    stripped = [str(u).strip() for u in uniques]
+    stripped = [restore_cell(str(u).strip()) for u in uniques]
     if check and "" in stripped:
         raise _Fallback
     merged, names = pd.factorize(np.asarray(stripped, dtype=object))

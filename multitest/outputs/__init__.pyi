@@ -1,5 +1,6 @@
 """Public names of :mod:`multitest.outputs` (see ``__init__.py``)."""
 
+from ._csv import neutralize_frame as neutralize_frame
 from ._csv import write_csv as write_csv
 from ._json import DATASET_TABLES as DATASET_TABLES
 from ._json import INLINE_PAIRS_LIMIT as INLINE_PAIRS_LIMIT
@@ -20,6 +21,7 @@ from ._transaction import JOURNAL as JOURNAL
 from ._transaction import LOCK as LOCK
 from ._transaction import MANIFEST as MANIFEST
 from ._transaction import RunManifest as RunManifest
+from ._transaction import hold as hold
 from ._transaction import read_run as read_run
 from ._transaction import recover as recover
 from ._transaction import transaction as transaction

@@ -1,4 +1,11 @@
-"""Writing a DataFrame as CSV: the bytes of ``DataFrame.to_csv``, several times faster."""
+"""Writing a DataFrame as CSV: the bytes of ``DataFrame.to_csv``, several times faster.
+
+Every CSV output goes through :func:`neutralize_frame` first (:func:`write_csv` calls
+it): a text cell, column name or index label that a spreadsheet would run as a formula
+(``=``, ``+``, ``-``, ``@``, tab, carriage return first) gets OWASP's leading ``'``.
+Numbers are never changed.  The readers of multitest remove the quote again
+(:func:`multitest._format.restore_cell`); ``--raw-csv`` writes the text as it is.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +15,9 @@ import re
 import numpy as np
 import pandas as pd
 
-__all__ = ["write_csv"]
+from .._format import neutralize_cell
+
+__all__ = ["write_csv", "neutralize_frame"]
 
 #: Below this many cells a table is written by pandas (its speed does not matter).
 _CSV_FAST_CELLS = 50_000
@@ -18,8 +27,11 @@ _CSV_BATCH_ROWS = 65_536
 _CSV_SPECIAL = re.compile(r'[,"]')
 
 
-def write_csv(frame, path):
+def write_csv(frame, path, *, raw=False):
     """``frame.to_csv(path, index=False)``: the same bytes, several times faster for large tables.
+
+    Text cells a spreadsheet would run are neutralised (:func:`neutralize_frame`)
+    unless ``raw``.
 
     pandas turns every value to text one by one through :mod:`csv`; here
     each column becomes text at once (floats by their shortest ``repr``, as
@@ -29,6 +41,8 @@ def write_csv(frame, path):
     Tables of other types (dates, mixed objects, missing names), of a single
     column or of fewer than :data:`_CSV_FAST_CELLS` cells go to pandas.
     """
+    if not raw:
+        frame = neutralize_frame(frame)
     header = np.array([str(c) for c in frame.columns], dtype=object)
     values = [frame[c].to_numpy() for c in frame.columns] if frame.shape[1] > 1 else []
     if (frame.size < _CSV_FAST_CELLS or not values
@@ -114,3 +128,64 @@ def _quoted(names):
     if not special:
         return names
     return ['"' + n.replace('"', '""') + '"' if n in special else n for n in names]
+
+
+def neutralize_frame(frame):
+    """``frame`` with every text a spreadsheet would run as a formula neutralised.
+
+    Text cells of object columns, column names and index labels that start
+    with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return get OWASP's
+    leading ``'`` (:func:`multitest._format.neutralize_cell`); numbers and
+    other values are kept.  Each distinct text is looked at once.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``frame`` itself when nothing needs a quote, else a copy.
+
+    Examples
+    --------
+    >>> frame = pd.DataFrame({"algorithm": ["knn", "=cmd|' /C calc'!A0"], "error": [-0.5, 0.25]})
+    >>> neutralize_frame(frame).to_csv(index=False).splitlines()
+    ['algorithm,error', 'knn,-0.5', "'=cmd|' /C calc'!A0,0.25"]
+    >>> plain = frame.iloc[:1]
+    >>> neutralize_frame(plain) is plain
+    True
+    """
+    columns = {c: _neutralized(frame[c]) for c in frame.columns if _is_text(frame[c].dtype)}
+    columns = {c: v for c, v in columns.items() if v is not None}
+    labels = _neutralized(frame.columns)
+    index = _neutralized(frame.index) if _is_text(frame.index.dtype) else None
+    if not columns and labels is None and index is None:
+        return frame
+    frame = frame.copy()
+    for column, values in columns.items():
+        frame[column] = values
+    if labels is not None:
+        frame.columns = pd.Index(labels, name=frame.columns.name)
+    if index is not None:
+        frame.index = pd.Index(index, name=frame.index.name)
+    return frame
+
+
+def _is_text(dtype):
+    return dtype == object or pd.api.types.is_string_dtype(dtype)
+
+
+def _neutralized(values):
+    """The values (a Series or an Index) with each text a spreadsheet would run quoted, as
+    an object array, or None when none is.  Only the distinct values are looked at."""
+    try:
+        distinct = pd.unique(values)
+    except TypeError:          # unhashable values: no text of ours
+        return None
+    changed = {v: neutralize_cell(v) for v in distinct if isinstance(v, str)}
+    changed = {v: w for v, w in changed.items() if w != v}
+    if not changed:
+        return None
+    return np.array([changed.get(v, v) if isinstance(v, str) else v
+                     for v in values.to_numpy(dtype=object).tolist()], dtype=object)

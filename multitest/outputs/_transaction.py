@@ -28,8 +28,14 @@ writes through :func:`transaction`::
    journal (:func:`recover`, called by every writer and by :func:`read_run`).
 
 Files of ``OUT`` that no manifest lists (the user's files, ``store.sqlite*``
-of an experiment store) are never moved, replaced or removed.  See
-``docs/reference/output-folders.md`` for what a reader sees at every instant.
+of an experiment store) are never moved, replaced or removed.  No link is
+followed inside ``OUT``: the lock is opened with ``O_NOFOLLOW``, a symbolic
+link at a bookkeeping name or at a folder an output goes into is refused, and
+every name of a manifest or journal read from the disk must stay inside
+``OUT``.  A task longer than the final write (``multitest run``) holds the
+lock throughout with :func:`hold`.  See ``docs/outputs.md`` for the
+guarantees and ``docs/reference/output-folders.md`` for what a reader sees at
+every instant.
 """
 
 from __future__ import annotations
@@ -43,6 +49,7 @@ import json
 import os
 import shutil
 import socket
+import stat
 import time
 import uuid
 from dataclasses import dataclass
@@ -50,7 +57,7 @@ from dataclasses import dataclass
 from .._errors import OutputError, abbreviate
 from .._files import fsync_directory, write_atomically
 
-__all__ = ["transaction", "recover", "read_run", "RunManifest", "MANIFEST", "LOCK",
+__all__ = ["transaction", "hold", "recover", "read_run", "RunManifest", "MANIFEST", "LOCK",
            "JOURNAL"]
 
 MANIFEST = "manifest.json"
@@ -62,6 +69,28 @@ _BACKUP = ".multitest-backup-"
 #: hidden multitest files and the live SQLite store of an experiment folder.
 _PROTECTED = (".multitest", "store.sqlite")
 _FORMAT = "multitest-run/1"
+#: The command whose folder is an experiment (its outputs are the inputs of the others).
+_EXPERIMENT_COMMAND = "run"
+#: Folders this process holds the lock of (:func:`hold`), by (device, inode).
+_HELD = {}
+#: File descriptors of the locks this process holds (closed in a forked child).
+_LOCK_FDS = set()
+
+
+def _close_locks_in_child():
+    """A forked child (a Dask worker, a fit process) does not keep its parent's locks.
+
+    ``flock`` belongs to the open file, which a fork shares: without this, the
+    workers of a killed ``multitest run`` would keep its folder locked.  Closing
+    the child's copy leaves the parent's lock held.
+    """
+    for fd in _LOCK_FDS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _LOCK_FDS.clear()
+
+
+os.register_at_fork(after_in_child=_close_locks_in_child)
 
 
 @dataclass(frozen=True)
@@ -120,15 +149,8 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
         has changed then (except the repair of an earlier killed run).
     """
     out = os.fspath(out)
-    if os.path.lexists(out) and not os.path.isdir(out):
-        raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
-    with contextlib.ExitStack() as stack:
-        try:
-            os.makedirs(out, exist_ok=True)
-            stack.enter_context(_Lock(out))
-            recover(out)
-        except OSError as exc:
-            raise _output_error(exc, out, None) from None
+    held = os.path.isdir(out) and _identity(out) in _HELD
+    with contextlib.nullcontext() if held else hold(out):
         run_id = f"{time.strftime('%Y%m%dT%H%M%SZ', time.gmtime())}-{uuid.uuid4().hex[:12]}"
         staging = os.path.join(out, _STAGING + run_id)
         try:
@@ -145,12 +167,78 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
                 shutil.rmtree(os.path.join(out, _BACKUP + run_id), ignore_errors=True)
 
 
+@contextlib.contextmanager
+def hold(out, *, no_links=(), command=None):
+    """Hold the lock of ``out`` for a whole task, not only for its final write.
+
+    The folder is created if missing, locked (a second writer, or a second
+    task, gets a one-line :class:`~multitest._errors.OutputError`) and what a
+    killed run left is repaired.  A :func:`transaction` into ``out`` inside
+    the ``with`` block, in the same process, uses the lock held here.
+
+    Parameters
+    ----------
+    out : str or os.PathLike
+        The folder.
+    no_links : tuple of str
+        Prefixes of names in ``out`` that the task opens (``("store.sqlite",)``
+        for an experiment store): a symbolic link at such a name is refused,
+        as one at a bookkeeping name (``.multitest*``) always is.
+    command : str, optional
+        The command of the task (``"run"``): a folder holding the outputs of a
+        command of the other kind is refused now rather than at the final write
+        (see :func:`transaction`).
+
+    Yields
+    ------
+    str
+        ``out``.
+
+    Raises
+    ------
+    OutputError
+        ``out`` is not a folder, is locked, holds a link at a refused name or
+        the outputs of a command of the other kind.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> out = os.path.join(tempfile.mkdtemp(), "experiment")
+    >>> with hold(out):
+    ...     store = open(os.path.join(out, "store.sqlite"), "w").close()   # the task's work
+    ...     with transaction(out) as staging:   # the final write, under the same lock
+    ...         _ = open(os.path.join(staging, "results.csv"), "w").write("a,b\\n")
+    >>> sorted(os.listdir(out))
+    ['manifest.json', 'results.csv', 'store.sqlite']
+    """
+    out = os.fspath(out)
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
+    with contextlib.ExitStack() as stack:
+        try:
+            os.makedirs(out, exist_ok=True)
+            _refuse_links(out, no_links)
+            key = _identity(out)
+            if key in _HELD:
+                raise OutputError(f"{abbreviate(out)} is already held by this process")
+            stack.enter_context(_Lock(out))
+            _HELD[key] = out
+            stack.callback(_HELD.pop, key)
+            recover(out)
+            if command is not None:
+                _check_kind(out, _read_manifest(out), {"command": command})
+        except OSError as exc:
+            raise _output_error(exc, out, None) from None
+        yield out
+
+
 def _commit(out, staging, run_id, settings, inputs, on_step):
     new = _listing(staging)
     bad = [n for n in new if n == MANIFEST or _protected(n)]
     if bad:
         raise OutputError(f"an output may not be named {abbreviate(bad[0])!r}", source=out)
     previous = _read_manifest(out)
+    _check_kind(out, previous, settings)
     old = sorted(previous.files) if previous is not None else []
     _check_targets(out, new, old, inputs)
     _write_manifest(staging, run_id, settings, new)
@@ -169,8 +257,28 @@ def _commit(out, staging, run_id, settings, inputs, on_step):
     _finish(out, journal)
 
 
+def _check_kind(out, previous, settings):
+    """Refuse to replace an experiment folder by an analysis, or the other way round.
+
+    The files of ``multitest run`` (``results.csv``, ``costs/``, ...) are the
+    inputs of ``rank`` and ``stability``: no other command replaces them.
+    """
+    if previous is None:
+        return
+    before, now = previous.settings.get("command"), settings.get("command")
+    if before is None or now is None or (before == _EXPERIMENT_COMMAND) == (
+            now == _EXPERIMENT_COMMAND):
+        return
+    what = ("the experiment of `multitest run` (results.csv, costs/, provenance.json)"
+            if before == _EXPERIMENT_COMMAND else f"the outputs of `multitest {before}`")
+    raise OutputError(f"{abbreviate(out)} holds {what}, which `multitest {now}` would "
+                      "replace; choose another --out")
+
+
 def _check_targets(out, new, old, inputs):
     """Refuse, before any change, an output that would replace what is not ours."""
+    for name in sorted(set(new) | set(old)):
+        _check_folders(out, name)
     input_ids = {}
     for path in inputs:
         with contextlib.suppress(OSError, TypeError, ValueError):
@@ -201,6 +309,8 @@ def _check_targets(out, new, old, inputs):
 
 def _roll_forward(out, journal):
     """Finish a committed run; every step may already be done (idempotent)."""
+    for name in journal["old"] + journal["new"]:
+        _check_folders(out, name)
     _apply_moves(out, journal, lambda k: None)
     _finish(out, journal)
 
@@ -259,9 +369,11 @@ def recover(out):
 
     A journal is rolled forward (the run it names is committed); staging and
     backup folders without a journal are removed.  Files no manifest lists are
-    never touched.
+    never touched.  A symbolic link at a bookkeeping name (``.multitest*``) is
+    refused before anything moves.
     """
     out = os.fspath(out)
+    _refuse_links(out, (".multitest",))
     journal = _read_journal(out)
     if journal is not None:
         _roll_forward(out, journal)
@@ -309,40 +421,116 @@ def read_run(out, *, verify=True, timeout=10.0):
     if manifest is not None and verify:
         for name, expected in manifest.files.items():
             path = os.path.join(out, name)
-            if not os.path.isfile(path) or _digest(path) != expected:
+            if (os.path.islink(path) or not os.path.isfile(path)
+                    or _digest(path) != expected):
                 raise OutputError(f"{abbreviate(path)} differs from {MANIFEST} "
                                   f"(run {manifest.run_id})")
     return manifest
 
 
 def _read_manifest(out):
-    path = os.path.join(out, MANIFEST)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            doc = json.load(handle)
-    except FileNotFoundError:
+    doc = _read_json(out, MANIFEST)
+    if doc is None:
         return None
-    except (OSError, ValueError) as exc:
-        raise OutputError(f"unreadable {MANIFEST} ({type(exc).__name__}); move it away or "
-                          "choose another --out", source=out) from None
-    if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
-        raise OutputError(f"{MANIFEST} is not a multitest manifest; move it away or choose "
-                          "another --out", source=out)
-    return RunManifest(run_id=doc["run_id"], created=doc["created"],
-                       settings=doc.get("settings", {}),
-                       files={f["name"]: {"size": f["size"], "sha256": f["sha256"]}
-                              for f in doc["files"]})
+    try:
+        if doc.get("format") != _FORMAT:
+            raise ValueError
+        manifest = RunManifest(run_id=str(doc["run_id"]), created=str(doc["created"]),
+                               settings=dict(doc.get("settings", {})),
+                               files={f["name"]: {"size": f["size"], "sha256": f["sha256"]}
+                                      for f in doc["files"]})
+        if not all(map(_inside, manifest.files)):
+            raise ValueError
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise OutputError(f"{MANIFEST} is not a multitest manifest (or names files outside "
+                          "the folder); move it away or choose another --out",
+                          source=out) from None
+    return manifest
 
 
 def _read_journal(out):
+    journal = _read_json(out, JOURNAL)
+    if journal is None:
+        return None
     try:
-        with open(os.path.join(out, JOURNAL), encoding="utf-8") as handle:
-            return json.load(handle)
+        valid = (journal["staging"].startswith(_STAGING) and journal["backup"].startswith(_BACKUP)
+                 and all(_inside(n) for n in [journal["staging"], journal["backup"],
+                                              *journal["old"], *journal["new"]])
+                 and os.sep not in journal["staging"] + journal["backup"])
+    except (AttributeError, KeyError, TypeError):
+        valid = False
+    if not valid:
+        raise OutputError(f"{JOURNAL} is not a multitest journal (or names files outside the "
+                          "folder); move it away or choose another --out", source=out)
+    return journal
+
+
+def _read_json(out, name):
+    """The JSON document ``out/name`` (None if absent), opened without following a link."""
+    path = os.path.join(out, name)
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         return None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_error(path) from None
+        raise
+    try:
+        with os.fdopen(fd, encoding="utf-8") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise ValueError("not a file")
+            return json.load(handle)
+    except (OSError, ValueError) as exc:
+        raise OutputError(f"unreadable {name} ({type(exc).__name__}); move it away or "
+                          "choose another --out", source=out) from None
 
 
 # -- helpers -----------------------------------------------------------------------
+
+def _inside(name):
+    """Whether ``name`` is a plain relative path that stays inside its folder."""
+    parts = name.split(os.sep) if isinstance(name, str) else [""]
+    return not os.path.isabs(name) and "\0" not in name and all(
+        part not in ("", ".", "..") for part in parts)
+
+
+def _check_folders(out, name):
+    """Refuse a link, or anything but a folder, where a folder of ``name`` is in ``out``."""
+    path = out
+    for part in name.split(os.sep)[:-1]:
+        path = os.path.join(path, part)
+        try:
+            mode = os.lstat(path).st_mode
+        except FileNotFoundError:
+            return
+        if stat.S_ISLNK(mode):
+            raise _link_error(path)
+        if not stat.S_ISDIR(mode):
+            raise OutputError(f"{abbreviate(path)} is in the way of the output "
+                              f"{abbreviate(os.path.join(out, name))}: it is not a folder; "
+                              "move it away or choose another --out")
+
+
+def _refuse_links(out, prefixes):
+    """Refuse a symbolic link in ``out`` at a name starting with one of ``prefixes``."""
+    if not prefixes:
+        return
+    with os.scandir(out) as entries:
+        for entry in entries:
+            if entry.name.startswith(prefixes) and entry.is_symlink():
+                raise _link_error(entry.path)
+
+
+def _link_error(path):
+    return OutputError(f"{abbreviate(path)} is a symbolic link; multitest follows no link "
+                       "inside an output folder: remove it or choose another --out")
+
+
+def _identity(folder):
+    st = os.stat(folder)
+    return st.st_dev, st.st_ino
+
 
 def _listing(folder):
     return sorted(os.path.relpath(os.path.join(root, f), folder)
@@ -418,7 +606,17 @@ class _Lock:
 
     def __enter__(self):
         for _ in range(100):
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
+                             0o644)
+            except OSError as exc:
+                if exc.errno == errno.ELOOP:
+                    raise _link_error(self.path) from None
+                raise
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                os.close(fd)
+                raise OutputError(f"{abbreviate(self.path)} is not a file; remove it or "
+                                  "choose another --out")
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError as exc:
@@ -432,6 +630,7 @@ class _Lock:
                 os.ftruncate(fd, 0)
                 os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
                 self.fd = fd
+                _LOCK_FDS.add(fd)
                 return self
             os.close(fd)    # the file was removed by its last holder: lock the new one
         raise OutputError(f"cannot lock {abbreviate(self.path)}")
@@ -439,12 +638,14 @@ class _Lock:
     def __exit__(self, *exc_info):
         with contextlib.suppress(OSError):
             os.unlink(self.path)
+        _LOCK_FDS.discard(self.fd)
         os.close(self.fd)
         return False
 
     def _owner(self):
         try:
-            with open(self.path, encoding="utf-8") as handle:
+            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            with os.fdopen(fd, encoding="utf-8") as handle:
                 pid, _, host = handle.read(200).strip().partition(" ")
             return f"PID {int(pid)} on {abbreviate(host, 40)}"
         except (OSError, ValueError):
@@ -453,7 +654,7 @@ class _Lock:
 
 def _same_file(fd, path):
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
     except FileNotFoundError:
         return False
     fst = os.fstat(fd)

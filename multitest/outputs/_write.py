@@ -22,7 +22,7 @@ from ._transaction import transaction
 __all__ = ["write_outputs"]
 
 
-def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
+def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
     """Write ``result.json``, the CSV tables and (for large runs) the pairwise file.
 
     Parameters
@@ -35,6 +35,10 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
     inputs : iterable of str, optional
         More files the run read (a settings file); with the results file and
         the cost profiles, no output may replace or remove them.
+    raw_csv : bool
+        Write the text of the CSV tables as it is; by default a name a
+        spreadsheet would run as a formula gets a leading ``'``
+        (:func:`~multitest.outputs.neutralize_frame`).
 
     Returns
     -------
@@ -44,6 +48,8 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
     source = ranking.results.source
     manifest = {"command": "rank", "input": source, "settings": ranking.settings.to_dict(),
                 "costs": ranking.profile.describe()}
+    if raw_csv:
+        manifest["raw_csv"] = True
     inputs = [source, *_profile_paths(ranking.profile), *inputs]
     with transaction(out_dir, settings=manifest, inputs=inputs) as staging:
         large = is_large(ranking)
@@ -51,13 +57,13 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=()):
         with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
             write_json(ranking, handle, effects)
         for name, table in stage_tables(ranking).items():
-            write_csv(table, os.path.join(staging, name))
+            write_csv(table, os.path.join(staging, name), raw=raw_csv)
         if ranking.results.has_folds:
             if large:
                 write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))
             else:
                 write_csv(pairwise_frame(ranking).assign(**effects),
-                          os.path.join(staging, "pairwise.csv"))
+                          os.path.join(staging, "pairwise.csv"), raw=raw_csv)
         if extra is not None:
             extra(staging)
         written = sorted(os.path.relpath(os.path.join(root, f), staging)

@@ -65,6 +65,8 @@ _UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over
           "predict_cpu_time": ("CPU seconds", "Mean CPU time of predict on the test fold"),
           "peak_memory": ("bytes", "Mean peak growth of resident memory during fit"),
           "model_size": ("bytes", "Mean size of the fitted model, pickled")}
+#: The command recorded in the folder's manifest (an experiment folder, not an analysis).
+_COMMAND = "run"
 #: How long to try to reach an existing scheduler (``--scheduler``).
 CONNECT_TIMEOUT = "30s"
 
@@ -120,7 +122,7 @@ def require_extra():
 
 
 def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=None,
-                   retry_failed=False, show_progress=True):
+                   retry_failed=False, show_progress=True, raw_csv=False):
     """Run an experiment (or resume it) and write its folder.
 
     Parameters
@@ -140,6 +142,11 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
         Also recompute folds stored as failed.
     show_progress : bool
         Progress bar on a terminal (see :mod:`multitest._progress`).
+    raw_csv : bool
+        Write the names in the CSV files as they are; by default a name a
+        spreadsheet would run as a formula gets a leading ``'``
+        (:func:`~multitest.outputs.neutralize_frame`), which the readers of
+        multitest remove.
 
     Returns
     -------
@@ -150,6 +157,10 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     MultitestError
         A missing 'run' extra, an invalid experiment file or data set (the
         message names the file, line and field), or invalid arguments.
+    OutputError
+        ``out`` is written by another command (the lock is held from before
+        the store is opened to after the last file is written), or holds a
+        symbolic link at ``store.sqlite*`` or a bookkeeping name.
     """
     require_extra()
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
@@ -166,10 +177,14 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     if timeout is not None and not experiment.isolate:
         raise MultitestError("`timeout` needs each fit in its own process: the experiment "
                              "sets isolate: false")
+    from ..outputs._transaction import hold
+
     tasks = _tasks(experiment, timeout)
     out = os.path.abspath(os.fspath(out))
-    os.makedirs(out, exist_ok=True)
-    with Store(os.path.join(out, STORE_FILE)) as store:
+    # The folder is locked from before the store opens to after the outputs are written:
+    # a second run (or any other writer) on it stops at once with one line.
+    store_path = os.path.join(out, STORE_FILE)
+    with hold(out, no_links=(STORE_FILE,), command=_COMMAND), Store(store_path) as store:
         done = store.done()
         todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
         data = {spec.name: load_dataset(experiment, i)
@@ -181,12 +196,12 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
                                                        workers, scheduler, show_progress)
         store.finish_run(run, computed)
         frame = store.frame()
-    reused = len(tasks) - len(todo)
-    derived = _derive(experiment, tasks, frame)
-    provenance = _provenance(experiment, start, run, engine, worker_info, derived,
-                             dict(total=len(tasks), computed=computed, reused=reused,
-                                  failed=failed, lost=lost))
-    _write_outputs(out, derived, provenance)
+        reused = len(tasks) - len(todo)
+        derived = _derive(experiment, tasks, frame)
+        provenance = _provenance(experiment, start, run, engine, worker_info, derived,
+                                 dict(total=len(tasks), computed=computed, reused=reused,
+                                      failed=failed, lost=lost))
+        _write_outputs(out, derived, provenance, raw_csv)
     notes = tuple(derived["notes"])
     if lost:
         notes += (f"{lost} fold(s) were lost with their worker; run the same command again "
@@ -450,19 +465,24 @@ def _iso(seconds):
         timespec="seconds")
 
 
-def _write_outputs(out, derived, provenance):
+def _write_outputs(out, derived, provenance, raw_csv):
     """Write the derived files in one batch; the store is not among them."""
+    from ..outputs._csv import neutralize_frame
     from ..outputs._transaction import transaction
 
-    with transaction(out) as staging:
-        derived["results"].to_csv(os.path.join(staging, "results.csv"), index=False,
-                                  float_format="%.17g")
-        derived["failures"].to_csv(os.path.join(staging, "failures.csv"), index=False)
+    tables = {k: derived[k] if raw_csv else neutralize_frame(derived[k])
+              for k in ("results", "failures", "noise")}
+    settings = {"command": _COMMAND, "experiment": provenance["experiment"]}
+    with transaction(out, settings=dict(settings, raw_csv=True) if raw_csv else settings,
+                     inputs=[provenance["experiment"]]) as staging:
+        tables["results"].to_csv(os.path.join(staging, "results.csv"), index=False,
+                                 float_format="%.17g")
+        tables["failures"].to_csv(os.path.join(staging, "failures.csv"), index=False)
         costs = os.path.join(staging, "costs")
         os.makedirs(costs)
         for measure, profile in derived["profiles"].items():
             with open(os.path.join(costs, f"{measure}.yaml"), "w", encoding="utf-8") as handle:
                 yaml.safe_dump(profile, handle, sort_keys=False, allow_unicode=True)
-        derived["noise"].to_csv(os.path.join(costs, "noise.csv"), index=False)
+        tables["noise"].to_csv(os.path.join(costs, "noise.csv"), index=False)
         with open(os.path.join(staging, "provenance.json"), "w", encoding="utf-8") as handle:
             json.dump(provenance, handle, indent=1, default=str)
