@@ -85,7 +85,9 @@ def _adversarial(rng):
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.01, 0.5])
-def test_adversarial_inputs_give_the_per_pair_decisions(alpha):
+@pytest.mark.parametrize("block", [10 ** 9, 20])     # all rows at once; 1 row at a time
+def test_adversarial_inputs_give_the_per_pair_decisions(alpha, block, monkeypatch):
+    monkeypatch.setattr(gram, "_BLOCK", block)
     x = _adversarial(np.random.default_rng(4))
     lower = x.mean(axis=2)
     np.testing.assert_array_equal(combined_f_significant_all_pairs(x, alpha),

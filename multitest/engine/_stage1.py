@@ -275,8 +275,11 @@ class _Stage1:
         mean_in_prior, alpha, override = decide
         self.test._check_design(self.design)
         self.test._kwargs(self.design, self.alternative)   # its errors, if any
+        merged = {}     # the positions of a range of data sets in one call
         for s0, s1, i0, i1, _ in part:
-            s0, s1 = s0 + offset, s1 + offset
+            rows = merged.setdefault((s0 + offset, s1 + offset), [i0, i1])
+            rows[0], rows[1] = min(rows[0], i0), max(rows[1], i1)
+        for (s0, s1), (i0, i1) in merged.items():
             override[s0:s1, self.start[i0]:self.start[i1]] = self.test.all_pairs_decision(
                 self._in_prior(s0, s1), alpha, (i0, i1), mean_in_prior[s0:s1])
 

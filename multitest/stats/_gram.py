@@ -37,6 +37,8 @@ __all__ = ["combined_f_significant_all_pairs"]
 #: 10 terms, the centring and the last additions are each a few units of 2^-53
 #: per term (about 1e-14 in all); 1e-12 leaves a factor of 100.
 _ROUNDING = 1e-12
+#: Products computed at once (8 MB): rows of a data set, or several data sets.
+_BLOCK = 1 << 20
 
 
 def combined_f_significant_all_pairs(x, alpha, rows=None, lower=None):
@@ -80,17 +82,31 @@ def combined_f_significant_all_pairs(x, alpha, rows=None, lower=None):
     n, L, F = x.shape
     i0, i1 = (0, L - 1) if rows is None else rows
     critical = float(special.fdtri(10, 5, 1 - alpha))
-    first, second, index = _pairs(L, i0, i1)
-    if not (np.isfinite(critical) and critical > 0) or n == 0 or first.size == 0:
+    if not (np.isfinite(critical) and critical > 0) or n == 0 or i1 <= i0:
+        first, second, _ = _pairs(L, i0, i1)
         s = np.arange(n).repeat(first.size)
         significant = _exact(x, s, np.tile(first, n), np.tile(second, n), alpha)
         significant = significant.reshape(n, first.size)
         if lower is not None:
             significant &= lower[:, second] < lower[:, first]
         return significant
-    excess, margin = _excess(x, critical, i0, i1)
-    # Decided here: excess > 0 (significant) or excess < -2 (margin_i + margin_j)
-    # (not); between, the bound of a data set (4 max margin) picks the few to check.
+    left, right, margin = _extended(x, critical)
+    out = []
+    step = max(1, _BLOCK // max(1, n * L))
+    for r0 in range(i0, i1, step):     # rows of at most about _BLOCK products
+        out.append(_decide(x, left, right, margin, (r0, min(i1, r0 + step)), alpha, lower))
+    return out[0] if len(out) == 1 else np.concatenate(out, axis=1)
+
+
+def _decide(x, left, right, margin, rows, alpha, lower):
+    """The decisions of the pairs of ``rows`` (see combined_f_significant_all_pairs)."""
+    n, L, _ = x.shape
+    i0, i1 = rows
+    first, second, index = _pairs(L, i0, i1)
+    # A lower bound of N - c D with the band and the rounding taken off: decided here
+    # when above 0 (significant) or below -2 (margin_i + margin_j) (not); between, the
+    # bound of a data set (4 max margin) picks the few to check.
+    excess = left[:, i0:i1] @ right[:, i0 + 1:].transpose(0, 2, 1)
     decided = excess > 0
     unsure = excess >= -4 * margin.max(axis=1)[:, None, None]
     if lower is not None:
@@ -99,24 +115,26 @@ def combined_f_significant_all_pairs(x, alpha, rows=None, lower=None):
         unsure &= better
     significant = np.take(decided.reshape(n, -1).view(np.uint8), index, axis=1).view(bool)
     if np.count_nonzero(unsure) > np.count_nonzero(decided):
-        unsure = np.take(unsure.reshape(n, -1).view(np.uint8), index, axis=1).view(bool)
-        unsure &= ~significant
-        s, p = np.nonzero(unsure)
-        i, j = first[p], second[p]
-        check = excess.reshape(n, -1)[s, index[p]] >= -2 * (margin[s, i] + margin[s, j])
-        s, p = s[check], p[check]
+        s, r, c = np.nonzero(unsure ^ decided)
+        keep = c >= r                                  # pairs j > i only
+        s, r, c = s[keep], r[keep], c[keep]
+        i, j = r + i0, c + i0 + 1
+        check = excess[s, r, c] >= -2 * (margin[s, i] + margin[s, j])
+        s, i, j = s[check], i[check], j[check]
         if s.size:
-            significant[s, p] = _exact(x, s, first[p], second[p], alpha)
+            # Place of pair (i, j) among the pairs of rows i0:i1.
+            p = (i - i0) * (L - 1) - ((i - i0) * (i + i0 - 1)) // 2 + (j - i - 1)
+            significant[s, p] = _exact(x, s, i, j, alpha)
     return significant
 
 
-def _excess(x, critical, i0, i1):
-    """A lower bound of ``N - c D`` (each pair's excess over the critical value, band
-    and rounding taken off), shape (n, i1 - i0, L - i0 - 1), and per algorithm half
-    the width of the guard, shape (n, L).
+def _extended(x, critical):
+    """The centred errors extended by two columns, ``left`` and ``right`` (n, L, F + 2),
+    and per algorithm half the width of the guard, ``margin`` (n, L).
 
-    ``N - c D = q_i + q_j - x_i' (2 A) x_j`` is one product of the centred errors
-    extended by two columns, ``[x_i, low_i, 1] . [-(2 A) x_j, 1, low_j]``.
+    ``N - c D = q_i + q_j - x_i' (2 A) x_j`` and ``left_i . right_j`` is that
+    minus ``margin_i + margin_j``: ``[x_i, q_i - margin_i, 1] . [-(2 A) x_j, 1,
+    q_j - margin_j]``, one product for every pair.
     """
     n, L, F = x.shape
     centred = x - np.einsum("slf->sf", x)[:, None, :] / L
@@ -126,22 +144,24 @@ def _excess(x, critical, i0, i1):
     margin = _ROUNDING * (1 + critical) * norm + 4 * _BAND * critical * spread
     left = np.empty((n, L, F + 2))
     left[..., :F] = centred
-    left[..., F] = norm - critical * spread - margin             # q_i - margin_i
+    left[..., F] = norm - critical * spread - margin
     left[..., F + 1] = 1.0
     right = np.empty_like(left)
     np.matmul(centred, -2 * (np.eye(F) - critical * _within_outer(F)), out=right[..., :F])
     right[..., F] = 1.0
     right[..., F + 1] = left[..., F]
-    return left[:, i0:i1] @ right[:, i0 + 1:].transpose(0, 2, 1), margin
+    return left, right, margin
 
 
 @functools.lru_cache(maxsize=64)
 def _pairs(L, i0, i1):
     """``(first, second, index)`` of the pairs ``i0 <= i < i1``, ``j > i``; ``index``
-    their place in an array of rows ``i0:L - 1`` and columns ``i0 + 1:L``."""
-    first, second = np.triu_indices(L, k=1)
-    keep = (first >= i0) & (first < i1)
-    first, second = first[keep], second[keep]
+    their place in an array of rows ``i0:i1`` and columns ``i0 + 1:L``."""
+    rows = np.arange(i0, i1)
+    counts = L - 1 - rows
+    first = np.repeat(rows, counts)
+    offsets = np.cumsum(counts) - counts
+    second = np.arange(first.size) - np.repeat(offsets, counts) + first + 1
     index = (first - i0) * (L - i0 - 1) + (second - i0 - 1)
     for array in (first, second, index):
         array.setflags(write=False)
