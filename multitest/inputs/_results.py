@@ -21,6 +21,7 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
 from .._progress import progress
+from ._batches import gather_batches
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE"]
 
@@ -307,37 +308,66 @@ def _arrow():
 
 
 def _read_arrow(name, columns, kind):
-    """The fast path through pyarrow's CSV reader, or None (no pyarrow, header not understood).
+    """The fast path through pyarrow's streaming CSV reader, or None (no pyarrow, header
+    not understood).
 
-    Name columns are read as dictionaries (codes and distinct names, no
-    Python string per row), the others as float64; a ragged row, an empty
-    number or anything else unusual makes pyarrow or the checks give up.
+    The file is read in blocks, each decoded straight into arrays for the whole
+    file (:mod:`multitest.inputs._batches`: names as codes, no Python string per
+    row, no table of the whole file); a ragged row, an empty number or anything
+    else unusual makes pyarrow or the checks give up.
     """
     pa = _arrow()
     raw = None if pa is None else _header(name)
     wanted = None if raw is None else _wanted(raw, columns)
     if wanted is None:
         return None
-    # Every type given: inferring one keeps the text of the column (twice the memory).
     # Replication and fold numbers as int32, or float64 when written as 1.0.
-    types = {raw[c]: pa.dictionary(pa.int32(), pa.string()) if t == "name" else
-             pa.int32() if c in (columns["replication"], columns["fold"]) else pa.float64()
-             for c, t in wanted.items()}
+    roles = {raw[c]: t if t == "name" else "integer" if c in (
+        columns["replication"], columns["fold"]) else "number" for c, t in wanted.items()}
     read = pa.csv.ReadOptions() if _ARROW_BLOCK_SIZE is None else \
         pa.csv.ReadOptions(block_size=_ARROW_BLOCK_SIZE)
+    blocks = max(1.0, os.path.getsize(name) / read.block_size)
 
-    def table(types):
-        return pa.csv.read_csv(name, read_options=read, convert_options=(
+    def gather(roles):
+        # Every type given: inferring one keeps the text of the column.
+        types = {c: pa.dictionary(pa.int32(), pa.string()) if r == "name" else
+                 pa.int32() if r == "integer" else pa.float64() for c, r in roles.items()}
+        reader = pa.csv.open_csv(name, read_options=read, convert_options=(
             pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
                                   strings_can_be_null=False, quoted_strings_can_be_null=False)))
+        return gather_batches(reader, roles, lambda first: blocks * first.num_rows,
+                              MAX_FOLD_NUMBER)
 
     with progress(2, "reading") as bar:
         try:
-            read_table = table(types)
-        except pa.ArrowInvalid:
-            read_table = table({c: pa.float64() if t == pa.int32() else t
-                                for c, t in types.items()})
-        return _load_arrow(read_table, raw, name, 2, columns, kind, bar=bar)
+            try:
+                numbers, names = gather(roles)
+            except pa.ArrowInvalid:
+                if "integer" not in roles.values():
+                    raise
+                numbers, names = gather({c: "number" if r == "integer" else r
+                                         for c, r in roles.items()})
+        except (pa.ArrowInvalid, LookupError):
+            raise _Fallback from None
+        bar.update()
+        loaded = _load_columns(numbers, names, raw, name, 2, columns, kind)
+        bar.update()
+        return loaded
+
+
+def _load_columns(numbers, names, raw, name, row_offset, columns, kind):
+    """:func:`_load` of decoded columns (:func:`~._batches.gather_batches`)."""
+    columns = _resolve_columns(list(raw), name, **columns)
+    kind = _resolve_kind(kind, columns["value"])
+    values = _fast_values(numbers.pop(raw[columns["value"]]))
+    keys = {role: _strip_names(*names.pop(raw[columns[role]]))
+            for role in ("dataset", "algorithm")}
+    for role in ("replication", "fold"):
+        column = None if columns[role] is None else numbers.pop(raw[columns[role]])
+        keys[role] = column if column is None or column.dtype == np.int32 else \
+            _fast_integers(column)
+    errors = _to_error(values, kind, columns["value"], name, row_offset)
+    return _assemble(keys, errors, columns, name, row_offset)
 
 
 def _load_parquet(name, columns, kind):
@@ -357,11 +387,20 @@ def _load_parquet(name, columns, kind):
         present = pq.read_schema(name).names
         names = [c for c in present if str(c).strip() in (columns["dataset"],
                                                           columns["algorithm"])]
-        table = pq.read_table(name, read_dictionary=names)
+        parquet = pq.ParquetFile(name, read_dictionary=names)
     except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
         raise InputError(f"not a readable Parquet file ({abbreviate(exc)})", source=name) \
             from None
-    raw = {str(c).strip(): c for c in table.column_names}
+    raw = {str(c).strip(): c for c in present}
+    try:     # piece by piece (row groups in batches), as the CSV path
+        return _parquet_batches(parquet, raw, name, columns, kind)
+    except (_Fallback, LookupError, MultitestError, ValueError, TypeError, OSError):
+        pass
+    try:
+        table = pq.read_table(name, read_dictionary=names)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})", source=name) \
+            from None
     try:
         return _load_arrow(table, raw, name, 1, columns, kind)
     except (_Fallback, MultitestError, ValueError, TypeError):
@@ -370,6 +409,23 @@ def _load_parquet(name, columns, kind):
     frame.columns = [str(c).strip() for c in frame.columns]
     # Rows of a Parquet file count from 1 (no header line).
     return _load(frame, name, 1, columns, kind, fast=False)
+
+
+def _parquet_batches(parquet, raw, name, columns, kind):
+    """:func:`_load_columns` of a Parquet file read batch by batch (None: header not
+    understood)."""
+    import pyarrow as pa
+
+    wanted = _wanted(raw, columns)
+    if wanted is None:
+        raise _Fallback
+    schema = parquet.schema_arrow
+    roles = {raw[c]: t if t == "name" else "integer" if pa.types.is_integer(
+        schema.field(raw[c]).type) else "number" for c, t in wanted.items()}
+    rows = parquet.metadata.num_rows
+    numbers, names = gather_batches(parquet.iter_batches(columns=list(roles)), roles,
+                                    lambda first: rows, MAX_FOLD_NUMBER)
+    return _load_columns(numbers, names, raw, name, 1, columns, kind)
 
 
 def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
