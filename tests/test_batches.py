@@ -3,11 +3,13 @@
 Reference: pandas.factorize of the whole column (codes and names in order of first
 appearance) and the column's own numbers.
 """
+import os
+
 import numpy as np
 import pandas as pd
 import pytest
 
-from multitest import load_results
+from multitest import InputError, load_results
 from multitest.inputs import _results as results
 
 pa = pytest.importorskip("pyarrow")
@@ -75,11 +77,60 @@ def test_parquet_row_groups_read_piece_by_piece_as_the_csv(tmp_path, monkeypatch
         "error": cube.ravel()}).sample(frac=1.0, random_state=2)
     frame.to_csv(tmp_path / "r.csv", index=False)
     frame.to_parquet(tmp_path / "r.parquet", index=False, row_group_size=97)
-    # The piece-by-piece path only: the whole-table path would fail the test.
-    monkeypatch.setattr(results, "_load_arrow", lambda *a, **k: pytest.fail("whole table"))
+    # The piece-by-piece path only: the text path would fail the test.
+    monkeypatch.setattr(results, "_load", lambda *a, **k: pytest.fail("text path"))
     got = load_results(tmp_path / "r.parquet")
     monkeypatch.undo()
     want = load_results(tmp_path / "r.csv")
     np.testing.assert_array_equal(got.errors, want.errors)
     assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
     assert got.datasets[0] == frame["dataset"].iloc[0]
+
+
+def _partitioned(tmp_path, frame, files):
+    """The rows of ``frame`` as a folder of Parquet files, split by data set, some in a
+    subfolder, several row groups each."""
+    folder = tmp_path / "parts"
+    (folder / "more").mkdir(parents=True)
+    datasets = list(dict.fromkeys(frame["dataset"]))
+    for k, chunk in enumerate(np.array_split(np.arange(len(datasets)), files)):
+        part = frame[frame["dataset"].isin([datasets[i] for i in chunk])]
+        where = folder / ("more" if k >= files - 1 else "") / f"part-{k:03d}.parquet"
+        part.to_parquet(where, index=False, row_group_size=50)
+    return folder
+
+
+def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, example_frame, capsys):
+    from multitest.cli import main
+    from multitest.inputs import parquet_parts
+
+    folder = _partitioned(tmp_path, example_frame, 4)
+    assert [os.path.relpath(p, folder) for p in parquet_parts(folder)] == [
+        "more/part-003.parquet", "part-000.parquet", "part-001.parquet", "part-002.parquet"]
+    order = sorted(parquet_parts(folder))
+    want = load_results(pd.concat([pd.read_parquet(p) for p in order], ignore_index=True))
+    got = load_results(folder)
+    np.testing.assert_array_equal(got.errors, want.errors)
+    assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+    # The command line ranks the folder as it ranks the same rows in one file.
+    pd.concat([pd.read_parquet(p) for p in order]).to_csv(tmp_path / "all.csv", index=False)
+    for source, out in ((folder, "a"), (tmp_path / "all.csv", "b")):
+        assert main(["rank", str(source), "--costs", "training_time", "--out",
+                     str(tmp_path / out)]) == 0
+    for name in ("final_order.csv", "orders.csv", "posthoc.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_bad_row_of_a_folder_names_its_file_and_row(tmp_path, example_frame):
+    frame = example_frame.copy()
+    folder = _partitioned(tmp_path, frame, 3)
+    second = sorted(folder.glob("part-001.parquet"))[0]
+    part = pd.read_parquet(second)
+    part.loc[7, part.columns[-1]] = np.nan
+    part.to_parquet(second, index=False)
+    with pytest.raises(InputError, match=r"part-001.parquet, row 8, field '.*': missing value"):
+        load_results(folder)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="must hold Parquet files"):
+        load_results(empty)

@@ -20,3 +20,4 @@ from ._results import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from ._results import VALUE_KINDS as VALUE_KINDS
 from ._results import Results as Results
 from ._results import load_results as load_results
+from ._results import parquet_parts as parquet_parts
