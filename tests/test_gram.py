@@ -68,8 +68,8 @@ def test_decisions_on_the_critical_value_are_the_per_pair_ones(alpha):
 
 def _adversarial(rng):
     """Data sets of L = 8 algorithms that break an unguarded Gram product."""
-    noise = rng.uniform(0.1, 0.3, (6, 8, 10))
-    x = np.empty((6, 8, 10))
+    noise = rng.uniform(0.1, 0.3, (8, 8, 10))
+    x = np.empty((8, 8, 10))
     x[0] = 1e6 + noise[0]                          # large equal errors, small differences
     x[1] = noise[1]
     x[1, 1] = x[1, 0] - 1 / 32                     # constant difference: f = inf
@@ -81,6 +81,8 @@ def _adversarial(rng):
     x[4] = 1e8 * noise[4]                          # large errors and large differences
     x[5] = noise[5]
     x[5, :, 1::2] = x[5, :, 0::2]                  # both folds equal: D = 0 for every pair
+    x[6] = 1e-155 * noise[6]                       # squares near and below the subnormals
+    x[7] = 1e-145 * noise[7]
     return x
 
 
@@ -140,7 +142,7 @@ def test_stage1_decisions_are_those_of_the_per_pair_decisions(chunk, monkeypatch
     rng = np.random.default_rng(7)
     S, L = 23, 12
     errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
-    errors[:6] = _adversarial(rng)[:, :, :].repeat(2, axis=1)[:, :L]
+    errors[:8] = _adversarial(rng).repeat(2, axis=1)[:, :L]
     keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
     prior = prior_positions(keys, [f"a{j}" for j in range(L)])
     test = get_test("combined-5x2cv-f")

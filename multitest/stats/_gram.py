@@ -37,6 +37,9 @@ __all__ = ["combined_f_significant_all_pairs"]
 #: 10 terms, the centring and the last additions are each a few units of 2^-53
 #: per term (about 1e-14 in all); 1e-12 leaves a factor of 100.
 _ROUNDING = 1e-12
+#: Floor of the guard: products of errors below about 1e-150 lose their relative
+#: precision (subnormal numbers); every pair of such errors is decided per pair.
+_UNDERFLOW = 1e-290
 #: Products computed at once (8 MB): rows of a data set, or several data sets.
 _BLOCK = 1 << 20
 
@@ -141,7 +144,7 @@ def _extended(x, critical):
     within = centred[..., 0::2] - centred[..., 1::2]            # (n, L, 5)
     norm = np.einsum("slf,slf->sl", centred, centred)
     spread = np.einsum("slf,slf->sl", within, within)
-    margin = _ROUNDING * (1 + critical) * norm + 4 * _BAND * critical * spread
+    margin = _ROUNDING * (1 + critical) * norm + 4 * _BAND * critical * spread + _UNDERFLOW
     left = np.empty((n, L, F + 2))
     left[..., :F] = centred
     left[..., F] = norm - critical * spread - margin
