@@ -29,6 +29,7 @@ class InputError(MultitestError):
     """
 
     def __init__(self, message, *, source=None, row=None, field=None):
+        self.message = message
         self.source = source
         self.row = row
         self.field = field

@@ -9,7 +9,12 @@ from numpy.testing import assert_array_equal
 from multitest import MultitestError, available_tests, get_test, rank
 from multitest.engine import BayesianPairwiseTable, PairwiseTable
 from multitest.inputs import FoldDesign
-from multitest.stats import POSTERIOR_EVIDENCE, PairwiseTest, bayes_correlated_t
+from multitest.stats import (
+    POSTERIOR_EVIDENCE,
+    PairwiseTest,
+    bayes_correlated_t,
+    combined_f_significant_all_pairs,
+)
 from multitest.stats import _bayesian as bayesian
 from multitest.stats import _fold_tests as fold_tests
 
@@ -26,7 +31,8 @@ BUILTINS = {
     "combined-5x2cv-f": (fold_tests.combined_5x2cv_f,
                          dict(FIVE_BY_TWO, alternatives=TWO_SIDED,
                               decision=fold_tests._combined_f_significant,
-                              interval=fold_tests._combined_f_interval)),
+                              interval=fold_tests._combined_f_interval,
+                              all_pairs_decision=combined_f_significant_all_pairs)),
     "5x2cv-t": (fold_tests.paired_5x2cv_t, dict(FIVE_BY_TWO, alternatives=ONE_SIDED,
                                                 decision=None,
                                                 interval=fold_tests._paired_5x2_interval)),
@@ -90,6 +96,7 @@ def test_user_test_gets_the_safe_defaults():
                 test.evidence) == (False, False, False, False, False, None, None, False,
                                    "p-value")
         assert (test.alternatives, test.uses_design) == (alternatives, uses_design)
+        assert test.all_pairs_decision is None
     bare = PairwiseTest("bare", paired)
     assert bare.alternatives == TWO_SIDED and not bare.supports_one_sided
 

@@ -187,8 +187,10 @@ class _Stage1:
         statistic, pvalue = (np.empty((s1 - s0, P)), np.empty((s1 - s0, P))) if keep else \
             (None, None)
         threads = _threads() if self.test.thread_safe else 1
+        # Decisions only, every pair of a block at once: data-set-major blocks.
+        all_pairs = not keep and self.test.all_pairs_decision is not None
         parts = _work(s1 - s0, *self.errors.shape[1:], self.start, threads,
-                      self.test.fold_major)
+                      self.test.fold_major and not all_pairs)
 
         def run(part):
             self._run_part(part, statistic, pvalue, s0, decide)
@@ -222,6 +224,8 @@ class _Stage1:
 
     def _run_part(self, part, statistic, pvalue, offset, decide):
         """Run the blocks of one thread (:func:`_work`), in turn."""
+        if statistic is None and self.test.all_pairs_decision is not None:
+            return self._decide_all_pairs(part, offset, decide)
         by_fold = means = None
         for s0, s1, i0, i1, wide in part:
             s0, s1 = s0 + offset, s1 + offset
@@ -264,6 +268,20 @@ class _Stage1:
                     means = mean_in_prior[s0:s1]
                     override[s0:s1, cols] = (significant.reshape(s1 - s0, -1)
                                              & (means[:, second] < means[:, first]))
+
+    def _decide_all_pairs(self, part, offset, decide):
+        """The override decisions of the blocks of one thread, every pair of a block at
+        once (the test's :attr:`~multitest.stats.PairwiseTest.all_pairs_decision`)."""
+        mean_in_prior, alpha, override = decide
+        self.test._check_design(self.design)
+        self.test._kwargs(self.design, self.alternative)   # its errors, if any
+        merged = {}     # the positions of a range of data sets in one call
+        for s0, s1, i0, i1, _ in part:
+            rows = merged.setdefault((s0 + offset, s1 + offset), [i0, i1])
+            rows[0], rows[1] = min(rows[0], i0), max(rows[1], i1)
+        for (s0, s1), (i0, i1) in merged.items():
+            override[s0:s1, self.start[i0]:self.start[i1]] = self.test.all_pairs_decision(
+                self._in_prior(s0, s1), alpha, (i0, i1), mean_in_prior[s0:s1])
 
     def _in_prior(self, s0, s1):
         """Errors of data sets ``s0:s1``, algorithms in prior order, shape (n, L, F)."""

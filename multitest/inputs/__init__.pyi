@@ -30,5 +30,6 @@ from ._results import VALUE_KINDS as VALUE_KINDS
 from ._results import WARNING_PREFIX as WARNING_PREFIX
 from ._results import Results as Results
 from ._results import load_results as load_results
+from ._results import parquet_parts as parquet_parts
 from ._sklearn import from_cross_validate as from_cross_validate
 from ._sklearn import from_cv_results as from_cv_results

@@ -23,10 +23,11 @@ from .._errors import InputError, MultitestError, abbreviate
 from .._format import restore_cell
 from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
+from ._batches import gather_batches
 from ._metrics import metric_errors
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
-           "KEY_LIKE_COLUMNS", "WARNING_PREFIX"]
+           "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts"]
 
 #: How the value column is turned into an error (lower is better).
 VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
@@ -148,7 +149,9 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     Parameters
     ----------
     source : str, os.PathLike or pandas.DataFrame
-        A CSV file (long format, header on line 1) or a data frame.
+        A CSV file (long format, header on line 1), a Parquet file, a folder
+        of Parquet files (a data set partitioned into files, read in the
+        order of :func:`parquet_parts`, as one table) or a data frame.
     dataset, algorithm : str
         Column names of the data set and the algorithm.
     replication, fold : str or None
@@ -209,6 +212,8 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     name = os.fspath(source)
     if name.lower().endswith(PARQUET_SUFFIXES):
         return _load_parquet(name, columns, kind)
+    if os.path.isdir(name):
+        return _load_parquet_folder(name, columns, kind)
     if is_automl_file(name):
         layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
         return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False)
@@ -362,139 +367,171 @@ def _arrow():
 
 
 def _read_arrow(name, columns, kind):
-    """The fast path through pyarrow's CSV reader, or None (no pyarrow, header not understood).
+    """The fast path through pyarrow's streaming CSV reader, or None (no pyarrow, header
+    not understood).
 
-    Name columns are read as dictionaries (codes and distinct names, no
-    Python string per row), the others as float64; a ragged row, an empty
-    number or anything else unusual makes pyarrow or the checks give up.
+    The file is read in blocks, each decoded straight into arrays for the whole
+    file (:mod:`multitest.inputs._batches`: names as codes, no Python string per
+    row, no table of the whole file); a ragged row, an empty number or anything
+    else unusual makes pyarrow or the checks give up.
     """
     pa = _arrow()
     raw = None if pa is None else _header(name)
     wanted = None if raw is None else _wanted(raw, columns)
     if wanted is None:
         return None
-    # Every type given: inferring one keeps the text of the column (twice the memory).
     # Replication and fold numbers as int32, or float64 when written as 1.0.
-    types = {raw[c]: pa.dictionary(pa.int32(), pa.string()) if t == "name" else
-             pa.int32() if c in (columns["replication"], columns["fold"]) else pa.float64()
-             for c, t in wanted.items()}
+    roles = {raw[c]: t if t == "name" else "integer" if c in (
+        columns["replication"], columns["fold"]) else "number" for c, t in wanted.items()}
     read = pa.csv.ReadOptions() if _ARROW_BLOCK_SIZE is None else \
         pa.csv.ReadOptions(block_size=_ARROW_BLOCK_SIZE)
+    blocks = max(1.0, os.path.getsize(name) / read.block_size)
 
-    def table(types):
-        return pa.csv.read_csv(name, read_options=read, convert_options=(
+    def gather(roles):
+        # Every type given: inferring one keeps the text of the column.
+        types = {c: pa.dictionary(pa.int32(), pa.string()) if r == "name" else
+                 pa.int32() if r == "integer" else pa.float64() for c, r in roles.items()}
+        reader = pa.csv.open_csv(name, read_options=read, convert_options=(
             pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
                                   strings_can_be_null=False, quoted_strings_can_be_null=False)))
+        return gather_batches(reader, roles, lambda first: blocks * first.num_rows,
+                              MAX_FOLD_NUMBER)
 
     with progress(2, "reading") as bar:
         try:
-            read_table = table(types)
-        except pa.ArrowInvalid:
-            read_table = table({c: pa.float64() if t == pa.int32() else t
-                                for c, t in types.items()})
-        return _load_arrow(read_table, raw, name, 2, columns, kind, bar=bar)
-
-
-def _load_parquet(name, columns, kind):
-    """A Parquet file: the arrow fast path, else its rows through the text path."""
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise InputError("reading Parquet needs pyarrow: pip install 'multitest[parquet]'",
-                         source=name) from None
-    if _arrow() is None:
-        raise InputError("reading Parquet needs pyarrow: pip install 'multitest[parquet]'",
-                         source=name)
-    if not os.path.exists(name):
-        raise InputError("no such file", source=name)
-    try:
-        # Name columns as dictionaries: Parquet stores them so, no string per row.
-        present = pq.read_schema(name).names
-        names = [c for c in present if str(c).strip() in (columns["dataset"],
-                                                          columns["algorithm"])]
-        table = pq.read_table(name, read_dictionary=names)
-    except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
-        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})", source=name) \
-            from None
-    raw = {str(c).strip(): c for c in table.column_names}
-    try:
-        return _load_arrow(table, raw, name, 1, columns, kind)
-    except (_Fallback, MultitestError, ValueError, TypeError):
-        pass
-    frame = table.to_pandas()
-    frame.columns = [str(c).strip() for c in frame.columns]
-    # Rows of a Parquet file count from 1 (no header line).
-    return _load(frame, name, 1, columns, kind, fast=False)
-
-
-def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
-    """:func:`_load` of a pyarrow table (which this releases as soon as it is converted)."""
-    pa = _arrow()
-    if bar is not None:
+            try:
+                numbers, names = gather(roles)
+            except pa.ArrowInvalid:
+                if "integer" not in roles.values():
+                    raise
+                numbers, names = gather({c: "number" if r == "integer" else r
+                                         for c, r in roles.items()})
+        except (pa.ArrowInvalid, LookupError):
+            raise _Fallback from None
         bar.update()
+        loaded = _load_columns(numbers, names, raw, name, 2, columns, kind)
+        bar.update()
+        return loaded
+
+
+def _load_columns(numbers, names, raw, name, row_offset, columns, rule):
+    """:func:`_load` of decoded columns (:func:`~._batches.gather_batches`)."""
     columns = _resolve_columns(list(raw), name, **columns)
     if columns["metric"] is not None:
         raise _Fallback   # a metric per row: the text path
-    kind = _resolve_kind(kind.kind, columns["value"])
-    arrays = {role: table.column(raw[columns[role]]) for role in columns
-              if columns[role] is not None}
-    del table
-    values = _fast_values(_arrow_numbers(pa, arrays.pop("value")))
-    keys = {role: _arrow_names(pa, arrays.pop(role)) for role in ("dataset", "algorithm")}
+    kind = _resolve_kind(rule.kind, columns["value"])
+    values = _fast_values(numbers.pop(raw[columns["value"]]))
+    keys = {role: _strip_names(*names.pop(raw[columns[role]]))
+            for role in ("dataset", "algorithm")}
     for role in ("replication", "fold"):
-        keys[role] = None if columns[role] is None else _arrow_integers(pa, arrays.pop(role))
-    pa.default_memory_pool().release_unused()
+        column = None if columns[role] is None else numbers.pop(raw[columns[role]])
+        keys[role] = column if column is None or column.dtype == np.int32 else \
+            _fast_integers(column)
     errors = _to_error(values, kind, columns["value"], name, row_offset)
-    loaded = _assemble(keys, errors, columns, name, row_offset,
-                       notes=_scale_notes(values, kind, keys["dataset"]),
-                       unused=_unused_key_columns(list(raw), columns))
-    if bar is not None:
-        bar.update()
-    return loaded
+    return _assemble(keys, errors, columns, name, row_offset,
+                     notes=_scale_notes(values, kind, keys["dataset"]),
+                     unused=_unused_key_columns(list(raw), columns))
 
 
-def _arrow_numbers(pa, chunked):
-    kind = chunked.type
-    if chunked.null_count or not (pa.types.is_floating(kind) or pa.types.is_integer(kind)):
+def _load_parquet(name, columns, kind):
+    """A Parquet file: read piece by piece, else its rows through the text path."""
+    _parquet_module(name)
+    if not os.path.exists(name):
+        raise InputError("no such file", source=name)
+    return _load_parquet_files([name], name, columns, kind)
+
+
+def parquet_parts(folder):
+    """The Parquet files of a folder (a partitioned data set), in the order they are read.
+
+    Every file whose name ends in ``.parquet`` or ``.pq`` (not hidden, not starting
+    with ``_``), in subfolders too, sorted by path; an empty list when there is none.
+    """
+    found = []
+    for root, dirs, files in os.walk(folder):
+        found.extend(os.path.join(root, f) for f in files
+                     if f.lower().endswith(PARQUET_SUFFIXES) and not f.startswith((".", "_")))
+    return sorted(found)
+
+
+def _load_parquet_folder(folder, columns, kind):
+    """A folder of Parquet files (a data set partitioned into files), as one table."""
+    parts = parquet_parts(folder)
+    if not parts:
+        raise InputError("a folder of results must hold Parquet files (*.parquet); "
+                         "none found", source=folder)
+    return _load_parquet_files(parts, folder, columns, kind)
+
+
+def _load_parquet_files(parts, source, columns, kind):
+    """Parquet files read one after the other as one table, piece by piece (names as
+    dictionaries, as Parquet stores them); on anything unusual the rows go through the
+    text path, whose message names the file and its row (counted from 1)."""
+    pq = _parquet_module(source)
+    try:
+        schemas = [pq.read_schema(part).names for part in parts]
+    except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
+        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
+                         source=parts[0]) from None
+    present = schemas[0]
+    names = [c for c in present if str(c).strip() in (columns["dataset"], columns["algorithm"])]
+    raw = {str(c).strip(): c for c in present}
+    if all(schema == present for schema in schemas):
+        try:
+            files = [pq.ParquetFile(part, read_dictionary=names) for part in parts]
+            return _parquet_batches(files, raw, source, columns, kind)
+        except (_Fallback, LookupError, MultitestError, ValueError, TypeError, OSError):
+            pass
+    frames, offsets = [], [0]
+    for part in parts:
+        try:
+            frames.append(pq.read_table(part).to_pandas())
+        except (OSError, ValueError) as exc:
+            raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
+                             source=part) from None
+        offsets.append(offsets[-1] + len(frames[-1]))
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    frame.columns = [str(c).strip() for c in frame.columns]
+    try:
+        return _load(frame, source, 1, columns, kind, fast=False)
+    except InputError as exc:
+        if exc.row is None or exc.source != source or len(parts) == 1:
+            raise
+        k = int(np.searchsorted(offsets, exc.row - 1, side="right")) - 1
+        raise InputError(exc.message, source=parts[k], row=exc.row - offsets[k],
+                         field=exc.field) from None
+
+
+def _parquet_module(source):
+    """``pyarrow.parquet``, or the InputError saying how to install it."""
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        pq = None
+    if pq is None or _arrow() is None:
+        raise InputError("reading Parquet needs pyarrow: pip install 'multitest[parquet]'",
+                         source=source)
+    return pq
+
+
+def _parquet_batches(files, raw, name, columns, kind):
+    """:func:`_load_columns` of Parquet files (``pyarrow.parquet.ParquetFile``, one
+    schema) read batch by batch, one after the other; ``_Fallback``: header not
+    understood."""
+    import pyarrow as pa
+
+    wanted = _wanted(raw, columns)
+    if wanted is None:
         raise _Fallback
-    return chunked.to_numpy().astype(np.float64, copy=False)
-
-
-def _arrow_integers(pa, chunked):
-    if chunked.null_count == 0 and pa.types.is_integer(chunked.type):
-        numbers = chunked.to_numpy()
-        if not _within(numbers, MAX_FOLD_NUMBER):
-            raise _Fallback
-        return numbers.astype(np.int32, copy=False)
-    return _fast_integers(_arrow_numbers(pa, chunked))
-
-
-def _arrow_names(pa, chunked):
-    """``(codes, names)`` of a name column read by pyarrow, as :func:`_names` gives them."""
-    if chunked.null_count:
-        raise _Fallback
-    if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
-        chunked = pa.compute.dictionary_encode(chunked).unify_dictionaries()
-    elif pa.types.is_dictionary(chunked.type) and pa.types.is_string(chunked.type.value_type):
-        chunked = chunked.unify_dictionaries()   # one dictionary for every chunk
-    else:
-        raise _Fallback
-    if chunked.num_chunks == 0:
-        return np.empty(0, dtype=np.intp), ()
-    dictionary = np.asarray(chunked.chunk(0).dictionary.to_pylist(), dtype=object)
-    indices = np.concatenate([c.indices.to_numpy(zero_copy_only=False) for c in chunked.chunks])
-    if indices.size == 0:
-        return np.empty(0, dtype=np.int32), ()
-    # Distinct names in order of first appearance, as pandas.factorize gives them.  A
-    # name first appears where a run of equal indices starts: factorize the run starts
-    # only (a few per data set in a file sorted as usual, not one per row).
-    starts = np.flatnonzero(np.concatenate(([True], indices[1:] != indices[:-1])))
-    seen = pd.unique(indices[starts])
-    if len(seen) == len(dictionary) and (seen == np.arange(len(seen))).all():
-        return _strip_names(indices, dictionary)   # already in order of first appearance
-    position = np.zeros(len(dictionary), dtype=np.int32)
-    position[seen] = np.arange(len(seen))
-    return _strip_names(position[indices], dictionary[seen])
+    types = [[f.schema_arrow.field(raw[c]).type for f in files] for c in wanted]
+    if any(len(set(map(str, kinds))) > 1 for kinds in types):
+        raise _Fallback        # a column of another type in some file
+    roles = {raw[c]: t if t == "name" else "integer" if pa.types.is_integer(kinds[0])
+             else "number" for (c, t), kinds in zip(wanted.items(), types)}
+    rows = sum(f.metadata.num_rows for f in files)
+    batches = (batch for f in files for batch in f.iter_batches(columns=list(roles)))
+    numbers, names = gather_batches(batches, roles, lambda first: rows, MAX_FOLD_NUMBER)
+    return _load_columns(numbers, names, raw, name, 1, columns, kind)
 
 
 def _read(name):

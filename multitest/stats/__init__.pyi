@@ -35,6 +35,7 @@ from ._fold_tests import sign_test as sign_test
 from ._fold_tests import wilcoxon_pratt as wilcoxon_pratt
 from ._fold_tests import wilcoxon_scipy as wilcoxon_scipy
 from ._fold_tests import wilcoxon_signed_rank as wilcoxon_signed_rank
+from ._gram import combined_f_significant_all_pairs as combined_f_significant_all_pairs
 from ._friedman import FRIEDMAN_TIES as FRIEDMAN_TIES
 from ._friedman import FriedmanResult as FriedmanResult
 from ._friedman import friedman as friedman

@@ -68,6 +68,12 @@ class PairwiseTest:
     decision : callable or None
         ``decision(a, b, alpha)``: whether each p-value is below ``alpha``,
         the same decisions as ``func`` without computing most p-values.
+    all_pairs_decision : callable or None
+        ``all_pairs_decision(x, alpha, rows, lower)``: the decisions of
+        ``decision`` for every pair ``i < j`` of the algorithms of ``x``
+        (shape (n, L, F)) at once, exactly, those with ``lower[j] < lower[i]``
+        only (stage 1's decisions-only path; see
+        :func:`multitest.stats.combined_f_significant_all_pairs`).
     interval : callable or None
         ``interval(a, b, design, level, alternative) -> FoldInterval``: the
         shifts of ``a - b`` the test does not reject at ``1 - level``, from the
@@ -110,6 +116,7 @@ class PairwiseTest:
     fold_major: bool = False
     thread_safe: bool = False
     decision: Callable | None = None
+    all_pairs_decision: Callable | None = None
     interval: Callable | None = None
     bayesian: bool = False
     evidence: str = _P_VALUE

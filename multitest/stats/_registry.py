@@ -36,6 +36,7 @@ from ._fold_tests import (
     wilcoxon_scipy,
     wilcoxon_signed_rank,
 )
+from ._gram import combined_f_significant_all_pairs
 
 __all__ = ["DEFAULT_TEST", "ENTRY_POINT_GROUP", "available_tests", "get_test", "register_test"]
 
@@ -265,7 +266,8 @@ _FIVE_BY_TWO = dict(_T_TEST, requires_5x2=True, fold_major=True)
 _RANK_TEST = dict(vectorized=True, difference_only=True)
 _BUILTINS = (
     ("combined-5x2cv-f", combined_5x2cv_f,
-     dict(_FIVE_BY_TWO, decision=_combined_f_significant, interval=_combined_f_interval)),
+     dict(_FIVE_BY_TWO, decision=_combined_f_significant, interval=_combined_f_interval,
+          all_pairs_decision=combined_f_significant_all_pairs)),
     ("5x2cv-t", paired_5x2cv_t, dict(_FIVE_BY_TWO, interval=_paired_5x2_interval)),
     ("combined-5x2cv-t", combined_5x2cv_t, dict(_FIVE_BY_TWO, interval=_combined_t_interval)),
     ("kfold-t", kfold_t, dict(_T_TEST, interval=_kfold_interval)),

@@ -1,0 +1,136 @@
+"""multitest.inputs._batches: columns decoded piece by piece are those of the whole table.
+
+Reference: pandas.factorize of the whole column (codes and names in order of first
+appearance) and the column's own numbers.
+"""
+import os
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from multitest import InputError, load_results
+from multitest.inputs import _results as results
+
+pa = pytest.importorskip("pyarrow")
+from multitest.inputs._batches import gather_batches  # noqa: E402
+
+ROLES = {"dataset": "name", "algorithm": "name", "fold": "integer", "error": "number"}
+
+
+def _pieces(frame, rows, dictionary):
+    """Record batches of ``rows`` rows; names dictionary-encoded or plain strings."""
+    out = []
+    for start in range(0, len(frame), rows):
+        part = pa.RecordBatch.from_pandas(frame.iloc[start:start + rows], preserve_index=False)
+        if dictionary:
+            part = pa.RecordBatch.from_arrays(
+                [c.dictionary_encode() if pa.types.is_string(c.type) else c
+                 for c in part.columns], names=part.schema.names)
+        out.append(part)
+    return out
+
+
+@pytest.mark.parametrize("dictionary", [True, False])
+@pytest.mark.parametrize("estimate", [1, 10 ** 6])    # arrays grown several times; never
+def test_pieces_give_the_codes_and_numbers_of_the_whole_column(dictionary, estimate):
+    rng = np.random.default_rng(3)
+    n = 1000
+    frame = pd.DataFrame({"dataset": rng.choice([f"d{i}" for i in range(40)], n),
+                          "algorithm": rng.choice(["a", " b", "c ", "zz"], n),
+                          "fold": rng.integers(-5, 5, n).astype(np.int32),
+                          "error": rng.uniform(0, 1, n)})
+    numbers, names = gather_batches(_pieces(frame, 77, dictionary), ROLES,
+                                    lambda first: estimate)
+    for column in ("dataset", "algorithm"):
+        codes, uniques = pd.factorize(frame[column])
+        np.testing.assert_array_equal(names[column][0], codes)
+        assert names[column][1] == tuple(uniques)
+    np.testing.assert_array_equal(numbers["fold"], frame["fold"])
+    assert numbers["fold"].dtype == np.int32 and numbers["error"].dtype == np.float64
+    np.testing.assert_array_equal(numbers["error"], frame["error"])
+
+
+@pytest.mark.parametrize("column, values", [
+    ("error", [0.1, None]),                    # a missing number
+    ("dataset", ["d", None]),                  # a missing name
+    ("fold", [1.0, 2.0]),                      # a float where integers are read
+    ("fold", [1, 2 ** 40]),                    # beyond the bound
+    ("dataset", [1, 2]),                       # a number where names are read
+])
+def test_anything_unusual_is_left_to_the_other_paths(column, values):
+    frame = {"dataset": ["d", "d"], "algorithm": ["a", "b"], "fold": [1, 2],
+             "error": [0.1, 0.2]}
+    frame[column] = values
+    with pytest.raises(LookupError):
+        gather_batches([pa.record_batch(frame)], ROLES, lambda first: 2, 10 ** 9)
+
+
+def test_parquet_row_groups_read_piece_by_piece_as_the_csv(tmp_path, monkeypatch):
+    rng = np.random.default_rng(5)
+    cube = rng.uniform(0.1, 0.3, (30, 4, 10))
+    frame = pd.DataFrame({
+        "dataset": np.repeat([f"d{s}" for s in range(30)], 40),
+        "algorithm": np.tile(np.repeat(["a", "b", "c", "d"], 10), 30),
+        "replication": np.tile(np.arange(10) // 2 + 1, 120),
+        "fold": np.tile(np.arange(10) % 2 + 1, 120),
+        "error": cube.ravel()}).sample(frac=1.0, random_state=2)
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    frame.to_parquet(tmp_path / "r.parquet", index=False, row_group_size=97)
+    # The piece-by-piece path only: the text path would fail the test.
+    monkeypatch.setattr(results, "_load", lambda *a, **k: pytest.fail("text path"))
+    got = load_results(tmp_path / "r.parquet")
+    monkeypatch.undo()
+    want = load_results(tmp_path / "r.csv")
+    np.testing.assert_array_equal(got.errors, want.errors)
+    assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+    assert got.datasets[0] == frame["dataset"].iloc[0]
+
+
+def _partitioned(tmp_path, frame, files):
+    """The rows of ``frame`` as a folder of Parquet files, split by data set, some in a
+    subfolder, several row groups each."""
+    folder = tmp_path / "parts"
+    (folder / "more").mkdir(parents=True)
+    datasets = list(dict.fromkeys(frame["dataset"]))
+    for k, chunk in enumerate(np.array_split(np.arange(len(datasets)), files)):
+        part = frame[frame["dataset"].isin([datasets[i] for i in chunk])]
+        where = folder / ("more" if k >= files - 1 else "") / f"part-{k:03d}.parquet"
+        part.to_parquet(where, index=False, row_group_size=50)
+    return folder
+
+
+def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, example_frame, capsys):
+    from multitest.cli import main
+    from multitest.inputs import parquet_parts
+
+    folder = _partitioned(tmp_path, example_frame, 4)
+    assert [os.path.relpath(p, folder) for p in parquet_parts(folder)] == [
+        "more/part-003.parquet", "part-000.parquet", "part-001.parquet", "part-002.parquet"]
+    order = sorted(parquet_parts(folder))
+    want = load_results(pd.concat([pd.read_parquet(p) for p in order], ignore_index=True))
+    got = load_results(folder)
+    np.testing.assert_array_equal(got.errors, want.errors)
+    assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+    # The command line ranks the folder as it ranks the same rows in one file.
+    pd.concat([pd.read_parquet(p) for p in order]).to_csv(tmp_path / "all.csv", index=False)
+    for source, out in ((folder, "a"), (tmp_path / "all.csv", "b")):
+        assert main(["rank", str(source), "--costs", "training_time", "--out",
+                     str(tmp_path / out)]) == 0
+    for name in ("final_order.csv", "orders.csv", "posthoc.csv"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+
+
+def test_a_bad_row_of_a_folder_names_its_file_and_row(tmp_path, example_frame):
+    frame = example_frame.copy()
+    folder = _partitioned(tmp_path, frame, 3)
+    second = sorted(folder.glob("part-001.parquet"))[0]
+    part = pd.read_parquet(second)
+    part.loc[7, part.columns[-1]] = np.nan
+    part.to_parquet(second, index=False)
+    with pytest.raises(InputError, match=r"part-001.parquet, row 8, field '.*': missing value"):
+        load_results(folder)
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(InputError, match="must hold Parquet files"):
+        load_results(empty)
