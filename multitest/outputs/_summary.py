@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .._format import format_p, format_table
+from .._format import format_p, format_rank, format_table
 from ..engine._cost_ties import prior_text
 from ..inputs._results import WARNING_PREFIX
 
@@ -49,8 +49,8 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     for position, name in enumerate(ranking.final_order, start=1):
         cost = f"{sp.average_costs[index[name]]:.4g}" if sp is not None else \
             f"{ranking.datasets[0].costs[index[name]]:.4g}"
-        rows.append([position, name, f"{ranking.average_ranks[name]:.3f}",
-                     f"{ranking.average_error_ranks[name]:.3f}", cost, firsts[name]])
+        rows.append([position, name, format_rank(ranking.average_ranks[name]),
+                     format_rank(ranking.average_error_ranks[name]), cost, firsts[name]])
     lines.append(format_table(["position", "algorithm", "average position", "average error rank",
                                "average cost" if sp is not None else "cost",
                                "first on (data sets)"], rows))
@@ -72,7 +72,7 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
                      f"(df {fe.df}), p = {format_p(fe.pvalue)}")
     if sp is not None:
         cd = sp.critical_difference
-        cd_text = f"critical difference {cd:.4g}; " if cd is not None else ""
+        cd_text = f"critical difference {format_rank(cd)}; " if cd is not None else ""
         edges = _shorten((f"{a} -> {b}" for a, b in sp.edges()), ", ") or "none"
         correction = "" if sp.correction == "none" else f", {sp.correction}"
         lines.append(f"Second pass ({sp.method}{correction}): "
