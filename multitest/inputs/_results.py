@@ -50,6 +50,9 @@ class Results:
         Whether per-fold values were given (False for a score matrix).
     source : str
         File name, or ``"<DataFrame>"``.
+    n_missing : int
+        Missing results (NaN cells of `errors`), kept by
+        ``load_results(..., allow_missing=True)``; 0 otherwise.
     """
 
     errors: np.ndarray
@@ -59,6 +62,7 @@ class Results:
     folds_per_replication: int
     has_folds: bool
     source: str
+    n_missing: int = 0
 
     @property
     def n_datasets(self):
@@ -96,7 +100,8 @@ class Results:
                        algorithms=tuple(self.algorithms[i] for i in a_idx),
                        replications=self.replications,
                        folds_per_replication=self.folds_per_replication,
-                       has_folds=self.has_folds, source=self.source)
+                       has_folds=self.has_folds, source=self.source,
+                       n_missing=int(np.isnan(errors).sum()) if self.n_missing else 0)
 
     def to_frame(self):
         """Long-format :class:`pandas.DataFrame` of the errors."""
@@ -127,7 +132,8 @@ def _indices(names, valid, parameter):
 
 
 def load_results(source, *, dataset="dataset", algorithm="algorithm",
-                 replication="replication", fold="fold", value=None, kind="auto"):
+                 replication="replication", fold="fold", value=None, kind="auto",
+                 allow_missing=False):
     """Read per-fold results from a CSV file or a data frame and validate them.
 
     The default column names read the layout of the bundled report data
@@ -152,6 +158,12 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         ``100 - accuracy``.  ``'auto'`` decides from the column name
         (accuracy-like names are accuracies, in percent when any value
         exceeds 1).
+    allow_missing : bool, default False
+        Keep missing results as NaN cells of :attr:`Results.errors`: an empty
+        or NaN value, a fold or an algorithm absent from a data set.  A missing
+        result is then handled by the ``missing`` policy of
+        :func:`multitest.rank` (docs/how-to/missing-results.md); by default
+        it is an error.
 
     Returns
     -------
@@ -160,9 +172,10 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     Raises
     ------
     InputError
-        On a missing column, a non-numeric or missing value, a duplicated
-        row, a missing fold or algorithm, or fewer than two algorithms; the
-        message names the file, row and field.
+        On a missing column, a non-numeric value, a duplicated row, fewer
+        than two algorithms, or (without `allow_missing`) a missing result;
+        the message names the file, row and field, and for missing results
+        how many there are, the first few and the policies that rank them.
 
     Examples
     --------
@@ -179,20 +192,21 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     if isinstance(source, pd.DataFrame):
         try:
             return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind,
-                         fast=True)
+                         fast=True, missing_ok=allow_missing)
         except (_Fallback, ValueError, TypeError):   # MultitestError is a ValueError
             pass
-        return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False)
+        return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False,
+                     missing_ok=allow_missing)
     name = os.fspath(source)
     if name.lower().endswith(PARQUET_SUFFIXES):
-        return _load_parquet(name, columns, kind)
+        return _load_parquet(name, columns, kind, allow_missing)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
     # value, a ragged row, a missing fold, an unreadable file...) falls back to
     # the text path below, which reports the file, row and field.
     for fast_reader in (_read_arrow, _read_pandas):
         try:
-            loaded = fast_reader(name, columns, kind)
+            loaded = fast_reader(name, columns, kind, allow_missing)
         except (_Fallback, MultitestError, ValueError, OSError, UnicodeDecodeError,
                 pd.errors.ParserWarning):
             continue
@@ -200,7 +214,8 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
             return loaded
     frame, name, row_offset = _read(name)
     try:
-        return _load(frame, name, row_offset, columns, kind, fast=False)
+        return _load(frame, name, row_offset, columns, kind, fast=False,
+                     missing_ok=allow_missing)
     except InputError:
         _raise_ragged(name)   # a row with a field missing: say so, not "missing value"
         raise
@@ -226,14 +241,15 @@ def _is_number_dtype(dtype):
         and not pd.api.types.is_bool_dtype(dtype)
 
 
-def _load(frame, name, row_offset, columns, kind, *, fast, present=None):
+def _load(frame, name, row_offset, columns, kind, *, fast, present=None, missing_ok=False):
     present = list(frame.columns) if present is None else present
     columns = _resolve_columns(present, name, **columns)
     kind = _resolve_kind(kind, columns["value"])
-    values = _numeric(frame, columns["value"], name, row_offset, fast)
+    values, first_blank = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
     errors = _to_error(values, kind, columns["value"], name, row_offset)
-    return _assemble(keys, errors, columns, name, row_offset)
+    return _assemble(keys, errors, columns, name, row_offset, missing_ok=missing_ok,
+                     first_blank=first_blank)
 
 
 @contextlib.contextmanager
@@ -273,7 +289,7 @@ def _wanted(raw, columns):
     return wanted
 
 
-def _read_pandas(name, columns, kind):
+def _read_pandas(name, columns, kind, missing_ok=False):
     """The fast path through the C reader of pandas, or None (header not understood).
 
     Every column is parsed (no ``usecols``: the C reader then rejects a ragged
@@ -292,7 +308,8 @@ def _read_pandas(name, columns, kind):
                             dtype={raw[c]: object if t == "name" else np.float64
                                    for c, t in wanted.items()})
     frame.columns = [str(c).strip() for c in frame.columns]
-    return _load(frame[list(wanted)], name, 2, columns, kind, fast=True, present=list(raw))
+    return _load(frame[list(wanted)], name, 2, columns, kind, fast=True, present=list(raw),
+                 missing_ok=missing_ok)
 
 
 def _arrow():
@@ -306,7 +323,7 @@ def _arrow():
     return pyarrow
 
 
-def _read_arrow(name, columns, kind):
+def _read_arrow(name, columns, kind, missing_ok=False):
     """The fast path through pyarrow's CSV reader, or None (no pyarrow, header not understood).
 
     Name columns are read as dictionaries (codes and distinct names, no
@@ -337,10 +354,11 @@ def _read_arrow(name, columns, kind):
         except pa.ArrowInvalid:
             read_table = table({c: pa.float64() if t == pa.int32() else t
                                 for c, t in types.items()})
-        return _load_arrow(read_table, raw, name, 2, columns, kind, bar=bar)
+        return _load_arrow(read_table, raw, name, 2, columns, kind, bar=bar,
+                           missing_ok=missing_ok)
 
 
-def _load_parquet(name, columns, kind):
+def _load_parquet(name, columns, kind, missing_ok=False):
     """A Parquet file: the arrow fast path, else its rows through the text path."""
     try:
         import pyarrow.parquet as pq
@@ -363,16 +381,16 @@ def _load_parquet(name, columns, kind):
             from None
     raw = {str(c).strip(): c for c in table.column_names}
     try:
-        return _load_arrow(table, raw, name, 1, columns, kind)
+        return _load_arrow(table, raw, name, 1, columns, kind, missing_ok=missing_ok)
     except (_Fallback, MultitestError, ValueError, TypeError):
         pass
     frame = table.to_pandas()
     frame.columns = [str(c).strip() for c in frame.columns]
     # Rows of a Parquet file count from 1 (no header line).
-    return _load(frame, name, 1, columns, kind, fast=False)
+    return _load(frame, name, 1, columns, kind, fast=False, missing_ok=missing_ok)
 
 
-def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
+def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None, missing_ok=False):
     """:func:`_load` of a pyarrow table (which this releases as soon as it is converted)."""
     pa = _arrow()
     if bar is not None:
@@ -388,7 +406,7 @@ def _load_arrow(table, raw, name, row_offset, columns, kind, bar=None):
         keys[role] = None if columns[role] is None else _arrow_integers(pa, arrays.pop(role))
     pa.default_memory_pool().release_unused()
     errors = _to_error(values, kind, columns["value"], name, row_offset)
-    loaded = _assemble(keys, errors, columns, name, row_offset)
+    loaded = _assemble(keys, errors, columns, name, row_offset, missing_ok=missing_ok)
     if bar is not None:
         bar.update()
     return loaded
@@ -522,26 +540,24 @@ def _first_bad(mask, row_offset):
 
 
 def _numeric(frame, column, name, row_offset, fast):
+    """``(values, first blank row)``: NaN for an empty or NaN value, whose first row is given."""
     raw = frame[column]
     if fast:
         if not _is_number_dtype(raw.dtype):
             raise _Fallback
-        return _fast_values(raw.to_numpy(dtype=float))
+        return _fast_values(raw.to_numpy(dtype=float)), None
     as_text = raw.astype(str).str.strip()
     missing = (as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy()
                | raw.isna().to_numpy())
-    if missing.any():
-        row = _first_bad(missing, row_offset)
-        raise InputError(f"missing value (NaN or empty); {int(missing.sum())} row(s) affected",
-                         source=name, row=row, field=column)
-    numbers = _to_floats(as_text)
+    first_blank = _first_bad(missing, row_offset) if missing.any() else None
+    numbers = np.where(missing, np.nan, _to_floats(as_text))
     where = {"source": name, "row_offset": row_offset, "field": column}
-    _refuse(~np.isfinite(numbers),
+    _refuse(~np.isfinite(numbers) & ~missing,
             lambda i: f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}", **where)
     _refuse(np.abs(numbers) > MAX_ABS_VALUE,
             lambda i: f"value {abbreviate(as_text.iloc[i])} is too large: the tests square "
                       f"differences of values, which overflows beyond {MAX_ABS_VALUE:g}", **where)
-    return numbers
+    return numbers, first_blank
 
 
 def _refuse(bad, message, *, source, row_offset, field):
@@ -647,7 +663,7 @@ def _key_columns(frame, columns, name, row_offset, fast):
 def _to_error(values, kind, column, name, row_offset):
     if kind == "error":
         return values
-    percent = kind == "accuracy-percent" or (kind == "accuracy" and values.max() > 1)
+    percent = kind == "accuracy-percent" or (kind == "accuracy" and np.nanmax(values) > 1)
     top = 100.0 if percent else 1.0
     bad = (values < 0) | (values > top)
     if bad.any():
@@ -657,7 +673,7 @@ def _to_error(values, kind, column, name, row_offset):
     return top - values
 
 
-def _assemble(keys, errors, columns, name, row_offset):
+def _assemble(keys, errors, columns, name, row_offset, *, missing_ok=False, first_blank=None):
     if len(errors) == 0:
         raise InputError("no data rows (only a header)", source=name, row=row_offset)
     ds_codes, datasets = keys["dataset"]
@@ -671,6 +687,9 @@ def _assemble(keys, errors, columns, name, row_offset):
     grid = _grid(keys, errors, S, L) if has_folds else None
     if grid is not None:
         cube, fold_labels = grid
+        if first_blank is not None:
+            _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name,
+                            missing_ok, first_blank)
     else:
         if has_folds:
             fold_codes, fold_labels = _sorted_codes(_fold_keys(keys))
@@ -682,12 +701,15 @@ def _assemble(keys, errors, columns, name, row_offset):
         cube = np.full(S * L * F, np.nan)
         cube[flat] = errors
         cube = cube.reshape(S, L, F)
-        _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name)
+        _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name,
+                        missing_ok, first_blank)
     replications, per_rep = _fold_design(fold_labels, keys, columns, name) if has_folds else (1, 1)
     cube.setflags(write=False)
+    n_missing = int(np.isnan(cube).sum()) if missing_ok and (
+        grid is None or first_blank is not None) else 0
     return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
-                   has_folds=has_folds, source=name)
+                   has_folds=has_folds, source=name, n_missing=n_missing)
 
 
 def _fold_keys(keys):
@@ -757,23 +779,47 @@ def _check_duplicates(flat, keys, columns, name, row_offset):
                      source=name, row=int(twin) + row_offset)
 
 
-def _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name):
+#: The values of ``missing`` (:func:`multitest.rank`, ``--missing``) that rank a table with
+#: missing results; ``baseline:NAME`` names the algorithm.  Described in
+#: :mod:`multitest.inputs._missing`.
+MISSING_HINT = "drop|worst|baseline:NAME|partial"
+
+#: Missing cells an error message lists.
+_CELLS_SHOWN = 3
+
+
+def _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name,
+                    missing_ok=False, first_blank=None):
+    """Refuse missing results, unless `missing_ok`: one line, the first few, the policies."""
+    if missing_ok:
+        return
     missing = np.isnan(cube)
     if not missing.any():
         return
+    where = {"source": name, "field": columns["value"]}
     per_pair = missing.all(axis=2)
-    if per_pair.any():
+    if first_blank is not None:
+        first = "missing value (NaN or empty)"
+        where["row"] = first_blank
+    elif per_pair.any():
         s = int(np.flatnonzero(per_pair.any(axis=1))[0])
         absent = [abbreviate(algorithms[j]) for j in np.flatnonzero(per_pair[s])]
-        raise InputError(f"data set '{abbreviate(datasets[s])}' has no results for algorithm(s) "
-                         f"{', '.join(absent)}", source=name, field=columns["algorithm"])
-    s, a, f = (int(x[0]) for x in np.nonzero(missing))
+        first = (f"data set '{abbreviate(datasets[s])}' has no results for algorithm(s) "
+                 f"{', '.join(absent)}")
+        where["field"] = columns["algorithm"]
+    else:
+        s, a, f = (int(x[0]) for x in np.nonzero(missing))
+        first = (f"missing fold: data set '{abbreviate(datasets[s])}', algorithm "
+                 f"'{abbreviate(algorithms[a])}' has no {_fold_text(fold_labels[f], keys, columns)}")
+        where["field"] = columns["fold"]
+    cells = [f"({abbreviate(datasets[s], 24)}, {abbreviate(algorithms[a], 24)}, "
+             f"{_fold_text(fold_labels[f], keys, columns) if columns['fold'] else 'value'})"
+             for s, a, f in zip(*(x[:_CELLS_SHOWN].tolist() for x in np.nonzero(missing)))]
     n_missing = int(missing.sum())
-    fold_text = _fold_text(fold_labels[f], keys, columns)
-    raise InputError(f"missing fold: data set '{abbreviate(datasets[s])}', algorithm "
-                     f"'{abbreviate(algorithms[a])}' has "
-                     f"no {fold_text} ({n_missing} fold result(s) missing in all)",
-                     source=name, field=columns["fold"])
+    more = ", ..." if n_missing > _CELLS_SHOWN else ""
+    raise InputError(f"{first}; {n_missing} result(s) missing in all: {', '.join(cells)}{more}; "
+                     f"to rank them anyway: --missing {MISSING_HINT}",
+                     **where)
 
 
 def _fold_text(label, keys, columns):
