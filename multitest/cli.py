@@ -287,7 +287,8 @@ def _results_input(args, settings):
 
 def _load(args, settings):
     return load_results(_results_input(args, settings),
-                        **{k: settings[k] for k in ("value", "kind") if settings[k] is not None})
+                        **{k: settings[k] for k in ("value", "kind") if settings[k] is not None},
+                        allow_missing=settings.get("missing") not in (None, "error"))
 
 
 def _cmd_rank(args):

@@ -12,10 +12,12 @@ import pandas as pd
 from .._errors import MultitestError
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
+from ..inputs._missing import apply_missing
 from ..inputs._results import Results, load_results
 from ..stats._bayesian import BayesSettings
 from ..stats._entry import TestFailure
 from ..stats._nemenyi import control_comparisons
+from ._partial import multitest_per_dataset_partial
 from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
@@ -46,7 +48,11 @@ class Ranking:
     results : multitest.inputs.Results
     notes : tuple of str
         Everything a reader must know: the gate decision, cost ties, input
-        without folds, a single data set...
+        without folds, a single data set, the missing results...
+    missing : multitest.inputs.MissingReport or None
+        What the ``missing`` policy did (None under the default ``'error'``).
+        Under ``'partial'`` :attr:`friedman` is None: the gate is the
+        Skillings--Mack test (``second_pass.gate_test``).
     """
 
     final_order: tuple
@@ -59,6 +65,7 @@ class Ranking:
     profile: CostProfile
     results: Results
     notes: tuple
+    missing: object = None
 
     @property
     def pairwise_test(self):
@@ -83,6 +90,7 @@ class Ranking:
     def ranks_frame(self):
         """Per-data-set ranks as a :class:`pandas.DataFrame` (data sets x algorithms)."""
         return pd.DataFrame([[r.ranks[a] for a in self.algorithms] for r in self.datasets],
+                            dtype=float if self.missing is not None else None,
                             index=pd.Index([r.name for r in self.datasets], name="dataset"),
                             columns=list(self.algorithms))
 
@@ -91,13 +99,13 @@ class Ranking:
                 f"test={self.settings.test!r}, alpha={self.settings.alpha})")
 
 
-def resolve_results(results, datasets, algorithms):
+def resolve_results(results, datasets, algorithms, allow_missing=False):
     """A :class:`Results` from a Results, a CSV path or a DataFrame, optionally subset."""
     if not isinstance(results, Results):
         if not isinstance(results, (str, os.PathLike, pd.DataFrame)):
             raise MultitestError("`results` must be a Results, a CSV path or a DataFrame, "
                                  f"got {type(results).__name__}")
-        results = load_results(results)
+        results = load_results(results, allow_missing=allow_missing)
     if datasets is not None and len(datasets) == 0:
         raise MultitestError("`datasets` names no data set; name at least one or leave it out")
     if datasets is not None or algorithms is not None:
@@ -126,7 +134,8 @@ def resolve_profile(costs, results=None):
 def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=None,
          second_pass=None, posthoc_correction=None, friedman_gate=None, control=None,
          control_method=None, datasets=None, algorithms=None, friedman_ties=None,
-         test_train_ratio=None, rope=None, threshold=None, seed=None, settings=None):
+         test_train_ratio=None, rope=None, threshold=None, seed=None, missing=None,
+         settings=None):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
     Every option is checked once, by :meth:`Settings.from_options`; an option
@@ -189,6 +198,11 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     seed : int, default 0
         Seed of the Monte Carlo sampling of the Bayesian signed-rank test
         (``second_pass='bayesian'``).
+    missing : {'error', 'drop', 'worst', 'baseline:NAME', 'partial'}, default 'error'
+        What a missing result (a failed fold) means; see
+        :func:`multitest.inputs.apply_missing` and docs/how-to/missing-results.md.
+        ``'partial'`` needs a second pass over the data sets where both
+        algorithms ran (``'wilcoxon'``, ``'sign'``...), not Nemenyi.
     settings : Settings, optional
         All of the above at once (from :meth:`Settings.from_options`, or a
         ranking's ``settings``); then no other option may be given.
@@ -215,16 +229,18 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
                "posthoc_correction": posthoc_correction, "friedman_gate": friedman_gate,
                "control": control, "control_method": control_method,
                "friedman_ties": friedman_ties, "test_train_ratio": test_train_ratio,
-               "rope": rope, "threshold": threshold, "seed": seed}
+               "rope": rope, "threshold": threshold, "seed": seed, "missing": missing}
     settings = _settings_of(settings, options)
     source = results.source if isinstance(results, Results) else results
-    results = resolve_results(results, datasets, algorithms)
+    results = resolve_results(results, datasets, algorithms,
+                              allow_missing=settings.missing != "error")
+    results, report = apply_missing(results, settings.missing)
     profile = resolve_profile(costs, source)
     check_for_results(settings, results)
     settings = dataclasses.replace(
         settings, costs=profile.name,
         test=settings.pairwise_test.name if results.has_folds else SCORE_MATRIX_TEST)
-    return _rank(results, profile, settings)
+    return _rank(results, profile, settings, report)
 
 
 def _settings_of(settings, options):
@@ -240,22 +256,26 @@ def _settings_of(settings, options):
     return settings
 
 
-def _rank(results, profile, settings):
+def _rank(results, profile, settings, missing=None):
     """:func:`rank` on resolved results and profile, with checked settings."""
     keys = profile.keys(results.datasets, results.algorithms)
     bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
     pairwise_test = settings.pairwise_test if results.has_folds else None
     design = (None if settings.test_train_ratio is None else
               dataclasses.replace(results.design, test_train_ratio=settings.test_train_ratio))
+    absent = None if missing is None else missing.absent
+    options = {"alpha": settings.alpha, "correction": settings.correction,
+               "alternative": settings.alternative, "design": design, "bayes": bayes}
     try:
-        per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=settings.alpha,
-                                            correction=settings.correction,
-                                            alternative=settings.alternative, design=design,
-                                            bayes=bayes)
+        per_dataset = (multitest_per_dataset(results, keys, pairwise_test, **options)
+                       if absent is None else
+                       multitest_per_dataset_partial(results, keys, absent, pairwise_test,
+                                                     **options))
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
-    notes = _notes(results, per_dataset, pairwise_test)
+    notes = ([] if missing is None else [missing.sentence()]) + _notes(results, per_dataset,
+                                                                     pairwise_test)
     if pairwise_test is not None and pairwise_test.bayesian:
         rho = per_dataset[0].table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
@@ -268,7 +288,8 @@ def _rank(results, profile, settings):
             ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
             alpha=settings.alpha, correction=settings.posthoc_correction,
             friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
-            bayes=bayes)
+            bayes=bayes, absent=absent)
+        friedman_result = friedman_result if absent is None else None
         final_order = second.order
         notes.append(second.gate)
         if second.cost_ties:
@@ -282,10 +303,12 @@ def _rank(results, profile, settings):
         final_order = per_dataset[0].order
         notes.append("a single data set: the final order is its MultiTest order; the second "
                      "pass (Friedman test and post-hoc test over data sets) needs at least two")
+    average = ranks.mean(axis=0) if absent is None else np.nanmean(ranks, axis=0)
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
-                   average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
+                   average_ranks=dict(zip(results.algorithms, average.tolist())),
                    friedman=friedman_result, second_pass=second, control=control_result,
-                   settings=settings, profile=profile, results=results, notes=tuple(notes))
+                   settings=settings, profile=profile, results=results, notes=tuple(notes),
+                   missing=missing)
 
 
 def _notes(results, per_dataset, pairwise_test):

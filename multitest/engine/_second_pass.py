@@ -16,9 +16,10 @@ import numpy as np
 from .._errors import MultitestError
 from ..stats._bayesian import BayesSettings
 from ..stats._friedman import friedman
+from ..stats._skillings_mack import skillings_mack
 from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from ._per_dataset import cost_ties, prior_positions
-from ._second_pass_methods import get_second_pass_method
+from ._second_pass_methods import SECOND_PASS_METHODS, get_second_pass_method
 
 __all__ = ["SecondPassResult", "second_pass", "second_pass_decisions", "order_by_decisions",
            "average_cost_prior", "final_order"]
@@ -55,6 +56,8 @@ class SecondPassResult:
         ``better[a, b]``: ``a`` is better than ``b`` by the method's criterion.
     order : tuple of str
         The final order, best first.
+    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
+        The test of the gate (Skillings--Mack under ``missing='partial'``).
     """
 
     method: str
@@ -71,6 +74,7 @@ class SecondPassResult:
     significant: np.ndarray
     better: np.ndarray
     order: tuple
+    gate_test: object = None
 
     @property
     def method_entry(self):
@@ -165,7 +169,8 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
 
 
 def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha=0.05,
-                correction="holm", friedman_gate=True, friedman_ties="corrected", bayes=None):
+                correction="holm", friedman_gate=True, friedman_ties="corrected", bayes=None,
+                absent=None):
     """Run the Friedman test, the post-hoc test and the second-pass sort.
 
     Parameters
@@ -189,20 +194,35 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         Tie correction of the Friedman statistic (see :func:`multitest.stats.friedman`).
     bayes : multitest.stats.BayesSettings, optional
         ROPE, threshold, seed and samples of the ``'bayesian'`` method.
+    absent : ndarray of bool, shape (S, L), optional
+        ``missing='partial'``: the algorithms not ordered on each data set
+        (NaN in `ranks` and `mean_errors`).  The gate is then the
+        Skillings--Mack test, the average ranks and the prior are averages
+        over the data sets where each algorithm ran, and the method must
+        handle missing cells (:attr:`SecondPassMethod.handles_missing`).
 
     Returns
     -------
-    friedman : multitest.stats.FriedmanResult
+    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
     result : SecondPassResult
     """
     entry = get_second_pass_method(method)
     algorithms = tuple(algorithms)
     ranks = np.asarray(ranks, dtype=float)
-    fr = friedman(ranks, ties=friedman_ties)
-    average_ranks = ranks.mean(axis=0)
-    average_keys, prior = average_cost_prior(keys, algorithms)
+    if absent is None:
+        fr = friedman(ranks, ties=friedman_ties)
+        average_ranks = ranks.mean(axis=0)
+        gate = _gate_sentence(fr, alpha, friedman_gate)
+    else:
+        if not entry.handles_missing:
+            raise MultitestError(f"`second_pass`: {method} needs every algorithm on every "
+                                 "data set; with missing='partial' use "
+                                 f"{', '.join(_missing_methods())}")
+        fr = skillings_mack(ranks)
+        average_ranks = np.nanmean(ranks, axis=0)
+        gate = _skillings_mack_sentence(fr, alpha, friedman_gate)
+    average_keys, prior = average_cost_prior(keys, algorithms, absent)
     applied = fr.pvalue < alpha or not friedman_gate
-    gate = _gate_sentence(fr, alpha, friedman_gate)
     if entry.bayesian:
         applied, gate = True, _bayesian_gate_sentence(fr, bayes)
     posthoc, significant, better = second_pass_decisions(
@@ -215,7 +235,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
         average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
         cost_ties=cost_ties(average_keys[0], algorithms), posthoc=posthoc,
-        significant=significant, better=better, order=order)
+        significant=significant, better=better, order=order, gate_test=fr)
     return fr, result
 
 
@@ -261,13 +281,16 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
     return posthoc, significant, entry.better(average_ranks, mean_errors, posthoc)
 
 
-def average_cost_prior(keys, algorithms):
+def average_cost_prior(keys, algorithms, absent=None):
     """The second-pass prior: cost keys averaged over the data sets.
 
     Parameters
     ----------
     keys : array_like, shape (levels, S, L)
     algorithms : sequence of str
+    absent : ndarray of bool, shape (S, L), optional
+        Leave these cells out: each algorithm's cost is averaged over the data
+        sets where it ran (``missing='partial'``).
 
     Returns
     -------
@@ -275,7 +298,12 @@ def average_cost_prior(keys, algorithms):
     prior : ndarray of int, shape (L,)
         The algorithm at each average-cost position, cheapest first.
     """
-    average_keys = np.asarray(keys, dtype=float).mean(axis=1)
+    keys = np.asarray(keys, dtype=float)
+    if absent is None:
+        average_keys = keys.mean(axis=1)
+    else:
+        ran = ~np.asarray(absent, dtype=bool)
+        average_keys = (keys * ran).sum(axis=1) / np.maximum(ran.sum(axis=0), 1)
     return average_keys, prior_positions(average_keys[:, None, :], algorithms)[0]
 
 
@@ -301,6 +329,24 @@ def _bayesian_gate_sentence(fr, bayes):
     return (f"Friedman test chi2={fr.statistic:.4g}, p={fr.pvalue:.4g} (reported, not a gate): "
             f"the Bayesian signed-rank test (rope={bayes.rope:g}) is applied to every pair; a "
             f"costlier algorithm overrides when P(practically better) >= {bayes.threshold:g}.")
+
+
+def _missing_methods():
+    return [name for name, m in SECOND_PASS_METHODS.items() if m.handles_missing]
+
+
+def _skillings_mack_sentence(sm, alpha, friedman_gate):
+    verdict = "rejects" if sm.pvalue < alpha else "does not reject"
+    text = (f"Skillings-Mack test (Friedman's test with missing cells) {verdict} equal "
+            f"positions at alpha={alpha:g} (SM={sm.statistic:.4g}, df {sm.df}, "
+            f"p={sm.pvalue:.4g}; {sm.n_blocks} data sets, {sm.n_missing} missing cells"
+            + (f", {sm.n_dropped} data set(s) with fewer than 2 algorithms not used"
+               if sm.n_dropped else "") + ")")
+    if not friedman_gate:
+        return text + "; gate off: the post-hoc test is applied regardless."
+    if sm.pvalue < alpha:
+        return text + ": the post-hoc test is applied."
+    return text + ": the post-hoc test is not applied; the final order is the average-cost order."
 
 
 def _gate_sentence(fr, alpha, friedman_gate):

@@ -11,6 +11,7 @@ names.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -62,6 +63,9 @@ class SecondPassMethod:
     rank_based : bool
         Compares average ranks (Nemenyi's critical difference); otherwise the
         per-data-set mean errors.
+    handles_missing : bool
+        Works on an incomplete table (``missing='partial'``): each pair is
+        compared over the data sets where both algorithms ran.
     """
 
     name: str
@@ -75,6 +79,7 @@ class SecondPassMethod:
     takes_correction: bool = False
     bayesian: bool = False
     rank_based: bool = False
+    handles_missing: bool = False
 
 
 # -- how each method runs --------------------------------------------------------------
@@ -112,12 +117,17 @@ def _lower_median_difference(average_ranks, mean_errors, posthoc):
     """The direction of a paired test over data sets: the median difference of mean
     errors, the mean difference when the median is zero."""
     # Row by row, so that no (S, L, L) array is ever held.
+    # NaN (missing='partial'): over the data sets where both ran.
     mean_errors = np.asarray(mean_errors, dtype=float)
+    incomplete = bool(np.isnan(mean_errors).any())
+    median_of, mean_of = (np.nanmedian, np.nanmean) if incomplete else (np.median, np.mean)
     better = np.zeros((mean_errors.shape[1],) * 2, dtype=bool)
-    for a in range(mean_errors.shape[1]):
-        differences = mean_errors[:, [a]] - mean_errors
-        median = np.median(differences, axis=0)
-        better[a] = np.where(median != 0, median, differences.mean(axis=0)) < 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a pair that never met: not better
+        for a in range(mean_errors.shape[1]):
+            differences = mean_errors[:, [a]] - mean_errors
+            median = median_of(differences, axis=0)
+            better[a] = np.where(median != 0, median, mean_of(differences, axis=0)) < 0
     return better
 
 
@@ -132,7 +142,7 @@ def _paired(name, description, caption=None):
         title=f"Post-hoc stage ({name})",
         better_words=f"significantly better ({name} test over data sets)",
         posthoc=functools.partial(_over_datasets, method=name),
-        better=_lower_median_difference, takes_correction=True)
+        better=_lower_median_difference, takes_correction=True, handles_missing=True)
 
 
 _METHODS = (

@@ -25,6 +25,7 @@ import numpy as np
 from .._errors import MultitestError
 from ..inputs._costs import CostProfile, bundled_profiles
 from ..inputs._design import parse_test_train_ratio
+from ..inputs._missing import check_missing_policy
 from ..inputs._results import VALUE_KINDS
 from ..stats._bayesian import DEFAULT_THRESHOLD
 from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
@@ -319,6 +320,10 @@ OPTIONS = (
            metavar="D1,D2,...", kind="names"),
     Option("algorithms", _names, "use only these algorithms", _INPUT, role="selection",
            metavar="A1,A2,...", kind="names"),
+    Option("missing", check_missing_policy, "what a missing result (failed fold) means: "
+           "error, drop (complete data sets only), worst (worst error of the fold), "
+           "baseline:NAME (NAME's error), partial (nothing imputed; Skillings-Mack)", _INPUT,
+           default="error", commands=("rank",), metavar="POLICY"),
     Option("value", _text, "column holding the values", _INPUT, role="command",
            default_text="the one named error/accuracy/...", metavar="COLUMN"),
     Option("kind", _choice(VALUE_KINDS), "how values become errors", _INPUT, role="command",
@@ -388,6 +393,10 @@ class Settings:
         Of the Bayesian tests (``0`` and ``0.95`` when none is chosen).
     seed : int
         Of the Bayesian signed-rank second pass.
+    missing : str
+        The missing-result policy (:data:`multitest.inputs.MISSING_POLICIES`);
+        recorded by the ranking's :attr:`~multitest.engine.Ranking.missing`
+        report, not by :meth:`to_dict`.
     pairwise_test : multitest.stats.PairwiseTest
         The test's registry entry (not recorded).
 
@@ -420,6 +429,7 @@ class Settings:
     rope: float
     threshold: float
     seed: int
+    missing: str = field(default="error", metadata={"recorded": False})
     pairwise_test: object = field(default=None, repr=False, compare=False,
                                   metadata={"recorded": False})
 
@@ -464,6 +474,7 @@ def _iv_settings(options):
     _iv_bayesian(given, entry, method)
     _iv_test_options(given, entry)
     _iv_second_pass_options(given, method)
+    _iv_missing(value, method)
     if not method.takes_correction:
         value["posthoc_correction"] = "none"
     return Settings(**dict(value, test=entry.name, costs=None), pairwise_test=entry)
@@ -519,6 +530,13 @@ def _iv_second_pass_options(given, method):
                              "compared with every other); give control or leave it out")
 
 
+def _iv_missing(value, method):
+    """Under ``missing='partial'``: no control (it compares average ranks of complete data)."""
+    if value["missing"] == "partial" and value["control"] is not None:
+        raise MultitestError("`control`: comparisons against a control need every algorithm on "
+                             "every data set; not with missing='partial'")
+
+
 def check_for_results(settings, results):
     """The rules that depend on the data: the test's design, the correction's size, the control.
 
@@ -545,6 +563,12 @@ def check_for_results(settings, results):
     if settings.control is not None and settings.control not in results.algorithms:
         raise MultitestError(f"`control`: unknown algorithm {settings.control!r}; algorithms "
                              f"are {', '.join(results.algorithms)}")
+    method = get_second_pass_method(settings.second_pass)
+    if settings.missing == "partial" and results.n_datasets >= 2 and not method.handles_missing:
+        users = [n for n, m in SECOND_PASS_METHODS.items() if m.handles_missing]
+        raise MultitestError(f"`second_pass`: {method.name} is refused with missing='partial' "
+                             "(it needs every algorithm on every data set); use "
+                             f"{', '.join(users)} (over the data sets where both ran)")
     if settings.control is not None and results.n_datasets < 2:
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 

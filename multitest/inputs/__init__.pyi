@@ -20,3 +20,7 @@ from ._results import PARQUET_SUFFIXES as PARQUET_SUFFIXES
 from ._results import VALUE_KINDS as VALUE_KINDS
 from ._results import Results as Results
 from ._results import load_results as load_results
+from ._missing import MISSING_POLICIES as MISSING_POLICIES
+from ._missing import MissingReport as MissingReport
+from ._missing import apply_missing as apply_missing
+from ._missing import check_missing_policy as check_missing_policy

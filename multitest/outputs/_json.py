@@ -9,6 +9,7 @@ file (:mod:`multitest.outputs._pairwise_file`) and the CSV tables of
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -78,7 +79,18 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
         "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
     }
     doc["explanations"] = _explanations(ranking)
+    if ranking.missing is not None:
+        doc["missing"] = _missing(ranking)
     return doc
+
+
+def _missing(ranking):
+    """The missing-result policy and its counts; the Skillings-Mack gate under 'partial'."""
+    out = ranking.missing.to_dict()
+    if ranking.friedman is None and ranking.second_pass is not None:
+        out["skillings_mack"] = {k: _number(v) if isinstance(v, float) else v for k, v in
+                                 dataclasses.asdict(ranking.second_pass.gate_test).items()}
+    return out
 
 
 def write_json(ranking, handle, effects=None):

@@ -74,6 +74,21 @@ def _sign_pairs(d):
     return smaller.astype(np.float64), sign_test_pvalues(smaller, wins + losses)
 
 
+def _test_rows(test, d):
+    """``test`` on each row of `d`; a row with NaN (a missing score) on its other entries."""
+    incomplete = np.isnan(d).any(axis=1)
+    if not incomplete.any():
+        return test(d)
+    statistic, pvalues = np.zeros(len(d)), np.ones(len(d))
+    if not incomplete.all():
+        statistic[~incomplete], pvalues[~incomplete] = test(d[~incomplete])
+    for row in np.flatnonzero(incomplete):
+        both = d[row][~np.isnan(d[row])]
+        if both.size:
+            (statistic[row],), (pvalues[row],) = test(both[None, :])
+    return statistic, pvalues
+
+
 _PAIRWISE_TESTS = {"wilcoxon": _wilcoxon_pairs, "wilcoxon-pratt": _wilcoxon_pratt_pairs,
                    "wilcoxon-scipy": _wilcoxon_scipy_pairs, "sign": _sign_pairs}
 
@@ -94,7 +109,9 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     scores : array_like, shape (S, L)
         Per-data-set mean error of each algorithm (lower is better),
         ``S, L >= 2``. The tests are two-sided, so accuracies give the same
-        p-values.
+        p-values.  NaN: the algorithm did not run on that data set; each pair
+        is then tested over the data sets where both ran (statistic 0 and
+        p-value 1 when there is none).
     method : {'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}, default: 'wilcoxon'
         ``"wilcoxon"``: Wilcoxon signed-rank test on the differences with the
         exact conditional distribution given the mid-ranks, zero differences
@@ -147,7 +164,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     >>> res.significant[:, 2]
     array([ True,  True, False])
     """
-    x = _as_2d_float(scores, "scores")
+    x = _as_2d_float(scores, "scores", allow_nan=True)
     test = _PAIRWISE_TESTS[_iv_choice(method, "method", PAIRWISE_METHODS)]
     correction = _iv_choice(correction, "correction", PAIRWISE_CORRECTIONS)
     alpha = _iv_probability(alpha)
@@ -158,7 +175,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     # exact Wilcoxon p-values of tied pairs over ~1000 data sets take ~1 s each
     with progress(a.size, f"{method} over data sets") as bar:
         for chunk, differences in _pair_differences(x, a, b, _CHUNK_CELLS):
-            statistic[chunk], raw[chunk] = test(differences)
+            statistic[chunk], raw[chunk] = _test_rows(test, differences)
             bar.update(differences.shape[0])
     adjusted = adjust_all_pairs(raw, n_algorithms, correction)
     return PosthocResult(
