@@ -72,6 +72,12 @@ class MissingReport:
     absent: np.ndarray | None = None
 
     @property
+    def n_tested_pairs(self):
+        """Pairwise tests run under ``partial``: the pairs of present algorithms."""
+        present = (~self.absent).sum(axis=1)
+        return int((present * (present - 1) // 2).sum())
+
+    @property
     def n_absent(self):
         """(data set, algorithm) pairs left unordered under ``partial``."""
         return 0 if self.absent is None else int(self.absent.sum())
@@ -86,9 +92,10 @@ class MissingReport:
             text += "; complete cases only"
         elif self.policy == "partial":
             text += (f"; nothing imputed: {self.n_absent} (data set, algorithm) pair(s) not "
-                     "ordered (each data set orders the algorithms with every fold); second "
-                     "pass: Skillings-Mack test and pairwise tests over the data sets where "
-                     "both ran")
+                     "ordered (each data set orders the algorithms with every fold); average "
+                     "ranks and costs are over the data sets where each ran; second pass: "
+                     "Skillings-Mack test and pairwise tests over the data sets where both "
+                     "ran")
         else:
             text += f"; {self.n_imputed} imputed with {_imputation_words(self.policy)}"
         if self.dropped:

@@ -28,8 +28,11 @@ INLINE_PAIRS_LIMIT = 20_000
 
 
 def _number(value):
-    """JSON-safe float: infinities become the strings 'inf' / '-inf'."""
+    """JSON-safe float: infinities become the strings 'inf' / '-inf', NaN (a cell missing
+    under ``missing='partial'``) null."""
     value = float(value)
+    if math.isnan(value):
+        return None
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return value
@@ -254,6 +257,9 @@ def _dataset(result, inline_pairs, extra=None):
            "costs": dict(zip(result.algorithms, map(float, result.costs))),
            "cost_ties": [list(group) for group in result.cost_ties],
            "mean_errors": result.mean_errors,
+           **({} if ranking_complete(result) else {
+               "ranks": {a: _number(r) for a, r in ranks.items()},
+               "mean_errors": {a: _number(m) for a, m in result.mean_errors.items()}}),
            "tested": result.tested}
     pairs = _json_pairs(result)
     extra = extra or {}
@@ -265,6 +271,11 @@ def _dataset(result, inline_pairs, extra=None):
                     for p in pairs if p["override"]]
     doc["pairwise"] = pairs
     return doc
+
+
+def ranking_complete(result):
+    """Whether every algorithm of the data set was ordered (not so under missing='partial')."""
+    return len(result.order) == len(result.algorithms)
 
 
 def _json_pairs(result):
