@@ -809,8 +809,9 @@ def _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name
         where["field"] = columns["algorithm"]
     else:
         s, a, f = (int(x[0]) for x in np.nonzero(missing))
+        fold = _fold_text(fold_labels[f], keys, columns)
         first = (f"missing fold: data set '{abbreviate(datasets[s])}', algorithm "
-                 f"'{abbreviate(algorithms[a])}' has no {_fold_text(fold_labels[f], keys, columns)}")
+                 f"'{abbreviate(algorithms[a])}' has no {fold}")
         where["field"] = columns["fold"]
     cells = [f"({abbreviate(datasets[s], 24)}, {abbreviate(algorithms[a], 24)}, "
              f"{_fold_text(fold_labels[f], keys, columns) if columns['fold'] else 'value'})"

@@ -145,6 +145,6 @@ def _iv_values(values):
 
 def _block_ranks(x, observed):
     """Average ranks of the observed values within each row (missing cells: NaN)."""
-    from scipy.stats import rankdata   # only when the test runs
+    from scipy.stats import rankdata  # only when the test runs
 
     return rankdata(np.where(observed, x, np.nan), axis=1, nan_policy="omit")
