@@ -6,7 +6,7 @@ with the same algorithms present are tested together, as complete results, by
 one stage-1 table over every algorithm (so that the outputs read one table), in
 which an absent algorithm takes the last prior positions of its data set, has
 no test (NaN statistic and p-value, no override), no mean error (NaN) and no
-rank (NaN).
+rank (NaN); each data set's ``prior_order`` names its ordered algorithms only.
 """
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def multitest_per_dataset_partial(results, keys, absent, test, **options):
         ranks.update(parts[s].ranks)
         out.append(DataSetResult(
             name=dataset, index=s, algorithms=names, costs=keys[0, s],
-            prior_order=tuple(names[j] for j in table.prior[s]),
+            prior_order=tuple(names[j] for j in table.prior[s][:len(parts[s].order)]),
             cost_ties=cost_ties(keys[0, s][~absent[s]], [n for n, a in zip(names, absent[s])
                                                          if not a]),
             order=parts[s].order, ranks=ranks, tested=parts[s].tested, table=table))

@@ -111,8 +111,7 @@ def _orders_table(results, L):
     rows[0::2, 1], rows[1::2, 1] = "multitest", "prior"
     # Under missing='partial' a data set orders only its complete algorithms: blanks after.
     rows[0::2, 2:] = [_padded(results[s].order, L) for s in by_name]
-    rows[1::2, 2:] = [_padded(results[s].prior_order[:len(results[s].order)], L)
-                      for s in by_name]
+    rows[1::2, 2:] = [_padded(results[s].prior_order, L) for s in by_name]
     columns = ["dataset", "stage", *(f"position_{i}" for i in range(1, L + 1))]
     return pd.DataFrame(rows, columns=columns, dtype=object)
 
