@@ -9,6 +9,8 @@ Skillings & Mack (1981) and Chatfield & Mander (2009) (see test_skillings_mack.p
 """
 
 import json
+import re
+import shutil
 
 import numpy as np
 import pandas as pd
@@ -247,6 +249,25 @@ def test_cli_states_the_policy_in_every_output(bench, tmp_path, capsys, policy):
         assert doc["datasets"]["d1"]["ranks"]["h2o"] is None
         orders = pd.read_csv(out / "orders.csv", keep_default_na=False)
         assert (orders.loc[orders["dataset"] == "d1", "position_7"] == "").all()
+
+
+def test_partial_figures_and_report_name_the_skillings_mack_gate(bench, tmp_path):
+    *_, path = bench
+    if shutil.which("dot") is None:
+        pytest.skip("Graphviz 'dot' is needed for the SVG figures")
+    out = tmp_path / "out"
+    assert main(["--quiet", "rank", path, "--order", ORDER, "--test", TEST, "--missing",
+                 "partial", "--second-pass", "wilcoxon", "--out", str(out), "--format", "svg",
+                 "--report"]) == 0
+    cd = re.sub(r"<[^>]+>", "", (out / "cd.svg").read_text()).replace("&#39;", "'")
+    assert "average positions over the data sets where each ran (8 data sets, " \
+           "missing='partial'" in cd
+    # d1 orders the 5 algorithms with every fold; its figures draw no other node.
+    override = re.sub(r"<[^>]+>", "", (out / "override_d1.svg").read_text())
+    assert "h2o" not in override and "tpot" not in override and "autogluon" in override
+    report = (out / "report.html").read_text()
+    assert "<h2>Skillings–Mack test and gate</h2>" in report
+    assert "A single data set" not in report
 
 
 def test_cli_default_is_the_one_line_error(bench, capsys):

@@ -212,7 +212,7 @@ def explain_order(ranking):
         index = {a: i for i, a in enumerate(sp.algorithms)}
         return tuple(Explanation(position=k, algorithm=a, reason=(
             f"{'the' if k == 1 else 'the ' + ordinal(k)} cheapest on average (average cost "
-            f"{sp.average_costs[index[a]]:.4g}); the Friedman test does not reject, so no "
+            f"{sp.average_costs[index[a]]:.4g}); the {sp.gate_name} does not reject, so no "
             "post-hoc test can override the cost order"))
             for k, a in enumerate(sp.order, start=1))
     index = {a: i for i, a in enumerate(sp.algorithms)}

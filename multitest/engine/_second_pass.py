@@ -58,6 +58,9 @@ class SecondPassResult:
         The final order, best first.
     gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
         The test of the gate (Skillings--Mack under ``missing='partial'``).
+    incomplete : bool
+        ``missing='partial'``: algorithms are absent from some data sets; the
+        average ranks and costs are over the data sets where each ran.
     """
 
     method: str
@@ -75,6 +78,12 @@ class SecondPassResult:
     better: np.ndarray
     order: tuple
     gate_test: object = None
+    incomplete: bool = False
+
+    @property
+    def gate_name(self):
+        """The gate's test, as the outputs name it."""
+        return "Skillings-Mack test" if self.incomplete else "Friedman test"
 
     @property
     def method_entry(self):
@@ -235,7 +244,8 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
         average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
         cost_ties=cost_ties(average_keys[0], algorithms), posthoc=posthoc,
-        significant=significant, better=better, order=order, gate_test=fr)
+        significant=significant, better=better, order=order, gate_test=fr,
+        incomplete=absent is not None)
     return fr, result
 
 

@@ -369,10 +369,12 @@ class _PinnedDot:
 def _cd_caption(sp, n_datasets):
     """Plain-text lines under the CD diagram."""
     method = sp.method_entry.caption
-    lines = [f"average ranks over {n_datasets} data sets (1 = best, on the left)"]
+    lines = [f"average ranks over {n_datasets} data sets (1 = best, on the left)"
+             if not sp.incomplete else f"average positions over the data sets where each ran "
+             f"({n_datasets} data sets, missing='partial'; 1 = best, on the left)"]
     if not sp.applied:
-        lines.append(f"Friedman test does not reject at \u03b1 = {sp.alpha:g}: no post-hoc test "
-                     "applied, no groups drawn")
+        lines.append(f"{sp.gate_name} does not reject at \u03b1 = {sp.alpha:g}: no post-hoc "
+                     "test applied, no groups drawn")
         return lines
     text = f"{method}, \u03b1 = {sp.alpha:g}"
     if sp.correction != "none":
