@@ -275,3 +275,17 @@ def test_cli_default_is_the_one_line_error(bench, capsys):
     status = main(["--quiet", "rank", path, "--order", ORDER, "--test", TEST])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "13 result(s) missing" in err
+
+
+def test_stability_applies_the_policy_before_resampling(bench):
+    from multitest import stability
+
+    frame, holes, _, _ = bench
+    dropped = stability(holes, FRAMEWORKS, test=TEST, missing="drop", n_bootstrap=50)
+    complete = stability(frame[~frame["dataset"].isin(["d1", "d4", "d6"])], FRAMEWORKS,
+                         test=TEST, n_bootstrap=50)
+    assert dropped.reference_order == complete.reference_order
+    np.testing.assert_array_equal(dropped.position_frame().to_numpy(),
+                                  complete.position_frame().to_numpy())
+    with pytest.raises(MultitestError, match="^`missing`: the stability bootstrap needs"):
+        stability(holes, FRAMEWORKS, test=TEST, missing="partial", second_pass="sign")

@@ -322,8 +322,8 @@ OPTIONS = (
            metavar="A1,A2,...", kind="names"),
     Option("missing", check_missing_policy, "what a missing result (failed fold) means: "
            "error, drop (complete data sets only), worst (worst error of the fold), "
-           "baseline:NAME (NAME's error), partial (nothing imputed; Skillings-Mack)", _INPUT,
-           default="error", commands=("rank",), metavar="POLICY"),
+           "baseline:NAME (NAME's error), partial (nothing imputed; Skillings-Mack; rank "
+           "only)", _INPUT, default="error", metavar="POLICY"),
     Option("value", _text, "column holding the values", _INPUT, role="command",
            default_text="the one named error/accuracy/...", metavar="COLUMN"),
     Option("kind", _choice(VALUE_KINDS), "how values become errors", _INPUT, role="command",
@@ -592,6 +592,9 @@ def check_stability_options(options):
     selection = {k: allowed[k].validate(options.get(k)) for k in allowed
                  if allowed[k].role == "selection"}
     settings = Settings.from_options(**{k: v for k, v in options.items() if k in _SETTING})
+    if settings.missing == "partial":   # the bootstrap resamples complete rank matrices
+        raise MultitestError("`missing`: the stability bootstrap needs complete results; use "
+                             "drop, worst or baseline:NAME (partial: multitest rank only)")
     if get_second_pass_method(settings.second_pass).bayesian:   # a Monte Carlo test each
         raise MultitestError(f"`second_pass`: the stability bootstrap does not support the "
                              f"'{settings.second_pass}' second pass (a Monte Carlo test per "
