@@ -19,6 +19,8 @@ References
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._progress import progress
@@ -169,13 +171,15 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     correction = _iv_choice(correction, "correction", PAIRWISE_CORRECTIONS)
     alpha = _iv_probability(alpha)
     n_datasets, n_algorithms = x.shape
+    if np.isnan(x).any():   # missing scores: each pair over the data sets where both ran
+        test = functools.partial(_test_rows, test)
     a, b = np.triu_indices(n_algorithms, 1)
     statistic = np.empty(a.size)
     raw = np.empty(a.size)
     # exact Wilcoxon p-values of tied pairs over ~1000 data sets take ~1 s each
     with progress(a.size, f"{method} over data sets") as bar:
         for chunk, differences in _pair_differences(x, a, b, _CHUNK_CELLS):
-            statistic[chunk], raw[chunk] = _test_rows(test, differences)
+            statistic[chunk], raw[chunk] = test(differences)
             bar.update(differences.shape[0])
     adjusted = adjust_all_pairs(raw, n_algorithms, correction)
     return PosthocResult(
