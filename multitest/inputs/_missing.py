@@ -175,15 +175,16 @@ def apply_missing(results, policy):
     ('e',)
     """
     policy = check_missing_policy(policy)
-    missing = np.isnan(results.errors)
-    n_missing = int(missing.sum())
-    if policy == "error":
+    if policy == "error":   # no scan of the errors: the loader counted the missing cells
+        n_missing = results.n_missing
         if n_missing:
             raise InputError(f"{n_missing} result(s) missing: {', '.join(_cells(results, 3))}"
                              f"{', ...' if n_missing > 3 else ''}; to rank them anyway: "
                              "missing='drop', 'worst', 'baseline:NAME' or 'partial'",
                              source=results.source)
         return results, None
+    missing = np.isnan(results.errors)
+    n_missing = int(missing.sum())
     first = tuple(_cells(results, _SHOWN))
     if policy == "partial":
         return _partial(results, missing, n_missing, first)
