@@ -19,7 +19,7 @@ from ..stats._friedman import friedman
 from ..stats._skillings_mack import skillings_mack
 from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from ._per_dataset import cost_ties, prior_positions
-from ._second_pass_methods import SECOND_PASS_METHODS, get_second_pass_method
+from ._second_pass_methods import check_handles_missing, get_second_pass_method
 
 __all__ = ["SecondPassResult", "second_pass", "second_pass_decisions", "order_by_decisions",
            "average_cost_prior", "final_order"]
@@ -223,10 +223,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         average_ranks = ranks.mean(axis=0)
         gate = _gate_sentence(fr, alpha, friedman_gate)
     else:
-        if not entry.handles_missing:
-            raise MultitestError(f"`second_pass`: {method} needs every algorithm on every "
-                                 "data set; with missing='partial' use "
-                                 f"{', '.join(_missing_methods())}")
+        check_handles_missing(entry)
         fr = skillings_mack(ranks)
         average_ranks = np.nanmean(ranks, axis=0)
         gate = _skillings_mack_sentence(fr, alpha, friedman_gate)
@@ -339,10 +336,6 @@ def _bayesian_gate_sentence(fr, bayes):
     return (f"Friedman test chi2={fr.statistic:.4g}, p={fr.pvalue:.4g} (reported, not a gate): "
             f"the Bayesian signed-rank test (rope={bayes.rope:g}) is applied to every pair; a "
             f"costlier algorithm overrides when P(practically better) >= {bayes.threshold:g}.")
-
-
-def _missing_methods():
-    return [name for name, m in SECOND_PASS_METHODS.items() if m.handles_missing]
 
 
 def _skillings_mack_sentence(sm, alpha, friedman_gate):

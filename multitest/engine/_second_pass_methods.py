@@ -23,7 +23,8 @@ from ..stats._bayesian_signed_rank import bayesian_posthoc
 from ..stats._nemenyi import critical_difference, nemenyi
 from ..stats._over_datasets import pairwise_over_datasets
 
-__all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method"]
+__all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method",
+           "check_handles_missing"]
 
 
 @dataclass(frozen=True)
@@ -189,3 +190,18 @@ def get_second_pass_method(name):
         return SECOND_PASS_METHODS[name]
     raise MultitestError(f"`second_pass` must be one of {', '.join(SECOND_PASS_METHODS)}, "
                          f"got {name!r}")
+
+
+def check_handles_missing(method):
+    """Refuse a method that needs every algorithm on every data set (``missing='partial'``).
+
+    Raises
+    ------
+    MultitestError
+        One line naming the methods that compare over the data sets where both ran.
+    """
+    if not method.handles_missing:
+        users = [n for n, m in SECOND_PASS_METHODS.items() if m.handles_missing]
+        raise MultitestError(f"`second_pass`: {method.name} is refused with missing='partial' "
+                             "(it needs every algorithm on every data set); use "
+                             f"{', '.join(users)} (over the data sets where both ran)")

@@ -32,7 +32,7 @@ from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORR
 from ..stats._friedman import FRIEDMAN_TIES
 from ..stats._nemenyi import CONTROL_METHODS
 from ..stats._registry import DEFAULT_TEST, available_tests, get_test
-from ._second_pass_methods import SECOND_PASS_METHODS, get_second_pass_method
+from ._second_pass_methods import SECOND_PASS_METHODS, check_handles_missing, get_second_pass_method
 
 __all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of"]
 
@@ -474,7 +474,7 @@ def _iv_settings(options):
     _iv_bayesian(given, entry, method)
     _iv_test_options(given, entry)
     _iv_second_pass_options(given, method)
-    _iv_missing(value, method)
+    _iv_missing(value)
     if not method.takes_correction:
         value["posthoc_correction"] = "none"
     return Settings(**dict(value, test=entry.name, costs=None), pairwise_test=entry)
@@ -530,7 +530,7 @@ def _iv_second_pass_options(given, method):
                              "compared with every other); give control or leave it out")
 
 
-def _iv_missing(value, method):
+def _iv_missing(value):
     """Under ``missing='partial'``: no control (it compares average ranks of complete data)."""
     if value["missing"] == "partial" and value["control"] is not None:
         raise MultitestError("`control`: comparisons against a control need every algorithm on "
@@ -563,12 +563,8 @@ def check_for_results(settings, results):
     if settings.control is not None and settings.control not in results.algorithms:
         raise MultitestError(f"`control`: unknown algorithm {settings.control!r}; algorithms "
                              f"are {', '.join(results.algorithms)}")
-    method = get_second_pass_method(settings.second_pass)
-    if settings.missing == "partial" and results.n_datasets >= 2 and not method.handles_missing:
-        users = [n for n, m in SECOND_PASS_METHODS.items() if m.handles_missing]
-        raise MultitestError(f"`second_pass`: {method.name} is refused with missing='partial' "
-                             "(it needs every algorithm on every data set); use "
-                             f"{', '.join(users)} (over the data sets where both ran)")
+    if settings.missing == "partial" and results.n_datasets >= 2:
+        check_handles_missing(get_second_pass_method(settings.second_pass))
     if settings.control is not None and results.n_datasets < 2:
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 

@@ -257,7 +257,7 @@ def _dataset(result, inline_pairs, extra=None):
            "costs": dict(zip(result.algorithms, map(float, result.costs))),
            "cost_ties": [list(group) for group in result.cost_ties],
            "mean_errors": result.mean_errors,
-           **({} if ranking_complete(result) else {
+           **({} if _ordered_all(result) else {
                "ranks": {a: _number(r) for a, r in ranks.items()},
                "mean_errors": {a: _number(m) for a, m in result.mean_errors.items()}}),
            "tested": result.tested}
@@ -273,7 +273,7 @@ def _dataset(result, inline_pairs, extra=None):
     return doc
 
 
-def ranking_complete(result):
+def _ordered_all(result):
     """Whether every algorithm of the data set was ordered (not so under missing='partial')."""
     return len(result.order) == len(result.algorithms)
 
