@@ -249,6 +249,11 @@ def test_cli_states_the_policy_in_every_output(bench, tmp_path, capsys, policy):
         assert doc["datasets"]["d1"]["ranks"]["h2o"] is None
         orders = pd.read_csv(out / "orders.csv", keep_default_na=False)
         assert (orders.loc[orders["dataset"] == "d1", "position_7"] == "").all()
+        # Only the pairs tested: d1 orders 5 algorithms (10 pairs), the others 7 or 6.
+        pairs = pd.read_csv(out / "pairwise.csv")
+        assert (pairs["dataset"] == "d1").sum() == 10 == len(doc["datasets"]["d1"]["pairwise"])
+        assert pairs["statistic"].notna().all()
+        assert len(pairs) == sum(len(d["pairwise"]) for d in doc["datasets"].values())
 
 
 def test_partial_figures_and_report_name_the_skillings_mack_gate(bench, tmp_path):

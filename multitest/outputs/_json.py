@@ -266,6 +266,8 @@ def _dataset(result, inline_pairs, extra=None):
     for key, values in extra.items():
         for pair, value in zip(pairs, values):
             pair[key] = value
+    if not _ordered_all(result):   # missing='partial': only the pairs tested
+        pairs = [p for p in pairs if None not in (p["mean_error_a"], p["mean_error_b"])]
     doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": p["statistic"],
                      "pvalue": p["pvalue"], **{k: p[k] for k in extra}}
                     for p in pairs if p["override"]]
