@@ -40,6 +40,19 @@ def multitest_per_dataset_partial(results, keys, absent, test, **options):
     tuple of DataSetResult
         Sharing one table over every algorithm; ``order`` holds the present
         algorithms only and ``ranks`` is NaN for the absent ones.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest import example_results, rank
+    >>> results = example_results()
+    >>> frame = results.to_frame()
+    >>> frame.loc[(frame["dataset"] == "iris") & (frame["algorithm"] == "mlp")
+    ...           & (frame["fold"] == 1), "error"] = np.nan
+    >>> ranking = rank(frame, "training_time", missing="partial", second_pass="wilcoxon")
+    >>> iris = ranking.dataset("iris")
+    >>> len(iris.order), "mlp" in iris.order, iris.ranks["mlp"]
+    (7, False, nan)
     """
     names = results.algorithms
     S, L = absent.shape

@@ -123,7 +123,14 @@ def _names(names):
 
 
 def check_missing_policy(value, label="`missing`"):
-    """The policy `value`, checked: one of :data:`MISSING_POLICIES` (``baseline:NAME``)."""
+    """The policy `value`, checked: one of :data:`MISSING_POLICIES` (``baseline:NAME``).
+
+    Examples
+    --------
+    >>> from multitest.inputs import check_missing_policy
+    >>> check_missing_policy("baseline: constantpredictor")
+    'baseline:constantpredictor'
+    """
     if isinstance(value, str) and (value in MISSING_POLICIES[:3] + ("partial",) or (
             value.startswith(_BASELINE) and value[len(_BASELINE):].strip())):
         return value if not value.startswith(_BASELINE) else \
