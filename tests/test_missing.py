@@ -235,7 +235,7 @@ def test_cli_states_the_policy_in_every_output(bench, tmp_path, capsys, policy):
     *_, path = bench
     out = tmp_path / "out"
     extra = ["--second-pass", "wilcoxon"] if policy == "partial" else []
-    status = main(["--quiet", "rank", path, "--order", ORDER, "--test", TEST, "--missing", policy,
+    status = main(["rank", path, "--order", ORDER, "--test", TEST, "--missing", policy,
                    "--out", str(out)] + extra)
     printed = capsys.readouterr().out
     assert status == 0
@@ -261,7 +261,7 @@ def test_partial_figures_and_report_name_the_skillings_mack_gate(bench, tmp_path
     if shutil.which("dot") is None:
         pytest.skip("Graphviz 'dot' is needed for the SVG figures")
     out = tmp_path / "out"
-    assert main(["--quiet", "rank", path, "--order", ORDER, "--test", TEST, "--missing",
+    assert main(["rank", path, "--order", ORDER, "--test", TEST, "--missing",
                  "partial", "--second-pass", "wilcoxon", "--out", str(out), "--format", "svg",
                  "--report"]) == 0
     cd = re.sub(r"<[^>]+>", "", (out / "cd.svg").read_text()).replace("&#39;", "'")
@@ -277,7 +277,7 @@ def test_partial_figures_and_report_name_the_skillings_mack_gate(bench, tmp_path
 
 def test_cli_default_is_the_one_line_error(bench, capsys):
     *_, path = bench
-    status = main(["--quiet", "rank", path, "--order", ORDER, "--test", TEST])
+    status = main(["rank", path, "--order", ORDER, "--test", TEST])
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "13 result(s) missing" in err
 
