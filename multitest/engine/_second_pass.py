@@ -345,11 +345,7 @@ def _skillings_mack_sentence(sm, alpha, friedman_gate):
             f"p={sm.pvalue:.4g}; {sm.n_blocks} data sets, {sm.n_missing} missing cells"
             + (f", {sm.n_dropped} data set(s) with fewer than 2 algorithms not used"
                if sm.n_dropped else "") + ")")
-    if not friedman_gate:
-        return text + "; gate off: the post-hoc test is applied regardless."
-    if sm.pvalue < alpha:
-        return text + ": the post-hoc test is applied."
-    return text + ": the post-hoc test is not applied; the final order is the average-cost order."
+    return text + _gate_outcome(sm.pvalue, alpha, friedman_gate)
 
 
 def _gate_sentence(fr, alpha, friedman_gate):
@@ -358,11 +354,16 @@ def _gate_sentence(fr, alpha, friedman_gate):
             f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, p={fr.pvalue:.4g})")
     if fr.all_tied:
         text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
+    return text + _gate_outcome(fr.pvalue, alpha, friedman_gate)
+
+
+def _gate_outcome(pvalue, alpha, friedman_gate):
+    """The end of a gate sentence: whether the post-hoc test is applied."""
     if not friedman_gate:
-        return text + "; gate off: the post-hoc test is applied regardless."
-    if fr.pvalue < alpha:
-        return text + ": the post-hoc test is applied."
-    return text + ": the post-hoc test is not applied; the final order is the average-cost order."
+        return "; gate off: the post-hoc test is applied regardless."
+    if pvalue < alpha:
+        return ": the post-hoc test is applied."
+    return ": the post-hoc test is not applied; the final order is the average-cost order."
 
 
 def _name_pairs(names, i, j):
