@@ -131,10 +131,11 @@ def check_missing_policy(value, label="`missing`"):
     >>> check_missing_policy("baseline: constantpredictor")
     'baseline:constantpredictor'
     """
-    if isinstance(value, str) and (value in MISSING_POLICIES[:3] + ("partial",) or (
-            value.startswith(_BASELINE) and value[len(_BASELINE):].strip())):
-        return value if not value.startswith(_BASELINE) else \
-            _BASELINE + value[len(_BASELINE):].strip()
+    if isinstance(value, str):
+        if value.startswith(_BASELINE) and value[len(_BASELINE):].strip():
+            return _BASELINE + value[len(_BASELINE):].strip()
+        if value in MISSING_POLICIES and value != "baseline:NAME":
+            return value
     raise MultitestError(f"{label} must be one of {', '.join(MISSING_POLICIES)}, got {value!r}")
 
 
