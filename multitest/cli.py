@@ -330,7 +330,8 @@ def _load(args, settings):
              "(--costs column:duration)", error=True)
     return load_results(path, **{k: settings[k] for k in ("value", "kind", "higher_is_better",
                                                           "lower_is_better")
-                                 if settings[k] is not None})
+                                 if settings[k] is not None},
+                        allow_missing=settings.get("missing") not in (None, "error"))
 
 
 def _cmd_rank(args):

@@ -27,7 +27,7 @@ from multitest.stats._fold_tests import _row_sum
 def _text_path(monkeypatch):
     """Make load_results skip its fast paths (files and frames)."""
     for reader in ("_read_arrow", "_read_pandas"):
-        monkeypatch.setattr(results, reader, lambda name, columns, kind: None)
+        monkeypatch.setattr(results, reader, lambda *args: None)
     real_load = results._load
 
     def text_only(*args, fast, **kwargs):
@@ -47,9 +47,9 @@ def fast_reader(request, monkeypatch):
     """Each fast CSV path alone: pyarrow's reader, or the C reader of pandas."""
     if request.param == "pyarrow":
         pytest.importorskip("pyarrow")
-        monkeypatch.setattr(results, "_read_pandas", lambda name, columns, kind: None)
+        monkeypatch.setattr(results, "_read_pandas", lambda *args: None)
     else:
-        monkeypatch.setattr(results, "_read_arrow", lambda name, columns, kind: None)
+        monkeypatch.setattr(results, "_read_arrow", lambda *args: None)
     return request.param
 
 

@@ -341,7 +341,7 @@ def test_summary_names_positions_and_error_ranks(ranking):
     assert "Friedman on positions: chi2" in text and "Friedman on error ranks: chi2" in text
     # svr: best average error rank (2.447, R: tests/fixtures/friedman_errors_r.csv), 8th.
     row = next(line for line in text.splitlines() if line.startswith("8 ")).split()
-    assert row[1:4] == ["svr", "5.000", "2.447"]
+    assert row[1:4] == ["svr", "5.00", "2.45"]
     assert "average rank" not in text
 
 

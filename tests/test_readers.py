@@ -101,7 +101,7 @@ def _by_hand(frame):
 def test_automl_layout_is_recognised_and_failed_folds_are_missing_values():
     assert is_automl_file(AUTOML) and not is_automl_file(FIXTURES / "make_automl_small.py")
     with pytest.raises(InputError, match=r"automl_small.csv, row \d+, field 'result': missing "
-                                         r"value \(NaN or empty\); 6 row\(s\)"):
+                                         r"value \(NaN or empty\); 6 result\(s\) missing in all"):
         load_results(AUTOML)
     frame = read_automl(AUTOML)
     assert (frame["result"] == "").sum() == 6 and set(frame["metric"]) == {"auc", "neg_logloss"}

@@ -44,9 +44,9 @@ def reader(request, monkeypatch):
     if request.param == "pyarrow":
         pytest.importorskip("pyarrow")
     if request.param != "pyarrow":
-        monkeypatch.setattr(results, "_read_arrow", lambda name, columns, kind: None)
+        monkeypatch.setattr(results, "_read_arrow", lambda *args: None)
     if request.param != "pandas":
-        monkeypatch.setattr(results, "_read_pandas", lambda name, columns, kind: None)
+        monkeypatch.setattr(results, "_read_pandas", lambda *args: None)
     return request.param
 
 
@@ -152,11 +152,11 @@ def test_pyarrow_blocks_give_the_text_path_arrays(tmp_path, monkeypatch):
     frame.to_csv(path, index=False)
     monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 4096)
     monkeypatch.setattr(results, "_read", lambda name: pytest.fail("text path used"))
-    monkeypatch.setattr(results, "_read_pandas", lambda name, columns, kind: None)
+    monkeypatch.setattr(results, "_read_pandas", lambda *args: None)
     fast = load_results(path)
     monkeypatch.undo()
     for name in ("_read_arrow", "_read_pandas"):
-        monkeypatch.setattr(results, name, lambda name, columns, kind: None)
+        monkeypatch.setattr(results, name, lambda *args: None)
     _same(fast, load_results(path))
     assert fast.datasets[0] == frame["dataset"].iloc[0].strip()
 

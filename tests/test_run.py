@@ -152,8 +152,8 @@ repeats: 1
 """
 
 
-def test_failed_folds_are_recorded_and_their_data_set_left_out(tmp_path, capsys,
-                                                                monkeypatch):
+def test_failed_folds_are_recorded_and_follow_the_missing_policy(tmp_path, capsys,
+                                                                  monkeypatch):
     import io
 
     import multitest._progress
@@ -172,15 +172,24 @@ def test_failed_folds_are_recorded_and_their_data_set_left_out(tmp_path, capsys,
     assert final.startswith("run  [") and "12/12" in final and final.endswith(
         "(3 failed)\n")
     printed = capsys.readouterr().out
-    assert "3 failed" in printed and "data sets ranked: iris" in printed
+    assert "3 failed" in printed and "complete data sets: iris" in printed
+    assert "data sets with failed folds: wine" in printed
     failures = pd.read_csv(tmp_path / "out" / "failures.csv")
     assert len(failures) == 3 and set(failures["dataset"]) == {"wine"}
     assert failures["error"].str.startswith("RuntimeError: no fit with 13 features").all()
-    assert set(pd.read_csv(tmp_path / "out" / "results.csv")["dataset"]) == {"iris"}
-    assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time", "--test",
-                 "kfold-t"]) == 0
+    results = pd.read_csv(tmp_path / "out" / "results.csv")
+    assert set(results["dataset"]) == {"iris", "wine"}   # failed folds: empty errors
+    assert results["error"].isna().sum() == 3
+    rank = ["rank", str(tmp_path / "out"), "--costs", "fit_time", "--test", "kfold-t"]
+    assert main(rank) == 2   # the default policy: a one-line error
     captured = capsys.readouterr()
-    assert "data set 'wine' is left out of the ranking: 3 fold(s) failed" in captured.err
+    assert "data set 'wine' has 3 failed or missing fold(s)" in captured.err
+    assert "3 result(s) missing in all" in captured.err and "--missing drop" in captured.err
+    assert main(rank + ["--missing", "drop"]) == 0   # what the runner did before
+    captured = capsys.readouterr()
+    assert "policy drop; 3 missing" in captured.out and "left out: wine" in captured.out
+    assert main(rank + ["--missing", "worst"]) == 0
+    assert "3 imputed with the worst error" in capsys.readouterr().out
     # Failures are data: a re-run does not recompute them unless asked to.
     again = run_experiment(path, tmp_path / "out", workers=1, show_progress=False)
     assert again.computed == 0 and again.failed == 3
@@ -200,5 +209,6 @@ def test_timeouts_are_recorded_and_rank_refuses_an_empty_folder(tmp_path, capsys
     assert time.monotonic() - start < 60
     failures = pd.read_csv(tmp_path / "out" / "failures.csv")
     assert list(failures["status"]) == ["timeout"] * 4
-    assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time"]) == 2
-    assert "no data set has complete results" in capsys.readouterr().err
+    assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time", "--missing",
+                 "drop"]) == 2
+    assert "policy drop leaves no data set to rank" in capsys.readouterr().err

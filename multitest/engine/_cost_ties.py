@@ -137,10 +137,13 @@ class CostTolerance:
                              noise=None if self.kind != "noise" or noise is None
                              else np.asarray(noise, dtype=float))
 
-    def rows(self, index):
-        """This tolerance on the data sets ``index`` (a resample)."""
-        return self if self.noise is None else CostTolerance(
-            kind=self.kind, value=self.value, noise=self.noise[index])
+    def rows(self, index, columns=None):
+        """This tolerance on the data sets ``index`` (a resample), and on the algorithms
+        ``columns`` when given (those that ran, ``missing='partial'``)."""
+        if self.noise is None:
+            return self
+        noise = self.noise[index] if columns is None else self.noise[np.ix_(index, columns)]
+        return CostTolerance(kind=self.kind, value=self.value, noise=noise)
 
     def describe(self):
         """What is a tie, as words."""

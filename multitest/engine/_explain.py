@@ -370,7 +370,7 @@ accurate than c45.
         index = {a: i for i, a in enumerate(sp.algorithms)}
         return tuple(Explanation(position=k, algorithm=a, reason=(
             f"{'the' if k == 1 else 'the ' + ordinal(k)} cheapest on average (average cost "
-            f"{sp.average_costs[index[a]]:.4g}); the Friedman test on average positions does "
+            f"{sp.average_costs[index[a]]:.4g}); the {sp.gate_name} on average positions does "
             "not reject, so no post-hoc test can override the cost order"))
             for k, a in enumerate(sp.order, start=1))
     index = np.array([sp.algorithms.index(a) for a in sp.prior_order])

@@ -65,6 +65,8 @@ class DataSetResult:
         Primary normalized cost of each algorithm (input order).
     prior_order : tuple of str
         Cheapest first (ties broken by the secondary profile, then by name).
+        Under ``missing='partial'`` the algorithms ordered on this data set
+        only; they take the first prior positions of the shared table.
     cost_ties : tuple of tuple of str
         Groups of algorithms whose primary costs are equal, or within the cost
         tolerance (:class:`~multitest.engine.CostTolerance`), each sorted by name.
@@ -105,12 +107,14 @@ class DataSetResult:
         prior = t.prior[s]
         means = t.mean_errors[s]
         cheaper, costlier = prior[t.first], prior[t.second]
+        tested = t.second < len(self.prior_order)   # all but under missing='partial'
         return [{"a": self.algorithms[a], "b": self.algorithms[b],
                  "statistic": float(st), "pvalue": float(p), "pvalue_adjusted": float(pa),
                  "mean_error_a": float(means[a]), "mean_error_b": float(means[b]),
                  "override": bool(o)}
-                for a, b, st, p, pa, o in zip(cheaper, costlier, t.statistic[s], t.pvalue[s],
-                                              t.pvalue_adjusted[s], t.override[s])]
+                for a, b, st, p, pa, o, k in zip(cheaper, costlier, t.statistic[s], t.pvalue[s],
+                                                 t.pvalue_adjusted[s], t.override[s], tested)
+                if k]
 
     def edges(self):
         """Override edges ``(cheaper, costlier, statistic, pvalue)``; costlier wins."""
@@ -126,11 +130,12 @@ class DataSetResult:
 
     def overrides(self):
         """Override matrix in prior order (see :mod:`multitest.engine._ordering`)."""
-        L = len(self.algorithms)
-        out = np.zeros((L, L), dtype=bool)
+        n = len(self.prior_order)   # the algorithms ordered on this data set
+        out = np.zeros((n, n), dtype=bool)
         if self.tested:
             t = self.table
-            out[t.first, t.second] = t.override[self.index]
+            tested = t.second < n
+            out[t.first[tested], t.second[tested]] = t.override[self.index][tested]
         return out
 
     def graph(self):

@@ -14,12 +14,14 @@ from .._errors import MultitestError
 from .._format import format_p
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
+from ..inputs._missing import apply_missing
 from ..inputs._results import Results, load_results
 from ..stats._bayesian import BayesSettings
 from ..stats._entry import TestFailure
 from ..stats._friedman import friedman, rank_rows
 from ..stats._nemenyi import control_comparisons
 from ._cost_ties import CostTolerance
+from ._partial import multitest_per_dataset_partial
 from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
@@ -63,7 +65,11 @@ class Ranking:
     results : multitest.inputs.Results
     notes : tuple of str
         Everything a reader must know: the gate decision, cost ties, input
-        without folds, a single data set...
+        without folds, a single data set, the missing results...
+    missing : multitest.inputs.MissingReport or None
+        What the ``missing`` policy did (None under the default ``'error'``).
+        Under ``'partial'`` :attr:`friedman` is None: the gate is the
+        Skillings--Mack test (``second_pass.gate_test``).
     """
 
     final_order: tuple
@@ -78,6 +84,7 @@ class Ranking:
     profile: CostProfile
     results: Results
     notes: tuple
+    missing: object = None
 
     @property
     def pairwise_test(self):
@@ -107,6 +114,7 @@ class Ranking:
     def ranks_frame(self):
         """Per-data-set ranks as a :class:`pandas.DataFrame` (data sets x algorithms)."""
         return pd.DataFrame([[r.ranks[a] for a in self.algorithms] for r in self.datasets],
+                            dtype=float if self.missing is not None else None,
                             index=pd.Index([r.name for r in self.datasets], name="dataset"),
                             columns=list(self.algorithms))
 
@@ -135,13 +143,13 @@ class Ranking:
                 f"test={self.settings.test!r}, alpha={self.settings.alpha})")
 
 
-def resolve_results(results, datasets, algorithms):
+def resolve_results(results, datasets, algorithms, allow_missing=False):
     """A :class:`Results` from a Results, a CSV path or a DataFrame, optionally subset."""
     if not isinstance(results, Results):
         if not isinstance(results, (str, os.PathLike, pd.DataFrame)):
             raise MultitestError("`results` must be a Results, a CSV path or a DataFrame, "
                                  f"got {type(results).__name__}")
-        results = load_results(results)
+        results = load_results(results, allow_missing=allow_missing)
     if datasets is not None and len(datasets) == 0:
         raise MultitestError("`datasets` names no data set; name at least one or leave it out")
     if datasets is not None or algorithms is not None:
@@ -171,6 +179,7 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
          second_pass=None, posthoc_correction=None, friedman_gate=None, control=None,
          control_method=None, datasets=None, algorithms=None, friedman_ties=None,
          test_train_ratio=None, rope=None, threshold=None, seed=None, cost_tolerance=None,
+         missing=None,
          settings=None):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
@@ -239,6 +248,11 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
         by name: ``'noise'`` (the profile's noise where it has one, else
         exact), ``'exact'``, a number or a percentage such as ``'5%'`` (see
         :class:`multitest.engine.CostTolerance`).  The ties are named in the notes.
+    missing : {'error', 'drop', 'worst', 'baseline:NAME', 'partial'}, default 'error'
+        What a missing result (a failed fold) means; see
+        :func:`multitest.inputs.apply_missing` and docs/how-to/missing-results.md.
+        ``'partial'`` needs a second pass over the data sets where both
+        algorithms ran (``'wilcoxon'``, ``'sign'``...), not Nemenyi.
     settings : Settings, optional
         All of the above at once (from :meth:`Settings.from_options`, or a
         ranking's ``settings``); then no other option may be given.
@@ -266,17 +280,19 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
                "control": control, "control_method": control_method,
                "friedman_ties": friedman_ties, "test_train_ratio": test_train_ratio,
                "rope": rope, "threshold": threshold, "seed": seed,
-               "cost_tolerance": cost_tolerance}
+               "cost_tolerance": cost_tolerance, "missing": missing}
     settings = _settings_of(settings, options)
     source = results.source if isinstance(results, Results) else results
-    results = resolve_results(results, datasets, algorithms)
+    results = resolve_results(results, datasets, algorithms,
+                              allow_missing=settings.missing != "error")
+    results, report = apply_missing(results, settings.missing)
     profile = resolve_profile(costs, source)
     check_for_results(settings, results)
     unused = [] if algorithms is not None else _unused_costs_note(profile, results)
     settings = dataclasses.replace(
         settings, costs=profile.name,
         test=settings.pairwise_test.name if results.has_folds else SCORE_MATRIX_TEST)
-    return _rank(results, profile, settings, unused)
+    return _rank(results, profile, settings, unused, report)
 
 
 def _settings_of(settings, options):
@@ -292,25 +308,29 @@ def _settings_of(settings, options):
     return settings
 
 
-def _rank(results, profile, settings, input_notes=()):
+def _rank(results, profile, settings, input_notes=(), missing=None):
     """:func:`rank` on resolved results and profile, with checked settings; `input_notes`
-    go first among the notes."""
+    go first among the notes; `missing`: the report of the missing-result policy."""
     keys = profile.keys(results.datasets, results.algorithms)
     tolerance = _tolerance(settings, profile, results)
     bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
     pairwise_test = settings.pairwise_test if results.has_folds else None
     design = (None if settings.test_train_ratio is None else
               dataclasses.replace(results.design, test_train_ratio=settings.test_train_ratio))
+    absent = None if missing is None else missing.absent
+    options = {"alpha": settings.alpha, "correction": settings.correction,
+               "alternative": settings.alternative, "design": design, "bayes": bayes,
+               "tolerance": tolerance}
     try:
-        per_dataset = multitest_per_dataset(results, keys, pairwise_test, alpha=settings.alpha,
-                                            correction=settings.correction,
-                                            alternative=settings.alternative, design=design,
-                                            bayes=bayes, tolerance=tolerance)
+        per_dataset = (multitest_per_dataset(results, keys, pairwise_test, **options)
+                       if absent is None else
+                       multitest_per_dataset_partial(results, keys, absent, pairwise_test,
+                                                     **options))
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
-    notes = (list(input_notes) + list(results.notes)
-             + _notes(results, per_dataset, pairwise_test, tolerance))
+    notes = (([] if missing is None else [missing.sentence()]) + list(input_notes)
+             + list(results.notes) + _notes(results, per_dataset, pairwise_test, tolerance))
     if pairwise_test is not None and pairwise_test.bayesian:
         rho = per_dataset[0].table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
@@ -319,13 +339,19 @@ def _rank(results, profile, settings, input_notes=()):
     friedman_result = friedman_errors = second = control_result = None
     mean_errors = per_dataset[0].table.mean_errors
     error_ranks = rank_rows(mean_errors, rtol=ERROR_TIE_RTOL)
+    if absent is not None:
+        # missing='partial': ranks among the algorithms that ran (a missing error sorts
+        # last), averaged where each ran; no Friedman test on an incomplete table.
+        error_ranks[absent] = np.nan
     if results.n_datasets >= 2:
-        friedman_errors = friedman(error_ranks, ties=settings.friedman_ties)
+        friedman_errors = (friedman(error_ranks, ties=settings.friedman_ties)
+                           if absent is None else None)
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
             alpha=settings.alpha, correction=settings.posthoc_correction,
             friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
-            bayes=bayes, tolerance=tolerance)
+            bayes=bayes, tolerance=tolerance, absent=absent)
+        friedman_result = friedman_result if absent is None else None
         final_order = second.order
         notes.append(second.gate)
         disagree = positions_only_sentence(friedman_result, friedman_errors, settings.alpha)
@@ -341,13 +367,15 @@ def _rank(results, profile, settings, input_notes=()):
         final_order = per_dataset[0].order
         notes.append("a single data set: the final order is its MultiTest order; the second "
                      "pass (Friedman test and post-hoc test over data sets) needs at least two")
+    average = ranks.mean(axis=0) if absent is None else np.nanmean(ranks, axis=0)
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
-                   average_ranks=dict(zip(results.algorithms, ranks.mean(axis=0).tolist())),
+                   average_ranks=dict(zip(results.algorithms, average.tolist())),
                    average_error_ranks=dict(zip(results.algorithms,
-                                                error_ranks.mean(axis=0).tolist())),
+                                                np.nanmean(error_ranks, axis=0).tolist())),
                    friedman=friedman_result, friedman_errors=friedman_errors,
                    second_pass=second, control=control_result,
-                   settings=settings, profile=profile, results=results, notes=tuple(notes))
+                   settings=settings, profile=profile, results=results, notes=tuple(notes),
+                   missing=missing)
 
 
 def _tolerance(settings, profile, results):

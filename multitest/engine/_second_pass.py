@@ -16,9 +16,10 @@ import numpy as np
 from .._errors import MultitestError
 from ..stats._bayesian import BayesSettings
 from ..stats._friedman import friedman
+from ..stats._skillings_mack import skillings_mack
 from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from ._per_dataset import cost_ties, prior_positions
-from ._second_pass_methods import get_second_pass_method
+from ._second_pass_methods import check_handles_missing, get_second_pass_method
 
 __all__ = ["SecondPassResult", "second_pass", "second_pass_decisions", "order_by_decisions",
            "average_cost_prior", "final_order"]
@@ -57,6 +58,11 @@ class SecondPassResult:
         ``better[a, b]``: ``a`` is better than ``b`` by the method's criterion.
     order : tuple of str
         The final order, best first.
+    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
+        The test of the gate (Skillings--Mack under ``missing='partial'``).
+    incomplete : bool
+        ``missing='partial'``: algorithms are absent from some data sets; the
+        average ranks and costs are over the data sets where each ran.
     """
 
     method: str
@@ -73,6 +79,13 @@ class SecondPassResult:
     significant: np.ndarray
     better: np.ndarray
     order: tuple
+    gate_test: object = None
+    incomplete: bool = False
+
+    @property
+    def gate_name(self):
+        """The gate's test, as the outputs name it."""
+        return "Skillings-Mack test" if self.incomplete else "Friedman test"
 
     @property
     def method_entry(self):
@@ -168,7 +181,7 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
 
 def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha=0.05,
                 correction="holm", friedman_gate=True, friedman_ties="corrected", bayes=None,
-                tolerance=None):
+                tolerance=None, absent=None):
     """Run the Friedman test, the post-hoc test and the second-pass sort.
 
     Parameters
@@ -194,20 +207,32 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         ROPE, threshold, seed and samples of the ``'bayesian'`` method.
     tolerance : multitest.engine.CostTolerance, optional
         Average costs within it are ties (default: only equal ones).
+    absent : ndarray of bool, shape (S, L), optional
+        ``missing='partial'``: the algorithms not ordered on each data set
+        (NaN in `ranks` and `mean_errors`).  The gate is then the
+        Skillings--Mack test, the average ranks and the prior are averages
+        over the data sets where each algorithm ran, and the method must
+        handle missing cells (:attr:`SecondPassMethod.handles_missing`).
 
     Returns
     -------
-    friedman : multitest.stats.FriedmanResult
+    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
     result : SecondPassResult
     """
     entry = get_second_pass_method(method)
     algorithms = tuple(algorithms)
     ranks = np.asarray(ranks, dtype=float)
-    fr = friedman(ranks, ties=friedman_ties)
-    average_ranks = ranks.mean(axis=0)
-    average_keys, prior = average_cost_prior(keys, algorithms, tolerance)
+    if absent is None:
+        fr = friedman(ranks, ties=friedman_ties)
+        average_ranks = ranks.mean(axis=0)
+        gate = _gate_sentence(fr, alpha, friedman_gate)
+    else:
+        check_handles_missing(entry)
+        fr = skillings_mack(ranks)
+        average_ranks = np.nanmean(ranks, axis=0)
+        gate = _skillings_mack_sentence(fr, alpha, friedman_gate)
+    average_keys, prior = average_cost_prior(keys, algorithms, tolerance, absent)
     applied = fr.pvalue < alpha or not friedman_gate
-    gate = _gate_sentence(fr, alpha, friedman_gate)
     if entry.bayesian:
         applied, gate = True, _bayesian_gate_sentence(fr, bayes)
     posthoc, significant, better = second_pass_decisions(
@@ -220,8 +245,8 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
         average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
         cost_ties=cost_ties(_average_tie_keys(average_keys, tolerance), algorithms),
-        posthoc=posthoc,
-        significant=significant, better=better, order=order)
+        posthoc=posthoc, significant=significant, better=better, order=order, gate_test=fr,
+        incomplete=absent is not None)
     return fr, result
 
 
@@ -267,7 +292,7 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
     return posthoc, significant, entry.better(average_ranks, mean_errors, posthoc)
 
 
-def average_cost_prior(keys, algorithms, tolerance=None):
+def average_cost_prior(keys, algorithms, tolerance=None, absent=None):
     """The second-pass prior: cost keys averaged over the data sets.
 
     Parameters
@@ -277,6 +302,9 @@ def average_cost_prior(keys, algorithms, tolerance=None):
     tolerance : multitest.engine.CostTolerance, optional
         Average costs within it are ties, ordered by the secondary profile,
         then by name (:meth:`~multitest.engine.CostTolerance.average_groups`).
+    absent : ndarray of bool, shape (S, L), optional
+        Leave these cells out: each algorithm's cost is averaged over the data
+        sets where it ran (``missing='partial'``).
 
     Returns
     -------
@@ -284,7 +312,12 @@ def average_cost_prior(keys, algorithms, tolerance=None):
     prior : ndarray of int, shape (L,)
         The algorithm at each average-cost position, cheapest first.
     """
-    average_keys = np.asarray(keys, dtype=float).mean(axis=1)
+    keys = np.asarray(keys, dtype=float)
+    if absent is None:
+        average_keys = keys.mean(axis=1)
+    else:
+        ran = ~np.asarray(absent, dtype=bool)
+        average_keys = (keys * ran).sum(axis=1) / np.maximum(ran.sum(axis=0), 1)
     groups = _average_tie_keys(average_keys, tolerance)
     return average_keys, prior_positions(average_keys[:, None, :], algorithms,
                                          groups[None])[0]
@@ -321,17 +354,32 @@ def _bayesian_gate_sentence(fr, bayes):
             f"costlier algorithm overrides when P(practically better) >= {bayes.threshold:g}.")
 
 
+def _skillings_mack_sentence(sm, alpha, friedman_gate):
+    verdict = "rejects" if sm.pvalue < alpha else "does not reject"
+    text = (f"Skillings-Mack test (Friedman's test with missing cells) {verdict} equal "
+            f"positions at alpha={alpha:g} (SM={sm.statistic:.4g}, df {sm.df}, "
+            f"p={sm.pvalue:.4g}; {sm.n_blocks} data sets, {sm.n_missing} missing cells"
+            + (f", {sm.n_dropped} data set(s) with fewer than 2 algorithms not used"
+               if sm.n_dropped else "") + ")")
+    return text + _gate_outcome(sm.pvalue, alpha, friedman_gate)
+
+
 def _gate_sentence(fr, alpha, friedman_gate):
     verdict = "rejects" if fr.pvalue < alpha else "does not reject"
     text = (f"Friedman test {verdict} equal average positions at alpha={alpha:g} "
             f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, p={fr.pvalue:.4g})")
     if fr.all_tied:
         text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
+    return text + _gate_outcome(fr.pvalue, alpha, friedman_gate)
+
+
+def _gate_outcome(pvalue, alpha, friedman_gate):
+    """The end of a gate sentence: whether the post-hoc test is applied."""
     if not friedman_gate:
-        return text + "; gate off: the post-hoc test is applied regardless."
-    if fr.pvalue < alpha:
-        return text + ": the post-hoc test is applied."
-    return text + ": the post-hoc test is not applied; the final order is the average-cost order."
+        return "; gate off: the post-hoc test is applied regardless."
+    if pvalue < alpha:
+        return ": the post-hoc test is applied."
+    return ": the post-hoc test is not applied; the final order is the average-cost order."
 
 
 def _name_pairs(names, i, j):

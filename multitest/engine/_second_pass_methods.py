@@ -11,6 +11,7 @@ names.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -22,7 +23,8 @@ from ..stats._bayesian_signed_rank import bayesian_posthoc
 from ..stats._nemenyi import critical_difference, nemenyi
 from ..stats._over_datasets import pairwise_over_datasets
 
-__all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method"]
+__all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method",
+           "check_handles_missing"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,9 @@ class SecondPassMethod:
     rank_based : bool
         Compares average ranks (Nemenyi's critical difference); otherwise the
         per-data-set mean errors.
+    handles_missing : bool
+        Works on an incomplete table (``missing='partial'``): each pair is
+        compared over the data sets where both algorithms ran.
     """
 
     name: str
@@ -78,6 +83,7 @@ class SecondPassMethod:
     bayesian: bool = False
     rank_based: bool = False
     evidence: str = "p"
+    handles_missing: bool = False
 
 
 # -- how each method runs --------------------------------------------------------------
@@ -115,12 +121,17 @@ def _lower_median_difference(average_ranks, mean_errors, posthoc):
     """The direction of a paired test over data sets: the median difference of mean
     errors, the mean difference when the median is zero."""
     # Row by row, so that no (S, L, L) array is ever held.
+    # NaN (missing='partial'): over the data sets where both ran.
     mean_errors = np.asarray(mean_errors, dtype=float)
+    incomplete = bool(np.isnan(mean_errors).any())
+    median_of, mean_of = (np.nanmedian, np.nanmean) if incomplete else (np.median, np.mean)
     better = np.zeros((mean_errors.shape[1],) * 2, dtype=bool)
-    for a in range(mean_errors.shape[1]):
-        differences = mean_errors[:, [a]] - mean_errors
-        median = np.median(differences, axis=0)
-        better[a] = np.where(median != 0, median, differences.mean(axis=0)) < 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # a pair that never met: not better
+        for a in range(mean_errors.shape[1]):
+            differences = mean_errors[:, [a]] - mean_errors
+            median = median_of(differences, axis=0)
+            better[a] = np.where(median != 0, median, mean_of(differences, axis=0)) < 0
     return better
 
 
@@ -135,7 +146,7 @@ def _paired(name, description, caption=None):
         title=f"Post-hoc stage ({name})",
         better_words=f"significantly better ({name} test over data sets)",
         posthoc=functools.partial(_over_datasets, method=name),
-        better=_lower_median_difference, takes_correction=True)
+        better=_lower_median_difference, takes_correction=True, handles_missing=True)
 
 
 _METHODS = (
@@ -183,3 +194,18 @@ def get_second_pass_method(name):
         return SECOND_PASS_METHODS[name]
     raise MultitestError(f"`second_pass` must be one of {', '.join(SECOND_PASS_METHODS)}, "
                          f"got {name!r}")
+
+
+def check_handles_missing(method):
+    """Refuse a method that needs every algorithm on every data set (``missing='partial'``).
+
+    Raises
+    ------
+    MultitestError
+        One line naming the methods that compare over the data sets where both ran.
+    """
+    if not method.handles_missing:
+        users = [n for n, m in SECOND_PASS_METHODS.items() if m.handles_missing]
+        raise MultitestError(f"`second_pass`: {method.name} is refused with missing='partial' "
+                             "(it needs every algorithm on every data set); use "
+                             f"{', '.join(users)} (over the data sets where both ran)")

@@ -25,6 +25,7 @@ import numpy as np
 from .._errors import MultitestError
 from ..inputs._costs import CostProfile, bundled_profiles
 from ..inputs._design import parse_test_train_ratio
+from ..inputs._missing import check_missing_policy
 from ..inputs._results import VALUE_KINDS
 from ..stats._bayesian import DEFAULT_THRESHOLD
 from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
@@ -32,7 +33,8 @@ from ..stats._friedman import FRIEDMAN_TIES
 from ..stats._nemenyi import CONTROL_METHODS
 from ..stats._registry import DEFAULT_TEST, available_tests, get_test
 from ._cost_ties import COST_TOLERANCE_DEFAULT, check_cost_tolerance
-from ._second_pass_methods import SECOND_PASS_METHODS, get_second_pass_method
+from ._second_pass_methods import (SECOND_PASS_METHODS, check_handles_missing,
+                                   get_second_pass_method)
 
 __all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of"]
 
@@ -325,6 +327,10 @@ OPTIONS = (
            metavar="D1,D2,...", kind="names"),
     Option("algorithms", _names, "use only these algorithms", _INPUT, role="selection",
            metavar="A1,A2,...", kind="names"),
+    Option("missing", check_missing_policy, "what a missing result (failed fold) means: "
+           "error, drop (complete data sets only), worst (worst error of the fold), "
+           "baseline:NAME (NAME's error), partial (nothing imputed; Skillings-Mack; rank "
+           "only)", _INPUT, default="error", metavar="POLICY"),
     Option("value", _text, "column holding the values", _INPUT, role="command",
            default_text="the one named error/accuracy/...", metavar="COLUMN"),
     Option("kind", _choice(VALUE_KINDS), "how values become errors", _INPUT, role="command",
@@ -408,6 +414,10 @@ class Settings:
         Of the Bayesian signed-rank second pass.
     cost_tolerance : str
         Costs closer than this are ties (:class:`~multitest.engine.CostTolerance`).
+    missing : str
+        The missing-result policy (:data:`multitest.inputs.MISSING_POLICIES`);
+        recorded by the ranking's :attr:`~multitest.engine.Ranking.missing`
+        report, not by :meth:`to_dict`.
     pairwise_test : multitest.stats.PairwiseTest
         The test's registry entry (not recorded).
 
@@ -441,6 +451,7 @@ class Settings:
     threshold: float
     seed: int
     cost_tolerance: str = COST_TOLERANCE_DEFAULT
+    missing: str = field(default="error", metadata={"recorded": False})
     pairwise_test: object = field(default=None, repr=False, compare=False,
                                   metadata={"recorded": False})
 
@@ -485,6 +496,7 @@ def _iv_settings(options):
     _iv_bayesian(given, entry, method)
     _iv_test_options(given, entry)
     _iv_second_pass_options(given, method)
+    _iv_missing(value)
     if not method.takes_correction:
         value["posthoc_correction"] = "none"
     return Settings(**dict(value, test=entry.name, costs=None), pairwise_test=entry)
@@ -540,6 +552,13 @@ def _iv_second_pass_options(given, method):
                              "compared with every other); give control or leave it out")
 
 
+def _iv_missing(value):
+    """Under ``missing='partial'``: no control (it compares average ranks of complete data)."""
+    if value["missing"] == "partial" and value["control"] is not None:
+        raise MultitestError("`control`: comparisons against a control need every algorithm on "
+                             "every data set; not with missing='partial'")
+
+
 def check_for_results(settings, results):
     """The rules that depend on the data: the test's design, the correction's size, the control.
 
@@ -566,6 +585,8 @@ def check_for_results(settings, results):
     if settings.control is not None and settings.control not in results.algorithms:
         raise MultitestError(f"`control`: unknown algorithm {settings.control!r}; algorithms "
                              f"are {', '.join(results.algorithms)}")
+    if settings.missing == "partial" and results.n_datasets >= 2:
+        check_handles_missing(get_second_pass_method(settings.second_pass))
     if settings.control is not None and results.n_datasets < 2:
         raise MultitestError("`control`: comparisons against a control need at least 2 data sets")
 
@@ -589,6 +610,9 @@ def check_stability_options(options):
     selection = {k: allowed[k].validate(options.get(k)) for k in allowed
                  if allowed[k].role == "selection"}
     settings = Settings.from_options(**{k: v for k, v in options.items() if k in _SETTING})
+    if settings.missing == "partial":   # the bootstrap resamples complete rank matrices
+        raise MultitestError("`missing`: the stability bootstrap needs complete results; use "
+                             "drop, worst or baseline:NAME (partial: multitest rank only)")
     if get_second_pass_method(settings.second_pass).bayesian:   # a Monte Carlo test each
         raise MultitestError(f"`second_pass`: the stability bootstrap does not support the "
                              f"'{settings.second_pass}' second pass (a Monte Carlo test per "

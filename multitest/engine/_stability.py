@@ -263,12 +263,14 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     own, base, selection = _iv_stability({"n_bootstrap": n_bootstrap, "seed": seed,
                                           "alphas": alphas, "profiles": profiles}, rank_options)
     n_bootstrap, seed, alphas = own["n_bootstrap"], own["seed"], own["alphas"]
-    resolved = resolve_results(results, selection["datasets"], selection["algorithms"])
+    resolved = resolve_results(results, selection["datasets"], selection["algorithms"],
+                               allow_missing=base.missing != "error")
+    profile = resolve_profile(costs)
+    reference = rank(resolved, profile, settings=base)
+    resolved = reference.results   # after the missing-result policy: complete
     if resolved.n_datasets < 2:
         raise MultitestError(f"`results`: stability resamples the data sets and needs at least "
                              f"2, got {resolved.n_datasets}")
-    profile = resolve_profile(costs)
-    reference = rank(resolved, profile, settings=base)
     settings = reference.settings
 
     algorithms = resolved.algorithms

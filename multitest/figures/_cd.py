@@ -445,15 +445,19 @@ def _cd_caption(sp, n_datasets, error_ranks=None):
     """
     method = sp.method_entry.caption
     lines = [f"average MultiTest positions over {n_datasets} data sets (1 = best, on the "
-             "left); positions contain the cost order"]
+             "left); positions contain the cost order" if not sp.incomplete else
+             f"average MultiTest positions over the data sets where each ran ({n_datasets} "
+             "data sets, missing='partial'; 1 = best, on the left); positions contain the "
+             "cost order"]
     if error_ranks is not None:
         average, fe = error_ranks
         best = int(np.argmin(average))
+        test = "" if fe is None else f"; Friedman on error ranks p = {format_p(fe.pvalue)}"
         lines.append(f"by mean error alone: best average error rank {sp.algorithms[best]} "
-                     f"({average[best]:.2f}); Friedman on error ranks p = {format_p(fe.pvalue)}")
+                     f"({format_rank(average[best])}){test}")
     if not sp.applied:
-        lines.append(f"Friedman test does not reject at \u03b1 = {sp.alpha:g}: no post-hoc test "
-                     "applied, no groups drawn")
+        lines.append(f"{sp.gate_name} does not reject at \u03b1 = {sp.alpha:g}: no post-hoc "
+                     "test applied, no groups drawn")
         return lines
     text = f"{method}, \u03b1 = {sp.alpha:g}"
     if sp.correction != "none":

@@ -167,6 +167,13 @@ def _power_warning(ranking):
 
 def _friedman_section(ranking):
     fr, sp = ranking.friedman, ranking.second_pass
+    if sp is not None and sp.incomplete:   # missing='partial': the Skillings-Mack gate
+        sm = sp.gate_test
+        table = _table(["statistic", "value", "df", "p-value"],
+                       [["Skillings–Mack", format_number(sm.statistic), f"{sm.df}",
+                         format_p(sm.pvalue)]], numeric={1, 3})
+        return (f'<section id="friedman"><h2>Skillings–Mack test and gate</h2>{table}'
+                f'<p class="gate">{_e(sp.gate)}</p></section>')
     if fr is None:
         return ('<section id="friedman"><h2>Friedman test and gate</h2><p>A single data set: '
                 "no test over data sets.</p></section>")

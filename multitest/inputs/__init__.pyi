@@ -30,6 +30,10 @@ from ._results import VALUE_KINDS as VALUE_KINDS
 from ._results import WARNING_PREFIX as WARNING_PREFIX
 from ._results import Results as Results
 from ._results import load_results as load_results
+from ._missing import MISSING_POLICIES as MISSING_POLICIES
+from ._missing import MissingReport as MissingReport
+from ._missing import apply_missing as apply_missing
+from ._missing import check_missing_policy as check_missing_policy
 from ._results import parquet_parts as parquet_parts
 from ._sklearn import from_cross_validate as from_cross_validate
 from ._sklearn import from_cv_results as from_cv_results

@@ -288,14 +288,13 @@ def experiment_folder(path, costs=None):
 
     Returns ``(results_csv, costs, notes)``: the results file, the cost
     profile with a bare name (``fit_time``) resolved to ``DIR/costs/NAME.yaml``
-    when that file exists, and the notes of the run (failed folds and the data
-    sets left out because of them).
+    when that file exists, and the notes of the run (the data sets with failed
+    folds, which are empty errors of the results: ``--missing`` decides).
 
     Raises
     ------
     InputError
-        If the folder holds no results (no finished run, or every data set
-        left out by failures).
+        If the folder holds no results (no finished run).
     """
     results = os.path.join(path, "results.csv")
     provenance = os.path.join(path, "provenance.json")
@@ -307,9 +306,6 @@ def experiment_folder(path, costs=None):
         with open(provenance, encoding="utf-8") as handle:
             record = json.load(handle)
         notes = list(record.get("notes", []))
-        if not record.get("datasets_ranked"):
-            raise InputError("no data set has complete results: every one had a failed or "
-                             "missing fold (see failures.csv)", source=path)
     return results, experiment_costs(path, costs), notes
 
 

@@ -24,6 +24,8 @@ from .._format import restore_cell
 from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
 from ._batches import gather_batches
+from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
+                    _grid, _sorted_codes)
 from ._metrics import metric_errors
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
@@ -61,6 +63,9 @@ class Results:
         How the values were read and what the reader must know about the input
         that is not an error (the direction of each metric of a ``metric``
         column, a data set of accuracies on another scale than the others...).
+    n_missing : int
+        Missing results (NaN cells of `errors`), kept by
+        ``load_results(..., allow_missing=True)``; 0 otherwise.
     """
 
     errors: np.ndarray
@@ -71,6 +76,7 @@ class Results:
     has_folds: bool
     source: str
     notes: tuple = ()
+    n_missing: int = 0
 
     @property
     def n_datasets(self):
@@ -108,7 +114,8 @@ class Results:
                        algorithms=tuple(self.algorithms[i] for i in a_idx),
                        replications=self.replications,
                        folds_per_replication=self.folds_per_replication,
-                       has_folds=self.has_folds, source=self.source, notes=self.notes)
+                       has_folds=self.has_folds, source=self.source, notes=self.notes,
+                       n_missing=int(np.isnan(errors).sum()) if self.n_missing else 0)
 
     def to_frame(self):
         """Long-format :class:`pandas.DataFrame` of the errors."""
@@ -140,7 +147,8 @@ def _indices(names, valid, parameter):
 
 def load_results(source, *, dataset="dataset", algorithm="algorithm",
                  replication="replication", fold="fold", value=None, kind="auto",
-                 metric="metric", higher_is_better=(), lower_is_better=()):
+                 metric="metric", higher_is_better=(), lower_is_better=(),
+                 allow_missing=False):
     """Read per-fold results from a CSV file or a data frame and validate them.
 
     The default column names read the layout of the bundled report data
@@ -176,6 +184,12 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         is recognised by its header (:func:`multitest.inputs.read_automl`).
     higher_is_better, lower_is_better : sequence of str
         Directions of metrics that are not well known (``auc``, ``logloss``...).
+    allow_missing : bool, default False
+        Keep missing results as NaN cells of :attr:`Results.errors`: an empty
+        or NaN value, a fold or an algorithm absent from a data set.  A missing
+        result is then handled by the ``missing`` policy of
+        :func:`multitest.rank` (docs/how-to/missing-results.md); by default
+        it is an error.
 
     Returns
     -------
@@ -184,9 +198,10 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     Raises
     ------
     InputError
-        On a missing column, a non-numeric or missing value, a duplicated
-        row, a missing fold or algorithm, or fewer than two algorithms; the
-        message names the file, row and field.
+        On a missing column, a non-numeric value, a duplicated row, fewer
+        than two algorithms, or (without `allow_missing`) a missing result;
+        the message names the file, row and field, and for missing results
+        how many there are, the first few and the policies that rank them.
 
     Examples
     --------
@@ -205,25 +220,27 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     if isinstance(source, pd.DataFrame):
         try:
             return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind,
-                         fast=True)
+                         fast=True, missing_ok=allow_missing)
         except (_Fallback, ValueError, TypeError):   # MultitestError is a ValueError
             pass
-        return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False)
+        return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False,
+                     missing_ok=allow_missing)
     name = os.fspath(source)
     if name.lower().endswith(PARQUET_SUFFIXES):
-        return _load_parquet(name, columns, kind)
+        return _load_parquet(name, columns, kind, allow_missing)
     if os.path.isdir(name):
-        return _load_parquet_folder(name, columns, kind)
+        return _load_parquet_folder(name, columns, kind, allow_missing)
     if is_automl_file(name):
         layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
-        return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False)
+        return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False,
+                     missing_ok=allow_missing)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
     # value, a ragged row, a missing fold, an unreadable file...) falls back to
     # the text path below, which reports the file, row and field.
     for fast_reader in (_read_arrow, _read_pandas):
         try:
-            loaded = fast_reader(name, columns, kind)
+            loaded = fast_reader(name, columns, kind, allow_missing)
         except (_Fallback, MultitestError, ValueError, OSError, UnicodeDecodeError,
                 pd.errors.ParserWarning):
             continue
@@ -231,7 +248,8 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
             return loaded
     frame, name, row_offset = _read(name)
     try:
-        return _load(frame, name, row_offset, columns, kind, fast=False)
+        return _load(frame, name, row_offset, columns, kind, fast=False,
+                     missing_ok=allow_missing)
     except InputError:
         _raise_ragged(name)   # a row with a field missing: say so, not "missing value"
         raise
@@ -269,17 +287,20 @@ def _is_number_dtype(dtype):
         and not pd.api.types.is_bool_dtype(dtype)
 
 
-def _load(frame, name, row_offset, columns, rule, *, fast, present=None):
+def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
+          missing_ok=False):
     present = list(frame.columns) if present is None else present
     columns = _resolve_columns(present, name, **columns)
-    values = _numeric(frame, columns["value"], name, row_offset, fast)
+    values, first_blank = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
     unused = _unused_key_columns(present, columns)
+    missing = {"missing_ok": missing_ok, "first_blank": first_blank}
     if columns["metric"] is None:
         kind = _resolve_kind(rule.kind, columns["value"])
         errors = _to_error(values, kind, columns["value"], name, row_offset)
         return _assemble(keys, errors, columns, name, row_offset,
-                         notes=_scale_notes(values, kind, keys["dataset"]), unused=unused)
+                         notes=_scale_notes(values, kind, keys["dataset"]), unused=unused,
+                         **missing)
     if rule.kind != "auto":
         raise MultitestError(f"`kind` {rule.kind!r}: the results name each row's metric "
                              f"(column '{columns['metric']}'), which decides the direction; "
@@ -289,7 +310,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None):
         higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
         datasets=keys["dataset"][0], source=name, row_offset=row_offset,
         field=columns["metric"])
-    return _assemble(keys, errors, columns, name, row_offset, unused=unused, notes=(
+    return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing, notes=(
         "errors from the metric of each row (column '" + columns["metric"] + "'): "
         + "; ".join(notes),))
 
@@ -333,7 +354,7 @@ def _wanted(raw, columns):
     return wanted
 
 
-def _read_pandas(name, columns, kind):
+def _read_pandas(name, columns, kind, missing_ok=False):
     """The fast path through the C reader of pandas, or None (header not understood).
 
     Every column is parsed (no ``usecols``: the C reader then rejects a ragged
@@ -352,7 +373,8 @@ def _read_pandas(name, columns, kind):
                             dtype={raw[c]: object if t == "name" else np.float64
                                    for c, t in wanted.items()})
     frame.columns = [str(c).strip() for c in frame.columns]
-    return _load(frame[list(wanted)], name, 2, columns, kind, fast=True, present=list(raw))
+    return _load(frame[list(wanted)], name, 2, columns, kind, fast=True, present=list(raw),
+                 missing_ok=missing_ok)
 
 
 def _arrow():
@@ -366,7 +388,7 @@ def _arrow():
     return pyarrow
 
 
-def _read_arrow(name, columns, kind):
+def _read_arrow(name, columns, kind, missing_ok=False):
     """The fast path through pyarrow's streaming CSV reader, or None (no pyarrow, header
     not understood).
 
@@ -409,12 +431,12 @@ def _read_arrow(name, columns, kind):
         except (pa.ArrowInvalid, LookupError):
             raise _Fallback from None
         bar.update()
-        loaded = _load_columns(numbers, names, raw, name, 2, columns, kind)
+        loaded = _load_columns(numbers, names, raw, name, 2, columns, kind, missing_ok)
         bar.update()
         return loaded
 
 
-def _load_columns(numbers, names, raw, name, row_offset, columns, rule):
+def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_ok=False):
     """:func:`_load` of decoded columns (:func:`~._batches.gather_batches`)."""
     columns = _resolve_columns(list(raw), name, **columns)
     if columns["metric"] is not None:
@@ -430,15 +452,15 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule):
     errors = _to_error(values, kind, columns["value"], name, row_offset)
     return _assemble(keys, errors, columns, name, row_offset,
                      notes=_scale_notes(values, kind, keys["dataset"]),
-                     unused=_unused_key_columns(list(raw), columns))
+                     unused=_unused_key_columns(list(raw), columns), missing_ok=missing_ok)
 
 
-def _load_parquet(name, columns, kind):
+def _load_parquet(name, columns, kind, missing_ok=False):
     """A Parquet file: read piece by piece, else its rows through the text path."""
     _parquet_module(name)
     if not os.path.exists(name):
         raise InputError("no such file", source=name)
-    return _load_parquet_files([name], name, columns, kind)
+    return _load_parquet_files([name], name, columns, kind, missing_ok)
 
 
 def parquet_parts(folder):
@@ -454,16 +476,16 @@ def parquet_parts(folder):
     return sorted(found)
 
 
-def _load_parquet_folder(folder, columns, kind):
+def _load_parquet_folder(folder, columns, kind, missing_ok=False):
     """A folder of Parquet files (a data set partitioned into files), as one table."""
     parts = parquet_parts(folder)
     if not parts:
         raise InputError("a folder of results must hold Parquet files (*.parquet); "
                          "none found", source=folder)
-    return _load_parquet_files(parts, folder, columns, kind)
+    return _load_parquet_files(parts, folder, columns, kind, missing_ok)
 
 
-def _load_parquet_files(parts, source, columns, kind):
+def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
     """Parquet files read one after the other as one table, piece by piece (names as
     dictionaries, as Parquet stores them); on anything unusual the rows go through the
     text path, whose message names the file and its row (counted from 1)."""
@@ -479,7 +501,7 @@ def _load_parquet_files(parts, source, columns, kind):
     if all(schema == present for schema in schemas):
         try:
             files = [pq.ParquetFile(part, read_dictionary=names) for part in parts]
-            return _parquet_batches(files, raw, source, columns, kind)
+            return _parquet_batches(files, raw, source, columns, kind, missing_ok)
         except (_Fallback, LookupError, MultitestError, ValueError, TypeError, OSError):
             pass
     frames, offsets = [], [0]
@@ -493,7 +515,7 @@ def _load_parquet_files(parts, source, columns, kind):
     frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
     frame.columns = [str(c).strip() for c in frame.columns]
     try:
-        return _load(frame, source, 1, columns, kind, fast=False)
+        return _load(frame, source, 1, columns, kind, fast=False, missing_ok=missing_ok)
     except InputError as exc:
         if exc.row is None or exc.source != source or len(parts) == 1:
             raise
@@ -514,7 +536,7 @@ def _parquet_module(source):
     return pq
 
 
-def _parquet_batches(files, raw, name, columns, kind):
+def _parquet_batches(files, raw, name, columns, kind, missing_ok=False):
     """:func:`_load_columns` of Parquet files (``pyarrow.parquet.ParquetFile``, one
     schema) read batch by batch, one after the other; ``_Fallback``: header not
     understood."""
@@ -531,7 +553,7 @@ def _parquet_batches(files, raw, name, columns, kind):
     rows = sum(f.metadata.num_rows for f in files)
     batches = (batch for f in files for batch in f.iter_batches(columns=list(roles)))
     numbers, names = gather_batches(batches, roles, lambda first: rows, MAX_FOLD_NUMBER)
-    return _load_columns(numbers, names, raw, name, 1, columns, kind)
+    return _load_columns(numbers, names, raw, name, 1, columns, kind, missing_ok)
 
 
 def _read(name):
@@ -621,26 +643,24 @@ def _first_bad(mask, row_offset):
 
 
 def _numeric(frame, column, name, row_offset, fast):
+    """``(values, first blank row)``: NaN for an empty or NaN value, whose first row is given."""
     raw = frame[column]
     if fast:
         if not _is_number_dtype(raw.dtype):
             raise _Fallback
-        return _fast_values(raw.to_numpy(dtype=float))
+        return _fast_values(raw.to_numpy(dtype=float)), None
     as_text = raw.astype(str).str.strip()
     missing = (as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy()
                | raw.isna().to_numpy())
-    if missing.any():
-        row = _first_bad(missing, row_offset)
-        raise InputError(f"missing value (NaN or empty); {int(missing.sum())} row(s) affected",
-                         source=name, row=row, field=column)
-    numbers = _to_floats(as_text)
+    first_blank = _first_bad(missing, row_offset) if missing.any() else None
+    numbers = np.where(missing, np.nan, _to_floats(as_text))
     where = {"source": name, "row_offset": row_offset, "field": column}
-    _refuse(~np.isfinite(numbers),
+    _refuse(~np.isfinite(numbers) & ~missing,
             lambda i: f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}", **where)
     _refuse(np.abs(numbers) > MAX_ABS_VALUE,
             lambda i: f"value {abbreviate(as_text.iloc[i])} is too large: the tests square "
                       f"differences of values, which overflows beyond {MAX_ABS_VALUE:g}", **where)
-    return numbers
+    return numbers, first_blank
 
 
 def _refuse(bad, message, *, source, row_offset, field):
@@ -748,11 +768,11 @@ def _key_columns(frame, columns, name, row_offset, fast):
 def _to_error(values, kind, column, name, row_offset):
     if kind == "error":
         return values
-    if kind == "accuracy-percent" and values.size and values.max() <= 1:
+    if kind == "accuracy-percent" and values.size and np.nanmax(values) <= 1:
         raise InputError("kind accuracy-percent, but every value is at most 1: these are "
                          "accuracies between 0 and 1, not percentages (use kind accuracy)",
                          source=name, field=column)
-    percent = kind == "accuracy-percent" or (kind == "accuracy" and values.max() > 1)
+    percent = kind == "accuracy-percent" or (kind == "accuracy" and np.nanmax(values) > 1)
     top = 100.0 if percent else 1.0
     bad = (values < 0) | (values > top)
     if bad.any():
@@ -783,7 +803,8 @@ def _scale_notes(values, kind, dataset_keys):
     Only accuracies: an error rate below 1 % is common (0.4 % on mushroom), an accuracy
     below 1 % is not.
     """
-    if kind == "error" or not values.size or values.max() <= 1 or values.min() > 1:
+    if kind == "error" or np.isnan(values).all() or np.nanmax(values) <= 1 \
+            or np.nanmin(values) > 1:
         return ()
     codes, names = dataset_keys
     highest = pd.Series(values).groupby(np.asarray(codes)).max()
@@ -791,11 +812,12 @@ def _scale_notes(values, kind, dataset_keys):
     if not low:
         return ()
     return (f"{WARNING_PREFIX}data set(s) {', '.join(map(abbreviate, low))} have every accuracy "
-            f"within 0..1 while the others reach {values.max():g}: they are read as "
+            f"within 0..1 while the others reach {np.nanmax(values):g}: they are read as "
             "percentages (errors near 100); if they are fractions, multiply them by 100",)
 
 
-def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=()):
+def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=(), missing_ok=False,
+              first_blank=None):
     if len(errors) == 0:
         raise InputError("no data rows (only a header)", source=name, row=row_offset)
     ds_codes, datasets = keys["dataset"]
@@ -809,6 +831,9 @@ def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=()):
     grid = _grid(keys, errors, S, L) if has_folds else None
     if grid is not None:
         cube, fold_labels = grid
+        if first_blank is not None:
+            _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name,
+                            missing_ok, first_blank)
     else:
         if has_folds:
             fold_codes, fold_labels = _sorted_codes(_fold_keys(keys))
@@ -820,119 +845,12 @@ def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=()):
         cube = np.full(S * L * F, np.nan)
         cube[flat] = errors
         cube = cube.reshape(S, L, F)
-        _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name)
+        _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name,
+                        missing_ok, first_blank)
     replications, per_rep = _fold_design(fold_labels, keys, columns, name) if has_folds else (1, 1)
     cube.setflags(write=False)
+    n_missing = int(np.isnan(cube).sum()) if missing_ok and (
+        grid is None or first_blank is not None) else 0
     return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
-                   has_folds=has_folds, source=name, notes=tuple(notes))
-
-
-def _fold_keys(keys):
-    """One integer per (replication, fold), in the order of (replication, fold)."""
-    fold = keys["fold"].astype(np.int64, copy=False)
-    rep = keys["replication"] if keys["replication"] is not None else np.ones_like(fold)
-    return rep.astype(np.int64, copy=False) * (fold.max() + 1) + fold
-
-
-def _grid(keys, errors, S, L):
-    """``(cube, fold labels)`` without scattering, when the rows are the usual layout; else None.
-
-    The usual layout: every data set, algorithm and fold once, sorted by data set
-    and algorithm in order of first appearance, then by (replication, fold) the
-    same way in every block of F rows.  The cube is then the values reshaped
-    (no index arithmetic, no duplicate or completeness check to do: every cell
-    is filled once); any other order takes the general path.
-    """
-    n = len(errors)
-    if n % (S * L):
-        return None
-    F = n // (S * L)
-    blocks = [(keys[role], keys[role][:F]) for role in ("fold", "replication")
-              if keys[role] is not None]
-    labels = _fold_keys({role: keys[role] if keys[role] is None else keys[role][:F]
-                         for role in ("fold", "replication")})
-    if F > 1 and not (np.diff(labels) > 0).all():
-        return None
-    ds_codes, alg_codes = keys["dataset"][0], keys["algorithm"][0]
-    if not ((ds_codes.reshape(S, L * F) == np.arange(S)[:, None]).all()
-            and (alg_codes.reshape(S, L, F) == np.arange(L)[None, :, None]).all()
-            and all((column.reshape(-1, F) == head).all() for column, head in blocks)):
-        return None
-    cube = errors.reshape(S, L, F)
-    # A view of a larger table read (pandas keeps numeric columns together) is copied.
-    return (cube if errors.flags.owndata else cube.copy()), labels
-
-
-def _sorted_codes(keys):
-    """``pandas.factorize(keys, sort=True)`` of integers; by counting when their range is small."""
-    low, high = int(keys.min()), int(keys.max())
-    if high - low > 4 * keys.size + 1024:
-        return pd.factorize(keys, sort=True)
-    present = np.zeros(high - low + 1, dtype=bool)
-    present[keys - low] = True
-    labels = np.flatnonzero(present)
-    code_of = np.cumsum(present) - 1
-    return code_of[keys - low], labels + low
-
-
-def _check_duplicates(flat, keys, columns, name, row_offset, unused=()):
-    if flat.size and np.bincount(flat).max() < 2:   # fast check first: no duplicate
-        return
-    duplicated = pd.Series(flat).duplicated(keep=False).to_numpy()
-    if not duplicated.any():
-        return
-    rows = np.flatnonzero(duplicated)
-    first = rows[0]
-    twin = rows[1:][flat[rows[1:]] == flat[first]][0]
-    what = [abbreviate(keys["dataset"][1][keys["dataset"][0][first]]),
-            abbreviate(keys["algorithm"][1][keys["algorithm"][0][first]])]
-    if keys["replication"] is not None:
-        what.append(f"replication {keys['replication'][first]}")
-    if keys["fold"] is not None:
-        what.append(f"fold {keys['fold'][first]}")
-    read = [repr(c) for c in (columns["replication"], columns["fold"]) if c is not None]
-    hint = "" if not unused else (
-        f"; column(s) {', '.join(repr(abbreviate(c)) for c in unused)} look like a key but are "
-        f"not read: the folds are identified by {' and '.join(read) or 'no column'} (rename "
-        "the column 'replication' or 'fold')")
-    raise InputError(f"duplicate row for {', '.join(what)} (also at row {first + row_offset})"
-                     + hint, source=name, row=int(twin) + row_offset)
-
-
-def _check_complete(cube, datasets, algorithms, fold_labels, keys, columns, name):
-    missing = np.isnan(cube)
-    if not missing.any():
-        return
-    per_pair = missing.all(axis=2)
-    if per_pair.any():
-        s = int(np.flatnonzero(per_pair.any(axis=1))[0])
-        absent = [abbreviate(algorithms[j]) for j in np.flatnonzero(per_pair[s])]
-        raise InputError(f"data set '{abbreviate(datasets[s])}' has no results for algorithm(s) "
-                         f"{', '.join(absent)}", source=name, field=columns["algorithm"])
-    s, a, f = (int(x[0]) for x in np.nonzero(missing))
-    n_missing = int(missing.sum())
-    fold_text = _fold_text(fold_labels[f], keys, columns)
-    raise InputError(f"missing fold: data set '{abbreviate(datasets[s])}', algorithm "
-                     f"'{abbreviate(algorithms[a])}' has "
-                     f"no {fold_text} ({n_missing} fold result(s) missing in all)",
-                     source=name, field=columns["fold"])
-
-
-def _fold_text(label, keys, columns):
-    base = keys["fold"].max() + 1
-    if columns["replication"] is None:
-        return f"fold {label % base}"
-    return f"replication {label // base}, fold {label % base}"
-
-
-def _fold_design(fold_labels, keys, columns, name):
-    base = keys["fold"].max() + 1
-    reps = np.unique(fold_labels // base)
-    folds = np.unique(fold_labels % base)
-    if len(reps) * len(folds) != len(fold_labels):
-        raise InputError(f"folds do not form a full replication x fold grid "
-                         f"({len(reps)} replications, {len(folds)} fold numbers, "
-                         f"{len(fold_labels)} distinct folds)", source=name,
-                         field=columns["fold"])
-    return len(reps), len(folds)
+                   has_folds=has_folds, source=name, notes=tuple(notes), n_missing=n_missing)

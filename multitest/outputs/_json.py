@@ -9,6 +9,7 @@ file (:mod:`multitest.outputs._pairwise_file`) and the CSV tables of
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -31,8 +32,11 @@ INLINE_PAIRS_LIMIT = 20_000
 
 
 def _number(value):
-    """JSON-safe float: infinities become the strings 'inf' / '-inf'."""
+    """JSON-safe float: infinities become the strings 'inf' / '-inf', NaN (a cell missing
+    under ``missing='partial'``) null."""
     value = float(value)
+    if math.isnan(value):
+        return None
     if math.isinf(value):
         return "inf" if value > 0 else "-inf"
     return value
@@ -84,7 +88,18 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
         "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
     }
     doc["explanations"] = _explanations(ranking)
+    if ranking.missing is not None:
+        doc["missing"] = _missing(ranking)
     return doc
+
+
+def _missing(ranking):
+    """The missing-result policy and its counts; the Skillings-Mack gate under 'partial'."""
+    out = ranking.missing.to_dict()
+    if ranking.friedman is None and ranking.second_pass is not None:
+        out["skillings_mack"] = {k: _number(v) if isinstance(v, float) else v for k, v in
+                                 dataclasses.asdict(ranking.second_pass.gate_test).items()}
+    return out
 
 
 def write_json(ranking, handle, effects=None):
@@ -325,17 +340,27 @@ def _dataset(result, inline_pairs, extra=None):
            "costs": dict(zip(result.algorithms, map(float, result.costs))),
            "cost_ties": [list(group) for group in result.cost_ties],
            "mean_errors": result.mean_errors,
+           **({} if _ordered_all(result) else {
+               "ranks": {a: _number(r) for a, r in ranks.items()},
+               "mean_errors": {a: _number(m) for a, m in result.mean_errors.items()}}),
            "tested": result.tested}
     pairs = _json_pairs(result)
     extra = extra or {}
     for key, values in extra.items():
         for pair, value in zip(pairs, values):
             pair[key] = value
+    if not _ordered_all(result):   # missing='partial': only the pairs tested
+        pairs = [p for p in pairs if None not in (p["mean_error_a"], p["mean_error_b"])]
     doc["edges"] = [{"from": p["a"], "to": p["b"], "statistic": p["statistic"],
                      "pvalue": p["pvalue"], **{k: p[k] for k in extra}}
                     for p in pairs if p["override"]]
     doc["pairwise"] = pairs
     return doc
+
+
+def _ordered_all(result):
+    """Whether every algorithm of the data set was ordered (not so under missing='partial')."""
+    return len(result.order) == len(result.algorithms)
 
 
 def _json_pairs(result):

@@ -58,6 +58,8 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
                  "average error rank: of the mean errors alone; 1 = best)")
     lines.append("")
     n_tests = ranking.datasets[0].table.statistic.size
+    if ranking.missing is not None and ranking.missing.absent is not None:
+        n_tests = ranking.missing.n_tested_pairs   # missing='partial': present pairs only
     lines.append(f"{len(ranking.datasets)} data set(s), {len(ranking.algorithms)} algorithms, "
                  f"{n_tests} pairwise tests, {int(ranking.datasets[0].table.override.sum())} "
                  "overrides")

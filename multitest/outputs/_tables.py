@@ -114,10 +114,15 @@ def _orders_table(results, L):
     rows = np.empty((2 * len(results), L + 2), dtype=object)   # object: no string inference
     rows[0::2, 0] = rows[1::2, 0] = [results[s].name for s in by_name]
     rows[0::2, 1], rows[1::2, 1] = "multitest", "prior"
-    rows[0::2, 2:] = [results[s].order for s in by_name]
-    rows[1::2, 2:] = [results[s].prior_order for s in by_name]
+    # Under missing='partial' a data set orders only its complete algorithms: blanks after.
+    rows[0::2, 2:] = [_padded(results[s].order, L) for s in by_name]
+    rows[1::2, 2:] = [_padded(results[s].prior_order, L) for s in by_name]
     columns = ["dataset", "stage", *(f"position_{i}" for i in range(1, L + 1))]
     return pd.DataFrame(rows, columns=columns, dtype=object)
+
+
+def _padded(names, L):
+    return tuple(names) + ("",) * (L - len(names))
 
 
 def _by_dataset(datasets, algorithms, matrix):

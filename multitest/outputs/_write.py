@@ -62,8 +62,11 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
             if large:
                 write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))
             else:
-                write_csv(pairwise_frame(ranking).assign(**effects),
-                          os.path.join(staging, "pairwise.csv"), raw=raw_csv)
+                frame = pairwise_frame(ranking).assign(**effects)
+                if ranking.missing is not None and ranking.missing.absent is not None:
+                    # missing='partial': a pair with an unordered algorithm was not tested
+                    frame = frame[frame["mean_error_a"].notna() & frame["mean_error_b"].notna()]
+                write_csv(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
         if extra is not None:
             extra(staging)
         written = sorted(os.path.relpath(os.path.join(root, f), staging)

@@ -22,11 +22,15 @@ writes the derived files of the experiment folder:
 ``provenance.json``
     versions, machines (client and workers), seeds, times, counts and notes.
 
-Failure policy: a data set with a failed (or missing) fold is left out of
-``results.csv`` and of the cost profiles, with a note in ``provenance.json``
-that ``multitest rank DIR`` prints; the other data sets are ranked.  A
-re-run computes only what is missing (failed folds too with
-``retry_failed=True``).
+Failure policy: a failed (or missing) fold is a row of ``results.csv`` with an
+empty error, and ``multitest rank DIR`` applies the missing-result policy
+(``--missing``: ``error`` by default, ``drop``, ``worst``, ``baseline:NAME``,
+``partial``) to it, as to any result file; a note in ``provenance.json``, which
+``multitest rank DIR`` prints, names each data set with failures.  The cost
+profiles average the folds that ran; an algorithm with no fold done on a data
+set gets its average over the data sets where it ran there (stated in the
+profile's description).  A re-run computes only what is missing (failed folds
+too with ``retry_failed=True``).
 
 This module imports scikit-learn and Dask only inside :func:`run_experiment`:
 they are the optional ``run`` extra.
@@ -84,7 +88,8 @@ class RunResult:
         failed (error or timeout, stored); lost (worker lost, not stored:
         the next run computes them).
     datasets_ranked, datasets_dropped : tuple of str
-        Data sets in ``results.csv``, and those left out by the failure policy.
+        The complete data sets, and those with a failed or missing fold (in
+        ``results.csv`` with an empty error; ``multitest rank --missing``).
     seconds : float
     notes : tuple of str
     """
@@ -103,7 +108,10 @@ class RunResult:
     def summary(self):
         lines = [f"{self.total} folds: {self.computed} computed, {self.reused} from the store, "
                  f"{self.failed} failed, {self.lost} lost ({self.seconds:.1f} s)",
-                 f"data sets ranked: {', '.join(self.datasets_ranked) or 'none'}"]
+                 f"complete data sets: {', '.join(self.datasets_ranked) or 'none'}"]
+        if self.datasets_dropped:
+            lines.append(f"data sets with failed folds: {', '.join(self.datasets_dropped)} "
+                         "(multitest rank --missing drop|worst|baseline:NAME|partial)")
         lines += [f"note: {note}" for note in self.notes]
         lines.append(f"outputs written to {self.out}; next: multitest rank {self.out} "
                      "--costs fit_time")
@@ -367,12 +375,15 @@ def _derive(experiment, tasks, frame):
     bad_sets = list(dict.fromkeys(failures["dataset"]))
     ranked = [d.name for d in experiment.datasets if d.name not in bad_sets]
     notes = [_drop_note(name, failures[failures["dataset"] == name]) for name in bad_sets]
-    good = current[ok & current["dataset"].isin(ranked)]
-    results = good[list(KEY)].assign(error=good["loss"])
+    good = current[ok]
+    # Every fold is a row; a failed one has an empty error (the missing-result policy).
+    results = current[list(KEY)].assign(error=current["loss"].where(ok))
     for measure in MEASURES:
-        results[measure] = good[measure]
+        results[measure] = current[measure].where(ok)
     noise = _noise(good)
-    profiles = {m: _profile(m, good, noise, experiment) for m in MEASURES} if ranked else {}
+    names = [d.name for d in experiment.datasets]
+    profiles = {m: _profile(m, good, noise, experiment, names) for m in MEASURES} \
+        if len(good) else {}
     return {"results": results, "failures": failures[list(KEY) + ["status", "error"]],
             "profiles": profiles, "noise": noise, "ranked": ranked, "dropped": bad_sets,
             "notes": notes}
@@ -382,8 +393,9 @@ def _drop_note(name, rows):
     first = rows.iloc[0]
     what = f"{first['algorithm']} fold {first['replication']}.{first['fold']} " \
            f"{first['status']}" + (f": {first['error']}" if first["error"] else "")
-    return (f"data set {name!r} is left out of the ranking: {len(rows)} fold(s) failed or "
-            f"missing ({what}); see failures.csv")
+    return (f"data set {name!r} has {len(rows)} failed or missing fold(s) ({what}); see "
+            "failures.csv; they are empty errors in results.csv, which `multitest rank "
+            "--missing` handles")
 
 
 def _noise(good):
@@ -402,7 +414,7 @@ def _noise(good):
                                        "std", "cv"])
 
 
-def _profile(measure, good, noise, experiment):
+def _profile(measure, good, noise, experiment, datasets):
     grouped = good.groupby(["dataset", "algorithm"], sort=False)[measure]
     table, deviation = {}, {}
     # The noise of each cost: its standard deviation over the folds (ddof=0, as
@@ -413,6 +425,17 @@ def _profile(measure, good, noise, experiment):
         deviation.setdefault(str(dataset), {})[str(algorithm)] = float(value)
     unit, description = _UNITS[measure]
     description += "; noise of each cost: its standard deviation over the folds"
+    # A learner with no fold done on a data set: its average where it ran (stated).
+    by_learner = good.groupby("algorithm", sort=False)[measure]
+    overall, overall_std = by_learner.mean(), by_learner.std(ddof=0)
+    filled = [(d, str(a)) for d in datasets for a in overall.index
+              if str(a) not in table.setdefault(d, {})]
+    for dataset, algorithm in filled:
+        table[dataset][algorithm] = float(overall[algorithm])
+        deviation.setdefault(dataset, {})[algorithm] = float(overall_std[algorithm])
+    if filled:
+        description += (f"; {len(filled)} (data set, learner) pair(s) without a finished fold "
+                        "take the learner's mean over the folds it finished elsewhere")
     spread = noise.loc[noise["measure"] == measure, "cv"]
     if len(spread):
         description += (f"; noise of {experiment.repeats} repeated fits of one fold: median "

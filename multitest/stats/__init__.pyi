@@ -59,3 +59,5 @@ from ._signed_rank import EXACT_MAX as EXACT_MAX
 from ._signed_rank import ZERO_METHODS as ZERO_METHODS
 from ._signed_rank import scipy_signed_rank_test as scipy_signed_rank_test
 from ._signed_rank import signed_rank_test as signed_rank_test
+from ._skillings_mack import SkillingsMackResult as SkillingsMackResult
+from ._skillings_mack import skillings_mack as skillings_mack

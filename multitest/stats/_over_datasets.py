@@ -19,6 +19,8 @@ References
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .._progress import progress
@@ -74,6 +76,21 @@ def _sign_pairs(d):
     return smaller.astype(np.float64), sign_test_pvalues(smaller, wins + losses)
 
 
+def _test_rows(test, d):
+    """``test`` on each row of `d`; a row with NaN (a missing score) on its other entries."""
+    incomplete = np.isnan(d).any(axis=1)
+    if not incomplete.any():
+        return test(d)
+    statistic, pvalues = np.zeros(len(d)), np.ones(len(d))
+    if not incomplete.all():
+        statistic[~incomplete], pvalues[~incomplete] = test(d[~incomplete])
+    for row in np.flatnonzero(incomplete):
+        both = d[row][~np.isnan(d[row])]
+        if both.size:
+            (statistic[row],), (pvalues[row],) = test(both[None, :])
+    return statistic, pvalues
+
+
 _PAIRWISE_TESTS = {"wilcoxon": _wilcoxon_pairs, "wilcoxon-pratt": _wilcoxon_pratt_pairs,
                    "wilcoxon-scipy": _wilcoxon_scipy_pairs, "sign": _sign_pairs}
 
@@ -94,7 +111,9 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     scores : array_like, shape (S, L)
         Per-data-set mean error of each algorithm (lower is better),
         ``S, L >= 2``. The tests are two-sided, so accuracies give the same
-        p-values.
+        p-values.  NaN: the algorithm did not run on that data set; each pair
+        is then tested over the data sets where both ran (statistic 0 and
+        p-value 1 when there is none).
     method : {'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}, default: 'wilcoxon'
         ``"wilcoxon"``: Wilcoxon signed-rank test on the differences with the
         exact conditional distribution given the mid-ranks, zero differences
@@ -147,11 +166,13 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     >>> res.significant[:, 2]
     array([ True,  True, False])
     """
-    x = _as_2d_float(scores, "scores")
+    x = _as_2d_float(scores, "scores", allow_nan=True)
     test = _PAIRWISE_TESTS[_iv_choice(method, "method", PAIRWISE_METHODS)]
     correction = _iv_choice(correction, "correction", PAIRWISE_CORRECTIONS)
     alpha = _iv_probability(alpha)
     n_datasets, n_algorithms = x.shape
+    if np.isnan(x).any():   # missing scores: each pair over the data sets where both ran
+        test = functools.partial(_test_rows, test)
     a, b = np.triu_indices(n_algorithms, 1)
     statistic = np.empty(a.size)
     raw = np.empty(a.size)

@@ -15,7 +15,7 @@ from .._errors import MultitestError
 __all__: list[str] = []
 
 
-def _as_2d_float(x, name):
+def _as_2d_float(x, name, allow_nan=False):
     try:
         a = np.asarray(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -31,8 +31,9 @@ def _as_2d_float(x, name):
             f"`{name}` must have at least 2 data sets (rows) and 2 algorithms "
             f"(columns); got shape {a.shape}."
         )
-    if not np.isfinite(a).all():
-        raise MultitestError(f"`{name}` must contain only finite numbers.")
+    if not (np.isfinite(a) | (allow_nan & np.isnan(a))).all():
+        raise MultitestError(f"`{name}` must contain only finite numbers"
+                             + (" or NaN (missing)." if allow_nan else "."))
     return a
 
 
