@@ -150,8 +150,9 @@ def _add_run_parser(sub):
                      help="worker processes of the local cluster (default: CPUs)")
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="use an existing Dask scheduler instead of a local cluster")
-    run.add_argument("--timeout", type=float, metavar="SECONDS",
-                     help="kill and record a fit that runs longer")
+    run.add_argument("--timeout", metavar="SECONDS",
+                     help="kill and record a fit that runs longer: positive finite seconds, "
+                     "or 'none' for no limit (overrides the experiment's timeout)")
     run.add_argument("--retry-failed", action="store_true",
                      help="recompute the folds stored as failed")
 
@@ -368,9 +369,14 @@ def _cmd_tests(args):
 def _cmd_run(args):
     from .run._runner import run_experiment
 
-    result = run_experiment(args.experiment, args.out, workers=args.workers,
-                            scheduler=args.scheduler, timeout=args.timeout,
-                            retry_failed=args.retry_failed)
+    try:
+        result = run_experiment(args.experiment, args.out, workers=args.workers,
+                                scheduler=args.scheduler, timeout=args.timeout,
+                                retry_failed=args.retry_failed)
+    except KeyboardInterrupt:
+        print("multitest: interrupted; the folds finished so far are kept in the store: run "
+              "the same command again to resume", file=sys.stderr)
+        return 130
     print(result.summary())
     return 0
 
