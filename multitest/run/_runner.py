@@ -177,37 +177,38 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     loaded = {}
     digests = _digests(experiment, loaded)
     tasks = _tasks(experiment, timeout, digests)
-    out = os.path.abspath(os.fspath(out))
-    os.makedirs(out, exist_ok=True)
-    with _signals(), Store(os.path.join(out, STORE_FILE)) as store:
-        done = store.done()
-        todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
-        # Every data set a fold needs is loaded and checked before the first fit.
-        data = {spec.name: loaded[i] if i in loaded else load_dataset(experiment, i)
-                for i, spec in enumerate(experiment.datasets)
-                if any(t.dataset == spec.name for t in todo)}
-        engine = {"scheduler": scheduler or "local", "workers": workers}
-        run = store.start_run(len(todo), {"argv": sys.argv, "engine": engine})
-        computed, lost, failed, worker_info = _execute(store, run, todo, data, len(tasks),
-                                                       workers, scheduler, show_progress)
-        store.finish_run(run, computed)
-        frame = store.frame()
-    reused = len(tasks) - len(todo)
-    derived = _derive(experiment, tasks, frame)
-    provenance = _provenance(experiment, start, run, engine, worker_info, derived,
-                             dict(total=len(tasks), computed=computed, reused=reused,
-                                  failed=failed, lost=lost), timeout, digests)
-    _write_outputs(out, derived, provenance)
-    notes = tuple(derived["notes"])
-    if lost:
-        notes += (f"{lost} fold(s) were lost with their worker; run the same command again "
-                  "to compute them",)
-    return RunResult(out=out, total=len(tasks), computed=computed, reused=reused,
-                     failed=int(derived["failures"]["status"].isin(["error", "timeout"]).sum()),
-                     lost=lost,
-                     datasets_ranked=tuple(derived["ranked"]),
-                     datasets_dropped=tuple(derived["dropped"]),
-                     seconds=time.time() - start, notes=notes)
+    with _signals():   # until the outputs are written
+        out = os.path.abspath(os.fspath(out))
+        os.makedirs(out, exist_ok=True)
+        with Store(os.path.join(out, STORE_FILE)) as store:
+            done = store.done()
+            todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
+            # Every data set a fold needs is loaded and checked before the first fit.
+            data = {spec.name: loaded[i] if i in loaded else load_dataset(experiment, i)
+                    for i, spec in enumerate(experiment.datasets)
+                    if any(t.dataset == spec.name for t in todo)}
+            engine = {"scheduler": scheduler or "local", "workers": workers}
+            run = store.start_run(len(todo), {"argv": sys.argv, "engine": engine})
+            computed, lost, failed, worker_info = _execute(store, run, todo, data, len(tasks),
+                                                           workers, scheduler, show_progress)
+            store.finish_run(run, computed)
+            frame = store.frame()
+        reused = len(tasks) - len(todo)
+        derived = _derive(experiment, tasks, frame)
+        provenance = _provenance(experiment, start, run, engine, worker_info, derived,
+                                 dict(total=len(tasks), computed=computed, reused=reused,
+                                      failed=failed, lost=lost), timeout, digests)
+        _write_outputs(out, derived, provenance)
+        notes = tuple(derived["notes"])
+        if lost:
+            notes += (f"{lost} fold(s) were lost with their worker; run the same command again "
+                      "to compute them",)
+        return RunResult(out=out, total=len(tasks), computed=computed, reused=reused,
+                         failed=int(derived["failures"]["status"].isin(["error", "timeout"]).sum()),
+                         lost=lost,
+                         datasets_ranked=tuple(derived["ranked"]),
+                         datasets_dropped=tuple(derived["dropped"]),
+                         seconds=time.time() - start, notes=notes)
 
 
 def parse_timeout(value):
