@@ -134,3 +134,28 @@ def test_a_file_size_limit_mid_run_keeps_every_committed_fold(tmp_path, finished
     merged = after.merge(kept, on=["dataset", "algorithm", "replication", "fold"],
                          suffixes=("", "_kept"))
     assert (merged["finished"] == merged["finished_kept"]).all()
+
+
+def test_a_store_fault_mid_run_stops_the_run_at_once(tmp_path, monkeypatch):
+    # The third commit fails: the run stops there (the fault is not taken for a lost fold
+    # and the run does not go on), and the two folds committed before stay.
+    from multitest import OutputError
+    from multitest.run import run_experiment
+
+    (tmp_path / "experiment.yaml").write_text(EXPERIMENT)
+    calls = []
+    record = Store.record
+
+    def failing(self, row, run):
+        calls.append(row)
+        if len(calls) == 3:
+            raise OutputError("cannot be written (disk full)", source=self.path)
+        return record(self, row, run)
+
+    monkeypatch.setattr(Store, "record", failing)
+    with pytest.raises(OutputError, match="disk full"):
+        run_experiment(str(tmp_path / "experiment.yaml"), tmp_path / "out", workers=1,
+                       show_progress=False)
+    monkeypatch.undo()
+    assert len(calls) == 3
+    assert len(_folds(tmp_path / "out" / "store.sqlite")) == 2

@@ -408,28 +408,33 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
         bar.update(total - len(todo))
         futures = {submit(t, i): t for i, t in enumerate(todo)}
         suspects = []
+        # The store's own faults (in commit) propagate: only the engine's are caught.
         for future in as_completed(futures):
             try:
-                commit(future.result())
+                row = future.result()
             except KilledWorker:
                 suspects.append(futures[future])
             except Exception as exc:
                 lose(exc)
+            else:
+                commit(row)
             finally:
                 future.release()
         for i, task in enumerate(suspects):
             future = submit(task, f"alone-{i}")
             try:
-                commit(future.result())
+                row = future.result()
             except KilledWorker as exc:
-                if exc.task == future.key:    # its own crash: it was alone
-                    commit(_crashed(task, exc))
-                else:
+                if exc.task != future.key:
                     lose(exc)
+                    continue
+                row = _crashed(task, exc)    # its own crash: it was alone
             except Exception as exc:
                 lose(exc)
+                continue
             finally:
                 future.release()
+            commit(row)
         client.run(close_fit_processes)
     return counts["computed"], counts["lost"], counts["failed"], worker_info
 
