@@ -34,8 +34,9 @@ What is measured, and how
   counted as the pickle streams out (:func:`pickled_size`), never held whole.
 * **In the worker** (``isolate: false`` in the experiment): no child, but
   no timeout, a crash takes the worker down (the engine retries the fold
-  elsewhere, then reports it lost), CPU time is the worker thread's, and peak
-  memory may miss small blocks the worker's allocator kept from earlier folds.
+  elsewhere, then alone, then stores the crash as its error), CPU time is the
+  worker thread's, and peak memory may miss small blocks the worker's
+  allocator kept from earlier folds.
 * **Noise**: the first fold of each (data set, algorithm) is fitted
   ``repeats`` times on the same data, one fit after the other; the times
   recorded are the medians and the repetitions are kept, from which the noise
