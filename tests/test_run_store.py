@@ -2,20 +2,24 @@
 store.sqlite and what to do, exit 2, with every committed fold kept (issue 17, item 3).
 
 Through the CLI as real processes, on real SQLite files: damaged, truncated, foreign schema,
-locked by another connection, a folder, a symbolic link, a file-size limit reached mid-run
-(``ulimit -f``; SIGXFSZ would otherwise kill the run).  Each time: no traceback, nothing
+locked by another connection, a folder, a symbolic link, read-only (immutable), a full disk
+(a small tmpfs) and a file-size limit reached mid-run (``ulimit -f``; SIGXFSZ would
+otherwise kill the run).  Each time: no traceback, nothing
 outside the folder changed (sibling checksums).
 """
 import os
 import resource
 import shutil
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 
 pytest.importorskip("sklearn")
 pytest.importorskip("distributed")
 from cli_helpers import assert_one_line_error, checksums, run_cli, sibling  # noqa: E402
+from run_cluster import ENV  # noqa: E402
 
 from multitest.run import Store  # noqa: E402
 
@@ -159,3 +163,44 @@ def test_a_store_fault_mid_run_stops_the_run_at_once(tmp_path, monkeypatch):
     monkeypatch.undo()
     assert len(calls) == 3
     assert len(_folds(tmp_path / "out" / "store.sqlite")) == 2
+
+
+def test_a_read_only_store_is_one_line(tmp_path, finished):
+    # Root writes any file whatever its mode: the store is made immutable (chattr +i).
+    experiment, good = finished
+    store = tmp_path / "out" / "store.sqlite"
+    store.parent.mkdir()
+    shutil.copy(good, store)
+    if subprocess.run(["chattr", "+i", str(store)], capture_output=True).returncode:
+        pytest.skip("chattr +i is not available here")
+    try:
+        code, _, stderr = _run(tmp_path, _more(experiment, tmp_path))
+    finally:
+        subprocess.run(["chattr", "-i", str(store)], check=True)
+    assert_one_line_error(code, stderr, "store.sqlite", "read-only")
+    assert len(_folds(store)) == 8
+
+
+def test_a_full_disk_mid_run_keeps_every_committed_fold(tmp_path, finished):
+    # The experiment folder on a tmpfs of 80 KiB in a mount namespace of the run's own
+    # (unshare -m): the store (20 KiB), its shared memory (32 KiB) and a few commits of
+    # write-ahead log fit, then the disk is full.  The folder is copied out after the run.
+    experiment, good = finished
+    if not shutil.which("unshare") or subprocess.run(
+            ["unshare", "-m", "true"], capture_output=True).returncode:
+        pytest.skip("needs unshare -m (root)")
+    disk, after = tmp_path / "disk", tmp_path / "after"
+    disk.mkdir()
+    more = _more(experiment, tmp_path)
+    script = (f"mount -t tmpfs -o size=80k tmpfs {disk} && mkdir {disk}/out && "
+              f"cp {good} {disk}/out/store.sqlite && "
+              f"{sys.executable} -m multitest.cli run {more} --out {disk}/out --workers 1; "
+              f"code=$?; cp -r {disk}/out {after}; exit $code")
+    folder, before = sibling(tmp_path)
+    process = subprocess.run(["unshare", "-m", "sh", "-c", script], env=ENV, capture_output=True,
+                             text=True, timeout=300, start_new_session=True)
+    assert checksums(folder) == before
+    assert_one_line_error(process.returncode, process.stderr, "store.sqlite", "disk full",
+                          "the folds stored so far are kept")
+    kept = _folds(after / "store.sqlite")
+    assert 8 <= len(kept) < 12
