@@ -168,8 +168,9 @@ def _add_run_parser(sub):
                      help="worker processes of the local cluster (default: CPUs)")
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="use an existing Dask scheduler instead of a local cluster")
-    run.add_argument("--timeout", type=float, metavar="SECONDS",
-                     help="kill and record a fit that runs longer")
+    run.add_argument("--timeout", metavar="SECONDS",
+                     help="kill and record a fit that runs longer: positive finite seconds, "
+                     "or 'none' for no limit (overrides the experiment's timeout)")
     run.add_argument("--retry-failed", action="store_true",
                      help="recompute the folds stored as failed")
     run.add_argument("--raw-csv", action="store_true", help=_option("rank", "raw_csv").help_text)
@@ -437,9 +438,14 @@ def _cmd_tests(args):
 def _cmd_run(args):
     from .run._runner import run_experiment
 
-    result = run_experiment(args.experiment, args.out, workers=args.workers,
-                            scheduler=args.scheduler, timeout=args.timeout,
-                            retry_failed=args.retry_failed, raw_csv=args.raw_csv)
+    try:
+        result = run_experiment(args.experiment, args.out, workers=args.workers,
+                                scheduler=args.scheduler, timeout=args.timeout,
+                                retry_failed=args.retry_failed, raw_csv=args.raw_csv)
+    except KeyboardInterrupt:
+        _say("multitest: interrupted; the folds finished so far are kept in the store: run "
+             "the same command again to resume", error=True)
+        return 130
     _say(result.summary())
     return 0
 

@@ -79,3 +79,22 @@ class FailOn(_Majority):
             raise RuntimeError(f"no fit with {self.n_features} features")
         self._learn(y)
         return self
+
+
+class Crash(_Majority):
+    """Kills its own process in fit (SIGKILL): a learner that crashes the process it runs in."""
+
+    def fit(self, X, y):
+        import os
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+class Marker(_Majority):
+    """Creates the file `path` when an instance is made: shows whether one was made."""
+
+    def __init__(self, path=""):
+        self.path = path
+        if path:
+            open(path, "a").close()

@@ -6,6 +6,8 @@ from ._experiment import AlgorithmSpec as AlgorithmSpec
 from ._experiment import DatasetSpec as DatasetSpec
 from ._experiment import Experiment as Experiment
 from ._experiment import check_estimators as check_estimators
+from ._experiment import data_digest as data_digest
+from ._experiment import import_estimator as import_estimator
 from ._experiment import load_dataset as load_dataset
 from ._experiment import load_experiment as load_experiment
 from ._measure import MEASURES as MEASURES
@@ -16,6 +18,7 @@ from ._measure import fold_indices as fold_indices
 from ._measure import run_task as run_task
 from ._runner import EXTRA_MESSAGE as EXTRA_MESSAGE
 from ._runner import RunResult as RunResult
+from ._runner import parse_timeout as parse_timeout
 from ._runner import require_extra as require_extra
 from ._runner import run_experiment as run_experiment
 from ._store import KEY as KEY

@@ -20,7 +20,7 @@ Schema::
     cv: {replications: 5, folds: 2, seed: 0}   # stratified; the same folds for every algorithm
     metric: error                     # 1 - accuracy, or any scikit-learn scorer name
     repeats: 3                        # fits of the first fold, for the noise of the costs
-    timeout: 600                      # seconds per fit (optional)
+    timeout: 600                      # seconds per fit, or none (optional)
     isolate: true                     # each fit in a forked child (false: in the worker)
     openml_cache: ~/.cache/multitest/openml    # optional
 """
@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -36,7 +37,8 @@ from .._errors import InputError, MultitestError
 from ..inputs._costs import read_yaml
 
 __all__ = ["Experiment", "DatasetSpec", "AlgorithmSpec", "load_experiment", "load_dataset",
-           "check_estimators", "SOURCES", "DEFAULT_OPENML_CACHE"]
+           "check_estimators", "data_digest", "import_estimator", "SOURCES",
+           "DEFAULT_OPENML_CACHE"]
 
 #: Kinds of data set entries.
 SOURCES = ("sklearn", "csv", "parquet", "openml")
@@ -92,10 +94,17 @@ class Experiment:
     path: str
     _lines: dict = field(default_factory=dict, repr=False)
 
-    def spec_hash(self, dataset, algorithm):
-        """What determines a fold's result: a changed hash means recompute it."""
-        text = json.dumps([dataset.fingerprint(), algorithm.fingerprint(), self.replications,
-                           self.folds, self.seed, self.metric], sort_keys=True, default=str)
+    def spec_hash(self, dataset, algorithm, data_sha256, repeats):
+        """The store key's content part: what determines a fold's result and its costs.
+
+        The data set's source and its content (`data_sha256`, see
+        :func:`data_digest`), the learner and its parameters, the
+        cross-validation, the metric, and the measurement (``isolate`` and the
+        fold's number of fits, `repeats`).  A changed hash means recompute.
+        """
+        text = json.dumps([dataset.fingerprint(), data_sha256, algorithm.fingerprint(),
+                           self.replications, self.folds, self.seed, self.metric,
+                           self.isolate, repeats], sort_keys=True, default=str)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def where(self, *key):
@@ -147,9 +156,11 @@ def load_experiment(path):
         fail("must be 'error' or a scikit-learn scorer name", "metric")
     repeats = _integer(data.get("repeats", 3), 1, fail, "repeats")
     timeout = data.get("timeout")
+    if isinstance(timeout, str) and timeout.strip().lower() == "none":
+        timeout = None
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
-                                or not timeout > 0):
-        fail(f"must be a positive number of seconds, got {timeout!r}", "timeout")
+                                or not (math.isfinite(timeout) and timeout > 0)):
+        fail(f"must be a positive finite number of seconds or none, got {timeout!r}", "timeout")
     isolate = data.get("isolate", True)
     if not isinstance(isolate, bool):
         fail(f"must be true or false, got {isolate!r}", "isolate")
@@ -247,39 +258,88 @@ def _algorithms(node, fail):
 # -- needing scikit-learn (the 'run' extra) ---------------------------------------------
 
 def import_estimator(path):
-    """The class named by ``module.Class`` or ``module:Class``."""
+    """The estimator class named by ``module.Class`` or ``module:Class``, checked by type.
+
+    Importing the module is the one thing done (the experiment names it, see
+    ``docs/run.md``); nothing it holds is called: the attribute must be a
+    class that is a scikit-learn ``BaseEstimator`` or has ``fit`` and
+    ``get_params`` (looked up statically, no descriptor or metaclass runs).
+
+    Raises
+    ------
+    ImportError, AttributeError
+        If the module or the attribute does not exist.
+    TypeError
+        If the attribute is not an estimator class (a function, a module,
+        any other callable or object).
+
+    Examples
+    --------
+    >>> import_estimator("sklearn.naive_bayes:GaussianNB").__name__
+    'GaussianNB'
+    >>> import_estimator("os.system")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    TypeError: os.system is a builtin_function_or_method, not an estimator class ...
+    """
     import importlib
 
     module, _, attribute = path.replace(":", ".").rpartition(".")
-    return getattr(importlib.import_module(module), attribute)
+    value = getattr(importlib.import_module(module), attribute)
+    if not _is_estimator_class(value):
+        kind = "class without fit and get_params" if isinstance(value, type) else \
+            type(value).__name__
+        raise TypeError(f"{path} is a {kind}, not an estimator class (a subclass of "
+                        "sklearn.base.BaseEstimator, or a class with fit and get_params); "
+                        "nothing was called")
+    return value
+
+
+def _is_estimator_class(value):
+    """Whether `value` is a class with ``fit`` and ``get_params``, without calling anything."""
+    import inspect
+
+    from sklearn.base import BaseEstimator
+
+    if not isinstance(value, type):
+        return False
+    if issubclass(value, BaseEstimator):
+        return True
+    missing = object()
+    return all(inspect.getattr_static(value, name, missing) is not missing
+               for name in ("fit", "get_params"))
 
 
 def check_estimators(experiment):
-    """Import and build every estimator once, before any fold runs.
+    """Resolve every estimator class by type, then build each once, before any fold runs.
+
+    Every import path is checked (a class, see :func:`import_estimator`)
+    before any instance is made.
 
     Raises
     ------
     InputError
-        If an import path does not resolve or the parameters are refused,
-        naming the file, line and field.
+        If an import path does not resolve to an estimator class or the
+        parameters are refused, naming the file, line and field.
     """
+    classes = []
     for spec in experiment.algorithms:
         source, row = experiment.where("algorithms", spec.name, "estimator")
         try:
-            cls = import_estimator(spec.estimator)
+            classes.append(import_estimator(spec.estimator))
         except (ImportError, AttributeError, ValueError) as exc:
             raise InputError(f"cannot import {spec.estimator!r} ({exc})", source=source, row=row,
                              field=f"algorithms.{spec.name}.estimator") from None
+        except TypeError as exc:
+            raise InputError(str(exc), source=source, row=row,
+                             field=f"algorithms.{spec.name}.estimator") from None
+    for spec, cls in zip(experiment.algorithms, classes):
         try:
-            estimator = cls(**spec.params)
-            estimator.get_params()
+            cls(**spec.params).get_params()
         except Exception as exc:   # any refusal of the parameters is the user's input
             source, row = experiment.where("algorithms", spec.name, "params")
             raise InputError(f"{spec.estimator} refuses the parameters: {exc}", source=source,
                              row=row, field=f"algorithms.{spec.name}.params") from None
-        if not hasattr(estimator, "fit"):
-            raise InputError(f"{spec.estimator} has no fit method", source=source, row=row,
-                             field=f"algorithms.{spec.name}.estimator")
 
 
 def load_dataset(experiment, index):
@@ -305,15 +365,51 @@ def load_dataset(experiment, index):
         X, y = _table(spec, source, row, field)
     X = np.ascontiguousarray(X, dtype=float)
     y = np.asarray(y)
-    if len(X) != len(y) or len(y) < experiment.folds:
-        raise InputError(f"data set {spec.name!r} has {len(y)} examples, fewer than the "
-                         f"{experiment.folds} folds", source=source, row=row, field=field)
-    values, counts = np.unique(y, return_counts=True)
-    if counts.min() < experiment.folds:
-        raise InputError(f"data set {spec.name!r}: class {values[counts.argmin()]} has "
-                         f"{counts.min()} example(s), fewer than the {experiment.folds} folds "
-                         "of stratified cross-validation", source=source, row=row, field=field)
+    _check_data(spec, X, y, experiment.folds, source, row, field)
     return X, y
+
+
+def _check_data(spec, X, y, folds, source, row, field):
+    """Refuse, before any fit, data no fold could use: missing values, one class, tiny classes."""
+    import numpy as np
+
+    def refuse(message):
+        raise InputError(f"data set {spec.name!r}: {message}", source=source, row=row,
+                         field=field)
+
+    if len(X) != len(y) or len(y) < folds:
+        refuse(f"has {len(y)} examples, fewer than the {folds} folds")
+    bad = ~np.isfinite(X)
+    if bad.any():
+        example, column = np.argwhere(bad)[0]
+        refuse(f"{int(bad.any(axis=1).sum())} example(s) have missing or infinite features "
+               f"(the first: example {example + 1}, feature {column + 1}); remove or impute "
+               "them before the run")
+    values, counts = np.unique(y.astype(str) if y.dtype == object else y, return_counts=True)
+    if len(values) < 2:
+        refuse(f"the target has one class ({values[0]}); classification needs two or more")
+    if counts.min() < folds:
+        refuse(f"class {values[counts.argmin()]} has {counts.min()} example(s), fewer than "
+               f"the {folds} folds of stratified cross-validation")
+
+
+def data_digest(experiment, index, data):
+    """SHA-256 of what data set number `index` holds: its file's bytes, or its arrays.
+
+    A CSV or Parquet file is hashed as it is on disk (without parsing it);
+    a bundled or OpenML data set by its loaded ``(X, y)``, given as `data`.
+    """
+    spec = experiment.datasets[index]
+    digest = hashlib.sha256()
+    if spec.source in ("csv", "parquet"):
+        with open(spec.location, "rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+    else:
+        X, y = data
+        digest.update(X.tobytes())
+        digest.update(json.dumps(y.tolist(), default=str).encode())
+    return digest.hexdigest()
 
 
 def _bundled(spec, source, row, field):
@@ -342,6 +438,7 @@ def _openml(spec, cache, source, row, field):
 
 
 def _table(spec, source, row, field):
+    import numpy as np
     import pandas as pd
 
     try:
@@ -359,6 +456,14 @@ def _table(spec, source, row, field):
         raise InputError(f"no target column {spec.target!r} in {spec.location}; columns are "
                          f"{', '.join(map(str, frame.columns))}", source=source, row=row,
                          field=field.rsplit(".", 1)[0] + ".target")
+    missing = frame.isna().to_numpy()
+    if missing.any():
+        index, column = np.argwhere(missing)[0]
+        line = f"line {index + 2}" if spec.source == "csv" else f"row {index + 1}"
+        raise InputError(f"data set {spec.name!r}: {int(missing.any(axis=1).sum())} row(s) of "
+                         f"{spec.location} have missing values (the first: {line}, column "
+                         f"{frame.columns[column]!r}); remove or impute them before the run",
+                         source=source, row=row, field=field)
     return _features(frame.drop(columns=[spec.target])), frame[spec.target].to_numpy()
 
 

@@ -34,8 +34,9 @@ What is measured, and how
   counted as the pickle streams out (:func:`pickled_size`), never held whole.
 * **In the worker** (``isolate: false`` in the experiment): no child, but
   no timeout, a crash takes the worker down (the engine retries the fold
-  elsewhere, then reports it lost), CPU time is the worker thread's, and peak
-  memory may miss small blocks the worker's allocator kept from earlier folds.
+  elsewhere, then alone, then stores the crash as its error), CPU time is the
+  worker thread's, and peak memory may miss small blocks the worker's
+  allocator kept from earlier folds.
 * **Noise**: the first fold of each (data set, algorithm) is fitted
   ``repeats`` times on the same data, one fit after the other; the times
   recorded are the medians and the repetitions are kept, from which the noise
@@ -179,10 +180,12 @@ class _FitProcess:
         self.data = data
         request_read, request_write = os.pipe()
         reply_read, reply_write = os.pipe()
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the child: never returns
             code = 0
             try:
+                _die_with(parent)
                 for other in _processes.values():   # their children must see their EOF
                     os.close(other.requests)
                     os.close(other.replies)
@@ -258,10 +261,35 @@ def _same(one, other):
     return len(one) == len(other) and all(a is b for a, b in zip(one, other))
 
 
+#: Seconds a fit process outlives its timeout when nobody kills it (its worker gone).
+TIMEOUT_GRACE = 2.0
+
+
+def _die_with(parent):
+    """In a fit process: end when the worker thread that forked it ends (SIGKILL included).
+
+    Linux's parent-death signal; elsewhere the fit's own alarm (:func:`_serve`)
+    bounds a fit whose worker is gone by its timeout.
+    """
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
+    if os.getppid() != parent:              # the worker died before the signal was set
+        os._exit(1)
+
+
 def _serve(data, requests, replies):
-    """The fit process's loop: measure each requested fold until the request pipe closes."""
+    """The fit process's loop: measure each requested fold until the request pipe closes.
+
+    Each fit with a timeout also arms the process's own alarm, `TIMEOUT_GRACE`
+    seconds later than the worker's deadline: the default action of SIGALRM
+    ends the process if its worker, which kills it at the deadline, is gone.
+    """
     import gc
 
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
     # The inherited objects are the worker's, not the fits': out of the collector's sight.
     gc.freeze()
     while True:
@@ -269,7 +297,10 @@ def _serve(data, requests, replies):
             split, task = _read_message(requests, None)
         except EOFError:
             return
+        if task.timeout is not None:
+            signal.setitimer(signal.ITIMER_REAL, task.timeout + TIMEOUT_GRACE)
         reply = _in_process(_measure, (data, split, task), None)
+        signal.setitimer(signal.ITIMER_REAL, 0)
         _write_message(replies, reply)
         gc.collect()     # the fold's garbage, outside the measured region
 

@@ -43,9 +43,12 @@ import datetime
 import hashlib
 import json
 import logging
+import math
 import os
 import platform
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 
@@ -54,11 +57,17 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError
-from ._experiment import Experiment, check_estimators, load_dataset, load_experiment
+from ._experiment import (
+    Experiment,
+    check_estimators,
+    data_digest,
+    load_dataset,
+    load_experiment,
+)
 from ._measure import MEASURES, TIMED_MEASURES, Task, close_fit_processes, run_task
 from ._store import KEY, STORE_FILE, Store
 
-__all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra"]
+__all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra", "parse_timeout"]
 
 EXTRA_MESSAGE = "multitest run needs the 'run' extra: pip install 'multitest[run]'"
 _EXTRA_MODULES = ("sklearn", "dask", "distributed", "threadpoolctl")
@@ -144,8 +153,9 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     scheduler : str, optional
         Address of an existing Dask scheduler (``tcp://host:8786``); then
         `workers` is ignored.
-    timeout : float, optional
-        Seconds per fit (overrides the experiment's ``timeout``).
+    timeout : float or "none", optional
+        Seconds per fit, positive and finite, or ``"none"`` for no limit
+        (overrides the experiment's ``timeout``).
     retry_failed : bool
         Also recompute folds stored as failed.
     show_progress : bool
@@ -174,28 +184,30 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise MultitestError(f"`workers` must be a positive integer, got {workers!r}")
-    if timeout is not None and not timeout > 0:
-        raise MultitestError(f"`timeout` must be a positive number of seconds, got {timeout!r}")
     start = time.time()
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
+    timeout = experiment.timeout if timeout is None else parse_timeout(timeout)
     check_estimators(experiment)
     _check_metric(experiment)
-    timeout = experiment.timeout if timeout is None else float(timeout)
     if timeout is not None and not experiment.isolate:
         raise MultitestError("`timeout` needs each fit in its own process: the experiment "
                              "sets isolate: false")
     from ..outputs._transaction import hold
 
-    tasks = _tasks(experiment, timeout)
+    loaded = {}
+    digests = _digests(experiment, loaded)
+    tasks = _tasks(experiment, timeout, digests)
     out = os.path.abspath(os.fspath(out))
     # The folder is locked from before the store opens to after the outputs are written:
     # a second run (or any other writer) on it stops at once with one line.
     store_path = os.path.join(out, STORE_FILE)
-    with hold(out, no_links=(STORE_FILE,), command=_COMMAND), Store(store_path) as store:
+    with _signals(), hold(out, no_links=(STORE_FILE,), command=_COMMAND), \
+            Store(store_path) as store:
         done = store.done()
         todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
-        data = {spec.name: load_dataset(experiment, i)
+        # Every data set a fold needs is loaded and checked before the first fit.
+        data = {spec.name: loaded[i] if i in loaded else load_dataset(experiment, i)
                 for i, spec in enumerate(experiment.datasets)
                 if any(t.dataset == spec.name for t in todo)}
         engine = {"scheduler": scheduler or "local", "workers": workers}
@@ -208,7 +220,7 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
         derived = _derive(experiment, tasks, frame)
         provenance = _provenance(experiment, start, run, engine, worker_info, derived,
                                  dict(total=len(tasks), computed=computed, reused=reused,
-                                      failed=failed, lost=lost))
+                                      failed=failed, lost=lost), timeout, digests)
         _write_outputs(out, derived, provenance, raw_csv)
     notes = tuple(derived["notes"])
     if lost:
@@ -220,6 +232,71 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
                      datasets_ranked=tuple(derived["ranked"]),
                      datasets_dropped=tuple(derived["dropped"]),
                      seconds=time.time() - start, notes=notes)
+
+
+def parse_timeout(value):
+    """Seconds per fit: a positive finite number, or ``None`` for ``"none"``.
+
+    Examples
+    --------
+    >>> parse_timeout("2.5"), parse_timeout("none")
+    (2.5, None)
+    >>> parse_timeout("inf")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    multitest._errors.MultitestError: `timeout` must be a positive finite number ... got 'inf'
+    """
+    if isinstance(value, str) and value.strip().lower() == "none":
+        return None
+    try:
+        seconds = float(value)
+    except (TypeError, ValueError):
+        seconds = float("nan")
+    if isinstance(value, bool) or not (math.isfinite(seconds) and seconds > 0):
+        raise MultitestError("`timeout` must be a positive finite number of seconds or "
+                             f"'none', got {value!r}")
+    return seconds
+
+
+@contextlib.contextmanager
+def _signals():
+    """The driver's signal handling for the length of a run (main thread only).
+
+    * SIGINT raises :class:`KeyboardInterrupt` in this process only: the local
+      cluster's workers and their fit processes, forked from it and in the
+      terminal's process group, inherit the handler and ignore the signal;
+      the driver ends them (a worker exits when its driver does, a fit
+      process when its worker does).
+    * SIGXFSZ (a file-size limit, ``ulimit -f``) is ignored, so that a write
+      beyond the limit fails with an error the store reports, instead of
+      killing the process.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    driver = os.getpid()
+
+    def interrupt(signum, frame):
+        if os.getpid() == driver:
+            raise KeyboardInterrupt
+
+    previous = {signal.SIGINT: signal.signal(signal.SIGINT, interrupt),
+                signal.SIGXFSZ: signal.signal(signal.SIGXFSZ, signal.SIG_IGN)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _digests(experiment, loaded):
+    """``{data set name: SHA-256 of its content}``; bundled and OpenML sets loaded into `loaded`."""
+    digests = {}
+    for i, spec in enumerate(experiment.datasets):
+        if spec.source not in ("csv", "parquet"):
+            loaded[i] = load_dataset(experiment, i)
+        digests[spec.name] = data_digest(experiment, i, loaded.get(i))
+    return digests
 
 
 def _check_metric(experiment):
@@ -234,21 +311,21 @@ def _check_metric(experiment):
                          row=row, field="metric")
 
 
-def _tasks(experiment, timeout):
+def _tasks(experiment, timeout, digests):
     """Every fold of the experiment, data set-major (the order of the file)."""
     tasks = []
     for dataset in experiment.datasets:
         for algorithm in experiment.algorithms:
-            spec = experiment.spec_hash(dataset, algorithm)
             for replication in range(1, experiment.replications + 1):
                 for fold in range(1, experiment.folds + 1):
-                    first = replication == 1 and fold == 1
+                    repeats = experiment.repeats if replication == fold == 1 else 1
+                    spec = experiment.spec_hash(dataset, algorithm, digests[dataset.name],
+                                                repeats)
                     tasks.append(Task(dataset=dataset.name, algorithm=algorithm.name,
                                       estimator=algorithm.estimator, params=algorithm.params,
                                       replication=replication, fold=fold,
                                       folds=experiment.folds, seed=experiment.seed,
-                                      metric=experiment.metric, spec=spec,
-                                      repeats=experiment.repeats if first else 1,
+                                      metric=experiment.metric, spec=spec, repeats=repeats,
                                       timeout=timeout, isolate=experiment.isolate))
     return tasks
 
@@ -273,7 +350,13 @@ _QUIET = {"distributed.admin.tick.interval": "1s",
 #: The local cluster's workers are forked from the driver, not spawned: a spawned worker
 #: imports Dask, scikit-learn and the driver's main module again (2-4 s of CPU each, on
 #: the first fold's clock), a forked one starts with the driver's imports in 0.1 s.
-_LOCAL = {"distributed.worker.multiprocessing-method": "fork"}
+_LOCAL = {"distributed.worker.multiprocessing-method": "fork",
+          # Every worker keeps its copy of the data: the active memory manager would trim
+          # them to one, which a worker killed by a crashing learner may have held.
+          "distributed.scheduler.active-memory-manager.start": False,
+          # A fold whose worker died is tried once more elsewhere; after a second death it
+          # is tried alone (see _execute): the folds of a crashing learner cost 4 deaths.
+          "distributed.scheduler.allowed-failures": 1}
 
 
 @contextlib.contextmanager
@@ -304,45 +387,106 @@ def _connect(workers, scheduler):
                          processes=True, host="127.0.0.1",
                          # Every server of the cluster, HTTP ones included, on the loopback.
                          dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
-                         silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+                         # A worker's death is the fold's error, in the store: no log
+                         # lines or tracebacks of the engine on the terminal.
+                         silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
         yield client
 
 
 def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
-    """Submit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``."""
-    from distributed import as_completed
+    """Submit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``.
+
+    A fold whose workers all died while it was theirs (Dask's ``KilledWorker``)
+    may have been a crashing learner's neighbour: it is tried again at the end,
+    alone on the cluster, where only its own crash can kill its worker; dying
+    there too makes it the fold's error.
+    """
+    from distributed import KilledWorker, as_completed
 
     from .._progress import progress
 
-    computed = lost = failed = 0
+    counts = {"computed": 0, "lost": 0, "failed": 0}
     if not todo:   # complete: no engine to start
         return 0, 0, 0, {}
-    with _client(workers, scheduler) as client:
+    with _client(workers, scheduler) as client, \
+            progress(total, "run", enabled=None if show_progress else False) as bar:
         worker_info = client.run(_machine)
-        # On every worker: a fold can run wherever a core is free, with no transfer.
-        shared = {name: client.scatter([value], hash=False, broadcast=True)[0]
-                  for name, value in data.items()}
-        futures = [client.submit(run_task, shared[t.dataset], t, pure=False,
-                                 key=f"multitest-run{run}-{i}") for i, t in enumerate(todo)]
-        with progress(total, "run", enabled=None if show_progress else False) as bar:
-            bar.update(total - len(todo))
-            for future in as_completed(futures):
-                try:
-                    row = future.result()
-                except Exception as exc:   # the engine's failure (worker lost): not stored
-                    lost += 1
-                    bar.update(failed=1)
-                    logging.getLogger("multitest").debug("fold lost: %s", exc)
+        shared = _share(client, run, data)
+
+        def submit(task, name):
+            return client.submit(run_task, shared[task.dataset], task, pure=False,
+                                 key=f"multitest-run{run}-{name}")
+
+        def commit(row):
+            store.record(row, run)
+            counts["computed"] += 1
+            counts["failed"] += row["status"] != "ok"
+            bar.update(failed=int(row["status"] != "ok"))
+
+        def lose(exc):    # the engine's failure (worker lost): not stored
+            counts["lost"] += 1
+            bar.update(failed=1)
+            logging.getLogger("multitest").debug("fold lost: %s", exc)
+
+        bar.update(total - len(todo))
+        futures = {submit(t, i): t for i, t in enumerate(todo)}
+        suspects = []
+        # The store's own faults (in commit) propagate: only the engine's are caught.
+        for future in as_completed(futures):
+            try:
+                row = future.result()
+            except KilledWorker:
+                suspects.append(futures[future])
+            except Exception as exc:
+                lose(exc)
+            else:
+                commit(row)
+            finally:
+                future.release()
+        for i, task in enumerate(suspects):
+            future = submit(task, f"alone-{i}")
+            try:
+                row = future.result()
+            except KilledWorker as exc:
+                if exc.task != future.key:
+                    lose(exc)
                     continue
-                finally:
-                    future.release()
-                store.record(row, run)
-                computed += 1
-                bad = row["status"] != "ok"
-                failed += bad
-                bar.update(failed=int(bad))
+                row = _crashed(task, exc)    # its own crash: it was alone
+            except Exception as exc:
+                lose(exc)
+                continue
+            finally:
+                future.release()
+            commit(row)
         client.run(close_fit_processes)
-    return computed, lost, failed, worker_info
+    return counts["computed"], counts["lost"], counts["failed"], worker_info
+
+
+def _share(client, run, data):
+    """``{name: future}`` of each data set, on every worker and recomputable if lost.
+
+    Not scattered: a scattered value lost with its workers cannot be recovered
+    (every fold of that data set would be lost).  A task that returns the data
+    can be run again by the scheduler, which keeps its arguments.
+    """
+    shared = {name: client.submit(_identity, value, pure=False,
+                                  key=f"multitest-run{run}-data-{i}")
+              for i, (name, value) in enumerate(data.items())}
+    # On every worker: a fold can run wherever a core is free, with no transfer.
+    client.replicate(list(shared.values()))
+    return shared
+
+
+def _identity(value):
+    return value
+
+
+def _crashed(task, exc):
+    """The store row of a fold whose process died on every worker it was tried on."""
+    return dict(zip(KEY, task.key), spec=task.spec, status="error",
+                error="the worker process died while fitting this fold, alone on the cluster "
+                      f"({type(exc).__name__}): the learner crashes its process; isolate: "
+                      "true keeps the workers safe")
 
 
 def _machine():
@@ -447,7 +591,8 @@ def _profile(measure, good, noise, experiment, datasets):
             "noise": deviation}
 
 
-def _provenance(experiment, start, run, engine, worker_info, derived, counts):
+def _provenance(experiment, start, run, engine, worker_info, derived, counts, timeout,
+                digests):
     import importlib.metadata as metadata
 
     versions = {}
@@ -468,7 +613,8 @@ def _provenance(experiment, start, run, engine, worker_info, derived, counts):
                "seed": experiment.seed, "stratified": True,
                "fold_seeds_by_replication": fold_seeds},
         "metric": experiment.metric, "repeats": experiment.repeats,
-        "timeout": experiment.timeout, "isolate": experiment.isolate, "versions": versions,
+        "timeout": timeout, "isolate": experiment.isolate,
+        "data_sha256": digests, "versions": versions,
         "client": _machine(),
         "engine": engine, "workers": worker_info, "folds": counts,
         "datasets_ranked": derived["ranked"], "datasets_dropped": derived["dropped"],

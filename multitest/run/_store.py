@@ -9,16 +9,24 @@ may lose the last few.
 
 Only the process driving the run (the Dask client) opens the store: workers
 return rows, the driver writes them.
+
+A store that cannot be opened, read or written (a symbolic link, a folder, a
+damaged or foreign file, locked by another process, read-only, a full disk
+or a file-size limit) raises :class:`~multitest._errors.OutputError`: one
+line naming the file and what to do.  Every fold committed before stays.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import time
 
 import pandas as pd
 
+from .._errors import OutputError
 from ._measure import MEASURES
 
 __all__ = ["Store", "STORE_FILE", "KEY"]
@@ -27,6 +35,44 @@ STORE_FILE = "store.sqlite"
 KEY = ("dataset", "algorithm", "replication", "fold")
 _COLUMNS = KEY + ("spec", "status", "score", "loss") + MEASURES + (
     "repeats", "error", "worker", "started", "finished", "run")
+
+#: Seconds to wait for another process's lock on the store before giving up.
+BUSY_TIMEOUT = 5
+_RUNS_COLUMNS = ("run", "started", "finished", "submitted", "completed", "info")
+
+#: What to do, by SQLite's primary error code.
+_ADVICE = {
+    "SQLITE_BUSY": "is locked by another process (another multitest run on this folder?): "
+                   "wait for it to end or use another --out",
+    "SQLITE_LOCKED": "is locked by another process (another multitest run on this folder?): "
+                     "wait for it to end or use another --out",
+    "SQLITE_READONLY": "cannot be written (a read-only file or folder): make it writable or "
+                       "use another --out",
+    "SQLITE_FULL": "cannot be written (disk full or file-size limit): free space and run the "
+                   "same command again; the folds stored so far are kept",
+    "SQLITE_IOERR": "cannot be written (disk full, file-size limit or I/O error): free space "
+                    "and run the same command again; the folds stored so far are kept",
+    "SQLITE_NOTADB": "is damaged or not a multitest store: move it away to start afresh (its "
+                     "folds are recomputed) or restore it from a copy",
+    "SQLITE_CORRUPT": "is damaged or not a multitest store: move it away to start afresh (its "
+                      "folds are recomputed) or restore it from a copy",
+    "SQLITE_CANTOPEN": "cannot be opened (a folder, or no permission to create it?): use "
+                       "another --out",
+    "SQLITE_PERM": "cannot be opened (no permission): use another --out",
+}
+
+
+@contextlib.contextmanager
+def _faults(path):
+    """SQLite's errors as one :class:`OutputError` naming the store and what to do."""
+    try:
+        yield
+    except (sqlite3.Error, pd.errors.DatabaseError) as exc:
+        cause = exc if isinstance(exc, sqlite3.Error) else exc.__cause__
+        code = (getattr(cause, "sqlite_errorname", None) or "").split("_")[:2]
+        advice = _ADVICE.get("_".join(code), "cannot be used: use another --out")
+        raise OutputError(f"{advice} (SQLite: {cause or exc})", source=path) from None
+
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS folds (
@@ -54,36 +100,75 @@ class Store:
 
     def __init__(self, path):
         self.path = path
-        self._db = sqlite3.connect(path, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        for name in (path, path + "-wal", path + "-shm"):
+            if os.path.islink(name):
+                raise OutputError("is a symbolic link; multitest opens no link in its folder: "
+                                  "replace it with the file it points to or use another --out",
+                                  source=name)
+        self._db = None
+        try:
+            with _faults(path):
+                self._db = sqlite3.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("PRAGMA synchronous=NORMAL")
+                check = self._db.execute("PRAGMA quick_check").fetchone()[0]
+                if check != "ok":
+                    raise OutputError(f"{_ADVICE['SQLITE_CORRUPT']} (SQLite: {check})",
+                                      source=path)
+                self._db.executescript(_SCHEMA)
+                self._check_schema()
+        except OutputError:
+            self._abandon()
+            raise
+
+    def _check_schema(self):
+        for table, columns in (("folds", _COLUMNS), ("runs", _RUNS_COLUMNS)):
+            found = tuple(r[1] for r in self._db.execute(f"PRAGMA table_info({table})"))
+            if found != columns:
+                raise OutputError(f"is not a store of this version of multitest (its table "
+                                  f"{table!r} has other columns): move it away or use another "
+                                  "--out", source=self.path)
 
     def close(self):
-        self._db.close()
+        if self._db is not None:
+            with _faults(self.path):
+                self._db.close()
+            self._db = None
 
     def __enter__(self):
         return self
 
+    def _abandon(self):
+        """Close after a failure: that failure is the one to report, not the close's."""
+        with contextlib.suppress(OutputError):
+            self.close()
+
     def __exit__(self, *exc):
-        self.close()
+        if exc[0] is None:
+            self.close()
+        else:
+            self._abandon()
         return False
 
     def start_run(self, submitted, info):
         """Open a run record; returns its number (stored with every fold it computes)."""
-        cursor = self._db.execute("INSERT INTO runs (started, submitted, completed, info) "
+        with _faults(self.path):
+            cursor = self._db.execute("INSERT INTO runs (started, submitted, completed, info) "
                                   "VALUES (?, ?, 0, ?)",
-                                  (time.time(), submitted, json.dumps(info, default=str)))
+                                      (time.time(), submitted,
+                                       json.dumps(info, default=str)))
         return cursor.lastrowid
 
     def finish_run(self, run, completed):
-        self._db.execute("UPDATE runs SET finished = ?, completed = ? WHERE run = ?",
-                         (time.time(), completed, run))
+        with _faults(self.path):
+            self._db.execute("UPDATE runs SET finished = ?, completed = ? WHERE run = ?",
+                             (time.time(), completed, run))
 
     def done(self):
         """``{key: (spec, status)}`` of every stored fold."""
-        rows = self._db.execute("SELECT dataset, algorithm, replication, fold, spec, status "
-                                "FROM folds")
+        with _faults(self.path):
+            rows = self._db.execute("SELECT dataset, algorithm, replication, fold, spec, "
+                                    "status FROM folds").fetchall()
         return {tuple(r[:4]): (r[4], r[5]) for r in rows}
 
     def record(self, row, run):
@@ -91,14 +176,18 @@ class Store:
         values = dict(row, run=run)
         if values.get("repeats") is not None:
             values["repeats"] = json.dumps(values["repeats"])
-        self._db.execute(f"INSERT OR REPLACE INTO folds ({', '.join(_COLUMNS)}) VALUES "
-                         f"({', '.join('?' * len(_COLUMNS))})",
-                         [values.get(c) for c in _COLUMNS])
+        with _faults(self.path):
+            self._db.execute(f"INSERT OR REPLACE INTO folds ({', '.join(_COLUMNS)}) VALUES "
+                             f"({', '.join('?' * len(_COLUMNS))})",
+                             [values.get(c) for c in _COLUMNS])
 
     def frame(self):
         """All stored folds as a DataFrame (one row per fold)."""
-        return pd.read_sql_query(f"SELECT {', '.join(_COLUMNS)} FROM folds "
-                                 "ORDER BY dataset, algorithm, replication, fold", self._db)
+        with _faults(self.path):
+            return pd.read_sql_query(f"SELECT {', '.join(_COLUMNS)} FROM folds "
+                                     "ORDER BY dataset, algorithm, replication, fold", self._db)
 
     def runs(self):
-        return pd.read_sql_query("SELECT * FROM runs ORDER BY run", self._db)
+        """Every run record (number, times, folds submitted and completed, command)."""
+        with _faults(self.path):
+            return pd.read_sql_query("SELECT * FROM runs ORDER BY run", self._db)
