@@ -325,14 +325,16 @@ def _results_input(args, settings):
 
 def _load(args, settings):
     path = _results_input(args, settings)
+    results = load_results(path, **{k: settings[k] for k in ("value", "kind",
+                                                             "higher_is_better",
+                                                             "lower_is_better")
+                                    if settings[k] is not None},
+                           allow_missing=settings.get("missing") not in (None, "error"))
     if settings["costs"] is None and settings["order"] is None and is_automl_file(path):
         settings["costs"] = "column:duration"
         _say("multitest: note: the AutoML benchmark layout: costs are the durations "
              "(--costs column:duration)", error=True)
-    return load_results(path, **{k: settings[k] for k in ("value", "kind", "higher_is_better",
-                                                          "lower_is_better")
-                                 if settings[k] is not None},
-                        allow_missing=settings.get("missing") not in (None, "error"))
+    return results
 
 
 def _cmd_rank(args):
