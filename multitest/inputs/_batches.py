@@ -6,7 +6,9 @@ allocated once for the whole file (numbers as float64, names as integer codes):
 a name column of a piece is a dictionary (its distinct names, a few, and one
 small integer per row), and only those few names are looked up, so no string
 is made per row and no table of the whole file is ever held, nor concatenated.
-Peak memory is the decoded arrays plus one piece.
+Peak memory is the decoded arrays plus one piece.  A large CSV file is cut into
+parts read at once by threads of their own (:func:`gather_csv`), each decoding
+into its rows of the same arrays (plus one piece per thread).
 """
 
 from __future__ import annotations
@@ -87,6 +89,10 @@ class BatchColumns:
         for part, offset in zip(parts, offsets):
             maps = {c: np.array([seen.setdefault(name, len(seen)) for name in part._names[c]],
                                 dtype=np.int32) for c, seen in self._names.items()}
+            if offset == self.rows and all(np.array_equal(m, np.arange(m.size))
+                                           for m in maps.values()):
+                self.rows += part.rows      # in place already (the first part)
+                continue
             for start in range(0, part.rows, chunk):
                 source = slice(offset + start, offset + min(part.rows, start + chunk))
                 target = slice(self.rows + start, self.rows + min(part.rows, start + chunk))
@@ -123,9 +129,7 @@ def gather_batches(batches, columns, estimate_rows, integer_bound=2 ** 31 - 1):
     >>> names["dataset"][0].tolist(), names["dataset"][1], numbers["fold"].tolist()
     ([0, 0, 1, 0, 0, 1], ('d1', 'd2'), [1, 2, 1, 1, 2, 1])
     """
-    out = BatchColumns([c for c, t in columns.items() if t != "name"],
-                       [c for c, t in columns.items() if t == "name"],
-                       [c for c, t in columns.items() if t == "integer"], integer_bound)
+    out = _new_columns(columns, integer_bound)
     for batch in batches:
         if out.rows == 0:
             out.reserve(int(estimate_rows(batch) * _SPARE) + batch.num_rows)
