@@ -18,8 +18,10 @@ Groups (``--only``):
   (both as fresh programs), S = 10000 x L = 100; target <= 2.5x.
 - ``curve``: ``multitest rank`` per test from 10^5 tests up to ``--max-tests``
   (default 5 x 10^7; 5 x 10^8 needs about 8 GB), including S = 100 x L = 200
-  and S = 1000 x L = 20 (the over-data-sets intervals); target: from 10^6
-  tests up, every size within 1.5x of the median time per test.
+  and S = 1000 x L = 20 (the over-data-sets intervals), each size alternated
+  with a bare ``pandas.read_csv`` of the same file (medians; the ratio shows
+  the load of the minute); target: from 10^6 tests up, every size within
+  1.5x of the median time per test.
 - ``report``: ``--format svg --report`` at S = 1000 x L = 20 against the same
   ``rank`` without figures; target <= 5x.
 
@@ -193,35 +195,46 @@ def e2e(workdir, runs, quick):
         peaks.append(result["peak_mb"])
         return result["wall_s"]
 
-    def pandas():
-        return timed_command([sys.executable, "-c", "import sys, pandas; "
-                              "pandas.read_csv(sys.argv[1])", csv])["wall_s"]
-    a, b = _alternate(ours, pandas, runs)
+    a, b = _alternate(ours, lambda: _pandas_read(csv), runs)
     _row(f"rank end to end S={S} L={L}", "multitest rank", a, "pandas.read_csv", b,
          "<= 2.5x", a <= 2.5 * b, f"peak {max(peaks):.0f} MB; both fresh programs")
 
 
+def _pandas_read(csv):
+    return timed_command([sys.executable, "-c", "import sys, pandas; "
+                          "pandas.read_csv(sys.argv[1])", csv])["wall_s"]
+
+
 def curve(workdir, runs, quick, max_tests):
+    """Per test cost of ``multitest rank`` by size, each size alternated with a bare
+    ``pandas.read_csv`` of the same file (so that the load of the minute shows)."""
     sizes = [(20, 100), (100, 100), (1000, 20), (100, 200), (1000, 100), (100, 300),
-             (2000, 100), (10000, 100), (100000, 100)]
+             (2000, 100), (10000, 100), (20000, 100), (100000, 100)]
     rows = []
     for S, L in sizes:
         tests = S * L * (L - 1) // 2
         if tests > (1e6 if quick else max_tests):
             continue
         csv, order = _csv(workdir, S, L)
-        walls = [_rank(csv, order, workdir / "out")["wall_s"] for _ in range(runs)]
-        rows.append((S, L, tests, median(walls)))
+        wall, reference = _alternate(lambda: _rank(csv, order, workdir / "out")["wall_s"],
+                                     lambda: _pandas_read(csv), runs)
+        rows.append((S, L, tests, wall, reference))
         if S * L > 2e5:
             csv.unlink()
-    judged = [wall / tests for S, L, tests, wall in rows if tests >= 1e6]
+            csv.with_suffix(".order").unlink()
+    judged = [wall / tests for S, L, tests, wall, _ in rows if tests >= 1e6]
     middle = median(judged) if judged else float("nan")
-    for S, L, tests, wall in rows:
+    for S, L, tests, wall, reference in rows:
         per = wall / tests
         mark = "" if tests < 1e6 or QUICK else ("  within 1.5x" if per <= 1.5 * middle
                                        else "  NOT within 1.5x")
         print(f"curve S={S:<6} L={L:<5} {tests:>12,} tests {wall:8.2f} s "
-              f"{1e9 * per:9.1f} ns/test{mark}", flush=True)
+              f"{1e9 * per:9.1f} ns/test{mark}  | pandas.read_csv {reference:7.2f} s, "
+              f"ratio {wall / reference:5.2f}x", flush=True)
+    if judged:
+        print(f"curve: median {1e9 * middle:.1f} ns/test from 10^6 tests; largest / median "
+              f"{max(judged) / middle:.2f}x, smallest / median {min(judged) / middle:.2f}x",
+              flush=True)
 
 
 def report(workdir, runs, quick):

@@ -13,7 +13,10 @@ from multitest import InputError, load_results
 from multitest.inputs import _results as results
 
 pa = pytest.importorskip("pyarrow")
-from multitest.inputs._batches import gather_batches  # noqa: E402
+import pyarrow.csv as pcsv  # noqa: E402
+
+from multitest.inputs import _batches  # noqa: E402
+from multitest.inputs._batches import gather_batches, gather_csv  # noqa: E402
 
 ROLES = {"dataset": "name", "algorithm": "name", "fold": "integer", "error": "number"}
 
@@ -85,6 +88,112 @@ def test_parquet_row_groups_read_piece_by_piece_as_the_csv(tmp_path, monkeypatch
     np.testing.assert_array_equal(got.errors, want.errors)
     assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
     assert got.datasets[0] == frame["dataset"].iloc[0]
+
+
+CSV_TYPES = {"dataset": pa.dictionary(pa.int32(), pa.string()),
+             "algorithm": pa.dictionary(pa.int32(), pa.string()), "fold": pa.int32(),
+             "error": pa.float64()}
+
+
+def _gather_csv(path, parts, block_size=512):
+    convert = pcsv.ConvertOptions(include_columns=list(ROLES), column_types=CSV_TYPES)
+    return gather_csv(path, pcsv.ReadOptions(block_size=block_size), convert, ROLES,
+                      lambda first: 10, 10 ** 9, parts=parts)
+
+
+def _shuffled_frame(n, seed):
+    # Names first appear in every part, at random places; lengths vary by line.
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"dataset": rng.choice([f"d{'x' * (i % 7)}{i}" for i in range(60)], n),
+                         "algorithm": rng.choice(["a", "bb", "c c", "zz"], n),
+                         "fold": rng.integers(-5, 5, n).astype(np.int32),
+                         "error": rng.uniform(0, 1, n).round(6)})
+
+
+@pytest.mark.parametrize("parts", [2, 3, 7])
+def test_csv_parts_read_at_once_give_the_codes_and_numbers_of_the_whole_file(
+        tmp_path, parts):
+    # Reference: pandas.factorize of the whole column; the file read as one part.
+    frame = _shuffled_frame(3000, parts)
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    numbers, names = _gather_csv(path, parts)
+    one_numbers, one_names = _gather_csv(path, 1)
+    for column in ("dataset", "algorithm"):
+        codes, uniques = pd.factorize(frame[column])
+        np.testing.assert_array_equal(names[column][0], codes)
+        assert names[column][1] == tuple(uniques) == one_names[column][1]
+    for column in ("fold", "error"):
+        np.testing.assert_array_equal(numbers[column], frame[column])
+        np.testing.assert_array_equal(numbers[column], one_numbers[column])
+
+
+def test_csv_parts_fall_back_to_one_part_on_a_quote_or_too_many_rows(tmp_path, monkeypatch):
+    frame = _shuffled_frame(2000, 1)
+    quoted = tmp_path / "q.csv"
+    frame.assign(dataset=frame["dataset"] + ",x").to_csv(quoted, index=False)   # "d1,x"
+    calls = []
+    real = _batches._gather_parts
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+    monkeypatch.setattr(_batches, "_gather_parts", counted)
+    retried = []
+    monkeypatch.setattr(_batches, "gather_batches",
+                        lambda *a, **k: retried.append(1) or gather_batches(*a, **k))
+    plain = tmp_path / "p.csv"
+    frame.to_csv(plain, index=False)
+    for path, want in ((quoted, frame.assign(dataset=frame["dataset"] + ",x")),
+                       (plain, frame)):
+        if path == plain:   # room kept for 10 rows a part: more rows than that
+            monkeypatch.setattr(_batches, "_room", lambda name, start, stop: 10)
+        calls.clear(), retried.clear()
+        numbers, names = _gather_csv(path, 3)
+        assert calls == retried == [1]    # tried in parts, then read as one
+        codes, uniques = pd.factorize(want["dataset"])
+        np.testing.assert_array_equal(names["dataset"][0], codes)
+        assert names["dataset"][1] == tuple(uniques)
+        np.testing.assert_array_equal(numbers["error"], want["error"])
+
+
+def test_a_bad_row_in_a_later_part_is_raised(tmp_path):
+    frame = _shuffled_frame(2000, 4)
+    path = tmp_path / "r.csv"
+    text = frame.to_csv(index=False).splitlines()
+    text[1900] += ",extra"
+    path.write_text("\n".join(text) + "\n")
+    with pytest.raises(pa.ArrowInvalid):
+        _gather_csv(path, 3)
+
+
+def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monkeypatch):
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({
+        "dataset": np.repeat([f"d{s}" for s in range(50)], 40),
+        "algorithm": np.tile(np.repeat(["a", "b", "c", "d"], 10), 50),
+        "replication": np.tile(np.arange(10) // 2 + 1, 200),
+        "fold": np.tile(np.arange(10) % 2 + 1, 200),
+        "error": rng.uniform(0.1, 0.3, 2000).round(5)}).sample(frac=1.0, random_state=1)
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    monkeypatch.setattr(_batches, "PART_BYTES", 4096)
+    monkeypatch.setattr(_batches, "MAX_PARTS", 5)
+    monkeypatch.setattr(_batches.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 2048)
+    parts = []
+    real = _batches._gather_parts
+    monkeypatch.setattr(_batches, "_gather_parts",
+                        lambda *a, **k: parts.append(len(a[2])) or real(*a, **k))
+    monkeypatch.setattr(results, "_read", lambda name: pytest.fail("text path used"))
+    got = load_results(path)
+    assert parts == [5]
+    monkeypatch.undo()
+    for name in ("_read_arrow", "_read_pandas"):
+        monkeypatch.setattr(results, name, lambda name, columns, kind: None)
+    want = load_results(path)
+    np.testing.assert_array_equal(got.errors, want.errors)
+    assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
 
 
 def _partitioned(tmp_path, frame, files):

@@ -26,6 +26,8 @@ _CHUNK_ELEMENTS = 1 << 19
 _MAX_THREADS = 4
 # Data sets per thread from which the 5x2 cv tests run (pair, data set) blocks.
 _WIDE_DATASETS = 32
+# Errors of the data sets decided in one call on the decisions-only path (16 MB).
+_JOINED_ELEMENTS = 1 << 21
 # Up to this many tests stage 1 keeps its statistics and p-values (16 MB; more and
 # the decisions-only path, about twice as fast per test, is worth the recomputing);
 # above, only the decisions, and the rest is recomputed on access (LazyRows).
@@ -279,7 +281,7 @@ class _Stage1:
         for s0, s1, i0, i1, _ in part:
             rows = merged.setdefault((s0 + offset, s1 + offset), [i0, i1])
             rows[0], rows[1] = min(rows[0], i0), max(rows[1], i1)
-        for (s0, s1), (i0, i1) in merged.items():
+        for s0, s1, i0, i1 in _joined(merged, _JOINED_ELEMENTS // self.errors[0].size):
             override[s0:s1, self.start[i0]:self.start[i1]] = self.test.all_pairs_decision(
                 self._in_prior(s0, s1), alpha, (i0, i1), mean_in_prior[s0:s1])
 
@@ -416,6 +418,20 @@ def _work(S, L, F, start, threads, fold_major):
     threads = max(1, min(threads, len(blocks)))
     bounds = np.linspace(0, len(blocks), threads + 1).round().astype(int)
     return [blocks[b0:b1] for b0, b1 in zip(bounds[:-1].tolist(), bounds[1:].tolist())]
+
+
+def _joined(ranges, most):
+    """``(s0, s1, i0, i1)``: the ``{(s0, s1): [i0, i1]}`` of consecutive data sets with
+    the same positions joined, at most ``most`` data sets each (one call of a few
+    products, not one per data set: each call costs a BLAS start on a loaded machine)."""
+    joined = []
+    for (s0, s1), (i0, i1) in ranges.items():
+        last = joined[-1] if joined else None
+        if last and last[1] == s0 and last[2:] == [i0, i1] and s1 - last[0] <= most:
+            last[1] = s1
+        else:
+            joined.append([s0, s1, i0, i1])
+    return [tuple(j) for j in joined]
 
 
 def _position_ranges(L, per_pair, start):

@@ -6,10 +6,15 @@ allocated once for the whole file (numbers as float64, names as integer codes):
 a name column of a piece is a dictionary (its distinct names, a few, and one
 small integer per row), and only those few names are looked up, so no string
 is made per row and no table of the whole file is ever held, nor concatenated.
-Peak memory is the decoded arrays plus one piece.
+Peak memory is the decoded arrays plus one piece.  A large CSV file is cut into
+parts read at once by threads of their own (:func:`gather_csv`), each decoding
+into its rows of the same arrays (plus one piece per thread).
 """
 
 from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -37,12 +42,14 @@ class BatchColumns:
         self._integer_bound = min(integer_bound, 2 ** 31 - 1)
         self._names = {c: {} for c in name_columns}
         self.numbers, self.names, self.rows = {}, {}, 0
-        self._capacity = 0
+        self._capacity, self._fixed = 0, False
 
     def reserve(self, rows):
         """Allocate (or grow to) room for ``rows`` rows."""
         if rows <= self._capacity:
             return
+        if self._fixed:
+            raise _Retry   # rows of a part: more than room was kept for
         for column, dtype in self._numeric.items():
             self.numbers[column] = _grown(self.numbers.get(column), rows, dtype)
         for column in self._names:
@@ -61,6 +68,40 @@ class BatchColumns:
         for column, seen in self._names.items():
             _codes(batch.column(column), seen, self.names[column][rows])
         self.rows += n
+
+    def rows_from(self, offset, capacity):
+        """A :class:`BatchColumns` writing into rows ``offset`` to ``offset + capacity``
+        of these arrays (reserved), with names coded on their own (see :meth:`join`)."""
+        part = BatchColumns([], [])
+        part._numeric, part._integer_bound = self._numeric, self._integer_bound
+        part._names = {c: {} for c in self._names}
+        rows = slice(offset, offset + capacity)
+        part.numbers = {c: a[rows] for c, a in self.numbers.items()}
+        part.names = {c: a[rows] for c, a in self.names.items()}
+        part._capacity, part._fixed = capacity, True
+        return part
+
+    def join(self, parts, offsets):
+        """Take in the rows of ``parts`` (:meth:`rows_from` at ``offsets``, in file order):
+        their name codes become codes of the whole (order of first appearance) and
+        their rows are moved up against each other."""
+        chunk = 2 ** 20
+        for part, offset in zip(parts, offsets):
+            maps = {c: np.array([seen.setdefault(name, len(seen)) for name in part._names[c]],
+                                dtype=np.int32) for c, seen in self._names.items()}
+            if offset == self.rows and all(np.array_equal(m, np.arange(m.size))
+                                           for m in maps.values()):
+                self.rows += part.rows      # in place already (the first part)
+                continue
+            for start in range(0, part.rows, chunk):
+                source = slice(offset + start, offset + min(part.rows, start + chunk))
+                target = slice(self.rows + start, self.rows + min(part.rows, start + chunk))
+                for column, array in self.numbers.items():
+                    if target != source:
+                        array[target] = array[source]   # overlap: numpy copies first
+                for column, array in self.names.items():
+                    array[target] = maps[column][array[source]]
+            self.rows += part.rows
 
     def finish(self):
         """Trim the arrays to the rows read; ``(numbers, names)``."""
@@ -88,9 +129,7 @@ def gather_batches(batches, columns, estimate_rows, integer_bound=2 ** 31 - 1):
     >>> names["dataset"][0].tolist(), names["dataset"][1], numbers["fold"].tolist()
     ([0, 0, 1, 0, 0, 1], ('d1', 'd2'), [1, 2, 1, 1, 2, 1])
     """
-    out = BatchColumns([c for c, t in columns.items() if t != "name"],
-                       [c for c, t in columns.items() if t == "name"],
-                       [c for c, t in columns.items() if t == "integer"], integer_bound)
+    out = _new_columns(columns, integer_bound)
     for batch in batches:
         if out.rows == 0:
             out.reserve(int(estimate_rows(batch) * _SPARE) + batch.num_rows)
@@ -154,3 +193,168 @@ def _codes(array, seen, out):
     for index in pd.unique(indices[starts]):
         mapping[index] = seen.setdefault(local[index], len(seen))
     np.take(mapping, indices, out=out, mode="clip")   # "raise" would buffer
+
+
+#: Smallest part of a CSV file read by a thread of its own (bytes).
+PART_BYTES = 32 * 2 ** 20
+#: Most parts a CSV file is split into (the first is read by the calling thread).
+MAX_PARTS = 4
+#: Room kept beyond a part's estimated rows (its rows estimated from its first bytes).
+_PART_SPARE = 1.1
+
+
+class _Retry(Exception):
+    """A part of a CSV file cut at line ends held a quote (a cut may have fallen inside
+    a quoted field) or more rows than room was kept for: read the file as one part."""
+
+
+def gather_csv(name, read_options, convert_options, columns, estimate_rows,
+               integer_bound=2 ** 31 - 1, parts=None):
+    """:func:`gather_batches` of a CSV file read in up to ``parts`` parts at once.
+
+    The file is cut at line ends into parts of at least :data:`PART_BYTES`
+    (``parts`` given: of any size); each part is parsed by pyarrow and decoded
+    by a thread of its own straight into its rows of the arrays of the whole
+    file, at an offset estimated from the lengths of its first lines with room
+    to spare (unused pages cost no memory); then each part's name codes are
+    mapped to the codes of the whole file (names in order of first appearance,
+    as read in one go) and the parts moved together.  A file holding a quote
+    character, or a part with more rows than room was kept for, is read again
+    as one part.  pyarrow's errors (``ArrowInvalid``: a ragged row, a bad
+    number) and the decoding's ``LookupError`` come out as they are.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> import pyarrow as pa, pyarrow.csv as pcsv
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> rows = "".join(f"d{i // 4},a{i % 3},{i}\\n" for i in range(12))
+    >>> _ = open(path, "w").write("dataset,algorithm,error\\n" + rows)
+    >>> types = {"dataset": pa.dictionary(pa.int32(), pa.string()),
+    ...          "algorithm": pa.dictionary(pa.int32(), pa.string()), "error": pa.float64()}
+    >>> numbers, names = gather_csv(path, pcsv.ReadOptions(block_size=64),
+    ...     pcsv.ConvertOptions(column_types=types),
+    ...     {"dataset": "name", "algorithm": "name", "error": "number"}, lambda b: 12, parts=3)
+    >>> names["algorithm"][0].tolist(), names["algorithm"][1], numbers["error"][-3:].tolist()
+    ([0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2], ('a0', 'a1', 'a2'), [9.0, 10.0, 11.0])
+    """
+    import pyarrow.csv as pcsv
+
+    size = os.path.getsize(name)
+    smallest = PART_BYTES if parts is None else 1
+    parts = min(MAX_PARTS, os.cpu_count() or 1) if parts is None else parts
+    header, cuts = _cuts(name, size, parts, smallest)
+    if cuts:
+        try:
+            return _gather_parts(name, header, [0] + cuts, size, read_options,
+                                 convert_options, columns, integer_bound)
+        except _Retry:
+            pass
+    return gather_batches(pcsv.open_csv(name, read_options=read_options,
+                                        convert_options=convert_options),
+                          columns, estimate_rows, integer_bound)
+
+
+def _new_columns(columns, integer_bound):
+    return BatchColumns([c for c, t in columns.items() if t != "name"],
+                        [c for c, t in columns.items() if t == "name"],
+                        [c for c, t in columns.items() if t == "integer"], integer_bound)
+
+
+def _gather_parts(name, header, starts, size, read_options, convert_options, columns,
+                  integer_bound):
+    """:func:`gather_csv` of the parts starting at ``starts`` (bytes), one thread each."""
+    import pyarrow.csv as pcsv
+
+    # One thread per part: pyarrow's own threads would only add their overhead.
+    first = pcsv.ReadOptions(block_size=read_options.block_size, use_threads=False)
+    later = pcsv.ReadOptions(block_size=read_options.block_size, column_names=header,
+                             use_threads=False)
+    bounds = list(zip(starts, starts[1:] + [size]))
+    room = [_room(name, start, stop) for start, stop in bounds]
+    offsets = np.concatenate(([0], np.cumsum(room)))
+    whole = _new_columns(columns, integer_bound)
+    whole.reserve(int(offsets[-1]))
+    quoted = [False] * len(bounds)
+
+    def part(i):
+        source = _Range(name, *bounds[i], quoted, i)
+        try:
+            out = whole.rows_from(int(offsets[i]), room[i])
+            for batch in pcsv.open_csv(source, read_options=later if i else first,
+                                       convert_options=convert_options):
+                out.add(batch)
+            return out
+        finally:
+            source.close()
+
+    with ThreadPoolExecutor(len(bounds) - 1, thread_name_prefix="multitest-csv") as pool:
+        held = [pool.submit(part, i) for i in range(1, len(bounds))]
+        try:
+            done = [part(0)] + [future.result() for future in held]
+        except Exception:
+            if any(quoted):
+                raise _Retry from None
+            raise
+        finally:
+            for future in held:
+                future.cancel()
+    if any(quoted):
+        raise _Retry
+    whole.join(done, offsets)
+    return whole.finish()
+
+
+def _room(name, start, stop):
+    """Rows to keep for the part ``[start, stop)`` of a file: its length over the mean
+    length of the lines of its first 64 kB, with room to spare."""
+    with open(name, "rb") as handle:
+        handle.seek(start)
+        sample = handle.read(min(stop - start, 2 ** 16))
+    lines = max(1, sample.count(b"\n"))
+    return int((stop - start) / (len(sample) / lines) * _PART_SPARE) + 1024
+
+
+def _cuts(name, size, parts, smallest):
+    """``(header names, [byte offsets of the starts of parts 2, 3, ...])``: each just
+    after a line end, parts of at least ``smallest`` bytes; ``(None, [])`` for one part."""
+    if parts < 2 or size < 2 * smallest:
+        return None, []
+    parts = min(parts, size // smallest)
+    with open(name, "rb") as handle:
+        first = handle.readline()
+        if b'"' in first:
+            return None, []
+        cuts = []
+        for k in range(1, parts):
+            handle.seek(max(size * k // parts, len(first)))
+            handle.readline()               # to the next line end
+            where = handle.tell()
+            if where < size and (not cuts or where > cuts[-1]):
+                cuts.append(where)
+    header = first.decode("utf-8-sig").rstrip("\r\n").split(",")
+    return header, cuts
+
+
+class _Range:
+    """A read-only file object over bytes ``[start, stop)`` of a file; notes in
+    ``quoted[index]`` whether a quote character passed."""
+
+    def __init__(self, name, start, stop, quoted, index):
+        self._handle = open(name, "rb")
+        self._handle.seek(start)
+        self._left = stop - start
+        self._quoted, self._index = quoted, index
+        self.closed = False
+
+    def read(self, n=-1):
+        n = self._left if n is None or n < 0 else min(n, self._left)
+        data = self._handle.read(n)
+        self._left -= len(data)
+        if b'"' in data:
+            self._quoted[self._index] = True
+        return data
+
+    def close(self):
+        self._handle.close()
+        self.closed = True

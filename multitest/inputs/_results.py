@@ -23,7 +23,7 @@ from .._errors import InputError, MultitestError, abbreviate
 from .._format import restore_cell
 from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
-from ._batches import gather_batches
+from ._batches import gather_batches, gather_csv
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
@@ -413,11 +413,11 @@ def _read_arrow(name, columns, kind, missing_ok=False):
         # Every type given: inferring one keeps the text of the column.
         types = {c: pa.dictionary(pa.int32(), pa.string()) if r == "name" else
                  pa.int32() if r == "integer" else pa.float64() for c, r in roles.items()}
-        reader = pa.csv.open_csv(name, read_options=read, convert_options=(
-            pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
-                                  strings_can_be_null=False, quoted_strings_can_be_null=False)))
-        return gather_batches(reader, roles, lambda first: blocks * first.num_rows,
-                              MAX_FOLD_NUMBER)
+        convert = pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
+                                        strings_can_be_null=False,
+                                        quoted_strings_can_be_null=False)
+        return gather_csv(name, read, convert, roles, lambda first: blocks * first.num_rows,
+                          MAX_FOLD_NUMBER)
 
     with progress(2, "reading") as bar:
         try:
