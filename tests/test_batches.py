@@ -190,7 +190,7 @@ def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monk
     assert parts == [5]
     monkeypatch.undo()
     for name in ("_read_arrow", "_read_pandas"):
-        monkeypatch.setattr(results, name, lambda name, columns, kind: None)
+        monkeypatch.setattr(results, name, lambda *args: None)
     want = load_results(path)
     np.testing.assert_array_equal(got.errors, want.errors)
     assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
