@@ -132,6 +132,13 @@ def _parser():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_options(rank_parser, "rank")
     _add_quiet(rank_parser, default=argparse.SUPPRESS)
+    cluster = rank_parser.add_argument_group("on a Dask cluster (the 'run' extra; a folder of "
+                                             "Parquet files partitioned by data set, --out)")
+    cluster.add_argument("--workers", type=int, metavar="N",
+                         help="rank each file in a task on a local cluster of N processes "
+                         "(127.0.0.1)")
+    cluster.add_argument("--scheduler", metavar="tcp://HOST:PORT",
+                         help="rank each file in a task on an existing Dask scheduler")
     stab = sub.add_parser("stability", help="how stable the final order is (bootstrap, alpha, "
                           "cost profiles)", description="Resample the data sets with "
                           "replacement and rerun the second pass; compare alphas and profiles.",
@@ -340,6 +347,8 @@ def _load(args, settings):
 def _cmd_rank(args):
     settings = _settings(args, "rank")
     _needs_out(settings, "rank")
+    if args.workers is not None or args.scheduler is not None:
+        return _rank_on_cluster(args, settings)
     start = time.perf_counter()
     results = _load(args, settings)
     ranking = rank(results, _profile(settings),
@@ -350,6 +359,36 @@ def _cmd_rank(args):
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"])
     _print_summary(ranking, settings["out"], elapsed)
+    return 0
+
+
+def _rank_on_cluster(args, settings):
+    """``multitest rank --workers N`` / ``--scheduler ADDRESS`` (:mod:`multitest.run`)."""
+    from .engine._settings import Settings
+    from .run._rank_cluster import rank_on_cluster
+
+    if args.workers is not None and args.scheduler is not None:
+        raise MultitestError("give --workers or --scheduler, not both")
+    if args.workers is not None and args.workers < 1:
+        raise MultitestError(f"--workers: at least 1, got {args.workers}")
+    if not settings["out"]:
+        raise MultitestError("--workers and --scheduler write the run into a folder: give --out")
+    selection = [o.cli_flags[-1] for o in options_of("rank", ("selection",)) if settings[o.key]]
+    if selection:
+        raise MultitestError(f"{selection[0]}: not with --workers/--scheduler (rank a folder "
+                             "holding only the data sets and algorithms to rank)")
+    start = time.perf_counter()
+    _results_input(args, settings)
+    load_options = {k: settings[k] for k in ("value", "kind", "higher_is_better",
+                                             "lower_is_better") if settings[k] is not None}
+    formats, report = settings["format"], settings["report"]
+    ranking = rank_on_cluster(
+        settings["results"], _profile(settings), settings["out"],
+        settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),
+        workers=args.workers, scheduler=args.scheduler, load_options=load_options,
+        extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
+        inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"])
+    _print_summary(ranking, settings["out"], time.perf_counter() - start)
     return 0
 
 
