@@ -96,11 +96,13 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
                      inputs=run_inputs(folder, profile, [*parts, *inputs])) as staging:
         os.mkdir(os.path.join(staging, PAIRWISE_FILE))
         with _client(workers, scheduler) as client:
-            head = client.submit(_algorithms, parts[0], options, pure=False).result()
-            futures = [client.submit(_part_task, k, part, head, profile, settings, options,
-                                     staging, pure=False, retries=TASK_RETRIES)
+            head = client.submit(_answer, _algorithms, parts[0], options, pure=False).result()
+            _raise_errors([head])
+            futures = [client.submit(_answer, _part_task, k, part, head, profile, settings,
+                                     options, staging, pure=False, retries=TASK_RETRIES)
                        for k, part in enumerate(parts)]
             answers = client.gather(futures)
+            _raise_errors(answers)
         _remove_leftovers(os.path.join(staging, PAIRWISE_FILE), len(parts))
         where, ranking = _ranking(folder, parts, answers, head, profile, settings, staging)
         write_run_files(ranking, staging, extra=None if extra is None else extra(ranking),
@@ -122,6 +124,21 @@ def _algorithms(part, options):
     """The algorithms of the first part, in order of first appearance (the order of a
     single-process run: its first data set names every algorithm)."""
     return load_results(part, **options).algorithms
+
+
+def _answer(task, *args):
+    """``task(*args)``, or the :class:`~multitest.MultitestError` it raised as the answer:
+    a fault of the input is said once by the client, not retried nor logged by Dask."""
+    try:
+        return task(*args)
+    except MultitestError as exc:
+        return exc
+
+
+def _raise_errors(answers):
+    for answer in answers:
+        if isinstance(answer, MultitestError):
+            raise answer
 
 
 def _part_task(k, part, algorithms, profile, settings, options, staging):
