@@ -140,6 +140,22 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitione
     _same_run(out, folder / "single")
 
 
+def test_a_small_run_lists_its_pairs_as_one_process_does(tmp_path):
+    # 6 data sets x 8 algorithms (168 tests): pairwise.csv and the pairs inline, no parts.
+    frame = long_frame(make_errors(6, 8, 1))
+    (tmp_path / "in").mkdir()
+    for k, chunk in enumerate((["ds0000", "ds0001", "ds0002"], ["ds0003", "ds0004", "ds0005"])):
+        frame[frame["dataset"].isin(chunk)].to_parquet(tmp_path / "in" / f"{k}.parquet",
+                                                       index=False)
+    argv = ["rank", str(tmp_path / "in"), "--order", ",".join(cost_order(8, 1))]
+    for out, extra in (("single", []), ("workers", ["--workers", "2"])):
+        run = _cli(argv + ["--out", str(tmp_path / out), *extra])
+        assert run.returncode == 0, run.stderr
+    hashes = _hashes(tmp_path / "workers")
+    assert "pairwise.csv" in hashes and not (tmp_path / "workers" / "pairwise.npz").exists()
+    assert hashes == _hashes(tmp_path / "single")
+
+
 @pytest.mark.parametrize("split", ["whole in both", "half in each"])
 def test_a_data_set_in_two_files_is_refused_in_one_line(split, tmp_path):
     frame = long_frame(make_errors(4, 3, 0))

@@ -30,6 +30,7 @@ from ..engine._ranking import (_unused_costs_note, per_dataset_stage, rank_datas
 from ..engine._settings import check_for_results
 from ..engine._stage1 import PairwiseTable
 from ..inputs._results import Results, load_results, parquet_parts
+from ..outputs._json import INLINE_PAIRS_LIMIT
 from ..outputs._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_arrays
 from ..outputs._transaction import transaction
 from ..outputs._write import run_inputs, run_manifest, write_run_files
@@ -167,7 +168,7 @@ def _part_task(k, part, algorithms, profile, settings, options, staging):
             "order": np.array([[index[a] for a in r.order] for r in per_dataset], np.int32),
             "cost_ties": [r.cost_ties for r in per_dataset],
             "mean_errors": table.mean_errors,
-            "override": np.packbits(table.override, axis=None)}
+            "override": np.packbits(table.override, axis=1)}
 
 
 def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
@@ -178,26 +179,32 @@ def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
     P = L * (L - 1) // 2
     first, second = np.triu_indices(L, k=1)
     S = len(datasets)
-    override = np.concatenate([
-        np.unpackbits(a["override"], count=len(a["datasets"]) * P).astype(bool).reshape(-1, P)
-        for a in answers])
+    override = _BitRows(np.concatenate([a["override"] for a in answers]), P)
     prior = np.concatenate([a["prior"] for a in answers]).astype(np.intp)
     mean_errors = np.concatenate([a["mean_errors"] for a in answers])
     where = _Parts(os.path.join(staging, PAIRWISE_FILE),
                    np.cumsum([0] + [len(a["datasets"]) for a in answers]))
+    F = answers[0]["replications"] * answers[0]["folds_per_replication"]
+    errors = _PartRows(where, (S, L, F), None)
     statistic, pvalue = (_PartRows(where, (S, P), column) for column in ("statistic", "pvalue"))
     adjusted = pvalue if settings.correction == "none" else \
         _PartRows(where, (S, P), "pvalue_adjusted")
-    for array in (override, prior, mean_errors):
+    if S * P <= INLINE_PAIRS_LIMIT:
+        # A small run lists its pairs and its parts are removed: its tests are held here.
+        errors = np.concatenate([errors[s][None] for s in range(S)])
+        pairs = read_pairwise(where.folder)
+        statistic, pvalue, adjusted = (pairs[c].to_numpy().reshape(S, P) for c in
+                                       ("statistic", "pvalue", "pvalue_adjusted"))
+        override = pairs["override"].to_numpy().reshape(S, P)
+    for array in (prior, mean_errors):
         array.setflags(write=False)
     table = PairwiseTable(prior=prior, first=first, second=second, statistic=statistic,
                           pvalue=pvalue, pvalue_adjusted=adjusted, override=override,
                           mean_errors=mean_errors)
     head = answers[0]
     notes = tuple(dict.fromkeys(n for a in answers for n in a["notes"]))
-    # The per-fold errors stay in the parts: the client reads a data set's on access.
-    F = head["replications"] * head["folds_per_replication"]
-    results = Results(errors=_PartRows(where, (S, L, F), None), datasets=tuple(datasets),
+    # The per-fold errors stay in the parts (a large run): read a data set's on access.
+    results = Results(errors=errors, datasets=tuple(datasets),
                       algorithms=tuple(algorithms), replications=head["replications"],
                       folds_per_replication=head["folds_per_replication"], has_folds=True,
                       source=folder, notes=notes)
@@ -244,6 +251,43 @@ class _Parts:
         """``(part file, row in it)`` of data set ``s``."""
         k = int(np.searchsorted(self._starts, s, side="right")) - 1
         return os.path.join(self.folder, f"part-{k:05d}.npz"), s - int(self._starts[k])
+
+
+class _BitRows:
+    """The ``(S, P)`` override decisions of a cluster run, kept as bits (one eighth of
+    the booleans: 124 MB at 10^9 tests); a data set's row is unpacked on access."""
+
+    ndim = 2
+    dtype = np.dtype(bool)
+
+    def __init__(self, packed, P):
+        self._packed, self.shape = packed, (packed.shape[0], P)
+        self._counts = None
+
+    @property
+    def size(self):
+        return self.shape[0] * self.shape[1]
+
+    def __len__(self):
+        return self.shape[0]
+
+    def setflags(self, write):
+        if write:
+            raise ValueError("the results of a cluster run are read-only")
+
+    def __getitem__(self, key):
+        row_key, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        if not isinstance(row_key, (int, np.integer)) or len(rest) > 1:
+            raise TypeError("the decisions of a cluster run are read one data set at a time")
+        row = np.unpackbits(self._packed[row_key], count=self.shape[1]).view(bool)
+        return row[rest[0]] if rest else row
+
+    def sum(self):
+        """The number of overrides in all (the bits set)."""
+        if self._counts is None:
+            self._counts = sum(int(np.unpackbits(self._packed[s0:s0 + 4096]).sum())
+                               for s0 in range(0, self.shape[0], 4096))
+        return self._counts
 
 
 class _PartRows:
