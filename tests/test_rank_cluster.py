@@ -182,6 +182,10 @@ def test_a_data_set_in_two_files_is_refused_in_one_line(split, tmp_path):
     (["--workers", "2"], "give --out"),
     (["--workers", "0", "--out", "o"], "at least 1"),
     (["--workers", "1", "--scheduler", "tcp://127.0.0.1:1", "--out", "o"], "not both"),
+    (["--workers", "1", "--datasets", "ds0001,ds0002", "--out", "o"], "--datasets: not with"),
+    (["--workers", "1", "--missing", "drop", "--out", "o"], "is not run on a cluster"),
+    (["--workers", "1", "--test", "bayes-correlated-t", "--correction", "none", "--out", "o"],
+     "is not run on a cluster"),
 ])
 def test_cluster_options_are_checked(partitioned, extra, message):
     folder, argv, _ = partitioned

@@ -79,7 +79,7 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     ------
     MultitestError
         A folder without Parquet files, a data set in two files, parts naming other
-        algorithms, a Bayesian stage-1 test or a score matrix.
+        algorithms, a Bayesian stage-1 test, a missing-result policy or a score matrix.
     """
     require_extra()
     parts = parquet_parts(folder)
@@ -89,6 +89,9 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     if settings.pairwise_test.bayesian:
         raise MultitestError(f"`test`: {settings.pairwise_test.name!r} is not run on a "
                              "cluster (Bayesian stage 1); leave out --workers/--scheduler")
+    if settings.missing != "error":
+        raise MultitestError(f"`missing`: {settings.missing!r} is not run on a cluster (every "
+                             "result must be present); leave out --workers/--scheduler")
     profile = resolve_profile(costs, folder)
     settings = dataclasses.replace(settings, costs=profile.name,
                                    test=settings.pairwise_test.name)
