@@ -29,7 +29,10 @@ __all__ = ["main"]
 
 #: Every key of a settings file that is not an option of the stability analysis itself
 #: (those have their own entries in its manifest).
-_ANALYSIS_KEYS = tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"))
+#: Where ``rank`` runs, not what it computes (not among a stability run's settings).
+_CLUSTER_KEYS = ("workers", "scheduler")
+_ANALYSIS_KEYS = tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"
+                                     and o.key not in _CLUSTER_KEYS))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -132,13 +135,6 @@ def _parser():
         formatter_class=argparse.RawDescriptionHelpFormatter)
     _add_options(rank_parser, "rank")
     _add_quiet(rank_parser, default=argparse.SUPPRESS)
-    cluster = rank_parser.add_argument_group("on a Dask cluster (the 'run' extra; a folder of "
-                                             "Parquet files partitioned by data set, --out)")
-    cluster.add_argument("--workers", type=int, metavar="N",
-                         help="rank each file in a task on a local cluster of N processes "
-                         "(127.0.0.1)")
-    cluster.add_argument("--scheduler", metavar="tcp://HOST:PORT",
-                         help="rank each file in a task on an existing Dask scheduler")
     stab = sub.add_parser("stability", help="how stable the final order is (bootstrap, alpha, "
                           "cost profiles)", description="Resample the data sets with "
                           "replacement and rerun the second pass; compare alphas and profiles.",
@@ -347,7 +343,7 @@ def _load(args, settings):
 def _cmd_rank(args):
     settings = _settings(args, "rank")
     _needs_out(settings, "rank")
-    if args.workers is not None or args.scheduler is not None:
+    if settings["workers"] is not None or settings["scheduler"] is not None:
         return _rank_on_cluster(args, settings)
     start = time.perf_counter()
     results = _load(args, settings)
@@ -367,10 +363,8 @@ def _rank_on_cluster(args, settings):
     from .engine._settings import Settings
     from .run._rank_cluster import rank_on_cluster
 
-    if args.workers is not None and args.scheduler is not None:
+    if settings["workers"] is not None and settings["scheduler"] is not None:
         raise MultitestError("give --workers or --scheduler, not both")
-    if args.workers is not None and args.workers < 1:
-        raise MultitestError(f"--workers: at least 1, got {args.workers}")
     if not settings["out"]:
         raise MultitestError("--workers and --scheduler write the run into a folder: give --out")
     selection = [o.cli_flags[-1] for o in options_of("rank", ("selection",)) if settings[o.key]]
@@ -385,7 +379,7 @@ def _rank_on_cluster(args, settings):
     ranking = rank_on_cluster(
         settings["results"], _profile(settings), settings["out"],
         settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),
-        workers=args.workers, scheduler=args.scheduler, load_options=load_options,
+        workers=settings["workers"], scheduler=settings["scheduler"], load_options=load_options,
         extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
         inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"])
     _print_summary(ranking, settings["out"], time.perf_counter() - start)
