@@ -29,7 +29,10 @@ __all__ = ["main"]
 
 #: Every key of a settings file that is not an option of the stability analysis itself
 #: (those have their own entries in its manifest).
-_ANALYSIS_KEYS = tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"))
+#: Where ``rank`` runs, not what it computes (not among a stability run's settings).
+_CLUSTER_KEYS = ("workers", "scheduler")
+_ANALYSIS_KEYS = tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"
+                                     and o.key not in _CLUSTER_KEYS))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -340,6 +343,8 @@ def _load(args, settings):
 def _cmd_rank(args):
     settings = _settings(args, "rank")
     _needs_out(settings, "rank")
+    if settings["workers"] is not None or settings["scheduler"] is not None:
+        return _rank_on_cluster(args, settings)
     start = time.perf_counter()
     results = _load(args, settings)
     ranking = rank(results, _profile(settings),
@@ -350,6 +355,34 @@ def _cmd_rank(args):
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"])
     _print_summary(ranking, settings["out"], elapsed)
+    return 0
+
+
+def _rank_on_cluster(args, settings):
+    """``multitest rank --workers N`` / ``--scheduler ADDRESS`` (:mod:`multitest.run`)."""
+    from .engine._settings import Settings
+    from .run._rank_cluster import rank_on_cluster
+
+    if settings["workers"] is not None and settings["scheduler"] is not None:
+        raise MultitestError("give --workers or --scheduler, not both")
+    if not settings["out"]:
+        raise MultitestError("--workers and --scheduler write the run into a folder: give --out")
+    selection = [o.cli_flags[-1] for o in options_of("rank", ("selection",)) if settings[o.key]]
+    if selection:
+        raise MultitestError(f"{selection[0]}: not with --workers/--scheduler (rank a folder "
+                             "holding only the data sets and algorithms to rank)")
+    start = time.perf_counter()
+    _results_input(args, settings)
+    load_options = {k: settings[k] for k in ("value", "kind", "higher_is_better",
+                                             "lower_is_better") if settings[k] is not None}
+    formats, report = settings["format"], settings["report"]
+    ranking = rank_on_cluster(
+        settings["results"], _profile(settings), settings["out"],
+        settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),
+        workers=settings["workers"], scheduler=settings["scheduler"], load_options=load_options,
+        extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
+        inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"])
+    _print_summary(ranking, settings["out"], time.perf_counter() - start)
     return 0
 
 

@@ -32,6 +32,8 @@ from ._per_dataset import prior_positions as prior_positions
 from ._ranking import Ranking as Ranking
 from ._ranking import positions_only_sentence as positions_only_sentence
 from ._ranking import rank as rank
+from ._ranking import per_dataset_stage as per_dataset_stage
+from ._ranking import rank_datasets as rank_datasets
 from ._reduction import transitive_reduction as transitive_reduction
 from ._second_pass import SecondPassResult as SecondPassResult
 from ._second_pass import average_cost_prior as average_cost_prior

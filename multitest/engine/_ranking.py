@@ -26,7 +26,7 @@ from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
-__all__ = ["rank", "Ranking", "positions_only_sentence"]
+__all__ = ["rank", "Ranking", "positions_only_sentence", "per_dataset_stage", "rank_datasets"]
 
 #: Mean errors of one data set closer than this (relative) are tied in the error ranks:
 #: the means of equal accuracies, computed in another order, differ in their last bits.
@@ -311,23 +311,48 @@ def _settings_of(settings, options):
 def _rank(results, profile, settings, input_notes=(), missing=None):
     """:func:`rank` on resolved results and profile, with checked settings; `input_notes`
     go first among the notes; `missing`: the report of the missing-result policy."""
+    absent = None if missing is None else missing.absent
+    return rank_datasets(results, profile, settings,
+                         per_dataset_stage(results, profile, settings, absent),
+                         input_notes, missing)
+
+
+def per_dataset_stage(results, profile, settings, absent=None):
+    """MultiTest on every data set of `results` (stage 1 and the orders), as :func:`rank`
+    runs it: a tuple of :class:`~multitest.engine.DataSetResult`.
+
+    Each data set depends only on its own rows, so a range of data sets gives the
+    same results as the whole (``multitest rank --workers`` runs it per part).
+    `absent`: the missing results under ``missing='partial'``.
+    """
     keys = profile.keys(results.datasets, results.algorithms)
-    tolerance = _tolerance(settings, profile, results)
-    bayes = BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
     pairwise_test = settings.pairwise_test if results.has_folds else None
     design = (None if settings.test_train_ratio is None else
               dataclasses.replace(results.design, test_train_ratio=settings.test_train_ratio))
-    absent = None if missing is None else missing.absent
     options = {"alpha": settings.alpha, "correction": settings.correction,
-               "alternative": settings.alternative, "design": design, "bayes": bayes,
-               "tolerance": tolerance}
+               "alternative": settings.alternative, "design": design,
+               "bayes": _bayes(settings), "tolerance": _tolerance(settings, profile, results)}
     try:
-        per_dataset = (multitest_per_dataset(results, keys, pairwise_test, **options)
-                       if absent is None else
-                       multitest_per_dataset_partial(results, keys, absent, pairwise_test,
-                                                     **options))
+        return (multitest_per_dataset(results, keys, pairwise_test, **options)
+                if absent is None else
+                multitest_per_dataset_partial(results, keys, absent, pairwise_test, **options))
     except TestFailure as exc:
         raise exc.located(results.errors, results.datasets, results.algorithms) from exc.error
+
+
+def _bayes(settings):
+    return BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
+
+
+def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missing=None):
+    """The :class:`Ranking` from the per-data-set results (:func:`per_dataset_stage`):
+    the second pass over data sets, the notes.  `input_notes` go first among the notes;
+    `missing`: the report of the missing-result policy."""
+    keys = profile.keys(results.datasets, results.algorithms)
+    tolerance = _tolerance(settings, profile, results)
+    bayes = _bayes(settings)
+    pairwise_test = settings.pairwise_test if results.has_folds else None
+    absent = None if missing is None else missing.absent
     ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
     notes = (([] if missing is None else [missing.sentence()]) + list(input_notes)
              + list(results.notes) + _notes(results, per_dataset, pairwise_test, tolerance))

@@ -12,6 +12,8 @@ from ._json import write_json as write_json
 from ._pairwise_file import PAIRWISE_FILE as PAIRWISE_FILE
 from ._pairwise_file import read_pairwise as read_pairwise
 from ._pairwise_file import write_pairwise_file as write_pairwise_file
+from ._pairwise_file import write_pairwise_arrays as write_pairwise_arrays
+from ._pairwise_file import pairwise_parts as pairwise_parts
 from ._summary import WHY_POSITIONS as WHY_POSITIONS
 from ._summary import summary_text as summary_text
 from ._tables import PAIRWISE_COLUMNS as PAIRWISE_COLUMNS
@@ -26,3 +28,6 @@ from ._transaction import read_run as read_run
 from ._transaction import recover as recover
 from ._transaction import transaction as transaction
 from ._write import write_outputs as write_outputs
+from ._write import write_run_files as write_run_files
+from ._write import run_manifest as run_manifest
+from ._write import run_inputs as run_inputs

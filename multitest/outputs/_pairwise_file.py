@@ -20,7 +20,8 @@ import pandas as pd
 
 from ._tables import _tested_table
 
-__all__ = ["write_pairwise_file", "read_pairwise", "PAIRWISE_FILE"]
+__all__ = ["write_pairwise_file", "write_pairwise_arrays", "read_pairwise", "PAIRWISE_FILE",
+           "pairwise_parts"]
 
 #: Name of the pairwise file in an output folder.
 PAIRWISE_FILE = "pairwise.npz"
@@ -32,11 +33,6 @@ def _code_dtype(n):
 
 #: Version of the layout of :data:`PAIRWISE_FILE` (1: one float column per statistic).
 PAIRWISE_FORMAT = 2
-
-
-def _recomputable(ranking):
-    """Whether stage 1 can be rerun bit for bit from the errors (a built-in test)."""
-    return ranking.pairwise_test.difference_only
 
 
 def write_pairwise_file(ranking, path):
@@ -66,7 +62,14 @@ def write_pairwise_file(ranking, path):
     table = _tested_table(ranking)
     if table is None:
         raise ValueError("no pairwise tests to write (score-matrix input)")
-    results, settings = ranking.results, ranking.settings
+    write_pairwise_arrays(path, ranking.results, table, ranking.settings)
+
+
+def write_pairwise_arrays(path, results, table, settings):
+    """:func:`write_pairwise_file` of `results` and their stage-1 `table` (a
+    :class:`~multitest.engine.PairwiseTable`) ranked with checked `settings`: the whole
+    run, or one part of it (``multitest rank --workers`` writes one part per task into
+    the folder :data:`PAIRWISE_FILE`, which :func:`read_pairwise` reads as one)."""
     meta = {"test": settings.test, "alternative": settings.alternative,
             "correction": settings.correction, "alpha": settings.alpha,
             "replications": results.replications,
@@ -76,13 +79,13 @@ def write_pairwise_file(ranking, path):
     columns = [
         ("format", lambda: np.array([PAIRWISE_FORMAT], dtype=np.int32)),
         ("settings", lambda: np.array([json.dumps(meta)])),
-        ("datasets", lambda: np.asarray([r.name for r in ranking.datasets], dtype=str)),
-        ("algorithms", lambda: np.asarray(ranking.algorithms, dtype=str)),
+        ("datasets", lambda: np.asarray(results.datasets, dtype=str)),
+        ("algorithms", lambda: np.asarray(results.algorithms, dtype=str)),
         ("errors", lambda: results.errors),
-        ("prior", lambda: table.prior.astype(_code_dtype(len(ranking.algorithms)))),
+        ("prior", lambda: table.prior.astype(_code_dtype(len(results.algorithms)))),
         ("override", lambda: np.packbits(table.override, axis=None)),
     ]
-    if not _recomputable(ranking):
+    if not settings.pairwise_test.difference_only:   # not rerun bit for bit on reading
         columns += [("statistic", lambda: np.asarray(table.statistic).reshape(-1)),
                     ("pvalue", lambda: np.asarray(table.pvalue).reshape(-1))]
         if not _same_values(table.pvalue_adjusted, table.pvalue):
@@ -107,7 +110,9 @@ def read_pairwise(path, datasets=None):
     Parameters
     ----------
     path : str or os.PathLike
-        A ``pairwise.npz`` written by :func:`~multitest.outputs.write_outputs`.
+        A ``pairwise.npz`` written by :func:`~multitest.outputs.write_outputs`, or a
+        folder of parts (``multitest rank --workers``; :func:`pairwise_parts`), read as
+        one file: the same table.
     datasets : sequence of str, optional
         Only these data sets (in the order given): reading a few data sets of
         a large run costs only their tests.
@@ -126,6 +131,8 @@ def read_pairwise(path, datasets=None):
     """
     from .._errors import MultitestError
 
+    if os.path.isdir(path):
+        return _read_parts(path, datasets)
     with np.load(path, allow_pickle=False) as archive:
         if "format" not in archive.files or int(archive["format"][0]) != PAIRWISE_FORMAT:
             raise MultitestError(f"{os.fspath(path)}: not a pairwise file of format "
@@ -164,6 +171,28 @@ def read_pairwise(path, datasets=None):
         "mean_error_a": mean_errors[index, cheaper].ravel(),
         "mean_error_b": mean_errors[index, costlier].ravel(),
         "override": override.ravel()})
+
+
+def pairwise_parts(folder):
+    """The part files of a pairwise folder (``part-NNNNN.npz``), in data-set order."""
+    return sorted(os.path.join(folder, f) for f in os.listdir(folder)
+                  if f.startswith("part-") and f.endswith(".npz"))
+
+
+def _read_parts(folder, datasets):
+    """:func:`read_pairwise` of a folder of parts: each part's rows, in order."""
+    parts = pairwise_parts(folder)
+    names = []
+    for part in parts:
+        with np.load(part, allow_pickle=False) as archive:
+            names.append([str(n) for n in archive["datasets"]])
+    if datasets is None:
+        frames = [read_pairwise(part) for part in parts]
+    else:
+        where = {n: k for k, part_names in enumerate(names) for n in part_names}
+        _dataset_rows(list(where), datasets, folder)   # an unknown name: the message
+        frames = [read_pairwise(parts[where[n]], [n]) for n in datasets]
+    return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
 def _dataset_rows(names, wanted, path):

@@ -11,15 +11,16 @@ file (:mod:`~multitest.outputs._pairwise_file`) instead of ``pairwise.csv``.
 from __future__ import annotations
 
 import os
+import shutil
 
 from ..engine._effects import pairwise_columns
 from ._csv import write_csv
 from ._json import is_large, write_json
-from ._pairwise_file import PAIRWISE_FILE, write_pairwise_file
+from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
 from ._tables import pairwise_frame, stage_tables
 from ._transaction import transaction
 
-__all__ = ["write_outputs"]
+__all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs"]
 
 
 def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
@@ -45,33 +46,57 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
     list of str
         The files written, relative to ``out_dir``.
     """
-    source = ranking.results.source
-    manifest = {"command": "rank", "input": source, "settings": ranking.settings.to_dict(),
-                "costs": ranking.profile.describe()}
+    with transaction(out_dir, settings=run_manifest(ranking.results.source, ranking.settings,
+                                                    ranking.profile, raw_csv),
+                     inputs=run_inputs(ranking.results.source, ranking.profile, inputs)) as staging:
+        return write_run_files(ranking, staging, extra=extra, raw_csv=raw_csv)
+
+
+def run_manifest(source, settings, profile, raw_csv=False):
+    """The ``settings`` of the transaction of a ``rank`` run (:func:`write_outputs`)."""
+    manifest = {"command": "rank", "input": source, "settings": settings.to_dict(),
+                "costs": profile.describe()}
     if raw_csv:
         manifest["raw_csv"] = True
-    inputs = [source, *_profile_paths(ranking.profile), *inputs]
-    with transaction(out_dir, settings=manifest, inputs=inputs) as staging:
-        large = is_large(ranking)
-        effects = None if large else pairwise_columns(ranking)
-        with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
-            write_json(ranking, handle, effects)
-        for name, table in stage_tables(ranking).items():
-            write_csv(table, os.path.join(staging, name), raw=raw_csv)
-        if ranking.results.has_folds:
-            if large:
-                write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))
-            else:
-                frame = pairwise_frame(ranking).assign(**effects)
-                if ranking.missing is not None and ranking.missing.absent is not None:
-                    # missing='partial': a pair with an unordered algorithm was not tested
-                    frame = frame[frame["mean_error_a"].notna() & frame["mean_error_b"].notna()]
-                write_csv(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
-        if extra is not None:
-            extra(staging)
-        written = sorted(os.path.relpath(os.path.join(root, f), staging)
-                         for root, _, files in os.walk(staging) for f in files)
-    return written
+    return manifest
+
+
+def run_inputs(source, profile, inputs=()):
+    """The files a ``rank`` run read, which no output may replace or remove."""
+    return [source, *_profile_paths(profile), *inputs]
+
+
+def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_written=False):
+    """The files of :func:`write_outputs`, into the `staging` folder of its transaction.
+
+    `pairwise_written`: the pairwise parts are in ``staging`` already (written by the
+    tasks of ``multitest rank --workers``); a small run's are listed in ``pairwise.csv``
+    instead, as :func:`write_outputs` lists them.  Returns the files, relative to
+    ``staging``.
+    """
+    large = is_large(ranking)
+    effects = None if large else pairwise_columns(ranking)
+    with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
+        write_json(ranking, handle, effects)
+    for name, table in stage_tables(ranking).items():
+        write_csv(table, os.path.join(staging, name), raw=raw_csv)
+    if ranking.results.has_folds and not (large and pairwise_written):
+        if large:
+            write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))
+        else:
+            pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE)) if pairwise_written
+                     else pairwise_frame(ranking))
+            frame = pairs.assign(**effects)
+            if ranking.missing is not None and ranking.missing.absent is not None:
+                # missing='partial': a pair with an unordered algorithm was not tested
+                frame = frame[frame["mean_error_a"].notna() & frame["mean_error_b"].notna()]
+            write_csv(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
+    if extra is not None:
+        extra(staging)
+    if pairwise_written and not large:   # a small run's pairs are listed, as in one process
+        shutil.rmtree(os.path.join(staging, PAIRWISE_FILE))
+    return sorted(os.path.relpath(os.path.join(root, f), staging)
+                  for root, _, files in os.walk(staging) for f in files)
 
 
 def _profile_paths(profile):

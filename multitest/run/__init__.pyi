@@ -16,6 +16,8 @@ from ._measure import Task as Task
 from ._measure import close_fit_processes as close_fit_processes
 from ._measure import fold_indices as fold_indices
 from ._measure import run_task as run_task
+from ._rank_cluster import TASK_RETRIES as TASK_RETRIES
+from ._rank_cluster import rank_on_cluster as rank_on_cluster
 from ._runner import EXTRA_MESSAGE as EXTRA_MESSAGE
 from ._runner import RunResult as RunResult
 from ._runner import parse_timeout as parse_timeout

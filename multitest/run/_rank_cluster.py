@@ -1,0 +1,334 @@
+"""``multitest rank --workers N`` / ``--scheduler ADDRESS``: MultiTest on a Dask cluster.
+
+The input is a folder of Parquet files partitioned by data set (:func:`~multitest.inputs.
+parquet_parts`, every data set in one file).  One task per file reads it, runs stage 1 and
+the per-data-set orders (:func:`~multitest.engine.per_dataset_stage`, the code of
+:func:`multitest.rank`) and writes its part of the pairwise file into the staging folder of
+the run's one output transaction (``pairwise.npz/part-NNNNN.npz``, which
+:func:`~multitest.outputs.read_pairwise` reads as one file).  Only the cost orders, the
+MultiTest orders, the mean errors and the decisions (as bits) come back to the client, which
+runs the second pass and writes the other files into the same transaction: the folder holds
+the previous run or this one, complete.
+
+The cluster is the runner's (:func:`multitest.run._runner._client`: forked worker processes
+on 127.0.0.1, or an existing scheduler).  A worker lost mid-run is replaced by the
+scheduler and its tasks rerun (a part is written under a temporary name and renamed, so a
+killed task leaves no half part).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+
+import numpy as np
+
+from .._errors import MultitestError
+from ..engine._per_dataset import DataSetResult
+from ..engine._ranking import (_unused_costs_note, per_dataset_stage, rank_datasets,
+                               resolve_profile)
+from ..engine._settings import check_for_results
+from ..engine._stage1 import PairwiseTable
+from ..inputs._results import Results, load_results, parquet_parts
+from ..outputs._json import INLINE_PAIRS_LIMIT
+from ..outputs._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_arrays
+from ..outputs._transaction import transaction
+from ..outputs._write import run_inputs, run_manifest, write_run_files
+from ._runner import _client, require_extra
+
+__all__ = ["rank_on_cluster", "TASK_RETRIES"]
+
+#: Reruns of a failed task (an exception in it); a task lost with its worker is rerun by
+#: the scheduler (``distributed.scheduler.allowed-failures``).
+TASK_RETRIES = 2
+
+
+def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=None,
+                    load_options=None, extra=None, inputs=(), raw_csv=False):
+    """Rank a partitioned input on a Dask cluster and write the run to `out`.
+
+    Parameters
+    ----------
+    folder : str
+        A folder of Parquet files, each holding whole data sets.
+    costs : CostProfile, str or other
+        As :func:`multitest.rank`'s `costs`.
+    out : str
+        The output folder (one transaction, as ``multitest rank --out``).
+    settings : multitest.engine.Settings
+        Checked settings (:meth:`~multitest.engine.Settings.from_options`).
+    workers : int, optional
+        Worker processes of a local cluster on 127.0.0.1 (default: CPUs).
+    scheduler : str, optional
+        Address of an existing Dask scheduler instead.
+    load_options : dict, optional
+        Keywords of :func:`~multitest.inputs.load_results` for every part.
+    extra : callable, optional
+        ``extra(ranking)`` returns a callable writing more files into the
+        staging folder (figures, the report).
+    inputs : iterable of str
+        More files read, which no output may replace.
+    raw_csv : bool
+
+    Returns
+    -------
+    multitest.engine.Ranking
+        Its stage-1 statistics and p-values are read from the parts on access.
+
+    Raises
+    ------
+    MultitestError
+        A folder without Parquet files, a data set in two files, parts naming other
+        algorithms, a Bayesian stage-1 test, a missing-result policy or a score matrix.
+    """
+    require_extra()
+    parts = parquet_parts(folder)
+    if not parts:
+        raise MultitestError(f"{folder}: --workers and --scheduler rank a folder of Parquet "
+                             "files partitioned by data set; none found")
+    if settings.pairwise_test.bayesian:
+        raise MultitestError(f"`test`: {settings.pairwise_test.name!r} is not run on a "
+                             "cluster (Bayesian stage 1); leave out --workers/--scheduler")
+    if settings.missing != "error":
+        raise MultitestError(f"`missing`: {settings.missing!r} is not run on a cluster (every "
+                             "result must be present); leave out --workers/--scheduler")
+    profile = resolve_profile(costs, folder)
+    settings = dataclasses.replace(settings, costs=profile.name,
+                                   test=settings.pairwise_test.name)
+    options = dict(load_options or {})
+    with transaction(out, settings=run_manifest(folder, settings, profile, raw_csv),
+                     inputs=run_inputs(folder, profile, [*parts, *inputs])) as staging:
+        os.mkdir(os.path.join(staging, PAIRWISE_FILE))
+        with _client(workers, scheduler) as client:
+            head = client.submit(_answer, _algorithms, parts[0], options, pure=False).result()
+            _raise_errors([head])
+            futures = [client.submit(_answer, _part_task, k, part, head, profile, settings,
+                                     options, staging, pure=False, retries=TASK_RETRIES)
+                       for k, part in enumerate(parts)]
+            answers = client.gather(futures)
+            _raise_errors(answers)
+        _remove_leftovers(os.path.join(staging, PAIRWISE_FILE), len(parts))
+        where, ranking = _ranking(folder, parts, answers, head, profile, settings, staging)
+        write_run_files(ranking, staging, extra=None if extra is None else extra(ranking),
+                        raw_csv=raw_csv, pairwise_written=True)
+    where.moved(os.path.join(out, PAIRWISE_FILE))
+    return ranking
+
+
+def _remove_leftovers(folder, n_parts):
+    """Remove what a task killed while writing left (its temporary file): the folder
+    then holds exactly the parts of this run."""
+    keep = {f"part-{k:05d}.npz" for k in range(n_parts)}
+    for name in os.listdir(folder):
+        if name not in keep:
+            os.remove(os.path.join(folder, name))
+
+
+def _algorithms(part, options):
+    """The algorithms of the first part, in order of first appearance (the order of a
+    single-process run: its first data set names every algorithm)."""
+    return load_results(part, **options).algorithms
+
+
+def _answer(task, *args):
+    """``task(*args)``, or the :class:`~multitest.MultitestError` it raised as the answer:
+    a fault of the input is said once by the client, not retried nor logged by Dask."""
+    try:
+        return task(*args)
+    except MultitestError as exc:
+        return exc
+
+
+def _raise_errors(answers):
+    for answer in answers:
+        if isinstance(answer, MultitestError):
+            raise answer
+
+
+def _part_task(k, part, algorithms, profile, settings, options, staging):
+    """Stage 1 and the orders of one part; writes ``part-k.npz``; returns the arrays the
+    client needs (:func:`_ranking`)."""
+    results = load_results(part, **options)
+    if set(results.algorithms) != set(algorithms):
+        other = sorted(set(results.algorithms) ^ set(algorithms))
+        raise MultitestError(f"{part}: its algorithms differ from the first file's; not in "
+                             f"both: {', '.join(map(str, other[:5]))}")
+    if not results.has_folds:
+        raise MultitestError(f"{part}: a score matrix (no folds) is ranked without a cluster")
+    results = results.subset(algorithms=list(algorithms))
+    check_for_results(settings, results)
+    per_dataset = per_dataset_stage(results, profile, settings)
+    table = per_dataset[0].table
+    path = os.path.join(staging, PAIRWISE_FILE, f"part-{k:05d}.npz")
+    temporary = f"{path}.{os.getpid()}.tmp"   # a rerun elsewhere writes its own
+    write_pairwise_arrays(temporary, results, table, settings)
+    os.replace(temporary, path)
+    index = {a: i for i, a in enumerate(algorithms)}
+    return {"datasets": results.datasets, "notes": results.notes,
+            "replications": results.replications,
+            "folds_per_replication": results.folds_per_replication,
+            "prior": table.prior.astype(np.int32),
+            "order": np.array([[index[a] for a in r.order] for r in per_dataset], np.int32),
+            "cost_ties": [r.cost_ties for r in per_dataset],
+            "mean_errors": table.mean_errors,
+            "override": np.packbits(table.override, axis=1)}
+
+
+def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
+    """``(where the parts are, the Ranking)`` from the answers of the tasks."""
+    datasets = [name for answer in answers for name in answer["datasets"]]
+    _check_partitioned(parts, answers, datasets)
+    L = len(algorithms)
+    P = L * (L - 1) // 2
+    first, second = np.triu_indices(L, k=1)
+    S = len(datasets)
+    override = _BitRows(np.concatenate([a["override"] for a in answers]), P)
+    prior = np.concatenate([a["prior"] for a in answers]).astype(np.intp)
+    mean_errors = np.concatenate([a["mean_errors"] for a in answers])
+    where = _Parts(os.path.join(staging, PAIRWISE_FILE),
+                   np.cumsum([0] + [len(a["datasets"]) for a in answers]))
+    F = answers[0]["replications"] * answers[0]["folds_per_replication"]
+    errors = _PartRows(where, (S, L, F), None)
+    statistic, pvalue = (_PartRows(where, (S, P), column) for column in ("statistic", "pvalue"))
+    adjusted = pvalue if settings.correction == "none" else \
+        _PartRows(where, (S, P), "pvalue_adjusted")
+    if S * P <= INLINE_PAIRS_LIMIT:
+        # A small run lists its pairs and its parts are removed: its tests are held here.
+        errors = np.concatenate([errors[s][None] for s in range(S)])
+        pairs = read_pairwise(where.folder)
+        statistic, pvalue, adjusted = (pairs[c].to_numpy().reshape(S, P) for c in
+                                       ("statistic", "pvalue", "pvalue_adjusted"))
+        override = pairs["override"].to_numpy().reshape(S, P)
+    for array in (prior, mean_errors):
+        array.setflags(write=False)
+    table = PairwiseTable(prior=prior, first=first, second=second, statistic=statistic,
+                          pvalue=pvalue, pvalue_adjusted=adjusted, override=override,
+                          mean_errors=mean_errors)
+    head = answers[0]
+    notes = tuple(dict.fromkeys(n for a in answers for n in a["notes"]))
+    # The per-fold errors stay in the parts (a large run): read a data set's on access.
+    results = Results(errors=errors, datasets=tuple(datasets),
+                      algorithms=tuple(algorithms), replications=head["replications"],
+                      folds_per_replication=head["folds_per_replication"], has_folds=True,
+                      source=folder, notes=notes)
+    keys = profile.keys(results.datasets, results.algorithms)
+    names = np.asarray(algorithms, dtype=object)
+    orders = np.concatenate([a["order"] for a in answers])
+    order_names, prior_names = names[orders].tolist(), names[prior].tolist()
+    cost_ties = [t for a in answers for t in a["cost_ties"]]
+    per_dataset = tuple(
+        DataSetResult(name=name, index=s, algorithms=tuple(algorithms), costs=keys[0, s],
+                      prior_order=tuple(prior_names[s]), cost_ties=cost_ties[s],
+                      order=tuple(order_names[s]),
+                      ranks=dict(zip(order_names[s], range(1, L + 1))), tested=True,
+                      table=table)
+        for s, name in enumerate(datasets))
+    return where, rank_datasets(results, profile, settings, per_dataset,
+                                _unused_costs_note(profile, results))
+
+
+def _check_partitioned(parts, answers, datasets):
+    """Every data set in one part (a data set split over files is refused)."""
+    if len(set(datasets)) == len(datasets):
+        return
+    seen = {}
+    for part, answer in zip(parts, answers):
+        for name in answer["datasets"]:
+            if name in seen:
+                raise MultitestError(f"{part}: data set {name!r} is also in {seen[name]}; "
+                                     "--workers needs every data set in one file")
+            seen[name] = part
+
+
+class _Parts:
+    """Where each data set of a cluster run is: its part file and row there."""
+
+    def __init__(self, folder, starts):
+        self.folder, self._starts = folder, starts
+
+    def moved(self, folder):
+        """The parts are now in `folder` (the transaction committed)."""
+        self.folder = folder
+
+    def locate(self, s):
+        """``(part file, row in it)`` of data set ``s``."""
+        k = int(np.searchsorted(self._starts, s, side="right")) - 1
+        return os.path.join(self.folder, f"part-{k:05d}.npz"), s - int(self._starts[k])
+
+
+class _BitRows:
+    """The ``(S, P)`` override decisions of a cluster run, kept as bits (one eighth of
+    the booleans: 124 MB at 10^9 tests); a data set's row is unpacked on access."""
+
+    ndim = 2
+    dtype = np.dtype(bool)
+
+    def __init__(self, packed, P):
+        self._packed, self.shape = packed, (packed.shape[0], P)
+        self._counts = None
+
+    @property
+    def size(self):
+        return self.shape[0] * self.shape[1]
+
+    def __len__(self):
+        return self.shape[0]
+
+    def setflags(self, write):
+        if write:
+            raise ValueError("the results of a cluster run are read-only")
+
+    def __getitem__(self, key):
+        row_key, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        if not isinstance(row_key, (int, np.integer)) or len(rest) > 1:
+            raise TypeError("the decisions of a cluster run are read one data set at a time")
+        row = np.unpackbits(self._packed[row_key], count=self.shape[1]).view(bool)
+        return row[rest[0]] if rest else row
+
+    def sum(self):
+        """The number of overrides in all (the bits set)."""
+        if self._counts is None:
+            self._counts = sum(int(np.unpackbits(self._packed[s0:s0 + 4096]).sum())
+                               for s0 in range(0, self.shape[0], 4096))
+        return self._counts
+
+
+class _PartRows:
+    """A read-only array, first axis the data sets, of a run ranked on a cluster, read
+    from its pairwise parts one data set at a time on access: a stage-1 column
+    (:func:`~multitest.outputs.read_pairwise`: the tests rerun from the stored errors,
+    bit for bit) or the per-fold errors (``column`` None)."""
+
+    dtype = np.dtype(float)
+
+    def __init__(self, parts, shape, column):
+        self._parts, self.shape, self._column = parts, shape, column
+        self.ndim = len(shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    def __len__(self):
+        return self.shape[0]
+
+    def setflags(self, write):
+        if write:
+            raise ValueError("the results of a cluster run are read-only")
+
+    def __getitem__(self, key):
+        row_key, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        if not isinstance(row_key, (int, np.integer)) or len(rest) > 1:
+            raise TypeError("the results of a cluster run are read one data set at a time")
+        s = int(row_key) + (self.shape[0] if row_key < 0 else 0)
+        if not 0 <= s < self.shape[0]:
+            raise IndexError(f"data set {int(row_key)} out of range for {self.shape[0]}")
+        part, row = self._parts.locate(s)
+        with np.load(part, allow_pickle=False) as archive:
+            if self._column is None:
+                values = archive["errors"][row]
+            else:
+                name = str(archive["datasets"][row])
+        if self._column is not None:
+            values = read_pairwise(part, [name])[self._column].to_numpy()
+        return values[rest[0]] if rest else values

@@ -1,0 +1,193 @@
+"""``multitest rank --workers N`` / ``--scheduler``: a partitioned Parquet input ranked on a
+real Dask cluster on 127.0.0.1 gives the run of a single process, file for file.
+
+Every output file is compared after the normalisation of ``tests/golden_runs.py`` (run id,
+time, paths); the pairwise file, written in parts by the tasks, is compared as the table
+``read_pairwise`` reads from it (every p-value bit for bit).
+"""
+import hashlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+pytest.importorskip("distributed")
+pytest.importorskip("pyarrow")
+from run_cluster import ENV, TESTS, dask_cluster, end_group  # noqa: E402
+
+from multitest.outputs import read_pairwise  # noqa: E402
+
+sys.path.insert(0, str(Path(TESTS).parent / "benchmarks"))
+from synthetic import cost_order, long_frame, make_errors  # noqa: E402
+
+sys.path.pop(0)
+
+#: 60 data sets x 30 algorithms: 26,100 tests, above INLINE_PAIRS_LIMIT (a pairwise file).
+S, L, PARTS = 60, 30, 3
+
+
+@pytest.fixture(scope="module")
+def partitioned(tmp_path_factory):
+    """A Parquet folder of 3 files, 20 data sets each, and the single-process run of it."""
+    folder = tmp_path_factory.mktemp("cluster")
+    frame = long_frame(make_errors(S, L, 0))
+    names = frame["dataset"].unique()
+    (folder / "in").mkdir()
+    for k in range(PARTS):
+        chunk = names[k * S // PARTS:(k + 1) * S // PARTS]
+        frame[frame["dataset"].isin(chunk)].to_parquet(folder / "in" / f"part-{k}.parquet",
+                                                       index=False)
+    order = ",".join(cost_order(L, 0))
+    argv = ["rank", str(folder / "in"), "--order", order, "--correction", "holm"]
+    single = _cli(argv + ["--out", str(folder / "single")])
+    assert single.returncode == 0, single.stderr
+    return folder, argv, single
+
+
+def _cli(argv, script=()):
+    return subprocess.run([sys.executable, *script, *(("-m", "multitest.cli") if not script
+                                                      else ()), *argv],
+                          env=ENV, capture_output=True, text=True, timeout=300)
+
+
+def _hashes(out):
+    """Every file's normalised hash; the pairwise parts as one table."""
+    out = Path(out)
+    hashes = {}
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        name = path.relative_to(out).as_posix()
+        if name.startswith("pairwise.npz"):
+            continue
+        data = path.read_bytes().replace(str(out).encode(), b"<out>")
+        if name == "manifest.json":
+            manifest = json.loads(data)
+            for key in ("run_id", "created"):
+                manifest.pop(key)
+            manifest["files"] = [f["name"] for f in manifest["files"]
+                                 if not f["name"].startswith("pairwise.npz")]
+            data = json.dumps(manifest, sort_keys=True).encode()
+        hashes[name] = hashlib.sha256(data).hexdigest()
+    return hashes
+
+
+def _same_run(cluster_out, single_out):
+    assert _hashes(cluster_out) == _hashes(single_out)
+    parts = sorted(os.listdir(Path(cluster_out) / "pairwise.npz"))
+    assert parts == [f"part-{k:05d}.npz" for k in range(PARTS)]     # nothing left over
+    cluster, single = (read_pairwise(Path(o) / "pairwise.npz") for o in (cluster_out,
+                                                                        single_out))
+    assert len(single) == S * L * (L - 1) // 2
+    pd.testing.assert_frame_equal(cluster, single, check_exact=True)
+
+
+def _printed(result, out):
+    """Standard output without the seconds and the folder."""
+    return [line for line in result.stdout.replace(str(out), "<out>").splitlines()
+            if not line.startswith("(ranked in")]
+
+
+def test_rank_with_two_local_workers_is_the_single_process_run(partitioned):
+    folder, argv, single = partitioned
+    out = folder / "workers"
+    run = _cli(argv + ["--out", str(out), "--workers", "2"])
+    assert run.returncode == 0, run.stderr
+    _same_run(out, folder / "single")
+    assert _printed(run, out) == _printed(single, folder / "single")
+    # Read back a few data sets of the parts, in the order asked: the same rows.
+    names = ["ds0045", "ds0003", "ds0021"]
+    pd.testing.assert_frame_equal(read_pairwise(out / "pairwise.npz", names),
+                                  read_pairwise(folder / "single" / "pairwise.npz", names),
+                                  check_exact=True)
+
+
+def test_rank_on_a_scheduler_is_the_single_process_run(partitioned, tmp_path):
+    folder, argv, _ = partitioned
+    with dask_cluster(str(tmp_path)) as (address, _workers):
+        run = _cli(argv + ["--out", str(tmp_path / "out"), "--scheduler", address])
+    assert run.returncode == 0, run.stderr
+    _same_run(tmp_path / "out", folder / "single")
+
+
+def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitioned, tmp_path):
+    # The task of the second part names its worker process, then waits; that process is
+    # SIGKILLed (a process of this run: its session), the scheduler reruns the task.
+    folder, argv, _ = partitioned
+    marker = tmp_path / "worker.pid"
+    out = tmp_path / "out"
+    run = subprocess.Popen([sys.executable, os.path.join(TESTS, "rank_slow_part.py"),
+                            str(marker), *argv, "--out", str(out), "--workers", "2"],
+                           env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and run.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert marker.exists(), run.communicate(timeout=60)[0]
+        worker = int(marker.read_text())
+        assert worker != run.pid and os.getsid(worker) == run.pid   # ours, not another's
+        assert not (out / "manifest.json").exists()                 # mid-run
+        os.kill(worker, signal.SIGKILL)
+        output, _ = run.communicate(timeout=180)
+    finally:
+        end_group(run, signal.SIGKILL)
+    assert run.returncode == 0, output
+    _same_run(out, folder / "single")
+
+
+def test_a_small_run_lists_its_pairs_as_one_process_does(tmp_path):
+    # 6 data sets x 8 algorithms (168 tests): pairwise.csv and the pairs inline, no parts.
+    frame = long_frame(make_errors(6, 8, 1))
+    (tmp_path / "in").mkdir()
+    for k, chunk in enumerate((["ds0000", "ds0001", "ds0002"], ["ds0003", "ds0004", "ds0005"])):
+        frame[frame["dataset"].isin(chunk)].to_parquet(tmp_path / "in" / f"{k}.parquet",
+                                                       index=False)
+    argv = ["rank", str(tmp_path / "in"), "--order", ",".join(cost_order(8, 1))]
+    for out, extra in (("single", []), ("workers", ["--workers", "2"])):
+        run = _cli(argv + ["--out", str(tmp_path / out), *extra])
+        assert run.returncode == 0, run.stderr
+    hashes = _hashes(tmp_path / "workers")
+    assert "pairwise.csv" in hashes and not (tmp_path / "workers" / "pairwise.npz").exists()
+    assert hashes == _hashes(tmp_path / "single")
+
+
+@pytest.mark.parametrize("split", ["whole in both", "half in each"])
+def test_a_data_set_in_two_files_is_refused_in_one_line(split, tmp_path):
+    frame = long_frame(make_errors(4, 3, 0))
+    (tmp_path / "in").mkdir()
+    rows = frame["dataset"] == "ds0001"
+    if split == "whole in both":     # each file complete: the client finds the duplicate
+        first, second = frame[frame["dataset"] <= "ds0001"], frame[frame["dataset"] >= "ds0001"]
+        expected = ["b.parquet", "data set 'ds0001' is also in", "a.parquet"]
+    else:                            # each file incomplete: its task names file and field
+        half = frame[rows].iloc[:15].index
+        first, second = frame.loc[frame.index <= half[-1]], frame.loc[frame.index > half[-1]]
+        expected = ["a.parquet, field 'algorithm': data set 'ds0001' has no results"]
+    first.to_parquet(tmp_path / "in" / "a.parquet", index=False)
+    second.to_parquet(tmp_path / "in" / "b.parquet", index=False)
+    run = _cli(["rank", str(tmp_path / "in"), "--order", "alg0000,alg0001,alg0002",
+                "--out", str(tmp_path / "out"), "--workers", "1"])
+    assert run.returncode == 2
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert all(text in run.stderr for text in expected), run.stderr
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--workers", "2"], "give --out"),
+    (["--workers", "0", "--out", "o"], "must be an integer >= 1"),
+    (["--workers", "1", "--scheduler", "tcp://127.0.0.1:1", "--out", "o"], "not both"),
+    (["--workers", "1", "--datasets", "ds0001,ds0002", "--out", "o"], "--datasets: not with"),
+    (["--workers", "1", "--missing", "drop", "--out", "o"], "is not run on a cluster"),
+    (["--workers", "1", "--test", "bayes-correlated-t", "--correction", "none", "--out", "o"],
+     "is not run on a cluster"),
+])
+def test_cluster_options_are_checked(partitioned, extra, message):
+    folder, argv, _ = partitioned
+    run = _cli(argv + extra)
+    assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
