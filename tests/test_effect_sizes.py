@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from scipy import special, stats
 
+import multitest.stats._effect_sizes
 from multitest import example_results, rank
 from multitest._errors import MultitestError
 from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
@@ -289,3 +290,24 @@ def test_finite_list_is_none_for_nan_and_infinities():
     assert got[1:4] == [None, None, None]
     assert [got[k] for k in (0, 4, 5)] == [float(values[k]) for k in (0, 4, 5)]
     assert all(type(got[k]) is float for k in (0, 4, 5)) and np.signbit(got[4])
+
+
+@pytest.mark.parametrize("S, decimals, zeros, level", [
+    (60, None, 0, 0.95), (200, 3, 5, 0.95), (137, 2, 20, 0.9), (400, None, 0, 0.99),
+    (80, 1, 0, 0.95),        # heavy ties: roots on a window edge, searched again in full
+    (50, None, 0, 0.5)])
+def test_partitioned_intervals_equal_the_sorted_ones_bit_for_bit(S, decimals, zeros, level,
+                                                                 monkeypatch):
+    # Reference: the sorted path of every size (itself checked against R and the
+    # scalar transcription above), forced with _PARTITION_FROM beyond S.
+    rng = np.random.default_rng(S)
+    d = rng.normal(0.01, 0.03, (S, 40))
+    d[:, :5] += rng.standard_cauchy((S, 5)) * 0.01       # skewed and heavy-tailed columns
+    if decimals is not None:
+        d = np.round(d, decimals)
+    d[rng.choice(S, zeros, replace=False)] = 0.0
+    d[:, -1] = d[:, -2]                                   # equal columns
+    partitioned = _column_intervals(d, level)
+    monkeypatch.setattr(multitest.stats._effect_sizes, "_PARTITION_FROM", S + 1)
+    for got, expected in zip(partitioned, _column_intervals(d, level)):
+        assert_array_equal(got, expected)

@@ -147,14 +147,20 @@ def _column_intervals(d, level):
     return out
 
 
+#: From this many non-zero differences on (no exact interval, R's 50) the Walsh
+#: averages are partitioned around the ranks needed instead of sorted.
+_PARTITION_FROM = 50
+
+
 def _group_intervals(x, has_zero, level):
     """:func:`_column_intervals` of samples (rows) with the same number ``n`` of values."""
     m, n = x.shape
     i, j = np.triu_indices(n)
     walsh = (x[:, i] + x[:, j]) / 2
+    if n >= _PARTITION_FROM:
+        return _partitioned_intervals(x, walsh, level)
     walsh.sort(axis=1)
-    half = walsh.shape[1] // 2    # the median of sorted rows, as np.median computes it
-    estimate = walsh[:, half] if walsh.shape[1] % 2 else (walsh[:, half - 1] + walsh[:, half]) / 2
+    estimate = _sorted_median(walsh)
     low, high, achieved = np.empty(m), np.empty(m), np.full(m, level)
     sorted_abs = np.sort(np.abs(x), axis=1)
     ties = np.any(sorted_abs[:, 1:] == sorted_abs[:, :-1], axis=1)
@@ -165,9 +171,70 @@ def _group_intervals(x, has_zero, level):
         achieved[exact] = exact_level
     normal = ~exact
     if normal.any():
+        w = walsh[normal]
         estimate[normal], low[normal], high[normal], achieved[normal] = _normal_intervals(
-            x[normal], walsh[normal], estimate[normal], level)
+            x[normal], w[:, 0], w[:, -1], estimate[normal], level,
+            lambda rows, zq: _sorted_roots(x[normal][rows], w[rows], zq))
     return estimate, low, high, achieved
+
+
+def _sorted_median(walsh):
+    """The median of every sorted row, as :func:`numpy.median` computes it."""
+    half = walsh.shape[1] // 2
+    return walsh[:, half] if walsh.shape[1] % 2 else (walsh[:, half - 1] + walsh[:, half]) / 2
+
+
+def _sorted_roots(x, walsh, zq):
+    """:func:`_step_roots` of rows of sorted Walsh averages."""
+    values, offsets, sizes = _distinct_sorted(walsh)
+    return _step_roots(x, values, offsets, sizes, zq)
+
+
+def _partitioned_intervals(x, walsh, level):
+    """:func:`_group_intervals` of ``n >= 50`` values per row (normal approximation only)
+    without sorting the Walsh averages: the same numbers in O(n^2) per row.
+
+    :func:`numpy.partition` puts the order statistics needed at their sorted
+    places: the median and a window around the rank where each bound is
+    expected (``N / 2 -+ z sd`` of the ``N`` Walsh averages, ``T+`` counting the
+    Walsh averages above the shift); the window alone is sorted and searched as
+    :func:`_step_roots` searches the whole row.  A root that falls on a window
+    edge (ties, a widened level) is searched again in the fully sorted row.
+    """
+    m, n = x.shape
+    N = walsh.shape[1]
+    half = N // 2
+    sd = np.sqrt(n * (n + 1) * (2 * n + 1) / 24)
+    alpha = 1 - level       # the quantiles as _normal_intervals computes them
+    quantiles = (special.ndtri(1 - alpha / 2), special.ndtri(alpha / 2))
+    margin = 16 + int(sd / 8)
+    windows = {}
+    for zq in quantiles:
+        centre = int(round(N / 2 - zq * sd))
+        windows[zq] = (max(0, centre - margin), min(N - 1, centre + margin))
+    kth = sorted({half - 1, half, *(k for w in windows.values() for k in w)} - {-1})
+    part = np.partition(walsh, kth, axis=1)
+    median = part[:, half] if N % 2 else (part[:, half - 1] + part[:, half]) / 2
+
+    def roots(rows, zq):
+        out = np.full(rows.size, np.nan)
+        found = np.zeros(rows.size, dtype=bool)
+        for key, (start, stop) in windows.items():
+            use = np.flatnonzero(zq == key)
+            if use.size == 0:
+                continue
+            values, offsets, sizes = _distinct_sorted(
+                np.sort(part[rows[use], start:stop + 1], axis=1))
+            at = _step_positions(x[rows[use]], values, offsets, sizes, zq[use])
+            inside = (at > 0) & (at < sizes - 1)     # the crossing strictly inside the window
+            out[use[inside]] = values[offsets + at][inside]
+            found[use[inside]] = True
+        rest = np.flatnonzero(~found)
+        if rest.size:
+            out[rest] = _sorted_roots(x[rows[rest]], np.sort(walsh[rows[rest]], axis=1), zq[rest])
+        return out
+
+    return _normal_intervals(x, part.min(axis=1), part.max(axis=1), median, level, roots)
 
 
 def _exact_positions(n, level):
@@ -184,15 +251,17 @@ def _exact_positions(n, level):
     return qu, ql, level
 
 
-def _normal_intervals(x, walsh, median, level):
+def _normal_intervals(x, smallest, largest, median, level, roots):
     """The normal-approximation branch of :func:`wilcoxon_interval`, one sample per row.
 
-    ``median``: the Walsh medians, the estimate except where ``W`` is not
-    finite at the ends of the Walsh averages (then the midrange, no bounds).
+    ``smallest``, ``largest``, ``median``: of each row's Walsh averages; the
+    median is the estimate except where ``W`` is not finite at the ends of
+    the Walsh averages (then the midrange, no bounds).  ``roots(rows, zq)``:
+    where ``W - zq`` crosses zero in those rows (:func:`_step_roots`).
     """
     m = x.shape[0]
     low, high, achieved = np.full(m, np.nan), np.full(m, np.nan), np.full(m, level)
-    at_min, at_max = _w_statistics(x, walsh[:, 0]), _w_statistics(x, walsh[:, -1])
+    at_min, at_max = _w_statistics(x, smallest), _w_statistics(x, largest)
     finite = np.isfinite(at_min) & np.isfinite(at_max)
     estimate = np.where(finite, median, (x.min(axis=1) + x.max(axis=1)) / 2)
     achieved[~finite] = 0.0
@@ -211,10 +280,9 @@ def _normal_intervals(x, walsh, median, level):
     low[whole] = high[whole] = np.median(x[whole], axis=1)
     search = np.flatnonzero(finite & (alpha < 1))
     if search.size:
-        values, offsets, sizes = _distinct_sorted(walsh[search])
-        xs, a = x[search], alpha[search]
-        low[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(1 - a / 2))
-        high[search] = _step_roots(xs, values, offsets, sizes, special.ndtri(a / 2))
+        a = alpha[search]
+        low[search] = roots(search, special.ndtri(1 - a / 2))
+        high[search] = roots(search, special.ndtri(a / 2))
     return estimate, low, high, achieved
 
 
@@ -235,11 +303,16 @@ def _step_roots(x, values, offsets, sizes, zq):
     binary search over the intervals ``(values[k], values[k + 1])`` of each row
     (``sizes`` distinct values from ``offsets``), run on all rows at once.
     """
+    return values[offsets + _step_positions(x, values, offsets, sizes, zq)]
+
+
+def _step_positions(x, values, offsets, sizes, zq):
+    """The index (within its row) of each root found by :func:`_step_roots`."""
     lo, hi = np.zeros(x.shape[0], dtype=int), sizes - 1
     while True:
         active = np.flatnonzero(lo < hi)
         if active.size == 0:
-            return values[offsets + lo]
+            return lo
         mid = (lo[active] + hi[active]) // 2
         at = offsets[active] + mid
         below = _w_statistics(x[active], (values[at] + values[at + 1]) / 2) - zq[active] < 0
