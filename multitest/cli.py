@@ -274,11 +274,13 @@ def _figure_writer(ranking, formats, report, dpi=None):
     return write
 
 
-def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False):
+def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
+           all_intervals=False):
     from .outputs._write import write_outputs
 
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi),
-                         inputs=inputs, raw_csv=bool(raw_csv))
+                         inputs=inputs, raw_csv=bool(raw_csv),
+                         all_intervals=bool(all_intervals))
 
 
 def _print_summary(ranking, out=None, seconds=None, positions=None):
@@ -344,7 +346,8 @@ def _cmd_rank(args):
     if settings["out"]:
         _write(ranking, settings["out"], settings["format"], settings["report"],
                inputs=[args.results] + ([args.config] if args.config else []),
-               dpi=settings["dpi"], raw_csv=settings["raw_csv"])
+               dpi=settings["dpi"], raw_csv=settings["raw_csv"],
+               all_intervals=settings["all_intervals"])
     _print_summary(ranking, settings["out"], elapsed)
     return 0
 

@@ -22,7 +22,8 @@ from ._transaction import transaction
 __all__ = ["write_outputs"]
 
 
-def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
+def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
+                  all_intervals=False):
     """Write ``result.json``, the CSV tables and (for large runs) the pairwise file.
 
     Parameters
@@ -39,6 +40,11 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
         Write the text of the CSV tables as it is; by default a name a
         spreadsheet would run as a formula gets a leading ``'``
         (:func:`~multitest.outputs.neutralize_frame`).
+    all_intervals : bool
+        The Hodges–Lehmann intervals over data sets of every pair in
+        ``result.json`` and ``effect_sizes.csv``; by default up to
+        :data:`~multitest.engine.INTERVAL_PAIRS_LIMIT` pairs (those the
+        second-pass figure shows).
 
     Returns
     -------
@@ -50,13 +56,15 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
                 "costs": ranking.profile.describe()}
     if raw_csv:
         manifest["raw_csv"] = True
+    if all_intervals:
+        manifest["all_intervals"] = True
     inputs = [source, *_profile_paths(ranking.profile), *inputs]
     with transaction(out_dir, settings=manifest, inputs=inputs) as staging:
         large = is_large(ranking)
         effects = None if large else pairwise_columns(ranking)
         with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
-            write_json(ranking, handle, effects)
-        for name, table in stage_tables(ranking).items():
+            write_json(ranking, handle, effects, all_intervals)
+        for name, table in stage_tables(ranking, all_intervals).items():
             write_csv(table, os.path.join(staging, name), raw=raw_csv)
         if ranking.results.has_folds:
             if large:

@@ -354,7 +354,7 @@ class PairEffects:
     a, b : ndarray of int, shape (n,)
     hodges_lehmann, low, high, level : ndarray, shape (n,)
         From :func:`wilcoxon_interval`; NaN when not computed (see
-        :data:`OVER_DATASETS_LIMIT`).
+        :data:`OVER_DATASETS_LIMIT` and :func:`over_datasets`).
     b_better, ties, a_better : ndarray of int, shape (n,)
         Data sets where ``b`` / neither / ``a`` has the lower mean error.
     superiority : ndarray, shape (n,)
@@ -373,7 +373,7 @@ class PairEffects:
     superiority: np.ndarray
 
 
-def over_datasets(mean_errors, pairs=None, level=0.95):
+def over_datasets(mean_errors, pairs=None, level=0.95, intervals=True):
     """Hodges–Lehmann, Wilcoxon interval and probability of superiority of pairs.
 
     Parameters
@@ -382,6 +382,9 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
     pairs : tuple of two int arrays, optional
         ``(a, b)``; default every pair ``a < b``.
     level : float, default 0.95
+    intervals : bool, default True
+        Compute the Hodges–Lehmann estimates and intervals (within
+        :data:`OVER_DATASETS_LIMIT`); False: NaN, the counts only.
 
     Returns
     -------
@@ -393,7 +396,7 @@ def over_datasets(mean_errors, pairs=None, level=0.95):
     a, b = np.triu_indices(L, k=1) if pairs is None else map(np.asarray, pairs)
     b_better, a_better = np.empty(a.size, dtype=int), np.empty(a.size, dtype=int)
     hl, low, high, achieved = (np.full(a.size, np.nan) for _ in range(4))
-    intervals = a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT
+    intervals = bool(intervals) and a.size * S * (S + 1) / 2 <= OVER_DATASETS_LIMIT
     for chunk, d in _pair_differences(e, a, b, 1 << 20):        # d: (pairs, S)
         b_better[chunk], a_better[chunk] = sign_counts(d)
         if intervals:
