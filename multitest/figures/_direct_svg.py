@@ -28,6 +28,8 @@ DIRECT_SVG_FIGURES = 100
 
 _TABLE = re.compile(r"\n\ttable \[label=<(<TABLE.*</TABLE>)>\]\n", re.S)
 _LEGEND = re.compile(r"\n\tgraph \[label=<(.*)>\]\n\}\s*$", re.S)
+_STATEMENT = re.compile(r"^\t(\S+) \[", re.M)
+_EDGE = re.compile(r"^\t\S+ -> ", re.M)
 _NAME = re.compile(r"^digraph (\"(?:[^\"\\]|\\.)*\"|\S+) \{")
 _FONT = "Helvetica,Arial,sans-serif"
 _TABLE_SIZE, _LEGEND_SIZE = 10.0, 11.0
@@ -59,7 +61,7 @@ def text_width(text, size, bold=False):
     Examples
     --------
     >>> text_width("mlp", 10)
-    19.45
+    18.87
     """
     table = _BOLD_WIDTHS if bold else _WIDTHS
     units = sum(table[ord(c) - 32] if 32 <= ord(c) < 127 else 1000 for c in text)
@@ -144,7 +146,8 @@ def is_table_figure(source):
     >>> is_table_figure('digraph g {\\n\\ta -> b\\n}')
     False
     """
-    return bool(_TABLE.search(source)) and "->" not in source and source.count(" [") <= 6
+    nodes = set(_STATEMENT.findall(source)) - {"graph", "node", "edge"}
+    return nodes == {"table"} and not _EDGE.search(source) and bool(_TABLE.search(source))
 
 
 def _line_width(runs, size):
