@@ -374,7 +374,7 @@ def _cmd_stability(args):
                                else alphas),
                     "profiles": settings["profiles"],
                     "settings": dict({k: settings.get(k) for k in _ANALYSIS_KEYS
-                                      if k not in ("out", "raw_csv")},
+                                      if k not in ("out", "raw_csv", "all_intervals")},
                                      results=settings["results"])}
         if settings["raw_csv"]:
             manifest["raw_csv"] = True
