@@ -170,10 +170,10 @@ def _group_intervals(x, has_zero, level):
         achieved[exact] = exact_level
     normal = ~exact
     if normal.any():
-        w = walsh[normal]
+        xn, w = x[normal], walsh[normal]
         estimate[normal], low[normal], high[normal], achieved[normal] = _normal_intervals(
-            x[normal], w[:, 0], w[:, -1], estimate[normal], level,
-            lambda rows, zq: _sorted_roots(x[normal][rows], w[rows], zq))
+            xn, w[:, 0], w[:, -1], estimate[normal], level,
+            lambda rows, zq: _sorted_roots(xn[rows], w[rows], zq))
     return estimate, low, high, achieved
 
 
@@ -226,7 +226,7 @@ def _partitioned_intervals(x, walsh, level):
         windows[zq] = (max(0, centre - margin), min(N - 1, centre + margin))
     kth = sorted({0, N - 1, half - 1, half, *(k for w in windows.values() for k in w)})
     walsh.partition(kth, axis=1)      # in place: the fallback sorts the same values
-    median = walsh[:, half] if N % 2 else (walsh[:, half - 1] + walsh[:, half]) / 2
+    median = _sorted_median(walsh)    # its places are those of the sorted rows
 
     def roots(rows, zq):
         out = np.full(rows.size, np.nan)
