@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from html import escape
-from html.parser import HTMLParser
+from functools import lru_cache
+from html import escape, unescape
 
 __all__ = ["DIRECT_SVG_FIGURES", "is_table_figure", "table_svg", "text_width"]
 
@@ -54,6 +54,7 @@ _BOLD_WIDTHS = [348, 456, 521, 838, 696, 1002, 872, 306, 457, 457, 523, 838, 380
                 582, 712, 365, 712, 838]
 
 
+@lru_cache(maxsize=65536)
 def text_width(text, size, bold=False):
     """Width of ``text`` at ``size`` points, in Helvetica or DejaVu Sans whichever is wider
     (characters beyond ASCII: 1 em).
@@ -83,14 +84,27 @@ class _Cell:
     background: str
 
 
-class _TableParser(HTMLParser):
-    """The rows of cells of one HTML-like table label."""
+_TOKEN = re.compile(r"<(/?)([A-Za-z]+)((?:[^>\"]|\"[^\"]*\")*?)/?>|([^<]+)")
+_ATTRIBUTE = re.compile(r'([A-Za-z-]+)="([^"]*)"')
+
+
+class _TableParser:
+    """The rows of cells of one HTML-like table label (the tags of
+    :mod:`~multitest.figures._dot`; text unescaped with :func:`html.unescape`)."""
 
     def __init__(self):
-        super().__init__(convert_charrefs=True)
         self.rows, self.attrs = [], {}
         self._cell = self._lines = None
         self._bold, self._colours = 0, ["#000000"]
+
+    def feed(self, text):
+        for closing, tag, attributes, data in _TOKEN.findall(text):
+            if data:
+                self.handle_data(unescape(data))
+            elif closing:
+                self.handle_endtag(tag.lower())
+            else:
+                self.handle_starttag(tag.lower(), _ATTRIBUTE.findall(attributes))
 
     def handle_starttag(self, tag, attrs):
         attrs = {k.lower(): v for k, v in attrs}
@@ -106,8 +120,6 @@ class _TableParser(HTMLParser):
             self._colours.append(attrs.get("color", self._colours[-1]))
         elif tag == "br" and self._lines is not None:
             self._lines.append([])
-
-    handle_startendtag = handle_starttag
 
     def handle_endtag(self, tag):
         if tag == "td":
@@ -133,7 +145,6 @@ def _legend_lines(label):
     parser = _TableParser()
     parser._lines = [[]]
     parser.feed(label)
-    parser.close()
     lines = parser._lines
     return [tuple(line) for line in (lines[:-1] if not lines[-1] else lines)]
 
@@ -185,7 +196,6 @@ def table_svg(source):
         raise ValueError("`source` is not a table figure")
     parser = _TableParser()
     parser.feed(table.group(1))
-    parser.close()
     rows = [row for row in parser.rows if row]
     padding = float(parser.attrs.get("cellpadding", 2))
     spacing = float(parser.attrs.get("cellspacing", 0))
