@@ -16,9 +16,10 @@ PDF images still come from ``dot``.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
-from html import escape, unescape
+from html import escape as _escape
+from html import unescape
+from typing import NamedTuple
 
 __all__ = ["DIRECT_SVG_FIGURES", "is_table_figure", "table_svg", "text_width"]
 
@@ -69,15 +70,13 @@ def text_width(text, size, bold=False):
     return round(units * size / 1000, 2)
 
 
-@dataclass(frozen=True)
-class _Run:
+class _Run(NamedTuple):
     text: str
     bold: bool
     colour: str
 
 
-@dataclass(frozen=True)
-class _Cell:
+class _Cell(NamedTuple):     # NamedTuple: 440,000 cells in a 1000 x 20 run
     lines: tuple     # of tuples of _Run
     align: str
     valign: str
@@ -138,6 +137,12 @@ class _TableParser:
     def handle_data(self, data):
         if self._lines is not None:
             self._lines[-1].append(_Run(data, self._bold > 0, self._colours[-1]))
+
+
+@lru_cache(maxsize=65536)
+def escape(text):
+    """:func:`html.escape` of a text, remembered (the same texts recur in every figure)."""
+    return _escape(text)
 
 
 def _legend_lines(label):
