@@ -278,11 +278,13 @@ def _figure_writer(ranking, formats, report, dpi=None):
     return write
 
 
-def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False):
+def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
+           all_intervals=False):
     from .outputs._write import write_outputs
 
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi),
-                         inputs=inputs, raw_csv=bool(raw_csv))
+                         inputs=inputs, raw_csv=bool(raw_csv),
+                         all_intervals=bool(all_intervals))
 
 
 def _print_summary(ranking, out=None, seconds=None, positions=None):
@@ -353,7 +355,8 @@ def _cmd_rank(args):
     if settings["out"]:
         _write(ranking, settings["out"], settings["format"], settings["report"],
                inputs=[args.results] + ([args.config] if args.config else []),
-               dpi=settings["dpi"], raw_csv=settings["raw_csv"])
+               dpi=settings["dpi"], raw_csv=settings["raw_csv"],
+               all_intervals=settings["all_intervals"])
     _print_summary(ranking, settings["out"], elapsed)
     return 0
 
@@ -381,7 +384,8 @@ def _rank_on_cluster(args, settings):
         settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),
         workers=settings["workers"], scheduler=settings["scheduler"], load_options=load_options,
         extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
-        inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"])
+        inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"],
+        all_intervals=settings["all_intervals"])
     _print_summary(ranking, settings["out"], time.perf_counter() - start)
     return 0
 
@@ -408,7 +412,7 @@ def _cmd_stability(args):
                                else alphas),
                     "profiles": settings["profiles"],
                     "settings": dict({k: settings.get(k) for k in _ANALYSIS_KEYS
-                                      if k not in ("out", "raw_csv")},
+                                      if k not in ("out", "raw_csv", "all_intervals")},
                                      results=settings["results"])}
         if settings["raw_csv"]:
             manifest["raw_csv"] = True

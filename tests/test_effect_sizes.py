@@ -6,6 +6,8 @@ force Walsh averages and counts written here.  The per-data-set intervals of the
 tests: ``tests/test_fold_intervals.py``.
 """
 import json
+import subprocess
+import sys
 import os
 
 import numpy as np
@@ -17,6 +19,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 from scipy import special, stats
 
+import multitest.stats._effect_sizes
 from multitest import example_results, rank
 from multitest._errors import MultitestError
 from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
@@ -289,3 +292,58 @@ def test_finite_list_is_none_for_nan_and_infinities():
     assert got[1:4] == [None, None, None]
     assert [got[k] for k in (0, 4, 5)] == [float(values[k]) for k in (0, 4, 5)]
     assert all(type(got[k]) is float for k in (0, 4, 5)) and np.signbit(got[4])
+
+
+@pytest.mark.parametrize("S, decimals, zeros, level", [
+    (60, None, 0, 0.95), (200, 3, 5, 0.95), (137, 2, 20, 0.9), (400, None, 0, 0.99),
+    (80, 1, 0, 0.95),        # heavy ties: roots on a window edge, searched again in full
+    (50, None, 0, 0.5)])
+def test_partitioned_intervals_equal_the_sorted_ones_bit_for_bit(S, decimals, zeros, level,
+                                                                 monkeypatch):
+    # Reference: the sorted path of every size (itself checked against R and the
+    # scalar transcription above), forced with _PARTITION_FROM beyond S.
+    rng = np.random.default_rng(S)
+    d = rng.normal(0.01, 0.03, (S, 40))
+    d[:, :5] += rng.standard_cauchy((S, 5)) * 0.01       # skewed and heavy-tailed columns
+    if decimals is not None:
+        d = np.round(d, decimals)
+    d[rng.choice(S, zeros, replace=False)] = 0.0
+    d[:, -1] = d[:, -2]                                   # equal columns
+    partitioned = _column_intervals(d, level)
+    monkeypatch.setattr(multitest.stats._effect_sizes, "_PARTITION_FROM", S + 1)
+    for got, expected in zip(partitioned, _column_intervals(d, level)):
+        assert_array_equal(got, expected)
+
+
+def test_second_pass_intervals_for_the_pairs_shown_or_on_request(tmp_path):
+    # 26 algorithms: 325 pairs, above INTERVAL_PAIRS_LIMIT (300, the second-pass figure's):
+    # counts for every pair, intervals only with all_intervals / --all-intervals, and then
+    # those of over_datasets (the reference checked against R above).
+    rng = np.random.default_rng(26)
+    errors = rng.normal(0.2, 0.02, (12, 26, 10)) + np.linspace(0, 0.05, 26)[None, :, None]
+    frame = make_frame(errors)
+    source = tmp_path / "r.csv"
+    frame.to_csv(source, index=False)
+    order = ",".join(f"a{j}" for j in range(26))
+    default, every = tmp_path / "default", tmp_path / "every"
+    for out, extra in ((default, []), (every, ["--all-intervals"])):
+        done = subprocess.run([sys.executable, "-m", "multitest.cli", "rank", str(source),
+                               "--order", order, "--out", str(out), *extra],
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+    shown = pd.read_csv(default / "effect_sizes.csv")
+    asked = pd.read_csv(every / "effect_sizes.csv")
+    assert len(shown) == len(asked) == 325
+    assert shown[["hodges_lehmann", "ci_low", "ci_high", "ci_level"]].isna().all().all()
+    assert_array_equal(shown[["wins_a", "ties", "wins_b"]], asked[["wins_a", "ties", "wins_b"]])
+    ranking = rank(frame, [f"a{j}" for j in range(26)])
+    expected = _second_pass_rows_per_pair(ranking)
+    assert [r["ci_low"] for r in expected] == pytest.approx(asked["ci_low"].tolist(), rel=1e-15)
+    assert [r["hodges_lehmann"] for r in expected] == pytest.approx(
+        asked["hodges_lehmann"].tolist(), rel=1e-15)
+    doc = json.loads((every / "result.json").read_text())
+    assert [r["ci_high"] for r in doc["second_pass"]["effect_sizes"]] == \
+        [r["ci_high"] for r in expected]
+    assert json.loads((every / "manifest.json").read_text())["settings"]["all_intervals"]
+    assert all(r["ci_high"] is None for r in
+               json.loads((default / "result.json").read_text())["second_pass"]["effect_sizes"])

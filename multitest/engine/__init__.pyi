@@ -10,6 +10,7 @@ from ._cost_ties import prior_text as prior_text
 from ._effects import dataset_effects as dataset_effects
 from ._effects import decision_level as decision_level
 from ._effects import pairwise_columns as pairwise_columns
+from ._effects import INTERVAL_PAIRS_LIMIT as INTERVAL_PAIRS_LIMIT
 from ._effects import second_pass_columns as second_pass_columns
 from ._effects import second_pass_rows as second_pass_rows
 from ._explain import Comparison as Comparison

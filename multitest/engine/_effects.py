@@ -9,7 +9,13 @@ import numpy as np
 from ..stats._effect_sizes import over_datasets
 
 __all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
-           "second_pass_rows"]
+           "second_pass_rows", "INTERVAL_PAIRS_LIMIT"]
+
+#: Up to this many pairs of algorithms (L = 25) the second-pass figure
+#: (``effects_second_pass``) is drawn and every pair's Wilcoxon interval over
+#: data sets computed; above, the intervals only on request (``all_pairs``,
+#: ``--all-intervals``): their cost grows as pairs x S^2.
+INTERVAL_PAIRS_LIMIT = 300
 
 
 def dataset_effects(ranking, result):
@@ -147,11 +153,20 @@ def pairwise_columns(ranking, results=None):
     return columns
 
 
-def second_pass_columns(ranking):
+def second_pass_columns(ranking, all_pairs=False):
     """Effect sizes over data sets of every pair, in the second-pass prior order, by column.
 
     ``a`` is the cheaper by average cost, ``b`` the costlier;
     ``d = e_a - e_b`` per data set (mean errors), positive: ``b`` is better.
+
+    Parameters
+    ----------
+    ranking : multitest.engine.Ranking
+    all_pairs : bool
+        The Hodges–Lehmann estimates and intervals of every pair whatever
+        their number; by default only up to :data:`INTERVAL_PAIRS_LIMIT`
+        pairs (those the second-pass figure shows), else NaN.  Both within
+        :data:`~multitest.stats.OVER_DATASETS_LIMIT`.
 
     Returns
     -------
@@ -165,26 +180,35 @@ def second_pass_columns(ranking):
     sp = ranking.second_pass
     if sp is None:
         return {}
-    if ranking not in _SECOND_PASS_COLUMNS:   # JSON, CSV, figure and report share them
-        columns = _second_pass_columns(ranking, sp)
+    L = len(ranking.algorithms)
+    intervals = bool(all_pairs) or L * (L - 1) // 2 <= INTERVAL_PAIRS_LIMIT
+    shared = _SECOND_PASS_COLUMNS.setdefault(ranking, {})  # JSON, CSV, figure and report
+    if intervals not in shared:
+        columns = _second_pass_columns(ranking, sp, intervals)
         for values in columns.values():
             values.setflags(write=False)
-        _SECOND_PASS_COLUMNS[ranking] = columns
-    return dict(_SECOND_PASS_COLUMNS[ranking])
+        shared[intervals] = columns
+    return dict(shared[intervals])
 
 
 _SECOND_PASS_COLUMNS = weakref.WeakKeyDictionary()
 
 
-def second_pass_rows(ranking):
+def second_pass_rows(ranking, all_pairs=False):
     """:func:`second_pass_columns` as one dict per pair (NaN as None), for JSON.
+
+    Parameters
+    ----------
+    ranking : multitest.engine.Ranking
+    all_pairs : bool
+        As :func:`second_pass_columns`.
 
     Returns
     -------
     list of dict
         Empty without a second pass.
     """
-    columns = second_pass_columns(ranking)
+    columns = second_pass_columns(ranking, all_pairs)
     bounds = ("hodges_lehmann", "ci_low", "ci_high", "ci_level")    # NaN: not computed
     lists = {key: _finite_list(values) if key in bounds else values.tolist()
              for key, values in columns.items()}
@@ -192,14 +216,14 @@ def second_pass_rows(ranking):
     return [dict(zip(keys, values)) for values in zip(*lists.values())]
 
 
-def _second_pass_columns(ranking, sp):
+def _second_pass_columns(ranking, sp, intervals):
     names = list(ranking.algorithms)
     index = {a: i for i, a in enumerate(names)}
     order = np.array([index[a] for a in sp.prior_order])
     i, j = np.triu_indices(len(names), k=1)
     a, b = order[i], order[j]
     effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
-                            level=1 - ranking.settings.alpha)
+                            level=1 - ranking.settings.alpha, intervals=intervals)
     names = np.asarray(names, dtype=object)
     columns = {"a": names[a], "b": names[b], "hodges_lehmann": effects.hodges_lehmann,
                "ci_low": effects.low, "ci_high": effects.high, "ci_level": effects.level,

@@ -368,6 +368,10 @@ OPTIONS = (
            commands=("stability",), metavar="DIR", path=True),
     Option("report", _boolean, "write DIR/stability.html (heat maps)", _STABILITY,
            role="command", commands=("stability",), kind="boolean", switch=True),
+    Option("all_intervals", _boolean, "Hodges-Lehmann intervals over data sets of every "
+           "pair in result.json and effect_sizes.csv (by default only up to 300 pairs, "
+           "L = 25, those the second-pass figure shows: their cost grows as pairs x S^2)",
+           _OUTPUT, role="command", commands=("rank",), kind="boolean", switch=True),
     Option("raw_csv", _boolean, "write CSV text as it is, without the leading ' that keeps "
            "a spreadsheet from running a name starting with = + - @ as a formula", _OUTPUT,
            role="command", commands=("rank", "stability"), kind="boolean", switch=True),

@@ -10,6 +10,10 @@ from ._cd import cd_groups as cd_groups
 from ._cd import cd_layout as cd_layout
 from ._cd import power_warning as power_warning
 from ._cd import render_cd_diagram as render_cd_diagram
+from ._direct_svg import DIRECT_SVG_FIGURES as DIRECT_SVG_FIGURES
+from ._direct_svg import is_table_figure as is_table_figure
+from ._direct_svg import table_svg as table_svg
+from ._direct_svg import text_width as text_width
 from ._dot import MATRIX_LIMIT as MATRIX_LIMIT
 from ._dot import MATRIX_P_LIMIT as MATRIX_P_LIMIT
 from ._dot import ROW_EDGE_LIMIT as ROW_EDGE_LIMIT

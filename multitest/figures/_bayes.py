@@ -27,6 +27,7 @@ import numpy as np
 
 from .._files import write_atomically
 from .._format import escape_html as _e
+from ..engine._effects import INTERVAL_PAIRS_LIMIT
 
 __all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html"]
 
@@ -390,7 +391,7 @@ def _dataset_caption(effects, settings, bayesian):
 DATASET_FIGURES_LIMIT = 50
 DATASET_PAIRS_LIMIT = 120
 #: The second-pass figure is drawn up to this many pairs (all are in effect_sizes.csv).
-SECOND_PASS_PAIRS_LIMIT = 300
+SECOND_PASS_PAIRS_LIMIT = INTERVAL_PAIRS_LIMIT
 
 
 def bayes_figures(ranking):

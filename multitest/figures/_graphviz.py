@@ -21,7 +21,10 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from .._errors import MultitestError
+from .._files import write_atomically
 from .._progress import progress
+from . import _direct_svg
+from ._direct_svg import is_table_figure, table_svg
 
 __all__ = ["FORMATS", "SvgCache", "dot_available", "render_svgs", "to_svg", "inline_svg"]
 
@@ -163,7 +166,9 @@ def render_svgs(sources, jobs=None, cache=None):
             stems = {f"g{k}": key for k, key in enumerate(missing)}
             drawn = {stem: sources[key] for stem, key in stems.items()}
             _write_dot_files(folder, drawn)
-            svgs, _ = _draw(folder, drawn, ["svg"], jobs, cache)
+            direct = _direct_stems({key: sources[key] for key in missing})
+            svgs, _ = _draw(folder, drawn, ["svg"], jobs, cache,
+                            direct={stem for stem, key in stems.items() if key in direct})
             for stem, key in stems.items():
                 out[key] = svgs.get(stem)
     return out
@@ -245,19 +250,42 @@ def _write_dot_files(folder, sources):
             handle.write(source)
 
 
-def _draw(folder, sources, formats, jobs, cache, dpi=None):
+def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=None):
     """Draw ``folder/<stem>.dot`` of every source: ``({stem: SVG text}, failures)``.
 
-    The SVG text (with ``svg`` among the formats) of every file drawn is kept in the cache.
+    The SVG text (with ``svg`` among the formats) of every file drawn is kept in the
+    cache.  The SVG of the per-data-set table figures of a run with more than
+    :data:`~multitest.figures._direct_svg.DIRECT_SVG_FIGURES` of them is written
+    directly (:func:`~multitest.figures._direct_svg.table_svg`), their other formats
+    by ``dot``; ``direct``: those stems, when ``sources`` are not keyed by file stem.
     """
     cache = _SVG_CACHE if cache is None else cache
-    failures = _render_folder(folder, list(sources), formats, jobs, dpi)
-    failed = {f[:-4] for f, _ in failures}
+    direct = set() if "svg" not in formats else (
+        _direct_stems(sources) if direct is None else direct)
     svgs = {}
+    for stem in direct:
+        svgs[stem] = table_svg(sources[stem])
+        write_atomically(os.path.join(folder, f"{stem}.svg"), svgs[stem])
+        cache.remember(sources[stem], svgs[stem])
+    others = [f for f in formats if f != "svg"]
+    failures = _render_folder(folder, [s for s in sources if s not in direct], formats, jobs, dpi)
+    if others and direct:
+        failures += _render_folder(folder, sorted(direct), others, jobs, dpi)
+    failed = {f[:-4] for f, _ in failures}
     for stem, source in sources.items():
-        if "svg" in formats and stem not in failed:
+        if "svg" in formats and stem not in failed and stem not in direct:
             with open(os.path.join(folder, f"{stem}.svg"), encoding="utf-8") as handle:
                 svgs[stem] = handle.read()
             cache.remember(source, svgs[stem])
     return svgs, failures
+
+
+def _direct_stems(sources):
+    """The per-data-set table figures written directly: more than DIRECT_SVG_FIGURES."""
+    stems = {stem for stem, source in sources.items()
+             if stem.startswith(_PER_DATASET) and is_table_figure(source)}
+    return stems if len(stems) > _direct_svg.DIRECT_SVG_FIGURES else set()
+
+
+_PER_DATASET = ("override_", "trace_")
 

@@ -47,7 +47,7 @@ def is_large(ranking):
     return ranking.datasets[0].table.statistic.size > INLINE_PAIRS_LIMIT
 
 
-def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
+def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None, all_intervals=False):
     """The ``result.json`` document of a ranking (schema in the README).
 
     Parameters
@@ -62,6 +62,10 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
     datasets : object, optional
         Put this under ``datasets`` instead of the document of every data set
         (used to write those one at a time).
+    all_intervals : bool
+        The Hodges–Lehmann intervals over data sets of every pair
+        (:func:`multitest.engine.second_pass_columns`), not only up to
+        :data:`~multitest.engine.INTERVAL_PAIRS_LIMIT` pairs.
     """
     if inline_pairs is None:
         inline_pairs = not is_large(ranking)
@@ -71,7 +75,7 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None):
         "average_error_ranks": {a: float(r) for a, r in ranking.average_error_ranks.items()},
         "friedman": _friedman(ranking),
         "friedman_errors": _friedman_errors(ranking),
-        "second_pass": _second_pass(ranking),
+        "second_pass": _second_pass(ranking, all_intervals),
         "control": _control(ranking),
         "effect_sizes": _effect_sizes(ranking),
         "datasets": _datasets(ranking, inline_pairs, effects) if datasets is None else datasets,
@@ -102,7 +106,7 @@ def _missing(ranking):
     return out
 
 
-def write_json(ranking, handle, effects=None):
+def write_json(ranking, handle, effects=None, all_intervals=False):
     """Write the ``result.json`` text of ``ranking`` to the open text file ``handle``.
 
     Small runs: the document indented, each data set's lists of pairs and of
@@ -116,11 +120,14 @@ def write_json(ranking, handle, effects=None):
     effects : dict of str to ndarray, optional
         :func:`~multitest.engine.pairwise_columns` of the ranking,
         when the caller has it already (small runs).
+    all_intervals : bool
+        As :func:`to_dict`.
     """
     if is_large(ranking):
-        _write_large_json(ranking, handle)
+        _write_large_json(ranking, handle, all_intervals=all_intervals)
     else:
-        handle.write(_json_text(to_dict(ranking, inline_pairs=True, effects=effects)))
+        handle.write(_json_text(to_dict(ranking, inline_pairs=True, effects=effects,
+                                        all_intervals=all_intervals)))
 
 
 def _explanations(ranking):
@@ -227,7 +234,7 @@ def _friedman_errors(ranking):
             "rejected": bool(fr.pvalue < ranking.settings.alpha)}
 
 
-def _second_pass(ranking):
+def _second_pass(ranking, all_intervals=False):
     from ..engine._effects import second_pass_rows
 
     sp = ranking.second_pass
@@ -249,7 +256,7 @@ def _second_pass(ranking):
             pvalues = [list(row) for row in zip(named[i], named[j], values.tolist())]
         else:
             pvalues = [[names[a], names[b], _number(p)] for a, b, p in zip(i, j, values)]
-    return _second_pass_doc(sp, pvalues, second_pass_rows(ranking))
+    return _second_pass_doc(sp, pvalues, second_pass_rows(ranking, all_intervals))
 
 
 def _second_pass_doc(sp, pvalues, effect_sizes, pair_tables=None):
@@ -412,7 +419,7 @@ def _json_text(doc):
     return re.sub(pattern, lambda m: lists[int(m.group(1))], text)
 
 
-def _write_large_json(ranking, handle, batch=256):
+def _write_large_json(ranking, handle, batch=256, all_intervals=False):
     """Write ``json.dumps(to_dict(ranking))`` (one line), one data set at a time.
 
     The text is the same; memory holds the document of ``batch`` data sets, not
@@ -420,7 +427,8 @@ def _write_large_json(ranking, handle, batch=256):
     objects).
     """
     mark = f"\x00{secrets.token_hex(8)}"
-    text = json.dumps(to_dict(ranking, inline_pairs=False, datasets=mark), allow_nan=False)
+    text = json.dumps(to_dict(ranking, inline_pairs=False, datasets=mark,
+                              all_intervals=all_intervals), allow_nan=False)
     head, tail = text.split(json.dumps(mark), 1)
     handle.write(head + "{")
     results = ranking.datasets

@@ -54,8 +54,12 @@ def _tested_table(ranking):
     return first.table if first.tested else None
 
 
-def stage_tables(ranking):
-    """The CSV tables of every stage: ``{file name: DataFrame}``."""
+def stage_tables(ranking, all_intervals=False):
+    """The CSV tables of every stage: ``{file name: DataFrame}``.
+
+    ``all_intervals``: ``effect_sizes.csv`` has the intervals of every pair
+    (:func:`multitest.engine.second_pass_columns`).
+    """
     algorithms = list(ranking.algorithms)
     names = np.asarray(algorithms, dtype=object)
     results = ranking.datasets
@@ -86,7 +90,7 @@ def stage_tables(ranking):
             "final_position": [final_position[a] for a in algorithms]})
         from ..engine._effects import second_pass_columns
 
-        tables["effect_sizes.csv"] = _frame(second_pass_columns(ranking))
+        tables["effect_sizes.csv"] = _frame(second_pass_columns(ranking, all_intervals))
         if sp.posthoc is not None:
             i, j = np.triu_indices(len(algorithms), k=1)
             tables["posthoc.csv"] = _frame({

@@ -23,7 +23,8 @@ from ._transaction import transaction
 __all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs"]
 
 
-def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
+def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
+                  all_intervals=False):
     """Write ``result.json``, the CSV tables and (for large runs) the pairwise file.
 
     Parameters
@@ -40,6 +41,11 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
         Write the text of the CSV tables as it is; by default a name a
         spreadsheet would run as a formula gets a leading ``'``
         (:func:`~multitest.outputs.neutralize_frame`).
+    all_intervals : bool
+        The Hodges–Lehmann intervals over data sets of every pair in
+        ``result.json`` and ``effect_sizes.csv``; by default up to
+        :data:`~multitest.engine.INTERVAL_PAIRS_LIMIT` pairs (those the
+        second-pass figure shows).
 
     Returns
     -------
@@ -47,17 +53,20 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False):
         The files written, relative to ``out_dir``.
     """
     with transaction(out_dir, settings=run_manifest(ranking.results.source, ranking.settings,
-                                                    ranking.profile, raw_csv),
+                                                    ranking.profile, raw_csv, all_intervals),
                      inputs=run_inputs(ranking.results.source, ranking.profile, inputs)) as staging:
-        return write_run_files(ranking, staging, extra=extra, raw_csv=raw_csv)
+        return write_run_files(ranking, staging, extra=extra, raw_csv=raw_csv,
+                               all_intervals=all_intervals)
 
 
-def run_manifest(source, settings, profile, raw_csv=False):
+def run_manifest(source, settings, profile, raw_csv=False, all_intervals=False):
     """The ``settings`` of the transaction of a ``rank`` run (:func:`write_outputs`)."""
     manifest = {"command": "rank", "input": source, "settings": settings.to_dict(),
                 "costs": profile.describe()}
     if raw_csv:
         manifest["raw_csv"] = True
+    if all_intervals:
+        manifest["all_intervals"] = True
     return manifest
 
 
@@ -66,19 +75,20 @@ def run_inputs(source, profile, inputs=()):
     return [source, *_profile_paths(profile), *inputs]
 
 
-def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_written=False):
+def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_written=False,
+                    all_intervals=False):
     """The files of :func:`write_outputs`, into the `staging` folder of its transaction.
 
     `pairwise_written`: the pairwise parts are in ``staging`` already (written by the
     tasks of ``multitest rank --workers``); a small run's are listed in ``pairwise.csv``
     instead, as :func:`write_outputs` lists them.  Returns the files, relative to
-    ``staging``.
+    ``staging``.  `all_intervals`: as in :func:`write_outputs`.
     """
     large = is_large(ranking)
     effects = None if large else pairwise_columns(ranking)
     with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
-        write_json(ranking, handle, effects)
-    for name, table in stage_tables(ranking).items():
+        write_json(ranking, handle, effects, all_intervals)
+    for name, table in stage_tables(ranking, all_intervals).items():
         write_csv(table, os.path.join(staging, name), raw=raw_csv)
     if ranking.results.has_folds and not (large and pairwise_written):
         if large:

@@ -44,7 +44,8 @@ TASK_RETRIES = 2
 
 
 def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=None,
-                    load_options=None, extra=None, inputs=(), raw_csv=False):
+                    load_options=None, extra=None, inputs=(), raw_csv=False,
+                    all_intervals=False):
     """Rank a partitioned input on a Dask cluster and write the run to `out`.
 
     Parameters
@@ -68,7 +69,8 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
         staging folder (figures, the report).
     inputs : iterable of str
         More files read, which no output may replace.
-    raw_csv : bool
+    raw_csv, all_intervals : bool
+        As in :func:`multitest.outputs.write_outputs`.
 
     Returns
     -------
@@ -96,7 +98,8 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     settings = dataclasses.replace(settings, costs=profile.name,
                                    test=settings.pairwise_test.name)
     options = dict(load_options or {})
-    with transaction(out, settings=run_manifest(folder, settings, profile, raw_csv),
+    with transaction(out, settings=run_manifest(folder, settings, profile, raw_csv,
+                                                all_intervals),
                      inputs=run_inputs(folder, profile, [*parts, *inputs])) as staging:
         os.mkdir(os.path.join(staging, PAIRWISE_FILE))
         with _client(workers, scheduler) as client:
@@ -110,7 +113,7 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
         _remove_leftovers(os.path.join(staging, PAIRWISE_FILE), len(parts))
         where, ranking = _ranking(folder, parts, answers, head, profile, settings, staging)
         write_run_files(ranking, staging, extra=None if extra is None else extra(ranking),
-                        raw_csv=raw_csv, pairwise_written=True)
+                        raw_csv=raw_csv, pairwise_written=True, all_intervals=all_intervals)
     where.moved(os.path.join(out, PAIRWISE_FILE))
     return ranking
 
