@@ -58,6 +58,7 @@ from ._stability import stability as stability
 from ._stability import stability_text as stability_text
 from ._stability import stability_to_dict as stability_to_dict
 from ._stage1 import LazyRows as LazyRows
+from ._stage1 import RowArray as RowArray
 from ._stage1 import PairwiseTable as PairwiseTable
 from ._stage1 import run_pairwise_tests as run_pairwise_tests
 from ._partial import multitest_per_dataset_partial as multitest_per_dataset_partial

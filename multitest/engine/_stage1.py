@@ -16,7 +16,7 @@ import numpy as np
 from .._progress import progress
 from ..stats._corrections import adjust_pvalues
 
-__all__ = ["PairwiseTable", "LazyRows", "run_pairwise_tests"]
+__all__ = ["PairwiseTable", "LazyRows", "RowArray", "run_pairwise_tests"]
 
 # Elements (pairs x folds) tested at once per thread; bounds the memory of
 # stage 1; 4 MB per array: in cache, and long enough array operations for two
@@ -335,7 +335,41 @@ class _Stage1:
         return a, b
 
 
-class LazyRows:
+class RowArray:
+    """Base of the read-only arrays whose first axis is the data sets, read one data set
+    (row) at a time: the protocol the engine and the outputs use of them.
+
+    A subclass sets ``shape`` and ``dtype`` and defines ``__getitem__``, with
+    :meth:`_split` and :meth:`_data_set` to read its key.
+    """
+
+    ndim = 2
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    def __len__(self):
+        return self.shape[0]
+
+    def setflags(self, write):
+        if write:
+            raise ValueError(f"{type(self).__name__}: these results are read-only")
+
+    @staticmethod
+    def _split(key):
+        """``(data-set key, rest of the key)``."""
+        return (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+
+    def _data_set(self, row_key):
+        """The index of the data set ``row_key`` (negative from the end), checked."""
+        s = int(row_key) + (self.shape[0] if row_key < 0 else 0)
+        if not 0 <= s < self.shape[0]:
+            raise IndexError(f"data set {int(row_key)} out of range for {self.shape[0]}")
+        return s
+
+
+class LazyRows(RowArray):
     """A read-only ``(S, P)`` array of stage 1 computed one data set at a time, on access.
 
     Indexing by a data set (``x[s]``, ``x[s, columns]``) recomputes that data
@@ -344,7 +378,6 @@ class LazyRows:
     The numbers are those of the eager computation, bit for bit.
     """
 
-    ndim = 2
     dtype = np.dtype(float)
 
     def __init__(self, stage, field):
@@ -354,24 +387,10 @@ class LazyRows:
     def shape(self):
         return self._stage.shape
 
-    @property
-    def size(self):
-        return self.shape[0] * self.shape[1]
-
-    def __len__(self):
-        return self.shape[0]
-
-    def setflags(self, write):
-        if write:
-            raise ValueError("stage-1 results are read-only")
-
     def __getitem__(self, key):
-        row_key, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        row_key, rest = self._split(key)
         if isinstance(row_key, (int, np.integer)) and len(rest) <= 1:
-            s = int(row_key) + (self.shape[0] if row_key < 0 else 0)
-            if not 0 <= s < self.shape[0]:
-                raise IndexError(f"data set {int(row_key)} out of range for {self.shape[0]}")
-            row = self._stage.row(s)[self._field]
+            row = self._stage.row(self._data_set(row_key))[self._field]
             return row[rest[0]] if rest else row
         if isinstance(row_key, slice) and row_key.step in (None, 1):
             s0, s1, _ = row_key.indices(self.shape[0])

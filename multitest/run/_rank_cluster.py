@@ -28,7 +28,7 @@ from ..engine._per_dataset import DataSetResult
 from ..engine._ranking import (_unused_costs_note, per_dataset_stage, rank_datasets,
                                resolve_profile)
 from ..engine._settings import check_for_results
-from ..engine._stage1 import PairwiseTable
+from ..engine._stage1 import PairwiseTable, RowArray
 from ..inputs._results import Results, load_results, parquet_parts
 from ..outputs._json import INLINE_PAIRS_LIMIT
 from ..outputs._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_arrays
@@ -259,33 +259,22 @@ class _Parts:
         return os.path.join(self.folder, f"part-{k:05d}.npz"), s - int(self._starts[k])
 
 
-class _BitRows:
+class _BitRows(RowArray):
     """The ``(S, P)`` override decisions of a cluster run, kept as bits (one eighth of
     the booleans: 124 MB at 10^9 tests); a data set's row is unpacked on access."""
 
-    ndim = 2
     dtype = np.dtype(bool)
 
     def __init__(self, packed, P):
         self._packed, self.shape = packed, (packed.shape[0], P)
         self._counts = None
 
-    @property
-    def size(self):
-        return self.shape[0] * self.shape[1]
-
-    def __len__(self):
-        return self.shape[0]
-
-    def setflags(self, write):
-        if write:
-            raise ValueError("the results of a cluster run are read-only")
-
     def __getitem__(self, key):
-        row_key, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        row_key, rest = self._split(key)
         if not isinstance(row_key, (int, np.integer)) or len(rest) > 1:
             raise TypeError("the decisions of a cluster run are read one data set at a time")
-        row = np.unpackbits(self._packed[row_key], count=self.shape[1]).view(bool)
+        row = np.unpackbits(self._packed[self._data_set(row_key)],
+                            count=self.shape[1]).view(bool)
         return row[rest[0]] if rest else row
 
     def sum(self):
@@ -296,7 +285,7 @@ class _BitRows:
         return self._counts
 
 
-class _PartRows:
+class _PartRows(RowArray):
     """A read-only array, first axis the data sets, of a run ranked on a cluster, read
     from its pairwise parts one data set at a time on access: a stage-1 column
     (:func:`~multitest.outputs.read_pairwise`: the tests rerun from the stored errors,
@@ -308,25 +297,11 @@ class _PartRows:
         self._parts, self.shape, self._column = parts, shape, column
         self.ndim = len(shape)
 
-    @property
-    def size(self):
-        return int(np.prod(self.shape))
-
-    def __len__(self):
-        return self.shape[0]
-
-    def setflags(self, write):
-        if write:
-            raise ValueError("the results of a cluster run are read-only")
-
     def __getitem__(self, key):
-        row_key, rest = (key[0], key[1:]) if isinstance(key, tuple) else (key, ())
+        row_key, rest = self._split(key)
         if not isinstance(row_key, (int, np.integer)) or len(rest) > 1:
             raise TypeError("the results of a cluster run are read one data set at a time")
-        s = int(row_key) + (self.shape[0] if row_key < 0 else 0)
-        if not 0 <= s < self.shape[0]:
-            raise IndexError(f"data set {int(row_key)} out of range for {self.shape[0]}")
-        part, row = self._parts.locate(s)
+        part, row = self._parts.locate(self._data_set(row_key))
         with np.load(part, allow_pickle=False) as archive:
             if self._column is None:
                 values = archive["errors"][row]
