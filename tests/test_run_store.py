@@ -204,3 +204,27 @@ def test_a_full_disk_mid_run_keeps_every_committed_fold(tmp_path, finished):
                           "the folds stored so far are kept")
     kept = _folds(after / "store.sqlite")
     assert 8 <= len(kept) < 12
+
+
+EXAMPLES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
+COMMANDS = {
+    "run": ["run", os.path.join(EXAMPLES, "experiment", "experiment.yaml")],
+    "rank": ["rank", os.path.join(EXAMPLES, "ulas2008", "accuracy.csv"), "--costs",
+             "training_time"],
+    "stability": ["stability", os.path.join(EXAMPLES, "ulas2008", "accuracy.csv"), "--costs",
+                  "training_time", "-B", "5"],
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0
+                    or shutil.which("setpriv") is None,
+                    reason="needs root and setpriv to run the command as the user nobody")
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_out_root_as_an_ordinary_user_is_one_line(command):
+    # `--out /` as a user who cannot write there: one line naming the folder, exit 2.
+    drop = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+    process = subprocess.run([*drop, sys.executable, "-m", "multitest.cli", *COMMANDS[command],
+                              "--out", "/"], env=ENV, capture_output=True, text=True,
+                             timeout=300, start_new_session=True, cwd="/")
+    assert_one_line_error(process.returncode, process.stderr, "output folder /",
+                          "Permission denied")
