@@ -33,3 +33,29 @@ def mounted(path, options):
         yield str(path)
     finally:
         subprocess.run(["umount", "-l", str(path)], check=True)
+
+
+def differences_on_critical(alpha, n=40, seed=30):
+    """5x2 cv fold differences, shape (n * 113, 10), whose combined F statistic is the
+    critical value at `alpha` to within 50 units in the last place, and 1e-9 to 1e-4
+    relative either side.
+
+    Adding ``t`` to both folds of a replication leaves the variances alone and makes f
+    a quadratic in ``t``: it is solved for f = critical exactly, then ``t`` is moved.
+    """
+    from scipy import special
+
+    rng = np.random.default_rng(seed)
+    base = np.repeat(rng.normal(0.0, 0.02, (n, 5)), 2, axis=1)
+    base[:, 1::2] *= -1     # replication means 0: f = 1/2 at t = 0, below every critical value
+    shift = np.repeat(rng.uniform(0.5, 1.5, (n, 5)), 2, axis=1)
+    critical = special.fdtri(10, 5, 1 - alpha)
+    p_bar = (base[:, 0::2] + base[:, 1::2]) / 2
+    s2 = ((base[:, 0::2] - p_bar) ** 2 + (base[:, 1::2] - p_bar) ** 2).sum(axis=1)
+    qa, qb = (shift ** 2).sum(axis=1), 2 * (base * shift).sum(axis=1)
+    qc = (base ** 2).sum(axis=1) - 2 * critical * s2
+    root = (-qb + np.sqrt(qb ** 2 - 4 * qa * qc)) / (2 * qa)
+    steps = np.concatenate([np.arange(-50, 51) * np.finfo(float).eps,
+                            np.outer([-1, 1], 10.0 ** np.arange(-9, -3)).ravel()])
+    t = (root[:, None] * (1 + steps)).ravel()
+    return np.repeat(base, steps.size, axis=0) + t[:, None] * np.repeat(shift, steps.size, axis=0)

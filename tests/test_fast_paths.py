@@ -10,7 +10,7 @@
 import numpy as np
 import pandas as pd
 import pytest
-from helpers import make_frame
+from helpers import differences_on_critical, make_frame
 from scipy import special, stats
 
 from multitest import InputError, get_test, load_results, register_test
@@ -422,20 +422,8 @@ def test_f_decisions_near_the_critical_value_are_the_p_values(alpha):
         combined_5x2cv_f,
     )
 
-    rng = np.random.default_rng(30)
-    base = np.repeat(rng.normal(0.0, 0.02, (40, 5)), 2, axis=1)
-    base[:, 1::2] *= -1     # replication means 0: f = 1/2 at t = 0, below every critical value
-    shift = np.repeat(rng.uniform(0.5, 1.5, (40, 5)), 2, axis=1)
     critical = special.fdtri(10, 5, 1 - alpha)
-    p_bar = (base[:, 0::2] + base[:, 1::2]) / 2
-    s2 = ((base[:, 0::2] - p_bar) ** 2 + (base[:, 1::2] - p_bar) ** 2).sum(axis=1)
-    qa, qb = (shift ** 2).sum(axis=1), 2 * (base * shift).sum(axis=1)
-    qc = (base ** 2).sum(axis=1) - 2 * critical * s2
-    root = (-qb + np.sqrt(qb ** 2 - 4 * qa * qc)) / (2 * qa)
-    steps = np.concatenate([np.arange(-50, 51) * np.finfo(float).eps,
-                            np.outer([-1, 1], 10.0 ** np.arange(-9, -3)).ravel()])
-    t = (root[:, None] * (1 + steps)).ravel()
-    d = np.repeat(base, steps.size, axis=0) + t[:, None] * np.repeat(shift, steps.size, axis=0)
+    d = differences_on_critical(alpha)
     d = np.vstack([d, np.zeros((3, 10)), np.full((2, 10), 0.25)])   # 0/0 and x/0
     zeros = np.broadcast_to(0.0, d.shape)
     statistic, pvalue = combined_5x2cv_f(d, zeros)

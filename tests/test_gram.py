@@ -10,7 +10,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from scipy import special
+from helpers import differences_on_critical
 
 from multitest import get_test
 from multitest.engine import _stage1 as stage1
@@ -35,23 +35,9 @@ def _on_critical(alpha, n=40, seed=30):
     """Pairs (data sets of two algorithms) whose F statistic is the critical value to
     within 50 units in the last place, and 1e-9 to 1e-4 relative either side.
 
-    Adding ``t`` to both folds of a replication leaves the variances alone and makes
-    f a quadratic in ``t``, solved for f = critical (as in test_fast_paths.py).
+    The differences are :func:`helpers.differences_on_critical`, as in test_fast_paths.py.
     """
-    rng = np.random.default_rng(seed)
-    base = np.repeat(rng.normal(0.0, 0.02, (n, 5)), 2, axis=1)
-    base[:, 1::2] *= -1
-    shift = np.repeat(rng.uniform(0.5, 1.5, (n, 5)), 2, axis=1)
-    critical = special.fdtri(10, 5, 1 - alpha)
-    p_bar = (base[:, 0::2] + base[:, 1::2]) / 2
-    s2 = ((base[:, 0::2] - p_bar) ** 2 + (base[:, 1::2] - p_bar) ** 2).sum(axis=1)
-    qa, qb = (shift ** 2).sum(axis=1), 2 * (base * shift).sum(axis=1)
-    qc = (base ** 2).sum(axis=1) - 2 * critical * s2
-    root = (-qb + np.sqrt(qb ** 2 - 4 * qa * qc)) / (2 * qa)
-    steps = np.concatenate([np.arange(-50, 51) * np.finfo(float).eps,
-                            np.outer([-1, 1], 10.0 ** np.arange(-9, -3)).ravel()])
-    t = (root[:, None] * (1 + steps)).ravel()
-    d = np.repeat(base, steps.size, axis=0) + t[:, None] * np.repeat(shift, steps.size, axis=0)
+    d = differences_on_critical(alpha, n, seed)
     b = np.full(d.shape, 0.25)
     return np.stack([b + d, b], axis=1)            # (pairs, 2 algorithms, 10)
 
