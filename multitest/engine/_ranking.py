@@ -98,7 +98,7 @@ class Ranking:
     def algorithms(self):
         return self.results.algorithms
 
-    @property
+    @functools.cached_property
     def tolerance(self):
         """The :class:`~multitest.engine.CostTolerance` of the prior, with the profile's noise."""
         return _tolerance(self.settings, self.profile, self.results)

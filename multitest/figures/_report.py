@@ -379,16 +379,15 @@ def _report_pages(ranking):
             + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
     pages = {}
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
+    exact = ranking.tolerance.exact
     if paged:
         body.append(_datasets_table(ranking, stems))
         for r, stem, ranks in zip(ranking.datasets, stems, error_ranks):
             section = _dataset_section(r, stem, figs, ranking.settings, ranks,
-                                       back="../report.html#datasets",
-                                       exact=ranking.tolerance.exact)
+                                       back="../report.html#datasets", exact=exact)
             pages[stem] = _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
-        exact = ranking.tolerance.exact
         body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact)
                  for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
