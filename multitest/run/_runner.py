@@ -624,8 +624,8 @@ def _provenance(experiment, start, run, engine, worker_info, derived, counts, ti
         "measurement": ("each fit in a forked child process" if experiment.isolate else
                         "each fit in the worker process") + ", single-threaded (threadpoolctl, "
                        "n_jobs=1); wall and CPU time separately; peak memory = growth of the "
-                       "resident set during fit (VmHWM after clear_refs); model size = pickled "
-                       "bytes",
+                       "resident set during fit (VmHWM after clear_refs) less the file pages "
+                       "paged in (RssFile); model size = pickled bytes",
     }
 
 
