@@ -1,0 +1,88 @@
+"""Folds grouped into Dask tasks, as many a task as their measured time allows.
+
+One Dask task costs the runner a round trip to the scheduler and back, its
+result's transfer and its bookkeeping: about 20 ms on a 2-CPU machine
+(``benchmarks/bench_runner.py``), as much as a small fit.  :class:`FoldBatches`
+hands the folds out in their order (data set-major, as in the experiment file)
+in **batches** of folds of one data set and one learner, sized by the time the
+folds of that (data set, learner) took so far: the first batch of a pair is
+one fold (its time is unknown), later ones hold about :data:`BATCH_SECONDS`
+of work, never more than :data:`MAX_BATCH` folds nor, near the end, more than
+a fair share of what is left (the workers finish together).  The worker runs a
+batch with :func:`~multitest.run._measure.run_tasks`, each fold measured as
+alone (its own row, times and memory), in the data set's one fit process.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+__all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH"]
+
+#: Seconds of measured fold time a batch aims at: 10 times the runner's cost of a task.
+BATCH_SECONDS = 0.25
+#: Most folds in one batch (a worker lost with its batch loses at most these).
+MAX_BATCH = 32
+
+
+class FoldBatches:
+    """The folds still to hand out, in batches sized by the folds already measured.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The folds to run, in the order to run them.
+    workers : int
+        Workers of the cluster (the end of the run is shared among them).
+
+    Examples
+    --------
+    >>> from multitest.run import Task
+    >>> tasks = [Task(dataset="d", algorithm="a", estimator="m.C", replication=r, fold=f,
+    ...               folds=2, seed=0, metric="error", spec="s")
+    ...          for r in range(1, 16) for f in (1, 2)]
+    >>> batches = FoldBatches(tasks, workers=2)
+    >>> len(batches.take())           # the first fold of a learner: its time is unknown
+    1
+    >>> batches.learn([{"dataset": "d", "algorithm": "a", "status": "ok",
+    ...                 "started": 0.0, "finished": 0.05}])
+    >>> [len(batches.take()) for _ in range(4)]   # 0.25 s / 0.05 s, then a fair share
+    [5, 5, 4, 3]
+    >>> sum(len(batches.take()) for _ in range(20)), len(batches), batches.take()
+    (12, 0, ())
+    """
+
+    def __init__(self, tasks, workers):
+        self._queue = collections.deque(tasks)
+        self._workers = max(int(workers), 1)
+        self._seconds = {}
+
+    def __len__(self):
+        return len(self._queue)
+
+    def take(self):
+        """The next batch: a tuple of folds of one data set and learner (empty when none)."""
+        if not self._queue:
+            return ()
+        first = self._queue[0]
+        size = min(self._size(first.dataset, first.algorithm),
+                   max(len(self._queue) // (2 * self._workers), 1))
+        batch = []
+        while (self._queue and len(batch) < size and self._queue[0].dataset == first.dataset
+               and self._queue[0].algorithm == first.algorithm):
+            batch.append(self._queue.popleft())
+        return tuple(batch)
+
+    def learn(self, rows):
+        """Record the measured time of finished folds (rows of the store)."""
+        for row in rows:
+            if row["status"] == "ok":
+                self._seconds[row["dataset"], row["algorithm"]] = \
+                    max(row["finished"] - row["started"], 1e-6)
+
+    def _size(self, dataset, algorithm):
+        seconds = self._seconds.get((dataset, algorithm))
+        if seconds is None:
+            return 1
+        return max(1, min(MAX_BATCH, math.floor(BATCH_SECONDS / seconds)))
