@@ -14,8 +14,8 @@ pytest.importorskip("distributed")
 from cli_helpers import run_cli  # noqa: E402
 from sklearn.datasets import load_iris  # noqa: E402
 
-from multitest.run import (MAX_BATCH, FoldBatches, Store, Task, fold_indices,  # noqa: E402
-                           run_task, run_tasks)
+from multitest.run import (GUESSED_BATCH, MAX_BATCH, FoldBatches, Store, Task,  # noqa: E402
+                           fold_indices, run_task, run_tasks)
 
 IRIS = load_iris(return_X_y=True)
 
@@ -30,7 +30,7 @@ def _tasks(datasets=("d",), algorithms=("a", "b"), replications=5, folds=2):
 
 def _row(task, seconds):
     return {"dataset": task.dataset, "algorithm": task.algorithm, "status": "ok",
-            "started": 0.0, "finished": seconds}
+            "fit_cpu_time": 0.75 * seconds, "predict_cpu_time": 0.25 * seconds}
 
 
 def test_every_fold_is_handed_out_once_in_order_in_batches_of_one_data_set_and_learner():
@@ -43,7 +43,7 @@ def test_every_fold_is_handed_out_once_in_order_in_batches_of_one_data_set_and_l
     assert handed == tasks and len(batches) == 0
 
 
-def test_batch_size_follows_the_measured_time_of_its_learner_on_its_data_set():
+def test_batch_size_follows_the_measured_cpu_time_of_its_learner_on_its_data_set():
     tasks = _tasks(algorithms=("a",), replications=100)       # 200 folds
     batches = FoldBatches(tasks, workers=2)
     assert len(batches.take()) == 1                           # unknown: one fold
@@ -60,6 +60,17 @@ def test_batch_size_follows_the_measured_time_of_its_learner_on_its_data_set():
     other = FoldBatches(_tasks(datasets=("e",), algorithms=("a",), replications=100), 2)
     other.learn([_row(tasks[0], 0.001)])
     assert len(other.take()) == 1
+
+
+def test_a_learner_not_measured_yet_gets_a_small_batch_guessed_from_its_data_set():
+    tasks = _tasks(algorithms=("a", "b"), replications=50)    # 100 folds each
+    batches = FoldBatches(tasks[100:], workers=2)             # learner b, on data set d
+    batches.learn([_row(tasks[0], 0.001)])                    # a on d: 1 ms
+    assert len(batches.take()) == GUESSED_BATCH               # b: a guess, kept small
+    batches.learn([_row(tasks[0], 0.2)])                      # a on d: 0.2 s
+    assert len(batches.take()) == 1
+    batches.learn([_row(tasks[100], 0.02)])                   # b measured: 12 folds
+    assert len(batches.take()) == 12
 
 
 def test_the_end_of_the_run_is_shared_among_the_workers():

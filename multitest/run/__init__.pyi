@@ -1,6 +1,7 @@
 """Public names of :mod:`multitest.run` (see ``__init__.py``)."""
 
 from ._batches import BATCH_SECONDS as BATCH_SECONDS
+from ._batches import GUESSED_BATCH as GUESSED_BATCH
 from ._batches import MAX_BATCH as MAX_BATCH
 from ._batches import FoldBatches as FoldBatches
 from ._experiment import DEFAULT_OPENML_CACHE as DEFAULT_OPENML_CACHE

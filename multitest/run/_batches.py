@@ -4,10 +4,14 @@ One Dask task costs the runner a round trip to the scheduler and back, its
 result's transfer and its bookkeeping: about 20 ms on a 2-CPU machine
 (``benchmarks/bench_runner.py``), as much as a small fit.  :class:`FoldBatches`
 hands the folds out in their order (data set-major, as in the experiment file)
-in **batches** of folds of one data set and one learner, sized by the time the
-folds of that (data set, learner) took so far: the first batch of a pair is
-one fold (its time is unknown), later ones hold about :data:`BATCH_SECONDS`
-of work, never more than :data:`MAX_BATCH` folds nor, near the end, more than
+in **batches** of folds of one data set and one learner, sized by the CPU time
+the fit and predict of the last fold of that (data set, learner) took: the first
+batches of a pair are guessed from the last fold of another learner on the same
+data set, at most :data:`GUESSED_BATCH` folds (one fold on a data set with none
+measured yet), later ones hold about
+:data:`BATCH_SECONDS` of CPU time (CPU, not wall-clock time: on a loaded machine
+both the fits and the runner's own work take longer in wall-clock time, in
+proportion), never more than :data:`MAX_BATCH` folds nor, near the end, more than
 a fair share of what is left (the workers finish together).  The worker runs a
 batch with :func:`~multitest.run._measure.run_tasks`, each fold measured as
 alone (its own row, times and memory), in the data set's one fit process.
@@ -18,12 +22,14 @@ from __future__ import annotations
 import collections
 import math
 
-__all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH"]
+__all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH", "GUESSED_BATCH"]
 
-#: Seconds of measured fold time a batch aims at: 10 times the runner's cost of a task.
+#: CPU seconds of fit and predict a batch aims at: about 10 times the runner's cost of a task.
 BATCH_SECONDS = 0.25
 #: Most folds in one batch (a worker lost with its batch loses at most these).
 MAX_BATCH = 32
+#: Most folds in a batch of a learner not measured yet on its data set (sized on a guess).
+GUESSED_BATCH = 4
 
 
 class FoldBatches:
@@ -43,10 +49,10 @@ class FoldBatches:
     ...               folds=2, seed=0, metric="error", spec="s")
     ...          for r in range(1, 16) for f in (1, 2)]
     >>> batches = FoldBatches(tasks, workers=2)
-    >>> len(batches.take())           # the first fold of a learner: its time is unknown
+    >>> len(batches.take())           # the first fold on a data set: its time is unknown
     1
     >>> batches.learn([{"dataset": "d", "algorithm": "a", "status": "ok",
-    ...                 "started": 0.0, "finished": 0.05}])
+    ...                 "fit_cpu_time": 0.04, "predict_cpu_time": 0.01}])
     >>> [len(batches.take()) for _ in range(4)]   # 0.25 s / 0.05 s, then a fair share
     [5, 5, 4, 3]
     >>> sum(len(batches.take()) for _ in range(20)), len(batches), batches.take()
@@ -57,6 +63,7 @@ class FoldBatches:
         self._queue = collections.deque(tasks)
         self._workers = max(int(workers), 1)
         self._seconds = {}
+        self._last = {}     # data set -> seconds of its last fold measured
 
     def __len__(self):
         return len(self._queue)
@@ -75,14 +82,18 @@ class FoldBatches:
         return tuple(batch)
 
     def learn(self, rows):
-        """Record the measured time of finished folds (rows of the store)."""
+        """Record the CPU time of fit and predict of finished folds (rows of the store)."""
         for row in rows:
             if row["status"] == "ok":
-                self._seconds[row["dataset"], row["algorithm"]] = \
-                    max(row["finished"] - row["started"], 1e-6)
+                seconds = max(row["fit_cpu_time"] + row["predict_cpu_time"], 1e-6)
+                self._seconds[row["dataset"], row["algorithm"]] = seconds
+                self._last[row["dataset"]] = seconds
 
     def _size(self, dataset, algorithm):
         seconds = self._seconds.get((dataset, algorithm))
-        if seconds is None:
+        if seconds is not None:
+            return max(1, min(MAX_BATCH, math.floor(BATCH_SECONDS / seconds)))
+        guess = self._last.get(dataset)
+        if guess is None:
             return 1
-        return max(1, min(MAX_BATCH, math.floor(BATCH_SECONDS / seconds)))
+        return max(1, min(GUESSED_BATCH, math.floor(BATCH_SECONDS / guess)))
