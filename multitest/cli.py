@@ -391,9 +391,7 @@ def _cmd_rank(args):
 
 def _rank_on_cluster(args, settings):
     """``multitest rank --workers N`` / ``--scheduler ADDRESS`` (:mod:`multitest.run`)."""
-    from .engine._settings import options_of
-
-    from .engine._settings import Settings
+    from .engine._settings import Settings, options_of
     from .run._rank_cluster import rank_on_cluster
 
     if settings["workers"] is not None and settings["scheduler"] is not None:

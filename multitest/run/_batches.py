@@ -1,20 +1,20 @@
 """Folds grouped into Dask tasks, as many a task as their measured time allows.
 
-One Dask task costs the runner a round trip to the scheduler and back, its
-result's transfer and its bookkeeping: about 20 ms on a 2-CPU machine
-(``benchmarks/bench_runner.py``), as much as a small fit.  :class:`FoldBatches`
-hands the folds out in their order (data set-major, as in the experiment file)
-in **batches** of folds of one data set and one learner, sized by the CPU time
-the fit and predict of the last fold of that (data set, learner) took: the first
-batches of a pair are guessed from the last fold of another learner on the same
-data set, at most :data:`GUESSED_BATCH` folds (one fold on a data set with none
-measured yet), later ones hold about
-:data:`BATCH_SECONDS` of CPU time (CPU, not wall-clock time: on a loaded machine
-both the fits and the runner's own work take longer in wall-clock time, in
-proportion), never more than :data:`MAX_BATCH` folds nor, near the end, more than
-a fair share of what is left (the workers finish together).  The worker runs a
-batch with :func:`~multitest.run._measure.run_tasks`, each fold measured as
-alone (its own row, times and memory), in the data set's one fit process.
+One Dask task costs the runner its scheduling, a round trip to the worker and
+back, its result's transfer and its bookkeeping: about 8 ms of CPU in the
+driver and the worker (``benchmarks/README.md``), a good part of a small fit.
+:class:`FoldBatches` hands the folds out in their order (data set-major, as in
+the experiment file) in **batches** of folds of one data set and one learner,
+sized by the CPU time of fit and predict of the last fold of that (data set,
+learner): about :data:`BATCH_SECONDS` of it, never more than :data:`MAX_BATCH`
+folds nor, near the end, more than a fair share of what is left (the workers
+finish together).  A learner not measured yet on a data set gets a batch
+guessed from the data set's last fold, at most :data:`GUESSED_BATCH` folds (one
+fold on a data set with nothing measured yet).  CPU time, not wall-clock time:
+on a loaded machine the fits and the runner's own work both take longer in
+wall-clock time.  The worker runs a batch with
+:func:`~multitest.run._measure.run_tasks`, each fold measured as when alone
+(its own row, times and memory), in the data set's one fit process.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import math
 
 __all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH", "GUESSED_BATCH"]
 
-#: CPU seconds of fit and predict a batch aims at: about 10 times the runner's cost of a task.
+#: CPU seconds of fit and predict a batch aims at: about 30 times the runner's cost of a task.
 BATCH_SECONDS = 0.25
 #: Most folds in one batch (a worker lost with its batch loses at most these).
 MAX_BATCH = 32
@@ -90,10 +90,9 @@ class FoldBatches:
                 self._last[row["dataset"]] = seconds
 
     def _size(self, dataset, algorithm):
-        seconds = self._seconds.get((dataset, algorithm))
-        if seconds is not None:
-            return max(1, min(MAX_BATCH, math.floor(BATCH_SECONDS / seconds)))
-        guess = self._last.get(dataset)
-        if guess is None:
+        seconds, most = self._seconds.get((dataset, algorithm)), MAX_BATCH
+        if seconds is None:     # a guess from the data set's last fold, kept small
+            seconds, most = self._last.get(dataset), GUESSED_BATCH
+        if seconds is None:
             return 1
-        return max(1, min(GUESSED_BATCH, math.floor(BATCH_SECONDS / guess)))
+        return max(1, min(most, math.floor(BATCH_SECONDS / seconds)))

@@ -398,7 +398,7 @@ def _connect(workers, scheduler):
 def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
     """Submit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``.
 
-    The folds go out in batches sized by the measured time of the folds
+    The folds go out in batches sized by the measured CPU time of the folds
     before them (:class:`~multitest.run._batches.FoldBatches`), at most two
     batches per worker at a time.  The folds of a batch whose workers all
     died while it was theirs (Dask's ``KilledWorker``) may have been a
