@@ -22,15 +22,23 @@ from importlib import resources
 
 from ._errors import InputError, MultitestError, OutputError, UnknownTestError
 from ._lazy import lazy_exports
-from .engine._ranking import Ranking, rank
-from .inputs._costs import CostProfile, load_profile, profile_from_order
-from .inputs._results import Results, load_results
-from .stats._registry import available_tests, get_test, register_test
 
 __version__ = "0.2.0"
 
-#: Names loaded on first use (they import pandas' writers, Graphviz or the bootstrap).
+#: Names loaded on first use: ``import multitest`` loads neither the engine nor NumPy,
+#: SciPy or pandas (``multitest run`` needs none of the engine), nor the writers,
+#: Graphviz or the bootstrap.
 _LAZY = {
+    "rank": ".engine._ranking",
+    "Ranking": ".engine._ranking",
+    "load_results": ".inputs._results",
+    "Results": ".inputs._results",
+    "load_profile": ".inputs._costs",
+    "profile_from_order": ".inputs._costs",
+    "CostProfile": ".inputs._costs",
+    "register_test": ".stats._registry",
+    "get_test": ".stats._registry",
+    "available_tests": ".stats._registry",
     "from_cv_results": ".inputs",
     "from_cross_validate": ".inputs",
     "read_automl": ".inputs",
@@ -47,10 +55,8 @@ _LAZY = {
     "render_significance_matrix": ".figures",
 }
 
-__all__ = ["rank", "Ranking", "load_results", "Results", "load_profile", "profile_from_order",
-           "CostProfile", "register_test", "get_test", "available_tests", "example_results",
-           "example_path", "MultitestError", "InputError", "OutputError", "UnknownTestError",
-           *_LAZY]
+__all__ = ["example_results", "example_path", "MultitestError", "InputError", "OutputError",
+           "UnknownTestError", *_LAZY]
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY)
@@ -63,6 +69,8 @@ def example_path():
 
 def example_results():
     """The bundled report data: 8 algorithms, 38 data sets, 5x2 cv accuracies."""
+    from .inputs._results import load_results
+
     return load_results(example_path())
 
 

@@ -18,12 +18,6 @@ import time
 from . import __version__, example_path
 from ._errors import InputError, MultitestError, abbreviate, one_line
 from ._format import escape_terminal
-from .engine._ranking import rank, resolve_profile
-from .engine._settings import OPTIONS, options_of
-from .inputs._costs import profile_from_order, read_yaml
-from .inputs._automl import is_automl_file
-from .inputs._results import load_results, parquet_parts
-from .stats._registry import DEFAULT_TEST, available_tests
 
 __all__ = ["main"]
 
@@ -31,8 +25,13 @@ __all__ = ["main"]
 #: (those have their own entries in its manifest).
 #: Where ``rank`` runs, not what it computes (not among a stability run's settings).
 _CLUSTER_KEYS = ("workers", "scheduler")
-_ANALYSIS_KEYS = tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"
-                                     and o.key not in _CLUSTER_KEYS))
+
+
+def _analysis_keys():
+    from .engine._settings import OPTIONS
+
+    return tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"
+                               and o.key not in _CLUSTER_KEYS))
 
 
 class _Parser(argparse.ArgumentParser):
@@ -79,6 +78,8 @@ def _add_option(group, option):
 
 def _add_options(parser, command):
     """The results, every option of `command` in its groups, and --config."""
+    from .engine._settings import options_of
+
     parser.add_argument("results", help="per-fold results, long-format CSV")
     groups = {}
     for option in options_of(command):
@@ -121,7 +122,8 @@ def _add_quiet(parser, default=False):
                         help="no progress bars on standard error")
 
 
-def _parser():
+def _parser(run_only=False):
+    """The command line; `run_only`: only ``multitest run``, which needs none of the engine."""
     parser = _Parser(
         prog="multitest", description="Order learning algorithms by error and cost "
         "(MultiTest / Multi²Test).", epilog=_EXAMPLES,
@@ -129,6 +131,13 @@ def _parser():
     parser.add_argument("--version", action="version", version=f"multitest {__version__}")
     _add_quiet(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    if not run_only:
+        _add_analysis_parsers(sub)
+    _add_run_parser(sub)
+    return parser
+
+
+def _add_analysis_parsers(sub):
     rank_parser = sub.add_parser(
         "rank", help="order algorithms from per-fold results",
         description="Order algorithms from per-fold results.", epilog=_RANK_EXAMPLES,
@@ -155,8 +164,6 @@ def _parser():
                              "--out OUT).")
     explain.add_argument("out", metavar="OUT", help="an output folder of multitest rank")
     sub.add_parser("tests", help="list the registered pairwise tests")
-    _add_run_parser(sub)
-    return parser
 
 
 def _add_run_parser(sub):
@@ -176,11 +183,16 @@ def _add_run_parser(sub):
                      "or 'none' for no limit (overrides the experiment's timeout)")
     run.add_argument("--retry-failed", action="store_true",
                      help="recompute the folds stored as failed")
-    run.add_argument("--raw-csv", action="store_true", help=_option("rank", "raw_csv").help_text)
+    run.add_argument("--raw-csv", action="store_true", help="write the names in the CSV files "
+                     "as they are (by default a name a spreadsheet would run as a formula "
+                     "gets a leading ')")
 
 
 def _config(path, command):
     """The settings of a --config file, each key an option of `command` of the right type."""
+    from .engine._settings import options_of
+    from .inputs._costs import read_yaml
+
     data, lines = read_yaml(path)
     if not isinstance(data, dict):
         raise InputError("a settings file must be a YAML mapping", source=path, row=1)
@@ -189,7 +201,7 @@ def _config(path, command):
         row = lines.get((key,))
         if key not in known:
             message = (f"setting '{key}' does not apply to multitest {command}"
-                       if key in _ANALYSIS_KEYS else f"unknown setting '{key}'; valid "
+                       if key in _analysis_keys() else f"unknown setting '{key}'; valid "
                        f"settings are {', '.join(known)}")
             raise InputError(message, source=path, row=row, field=key)
         error = known[key].config_error(value)
@@ -205,6 +217,8 @@ def _settings(args, command):
     The input and output options are checked here; the analysis options by
     :func:`multitest.rank` and ``stability()`` (one check per option).
     """
+    from .engine._settings import options_of
+
     config, base = _config(args.config, command) if args.config else ({}, None)
     merged = {}
     for option in options_of(command):
@@ -219,16 +233,23 @@ def _settings(args, command):
 
 
 def _option(command, key):
+    from .engine._settings import options_of
+
     return next(o for o in options_of(command) if o.key == key)
 
 
 def _keywords(merged, command, roles):
     """The given options of `command` with `roles`, as keywords of rank() or stability()."""
+    from .engine._settings import options_of
+
     return {o.name: merged[o.key] for o in options_of(command, roles)
             if merged[o.key] is not None}
 
 
 def _profile(settings):
+    from .engine._ranking import resolve_profile
+    from .inputs._costs import profile_from_order
+
     costs, order = settings["costs"], settings["order"]
     if (costs is None) == (order is None):
         raise MultitestError("give exactly one prior preference: --costs PROFILE or "
@@ -311,6 +332,8 @@ def _needs_out(settings, command):
 
 def _results_input(args, settings):
     """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv)."""
+    from .inputs._results import parquet_parts
+
     settings["results"] = args.results
     if os.path.isdir(args.results) and not parquet_parts(args.results):   # else a Parquet data set
         from .inputs._cost_tables import experiment_folder
@@ -329,6 +352,9 @@ def _results_input(args, settings):
 
 
 def _load(args, settings):
+    from .inputs._automl import is_automl_file
+    from .inputs._results import load_results
+
     path = _results_input(args, settings)
     results = load_results(path, **{k: settings[k] for k in ("value", "kind",
                                                              "higher_is_better",
@@ -343,6 +369,8 @@ def _load(args, settings):
 
 
 def _cmd_rank(args):
+    from .engine._ranking import rank
+
     settings = _settings(args, "rank")
     _needs_out(settings, "rank")
     if settings["workers"] is not None or settings["scheduler"] is not None:
@@ -363,7 +391,7 @@ def _cmd_rank(args):
 
 def _rank_on_cluster(args, settings):
     """``multitest rank --workers N`` / ``--scheduler ADDRESS`` (:mod:`multitest.run`)."""
-    from .engine._settings import Settings
+    from .engine._settings import Settings, options_of
     from .run._rank_cluster import rank_on_cluster
 
     if settings["workers"] is not None and settings["scheduler"] is not None:
@@ -411,7 +439,7 @@ def _cmd_stability(args):
                     "alphas": (_option("stability", "alphas").default_text if alphas is None
                                else alphas),
                     "profiles": settings["profiles"],
-                    "settings": dict({k: settings.get(k) for k in _ANALYSIS_KEYS
+                    "settings": dict({k: settings.get(k) for k in _analysis_keys()
                                       if k not in ("out", "raw_csv", "all_intervals")},
                                      results=settings["results"])}
         if settings["raw_csv"]:
@@ -438,6 +466,9 @@ def _cmd_stability(args):
 
 
 def _cmd_demo(args):
+    from .engine._ranking import rank
+    from .inputs._results import load_results
+
     _needs_out(vars(args), "demo")
     results = load_results(example_path())
     for name in ("training_time", "space_complexity"):
@@ -466,6 +497,8 @@ def _cmd_explain(args):
 
 
 def _cmd_tests(args):
+    from .stats._registry import DEFAULT_TEST, available_tests
+
     registry = available_tests()
     width = max(map(len, registry))
     for name, test in registry.items():
@@ -497,8 +530,9 @@ def main(argv=None):
         # collector's sight, which spares the collections during the run and at
         # exit their traversal (about 0.15 s).
         gc.freeze()
-    parser = _parser()
-    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(run_only=argv[:1] == ["run"])
+    args = parser.parse_args(argv)
     if args.command is None:      # bare `multitest`: the help, not an error
         parser.print_help()
         return 0

@@ -59,3 +59,30 @@ def test_import_loads_no_figures_statistics_module_or_extra():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()
     assert out == "[]"
+
+
+def test_import_multitest_loads_nothing_but_its_errors():
+    code = ("import sys, multitest; print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('multitest', 'numpy', 'scipy', 'pandas', 'yaml')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "['multitest', 'multitest._errors', 'multitest._lazy']"
+
+
+def test_multitest_run_loads_no_engine(tmp_path):
+    # A run refused for its estimator (after the experiment and the estimators are read):
+    # exit status 2, nothing written, and none of the engine, statistics or figures loaded
+    # (SciPy is scikit-learn's to load).
+    experiment = tmp_path / "experiment.yaml"
+    experiment.write_text("datasets:\n  - sklearn: iris\nalgorithms:\n"
+                          "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\n"
+                          "  bad: {estimator: os.system}\n")
+    code = ("import sys, multitest.cli; "
+            f"status = multitest.cli.main(['run', {str(experiment)!r}, '--out', "
+            f"{str(tmp_path / 'out')!r}]); "
+            "print(status, [m for m in sys.modules if m.startswith(('multitest.engine', "
+            "'multitest.stats', 'multitest.figures'))])")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert run.stdout.strip() == "2 []" and "not an estimator class" in run.stderr
+    assert not (tmp_path / "out").exists()

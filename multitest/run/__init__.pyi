@@ -1,5 +1,9 @@
 """Public names of :mod:`multitest.run` (see ``__init__.py``)."""
 
+from ._batches import BATCH_SECONDS as BATCH_SECONDS
+from ._batches import GUESSED_BATCH as GUESSED_BATCH
+from ._batches import MAX_BATCH as MAX_BATCH
+from ._batches import FoldBatches as FoldBatches
 from ._experiment import DEFAULT_OPENML_CACHE as DEFAULT_OPENML_CACHE
 from ._experiment import SOURCES as SOURCES
 from ._experiment import AlgorithmSpec as AlgorithmSpec
@@ -16,6 +20,7 @@ from ._measure import Task as Task
 from ._measure import close_fit_processes as close_fit_processes
 from ._measure import fold_indices as fold_indices
 from ._measure import run_task as run_task
+from ._measure import run_tasks as run_tasks
 from ._rank_cluster import TASK_RETRIES as TASK_RETRIES
 from ._rank_cluster import rank_on_cluster as rank_on_cluster
 from ._runner import EXTRA_MESSAGE as EXTRA_MESSAGE

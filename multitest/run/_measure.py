@@ -61,7 +61,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-__all__ = ["Task", "run_task", "fold_indices", "close_fit_processes", "MEASURES",
+__all__ = ["Task", "run_task", "run_tasks", "fold_indices", "close_fit_processes", "MEASURES",
            "TIMED_MEASURES"]
 
 #: The costs measured for every fold (columns of the store and of results.csv).
@@ -171,6 +171,15 @@ def run_task(data, task):
         row.update({m: statistics.median(r[m] for r in runs) for m in TIMED_MEASURES})
         row["repeats"] = [{m: r[m] for m in TIMED_MEASURES} for r in runs]
     return row
+
+
+def run_tasks(data, tasks):
+    """:func:`run_task` on each of `tasks`, folds of one data set: their rows, in order.
+
+    One Dask task for a batch of small folds (:mod:`multitest.run._batches`);
+    each fold is measured as when alone, in the same fit process.
+    """
+    return [run_task(data, task) for task in tasks]
 
 
 class _FitProcess:

@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import hashlib
+import itertools
 import json
 import logging
 import math
@@ -57,6 +58,7 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError
+from ._batches import FoldBatches
 from ._experiment import (
     Experiment,
     check_estimators,
@@ -64,7 +66,7 @@ from ._experiment import (
     load_dataset,
     load_experiment,
 )
-from ._measure import MEASURES, TIMED_MEASURES, Task, close_fit_processes, run_task
+from ._measure import MEASURES, TIMED_MEASURES, Task, close_fit_processes, run_tasks
 from ._store import KEY, STORE_FILE, Store
 
 __all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra", "parse_timeout"]
@@ -396,10 +398,13 @@ def _connect(workers, scheduler):
 def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
     """Submit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``.
 
-    A fold whose workers all died while it was theirs (Dask's ``KilledWorker``)
-    may have been a crashing learner's neighbour: it is tried again at the end,
-    alone on the cluster, where only its own crash can kill its worker; dying
-    there too makes it the fold's error.
+    The folds go out in batches sized by the measured CPU time of the folds
+    before them (:class:`~multitest.run._batches.FoldBatches`), at most two
+    batches per worker at a time.  The folds of a batch whose workers all
+    died while it was theirs (Dask's ``KilledWorker``) may have been a
+    crashing learner's neighbours: each is tried again at the end, alone on
+    the cluster, where only its own crash can kill its worker; dying there
+    too makes it the fold's error.
     """
     from distributed import KilledWorker, as_completed
 
@@ -412,9 +417,12 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
             progress(total, "run", enabled=None if show_progress else False) as bar:
         worker_info = client.run(_machine)
         shared = _share(client, run, data)
+        slots = max(len(worker_info), 1)
+        batches, futures, pending = FoldBatches(todo, slots), {}, as_completed()
+        names = itertools.count()
 
-        def submit(task, name):
-            return client.submit(run_task, shared[task.dataset], task, pure=False,
+        def submit(tasks, name):
+            return client.submit(run_tasks, shared[tasks[0].dataset], tasks, pure=False,
                                  key=f"multitest-run{run}-{name}")
 
         def commit(row):
@@ -423,37 +431,48 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
             counts["failed"] += row["status"] != "ok"
             bar.update(failed=int(row["status"] != "ok"))
 
-        def lose(exc):    # the engine's failure (worker lost): not stored
-            counts["lost"] += 1
-            bar.update(failed=1)
-            logging.getLogger("multitest").debug("fold lost: %s", exc)
+        def lose(exc, n):    # the engine's failure (worker lost): not stored
+            counts["lost"] += n
+            bar.update(n, failed=n)
+            logging.getLogger("multitest").debug("%d fold(s) lost: %s", n, exc)
+
+        def send():    # the next batch, if any
+            if batch := batches.take():
+                future = submit(batch, f"batch-{next(names)}")
+                futures[future] = batch
+                pending.add(future)
 
         bar.update(total - len(todo))
-        futures = {submit(t, i): t for i, t in enumerate(todo)}
+        for _ in range(2 * slots):
+            send()
         suspects = []
         # The store's own faults (in commit) propagate: only the engine's are caught.
-        for future in as_completed(futures):
+        for future in pending:
+            batch = futures.pop(future)
             try:
-                row = future.result()
+                rows = future.result()
             except KilledWorker:
-                suspects.append(futures[future])
+                suspects.extend(batch)
             except Exception as exc:
-                lose(exc)
+                lose(exc, len(batch))
             else:
-                commit(row)
+                batches.learn(rows)
+                for row in rows:
+                    commit(row)
             finally:
                 future.release()
+            send()
         for i, task in enumerate(suspects):
-            future = submit(task, f"alone-{i}")
+            future = submit((task,), f"alone-{i}")
             try:
-                row = future.result()
+                (row,) = future.result()
             except KilledWorker as exc:
                 if exc.task != future.key:
-                    lose(exc)
+                    lose(exc, 1)
                     continue
                 row = _crashed(task, exc)    # its own crash: it was alone
             except Exception as exc:
-                lose(exc)
+                lose(exc, 1)
                 continue
             finally:
                 future.release()

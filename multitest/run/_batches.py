@@ -1,0 +1,98 @@
+"""Folds grouped into Dask tasks, as many a task as their measured time allows.
+
+One Dask task costs the runner its scheduling, a round trip to the worker and
+back, its result's transfer and its bookkeeping: about 8 ms of CPU in the
+driver and the worker (``benchmarks/README.md``), a good part of a small fit.
+:class:`FoldBatches` hands the folds out in their order (data set-major, as in
+the experiment file) in **batches** of folds of one data set and one learner,
+sized by the CPU time of fit and predict of the last fold of that (data set,
+learner): about :data:`BATCH_SECONDS` of it, never more than :data:`MAX_BATCH`
+folds nor, near the end, more than a fair share of what is left (the workers
+finish together).  A learner not measured yet on a data set gets a batch
+guessed from the data set's last fold, at most :data:`GUESSED_BATCH` folds (one
+fold on a data set with nothing measured yet).  CPU time, not wall-clock time:
+on a loaded machine the fits and the runner's own work both take longer in
+wall-clock time.  The worker runs a batch with
+:func:`~multitest.run._measure.run_tasks`, each fold measured as when alone
+(its own row, times and memory), in the data set's one fit process.
+"""
+
+from __future__ import annotations
+
+import collections
+import math
+
+__all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH", "GUESSED_BATCH"]
+
+#: CPU seconds of fit and predict a batch aims at: about 30 times the runner's cost of a task.
+BATCH_SECONDS = 0.25
+#: Most folds in one batch (a worker lost with its batch loses at most these).
+MAX_BATCH = 32
+#: Most folds in a batch of a learner not measured yet on its data set (sized on a guess).
+GUESSED_BATCH = 4
+
+
+class FoldBatches:
+    """The folds still to hand out, in batches sized by the folds already measured.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+        The folds to run, in the order to run them.
+    workers : int
+        Workers of the cluster (the end of the run is shared among them).
+
+    Examples
+    --------
+    >>> from multitest.run import Task
+    >>> tasks = [Task(dataset="d", algorithm="a", estimator="m.C", replication=r, fold=f,
+    ...               folds=2, seed=0, metric="error", spec="s")
+    ...          for r in range(1, 16) for f in (1, 2)]
+    >>> batches = FoldBatches(tasks, workers=2)
+    >>> len(batches.take())           # the first fold on a data set: its time is unknown
+    1
+    >>> batches.learn([{"dataset": "d", "algorithm": "a", "status": "ok",
+    ...                 "fit_cpu_time": 0.04, "predict_cpu_time": 0.01}])
+    >>> [len(batches.take()) for _ in range(4)]   # 0.25 s / 0.05 s, then a fair share
+    [5, 5, 4, 3]
+    >>> sum(len(batches.take()) for _ in range(20)), len(batches), batches.take()
+    (12, 0, ())
+    """
+
+    def __init__(self, tasks, workers):
+        self._queue = collections.deque(tasks)
+        self._workers = max(int(workers), 1)
+        self._seconds = {}
+        self._last = {}     # data set -> seconds of its last fold measured
+
+    def __len__(self):
+        return len(self._queue)
+
+    def take(self):
+        """The next batch: a tuple of folds of one data set and learner (empty when none)."""
+        if not self._queue:
+            return ()
+        first = self._queue[0]
+        size = min(self._size(first.dataset, first.algorithm),
+                   max(len(self._queue) // (2 * self._workers), 1))
+        batch = []
+        while (self._queue and len(batch) < size and self._queue[0].dataset == first.dataset
+               and self._queue[0].algorithm == first.algorithm):
+            batch.append(self._queue.popleft())
+        return tuple(batch)
+
+    def learn(self, rows):
+        """Record the CPU time of fit and predict of finished folds (rows of the store)."""
+        for row in rows:
+            if row["status"] == "ok":
+                seconds = max(row["fit_cpu_time"] + row["predict_cpu_time"], 1e-6)
+                self._seconds[row["dataset"], row["algorithm"]] = seconds
+                self._last[row["dataset"]] = seconds
+
+    def _size(self, dataset, algorithm):
+        seconds, most = self._seconds.get((dataset, algorithm)), MAX_BATCH
+        if seconds is None:     # a guess from the data set's last fold, kept small
+            seconds, most = self._last.get(dataset), GUESSED_BATCH
+        if seconds is None:
+            return 1
+        return max(1, min(most, math.floor(BATCH_SECONDS / seconds)))
