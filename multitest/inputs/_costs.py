@@ -15,7 +15,6 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 
 import numpy as np
-import yaml
 
 from .._errors import InputError, MultitestError, abbreviate
 
@@ -455,6 +454,8 @@ def read_yaml(path):
     more than :data:`YAML_MAX_ALIASED` values (so a "billion laughs" file is
     refused at once) are errors.
     """
+    import yaml   # here: a run given --order reads no YAML (30 ms of imports)
+
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -480,6 +481,8 @@ def _check_events(text, path):
     The event stream is produced without recursion, unlike the composer,
     which would overflow Python's stack on thousands of nested brackets.
     """
+    import yaml
+
     depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         tag = getattr(event, "tag", None)
@@ -501,6 +504,8 @@ class _Budget:
     """Counts the values built again because an alias refers to them."""
 
     def __init__(self, path):
+        import yaml
+
         self.path, self.seen, self.aliased = path, set(), 0
         self.scalars = yaml.SafeLoader("")   # one constructor: it caches aliased scalars
 
@@ -524,6 +529,8 @@ def _construct(node, path, lines, budget):
     Mapping keys stay strings exactly as written, so algorithms named ``no``
     or ``1`` are not turned into booleans or numbers.
     """
+    import yaml
+
     budget.spend(node, len(path))
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
