@@ -18,6 +18,7 @@ import time
 from . import __version__, example_path
 from ._errors import InputError, MultitestError, abbreviate, one_line
 from ._format import escape_terminal
+from ._lazy import import_in_background
 from .engine._ranking import rank, resolve_profile
 from .engine._settings import OPTIONS, options_of
 from .inputs._costs import profile_from_order, read_yaml
@@ -348,6 +349,7 @@ def _cmd_rank(args):
     if settings["workers"] is not None or settings["scheduler"] is not None:
         return _rank_on_cluster(args, settings)
     start = time.perf_counter()
+    import_in_background("scipy.special")   # stage 1 needs it: imported while reading
     results = _load(args, settings)
     ranking = rank(results, _profile(settings),
                    **_keywords(settings, "rank", ("setting", "selection")))
