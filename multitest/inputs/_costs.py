@@ -17,6 +17,9 @@ from importlib import resources
 import numpy as np
 
 from .._errors import InputError, MultitestError, abbreviate
+from .._lazy import LazyModule
+
+yaml = LazyModule("yaml")   # imported to read a YAML file: a run given --order reads none
 
 __all__ = ["CostProfile", "load_profile", "profile_from_order", "bundled_profiles",
            "NORMALIZATIONS"]
@@ -454,8 +457,6 @@ def read_yaml(path):
     more than :data:`YAML_MAX_ALIASED` values (so a "billion laughs" file is
     refused at once) are errors.
     """
-    import yaml   # here: a run given --order reads no YAML (30 ms of imports)
-
     try:
         with open(path, encoding="utf-8") as handle:
             text = handle.read()
@@ -481,8 +482,6 @@ def _check_events(text, path):
     The event stream is produced without recursion, unlike the composer,
     which would overflow Python's stack on thousands of nested brackets.
     """
-    import yaml
-
     depth = 0
     for event in yaml.parse(text, Loader=yaml.SafeLoader):
         tag = getattr(event, "tag", None)
@@ -504,8 +503,6 @@ class _Budget:
     """Counts the values built again because an alias refers to them."""
 
     def __init__(self, path):
-        import yaml
-
         self.path, self.seen, self.aliased = path, set(), 0
         self.scalars = yaml.SafeLoader("")   # one constructor: it caches aliased scalars
 
@@ -529,8 +526,6 @@ def _construct(node, path, lines, budget):
     Mapping keys stay strings exactly as written, so algorithms named ``no``
     or ``1`` are not turned into booleans or numbers.
     """
-    import yaml
-
     budget.spend(node, len(path))
     lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
