@@ -343,13 +343,20 @@ def _load(args, settings):
     return results
 
 
+#: Modules `rank --out` writes with (imported in the background while it reads).
+_WRITERS = ("multitest.outputs._write", "multitest.figures._write")
+
+
 def _cmd_rank(args):
     settings = _settings(args, "rank")
     _needs_out(settings, "rank")
     if settings["workers"] is not None or settings["scheduler"] is not None:
         return _rank_on_cluster(args, settings)
     start = time.perf_counter()
-    import_in_background("scipy.special")   # stage 1 needs it: imported while reading
+    # Imported while the results are read: stage 1's special functions, and the
+    # writers and the summary used once ranked.
+    import_in_background("scipy.special", *(_WRITERS if settings["out"] else ()),
+                         "multitest.outputs._summary")
     results = _load(args, settings)
     ranking = rank(results, _profile(settings),
                    **_keywords(settings, "rank", ("setting", "selection")))
