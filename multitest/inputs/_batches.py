@@ -1,7 +1,7 @@
 """Columns of a long results table gathered from Arrow record batches, one batch at a time.
 
 pyarrow's streaming CSV reader and a Parquet file's batches give the table in
-pieces of a few megabytes.  Each piece is decoded straight into arrays
+pieces of about a megabyte.  Each piece is decoded straight into arrays
 allocated once for the whole file (numbers as float64, names as integer codes):
 a name column of a piece is coded by its runs of equal names, or is a
 dictionary (its distinct names, a few, and one small integer per row), and only
