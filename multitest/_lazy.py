@@ -12,7 +12,7 @@ import importlib
 import sys
 from pathlib import Path
 
-__all__ = ["attach_stub", "lazy_exports"]
+__all__ = ["LazyModule", "attach_stub", "import_in_background", "lazy_exports"]
 
 
 def lazy_exports(package, exports):
@@ -71,3 +71,60 @@ def attach_stub(package, init_file):
                for node in stub.body if isinstance(node, ast.ImportFrom)
                for alias in node.names}
     return (*lazy_exports(package, exports), list(exports))
+
+
+class LazyModule:
+    """A module imported on the first look-up of one of its names.
+
+    ``special = LazyModule("scipy.special")`` at the top of a module that calls
+    ``special.fdtrc`` only in its functions: importing SciPy's special
+    functions takes 0.3 s (NumPy's testing and f2py modules come with them),
+    which ``multitest rank`` spends while it reads the results
+    (:func:`import_in_background`), not before.  A name looked up is then kept
+    on the instance, so later look-ups are plain attribute reads.
+
+    Examples
+    --------
+    >>> math_ = LazyModule("math")
+    >>> math_.sqrt(4.0)
+    2.0
+    """
+
+    def __init__(self, name):
+        self.__dict__["_name"] = name
+
+    def __getattr__(self, attribute):
+        value = getattr(importlib.import_module(self._name), attribute)
+        self.__dict__[attribute] = value
+        return value
+
+    def __repr__(self):
+        return f"<LazyModule {self._name!r}>"
+
+
+def import_in_background(*names):
+    """Import the modules ``names`` in a thread of their own; the thread (started).
+
+    Imports are mostly Python code holding the GIL, but a reader that spends
+    its time in pyarrow or NumPy leaves it free, and a second CPU does the
+    imports meanwhile.  Python's import lock makes a module imported at the
+    same time by the caller wait for this thread's import.  The thread is not
+    a daemon (an interpreter never exits in the middle of an import), and an
+    import that fails here fails again, and is reported, where the module is used.
+
+    Examples
+    --------
+    >>> import_in_background("json").join()
+    """
+    import threading
+
+    def run():
+        for name in names:
+            try:
+                importlib.import_module(name)
+            except Exception:   # noqa: BLE001 -- raised again where it is used
+                return
+
+    thread = threading.Thread(target=run, name="multitest-imports")
+    thread.start()
+    return thread

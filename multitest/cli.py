@@ -18,6 +18,7 @@ import time
 from . import __version__, example_path
 from ._errors import InputError, MultitestError, abbreviate, one_line
 from ._format import escape_terminal
+from ._lazy import import_in_background
 
 __all__ = ["main"]
 
@@ -368,6 +369,10 @@ def _load(args, settings):
     return results
 
 
+#: Modules `rank --out` writes with (imported in the background while it reads).
+_WRITERS = ("multitest.outputs._write", "multitest.figures._write")
+
+
 def _cmd_rank(args):
     from .engine._ranking import rank
 
@@ -376,6 +381,10 @@ def _cmd_rank(args):
     if settings["workers"] is not None or settings["scheduler"] is not None:
         return _rank_on_cluster(args, settings)
     start = time.perf_counter()
+    # Imported while the results are read: stage 1's special functions, and the
+    # writers and the summary used once ranked.
+    import_in_background("scipy.special", *(_WRITERS if settings["out"] else ()),
+                         "multitest.outputs._summary")
     results = _load(args, settings)
     ranking = rank(results, _profile(settings),
                    **_keywords(settings, "rank", ("setting", "selection")))

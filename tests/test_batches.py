@@ -54,6 +54,35 @@ def test_pieces_give_the_codes_and_numbers_of_the_whole_column(dictionary, estim
     np.testing.assert_array_equal(numbers["error"], frame["error"])
 
 
+@pytest.mark.parametrize("rows", [7, 40, 1000])     # runs cut by pieces, and whole
+def test_names_in_runs_are_coded_by_their_runs(rows):
+    # Runs of equal names, a name coming back after others, names beyond ASCII:
+    # codes and names of pandas.factorize of the whole column (order of first appearance).
+    names = ["d2", "d1", "é", "d2", "d3", "d1", "ω x", "d2"]
+    frame = pd.DataFrame({"dataset": np.repeat(names, 30),
+                          "algorithm": np.tile(np.repeat(["b", "a", "c"], 5), 16),
+                          "fold": np.tile(np.arange(5, dtype=np.int32), 48),
+                          "error": np.linspace(0, 1, 240)})
+    pieces = _pieces(frame, rows, dictionary=False)
+    runs = _batches._runs(pieces[0].column(0))
+    assert runs[1] is not None and runs[1].sum() == pieces[0].num_rows  # the run path
+    numbers, names_ = gather_batches(pieces, ROLES, lambda first: 240)
+    for column in ("dataset", "algorithm"):
+        codes, uniques = pd.factorize(frame[column])
+        np.testing.assert_array_equal(names_[column][0], codes)
+        assert names_[column][1] == tuple(uniques)
+    np.testing.assert_array_equal(numbers["error"], frame["error"])
+
+
+def test_runs_of_a_piece_and_their_lengths():
+    runs, lengths = _batches._runs(pa.array(["x"] * 4 + ["y"] * 3 + ["x"] * 5))
+    assert runs.dictionary.to_pylist() == ["x", "y"] and runs.indices.to_pylist() == [0, 1, 0]
+    assert lengths.tolist() == [4, 3, 5]
+    # Short runs (more than one in _RUN_ROWS rows): every name encoded, no lengths.
+    every, none = _batches._runs(pa.array(["x", "y", "x", "z"]))
+    assert none is None and every.indices.to_pylist() == [0, 1, 0, 2]
+
+
 @pytest.mark.parametrize("column, values", [
     ("error", [0.1, None]),                    # a missing number
     ("dataset", ["d", None]),                  # a missing name

@@ -3,9 +3,10 @@
 pyarrow's streaming CSV reader and a Parquet file's batches give the table in
 pieces of about a megabyte.  Each piece is decoded straight into arrays
 allocated once for the whole file (numbers as float64, names as integer codes):
-a name column of a piece is a dictionary (its distinct names, a few, and one
-small integer per row), and only those few names are looked up, so no string
-is made per row and no table of the whole file is ever held, nor concatenated.
+a name column of a piece is coded by its runs of equal names, or is a
+dictionary (its distinct names, a few, and one small integer per row), and only
+those few names are looked up, so no Python string is made per row and no table
+of the whole file is ever held, nor concatenated.
 Peak memory is the decoded arrays plus one piece.  A large CSV file is cut into
 parts read at once by threads of their own (:func:`gather_csv`), each decoding
 into its rows of the same arrays (plus one piece per thread).
@@ -168,17 +169,21 @@ def _codes(array, seen, out):
     """Write into ``out`` the codes of the names of one piece in ``seen`` (``{name:
     code}``, extended in place).
 
-    A dictionary-encoded piece gives its distinct names and their indices; a
-    plain string piece is encoded first.  Names new to ``seen`` take the next
-    codes in order of first appearance in the piece.
+    A plain string piece (a CSV file's) is coded by its runs of equal names (a
+    few per data set in a file sorted as usual): only the first name of each
+    run is looked up, or every name when runs are short (:func:`_runs`).  A
+    dictionary-encoded piece (a Parquet file's) gives its distinct names and
+    their indices.  Names new to ``seen`` take the next codes in order of first
+    appearance in the piece.
     """
     import pyarrow as pa
-    import pyarrow.compute as pc
 
     if array.null_count:
         raise LookupError("null name")
-    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type):
-        array = pc.dictionary_encode(array)
+    lengths, encoded = None, pa.types.is_string(array.type) or \
+        pa.types.is_large_string(array.type)
+    if encoded:
+        array, lengths = _runs(array)
     elif not (pa.types.is_dictionary(array.type) and
               pa.types.is_string(array.type.value_type)):
         raise LookupError(str(array.type))
@@ -186,13 +191,41 @@ def _codes(array, seen, out):
     if indices.size == 0:
         return
     local = array.dictionary.to_pylist()
-    # Distinct names in order of first appearance: a name first appears where a run
-    # of equal indices starts (a few runs per data set in a file sorted as usual).
-    starts = np.flatnonzero(np.concatenate(([True], indices[1:] != indices[:-1])))
     mapping = np.empty(len(local), dtype=np.int32)
-    for index in pd.unique(indices[starts]):
+    if encoded:   # dictionary_encode numbers the names in order of first appearance
+        order = range(len(local))
+    else:
+        # Distinct names in order of first appearance: a name first appears where
+        # a run of equal indices starts.
+        starts = np.flatnonzero(np.concatenate(([True], indices[1:] != indices[:-1])))
+        order = pd.unique(indices[starts])
+    for index in order:
         mapping[index] = seen.setdefault(local[index], len(seen))
-    np.take(mapping, indices, out=out, mode="clip")   # "raise" would buffer
+    if lengths is None:
+        np.take(mapping, indices, out=out, mode="clip")   # "raise" would buffer
+    else:
+        out[:] = np.repeat(mapping[indices], lengths)
+
+
+#: A piece of names is coded by its runs when it has at most one run in this many rows.
+_RUN_ROWS = 4
+
+
+def _runs(array):
+    """``(dictionary-encoded first names of the runs of equal names, run lengths)`` of
+    a string piece, or ``(dictionary-encoded piece, None)`` when its runs are short."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    n = len(array)
+    if n < 2:
+        return pc.dictionary_encode(array), None
+    change = pc.not_equal(array[1:], array[:-1]).to_numpy(zero_copy_only=False)
+    starts = np.flatnonzero(np.concatenate(([True], change)))
+    if starts.size * _RUN_ROWS > n:
+        return pc.dictionary_encode(array), None
+    return (pc.dictionary_encode(array.take(pa.array(starts))),
+            np.diff(starts, append=n))
 
 
 #: Smallest part of a CSV file read by a thread of its own (bytes).

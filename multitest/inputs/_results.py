@@ -410,8 +410,10 @@ def _read_arrow(name, columns, kind, missing_ok=False):
     blocks = max(1.0, os.path.getsize(name) / read.block_size)
 
     def gather(roles):
-        # Every type given: inferring one keeps the text of the column.
-        types = {c: pa.dictionary(pa.int32(), pa.string()) if r == "name" else
+        # Every type given: inferring one keeps the text of the column.  Names as
+        # plain strings: coded by their runs (_batches._codes), cheaper than
+        # pyarrow's dictionary of every row.
+        types = {c: pa.string() if r == "name" else
                  pa.int32() if r == "integer" else pa.float64() for c, r in roles.items()}
         convert = pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
                                         strings_can_be_null=False,

@@ -16,7 +16,10 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-from scipy import special
+
+from .._lazy import LazyModule
+
+special = LazyModule("scipy.special")   # imported on first use
 
 __all__: list[str] = []
 

@@ -16,12 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from .._errors import MultitestError
+from .._lazy import LazyModule
 from ._posthoc import _pair_differences
 from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
 from ._validation import _iv_probability
+
+special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["WilcoxonInterval", "PairEffects", "wilcoxon_interval", "over_datasets",
            "OVER_DATASETS_LIMIT"]
