@@ -2,7 +2,7 @@
 import subprocess
 import sys
 
-from multitest._lazy import LazyModule, import_in_background
+from multitest._lazy import LazyModule
 
 
 def _run(code):
