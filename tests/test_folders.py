@@ -241,9 +241,10 @@ def test_a_linked_store_is_refused(tmp_path, sibling):
     assert_one_line_error(status, err, "store.sqlite", "symbolic link")
 
 
-#: Fits of 4 s: the second run starts (a few seconds of imports) while the first one fits.
-SLOW = EXPERIMENT.replace('"=nb": {estimator: sklearn.naive_bayes.GaussianNB}',
-                          "slow: {estimator: run_estimators.Sleep, params: {seconds: 4}}") \
+#: Fits that last until the test creates the file RELEASE: the second run is refused while
+#: the first one fits, however long the second one takes to start on a loaded machine.
+HELD = EXPERIMENT.replace('"=nb": {estimator: sklearn.naive_bayes.GaussianNB}',
+                          "held: {estimator: run_estimators.WaitFor, params: {path: RELEASE}}") \
     .replace("  - sklearn: wine\n", "")
 
 
@@ -251,20 +252,23 @@ def test_two_runs_on_one_folder_are_kept_apart_for_the_whole_run(tmp_path):
     """The second run, started while the first fits, stops at once; the first completes."""
     pytest.importorskip("distributed")
     out = tmp_path / "run"
+    release = tmp_path / "release"
+    held = HELD.replace("RELEASE", str(release))
     first = subprocess.Popen([sys.executable, "-m", "multitest.cli", "run",
-                              experiment_file(tmp_path, 1, SLOW), "--out", out, "--workers",
+                              experiment_file(tmp_path, 1, held), "--out", out, "--workers",
                               "1"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while not (out / "store.sqlite").exists() and time.monotonic() < deadline:
             time.sleep(0.05)     # the store exists: the first run holds the lock and fits
         assert (out / "store.sqlite").exists() and first.poll() is None
-        status, _, err = run_cli("run", experiment_file(tmp_path, 2, SLOW), "--out", out,
-                                 cwd=tmp_path, timeout=60)
+        status, _, err = run_cli("run", experiment_file(tmp_path, 2, held), "--out", out,
+                                 cwd=tmp_path)
         assert_one_line_error(status, err, "another multitest run", f"PID {first.pid}")
         assert first.poll() is None, "the first run ended before the second was refused"
-        stdout, stderr = first.communicate(timeout=120)
+        release.touch()
+        stdout, stderr = first.communicate(timeout=300)
     finally:
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)
