@@ -112,11 +112,18 @@ def test_a_lost_worker_loses_no_fold(tmp_path):
             output, _ = run.communicate(timeout=180)
         finally:
             end_group(run, signal.SIGKILL)
+    _assert_complete(run, output, store_path)
+
+
+def _assert_complete(run, output, store_path):
+    """The run ended well with its 20 folds stored once each, all ok; the frame."""
     assert run.returncode == 0, output
     with Store(store_path) as store:
         frame = store.frame()
     assert len(frame) == 20 and (frame["status"] == "ok").all()
+    assert not frame.duplicated(["dataset", "algorithm", "replication", "fold"]).any()
     assert "20 computed" in output and "0 failed" in output
+    return frame
 
 
 def test_a_lost_worker_of_the_local_cluster_loses_no_fold(tmp_path):
@@ -134,10 +141,5 @@ def test_a_lost_worker_of_the_local_cluster_loses_no_fold(tmp_path):
         output, _ = run.communicate(timeout=180)
     finally:
         end_group(run, signal.SIGKILL)
-    assert run.returncode == 0, output
-    with Store(store_path) as store:
-        frame = store.frame()
-    assert len(frame) == 20 and (frame["status"] == "ok").all()
-    assert not frame.duplicated(["dataset", "algorithm", "replication", "fold"]).any()
-    assert "20 computed" in output and "0 failed" in output
+    frame = _assert_complete(run, output, store_path)
     assert len(set(frame["worker"])) >= 2    # the killed worker and at least one other
