@@ -37,8 +37,8 @@ import re
 import unicodedata
 
 __all__ = ["format_p", "format_p_brief", "format_number", "format_rank", "format_frequency", "format_share",
-           "format_table", "printed_width", "escape_html", "escape_terminal", "neutralize_cell", "restore_cell",
-           "FORMULA_START"]
+           "format_table", "printed_width", "escape_html", "escape_terminal", "neutralize_cell",
+           "restore_cell", "FORMULA_START"]
 
 #: Characters a terminal would act on rather than show: C0 controls but line feed and tab
 #: (ESC starts CSI and OSC sequences, BEL rings, CR and BS overwrite), DEL, C1 controls
