@@ -161,7 +161,7 @@ def _readme_ranking(marker, capsys):
     return namespace
 
 
-def _by_hand(ranking, rows):
+def _ranked_by_hand(ranking, rows):
     """`rows` ranked as ``rank`` ranks a long table; the same errors as `ranking`."""
     expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
     np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
@@ -177,7 +177,7 @@ def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
              "error": 1 - cv[f"split{i}_test_score"][c], "fit_time": cv["mean_fit_time"][c],
              "fit_time_std": cv["std_fit_time"][c]}
             for c, p in enumerate(cv["params"]) for i in range(10)]
-    expected = _by_hand(ranking, rows)
+    expected = _ranked_by_hand(ranking, rows)
     assert ranking.final_order == expected.final_order
     assert ranking.profile.noise == expected.profile.noise   # std_fit_time is the noise
     assert ranking.profile.noise["iris"]["max_depth=1"] == pytest.approx(cv["std_fit_time"][0])
@@ -191,7 +191,7 @@ def test_readme_cross_validate_study_matches_the_table_by_hand(capsys):
     rows = [{"dataset": d, "algorithm": m, "fold": i + 1, "accuracy": out["test_score"][i],
              "fit_time": out["fit_time"][i]}
             for d, per in study.items() for m, out in per.items() for i in range(10)]
-    expected = _by_hand(ranking, rows)
+    expected = _ranked_by_hand(ranking, rows)
     assert ranking.results.datasets == ("iris", "wine", "breast_cancer")
     assert ranking.final_order == expected.final_order
     noise = pd.DataFrame(rows).groupby(["dataset", "algorithm"])["fit_time"].std(ddof=0)
