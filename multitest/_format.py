@@ -17,6 +17,8 @@ functions with their own names, never a ``style`` argument.
 :func:`format_share`            a probability in a heat-map cell: 2 decimals,
                                 ``<.01`` / ``>.99`` short of certain
 :func:`format_table`            a plain-text table with a rule under its header
+:func:`printed_width`           the columns a text takes on a terminal (wide
+                                characters 2, combining marks 0)
 :func:`escape_html`             any value as HTML text or attribute value
 :func:`escape_terminal`         text for a terminal: control characters and bidi
                                 overrides as visible escapes (``\x1b``, ``\u202e``)
@@ -32,10 +34,11 @@ from __future__ import annotations
 
 import html
 import re
+import unicodedata
 
 __all__ = ["format_p", "format_p_brief", "format_number", "format_rank", "format_frequency", "format_share",
-           "format_table", "escape_html", "escape_terminal", "neutralize_cell", "restore_cell",
-           "FORMULA_START"]
+           "format_table", "printed_width", "escape_html", "escape_terminal", "neutralize_cell",
+           "restore_cell", "FORMULA_START"]
 
 #: Characters a terminal would act on rather than show: C0 controls but line feed and tab
 #: (ESC starts CSI and OSC sequences, BEL rings, CR and BS overwrite), DEL, C1 controls
@@ -182,12 +185,48 @@ def format_table(header, rows, align=None):
        2  knn
     """
     cells = [list(map(str, header))] + [list(map(str, row)) for row in rows]
-    widths = [max(len(row[c]) for row in cells) for c in range(len(header))]
+    printed = [[printed_width(cell) for cell in row] for row in cells]
+    widths = [max(row[c] for row in printed) for c in range(len(header))]
     align = align or "l" * len(widths)
-    lines = ["  ".join(cell.ljust(w) if a == "l" else cell.rjust(w)
-                       for cell, w, a in zip(row, widths, align)).rstrip() for row in cells]
+    lines = ["  ".join(_pad(cell, w - n, a) for cell, n, w, a in zip(row, sizes, widths, align))
+             .rstrip() for row, sizes in zip(cells, printed)]
     lines.insert(1, "  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def _pad(cell, spaces, align):
+    """``cell`` with ``spaces`` blanks after it (``l``) or before it (``r``)."""
+    return cell + " " * spaces if align == "l" else " " * spaces + cell
+
+
+def printed_width(text):
+    """The terminal columns ``text`` takes: East Asian wide and full-width characters take
+    two, combining marks and zero-width format characters none, every other character one.
+
+    Tables are aligned by this width, not by :func:`len`, so that a name in another script
+    does not shift the columns after it.  Control characters are counted as they are: pass
+    the text :func:`escape_terminal` prints.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> [printed_width(t) for t in ("knn", "\u6c7a\u5b9a\u6728", "e\u0301t\u00e9", "a\u200db")]
+    [3, 6, 3, 2]
+    """
+    return sum(_char_width(c) for c in text)
+
+
+def _char_width(char):
+    if unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
 def escape_html(value):

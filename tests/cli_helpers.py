@@ -1,4 +1,4 @@
-"""Running `multitest` as a real process for the fault tests of multitest run."""
+"""Running `multitest` as a real process: the fault and folder tests of the command line."""
 import hashlib
 import os
 import subprocess
@@ -16,22 +16,29 @@ def run_cli(*args, timeout=300, **popen):
 
 
 def checksums(folder):
-    """``{relative path: SHA-256}`` of every file under `folder` (links not followed)."""
+    """Every entry under `folder` (links not followed): kind and SHA-256 of the files."""
     sums = {}
-    for root, _, files in os.walk(folder):
-        for name in files:
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
             path = os.path.join(root, name)
-            with open(path, "rb") as handle:
-                sums[os.path.relpath(path, folder)] = hashlib.sha256(handle.read()).hexdigest()
+            key = os.path.relpath(path, folder)
+            if os.path.islink(path):
+                sums[key] = "link " + os.readlink(path)
+            elif os.path.isfile(path):
+                with open(path, "rb") as handle:
+                    sums[key] = hashlib.sha256(handle.read()).hexdigest()
+            else:
+                sums[key] = "folder"
     return sums
 
 
 def sibling(tmp_path):
-    """A folder beside the experiment's with a few files, and its checksums."""
+    """A folder beside the output folder with a file and a sub-folder (the target of the
+    links a test plants), and its checksums."""
     folder = tmp_path / "sibling"
-    (folder / "sub").mkdir(parents=True, exist_ok=True)
-    (folder / "notes.txt").write_text("keep me\n")
-    (folder / "sub" / "data.csv").write_text("a,b\n1,2\n")
+    (folder / "pages").mkdir(parents=True, exist_ok=True)
+    (folder / "keep.txt").write_text("precious\n")
+    (folder / "pages" / "d0.html").write_text("<p>mine</p>\n")
     return folder, checksums(folder)
 
 

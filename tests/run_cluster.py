@@ -30,18 +30,19 @@ def dask_cluster(folder, n_workers=2):
     started = [subprocess.Popen([dask, "scheduler", "--port", "0", "--scheduler-file",
                                  address_file] + loopback, **common)]
     try:
-        deadline = time.monotonic() + 60
-        while not (os.path.exists(address_file) and os.path.getsize(address_file)):
-            assert time.monotonic() < deadline, "the scheduler did not start"
+        # Bounds for a loaded machine (the scheduler's imports alone take many seconds
+        # there), not targets: each wait ends as soon as its event happens.
+        deadline = time.monotonic() + 300
+        while (address := _address(address_file)) is None:
+            assert started[0].poll() is None and time.monotonic() < deadline, \
+                "the scheduler did not start"
             time.sleep(0.1)
-        with open(address_file) as handle:
-            address = json.load(handle)["address"]
         workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1",
                                      "--name", f"test-worker-{i}"] + loopback, **common)
                    for i in range(n_workers)]
         started += workers
         with Client(address, timeout="30s") as client:
-            client.wait_for_workers(n_workers, timeout=120)
+            client.wait_for_workers(n_workers, timeout=300)
         yield address, workers
     finally:
         for process in started:
@@ -53,6 +54,15 @@ def dask_cluster(folder, n_workers=2):
                 end_group(process, signal.SIGKILL)
                 process.wait(timeout=20)
         log.close()
+
+
+def _address(path):
+    """The scheduler's address in its scheduler file; None until the file is whole."""
+    try:
+        with open(path) as handle:
+            return json.load(handle)["address"]
+    except (OSError, ValueError, KeyError):   # not written yet, or written in part
+        return None
 
 
 def end_group(process, sig):

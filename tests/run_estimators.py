@@ -4,6 +4,7 @@ Importable by path (``run_estimators.Allocate``) in the test process, in the
 workers of a local cluster (spawned with the same ``sys.path``) and in
 ``dask worker`` processes (started with ``PYTHONPATH`` naming this folder).
 """
+import os
 import time
 
 import numpy as np
@@ -81,6 +82,22 @@ class Sleep(_Majority):
 
     def fit(self, X, y):
         time.sleep(self.seconds)
+        self._learn(y)
+        return self
+
+
+class WaitFor(_Majority):
+    """Waits in fit until the file `path` exists (`seconds` at most): a learner that fits
+    for as long as the test needs it to, whatever the load of the machine."""
+
+    def __init__(self, path="", seconds=300.0):
+        self.path = path
+        self.seconds = seconds
+
+    def fit(self, X, y):
+        deadline = time.monotonic() + self.seconds
+        while not os.path.exists(self.path) and time.monotonic() < deadline:
+            time.sleep(0.05)
         self._learn(y)
         return self
 

@@ -10,7 +10,6 @@ CSV cells: https://owasp.org/www-community/attacks/CSV_Injection (a leading ``'`
 a cell starting with ``= + - @``, tab or carriage return).
 """
 import csv
-import hashlib
 import json
 import os
 import re
@@ -20,9 +19,12 @@ import sys
 import textwrap
 import time
 
+import cli_helpers
 import numpy as np
 import pytest
+from cli_helpers import assert_one_line_error, checksums, run_cli
 from helpers import make_frame
+from run_cluster import ENV
 
 from multitest import OutputError
 from multitest._format import (
@@ -34,55 +36,15 @@ from multitest._format import (
 from multitest.inputs import load_results
 from multitest.outputs import LOCK, hold, neutralize_frame, read_run, write_csv
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TESTS = os.path.dirname(os.path.abspath(__file__))
 #: Names a spreadsheet would run (OWASP's list of first characters) and terminal attacks.
 FORMULAS = ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)"]
 CONTROLS = ["esc\x1b[31mred", "osc\x1b]0;title\x07", "bidi\u202eevil", "c1\x9b2J", "cr\rover"]
 
 
-def cli(*args, cwd, timeout=300):
-    """``multitest ARGS`` in a process of its own: (exit status, stdout, stderr)."""
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, TESTS]), MULTITEST_QUIET="1")
-    done = subprocess.run([sys.executable, "-m", "multitest.cli", *map(str, args)], cwd=cwd,
-                          env=env, capture_output=True, text=True, timeout=timeout)
-    return done.returncode, done.stdout, done.stderr
-
-
-def refused(status, err, *words):
-    """Exit 2, one line of multitest's own, no traceback, naming ``words``."""
-    assert status == 2, err
-    assert "Traceback" not in err and err.count("\n") == 1, err
-    assert err.startswith("multitest: error: "), err
-    for word in words:
-        assert word in err, err
-
-
-def checksums(folder):
-    """Every entry under ``folder`` (links not followed): kind and SHA-256 of the files."""
-    sums = {}
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            path = os.path.join(root, name)
-            key = os.path.relpath(path, folder)
-            if os.path.islink(path):
-                sums[key] = "link " + os.readlink(path)
-            elif os.path.isfile(path):
-                with open(path, "rb") as handle:
-                    sums[key] = hashlib.sha256(handle.read()).hexdigest()
-            else:
-                sums[key] = "folder"
-    return sums
-
-
-@pytest.fixture
-def sibling(tmp_path):
-    """A folder beside the output folder, with a file and a sub-folder: the links' target."""
-    folder = tmp_path / "sibling"
-    (folder / "pages").mkdir(parents=True)
-    (folder / "keep.txt").write_text("precious\n")
-    (folder / "pages" / "d0.html").write_text("<p>mine</p>\n")
-    before = checksums(folder)
+@pytest.fixture(name="sibling")
+def untouched_sibling(tmp_path):
+    """The links' target beside the output folder; unchanged at the end of the test."""
+    folder, before = cli_helpers.sibling(tmp_path)
     yield folder
     assert checksums(folder) == before, "a file outside the output folder changed"
 
@@ -106,8 +68,8 @@ def test_a_link_at_the_lock_is_refused_never_followed(tmp_path, sibling, target)
     results, out = results_file(tmp_path), tmp_path / "out"
     out.mkdir()
     os.symlink(sibling / target, out / LOCK)    # an existing file, or a dangling link
-    status, _, err = cli(*rank_args(results, out), cwd=tmp_path)
-    refused(status, err, LOCK, "symbolic link")
+    status, _, err = run_cli(*rank_args(results, out), cwd=tmp_path)
+    assert_one_line_error(status, err, LOCK, "symbolic link")
     assert not (sibling / "missing.txt").exists()
     assert sorted(os.listdir(out)) == [LOCK]
 
@@ -117,12 +79,12 @@ def test_a_linked_report_datasets_folder_is_refused(tmp_path, sibling):
     results, out = results_file(tmp_path, datasets=51), tmp_path / "out"
     out.mkdir()
     os.symlink(sibling / "pages", out / "report_datasets")
-    status, _, err = cli(*rank_args(results, out, "--report"), cwd=tmp_path)
-    refused(status, err, "report_datasets", "symbolic link")
+    status, _, err = run_cli(*rank_args(results, out, "--report"), cwd=tmp_path)
+    assert_one_line_error(status, err, "report_datasets", "symbolic link")
     assert sorted(os.listdir(out)) == ["report_datasets"]
     # Without the link, the same command writes the pages inside the folder.
     os.unlink(out / "report_datasets")
-    status, _, err = cli(*rank_args(results, out, "--report"), cwd=tmp_path)
+    status, _, err = run_cli(*rank_args(results, out, "--report"), cwd=tmp_path)
     assert status == 0, err
     assert len(os.listdir(out / "report_datasets")) == 51
 
@@ -130,7 +92,7 @@ def test_a_linked_report_datasets_folder_is_refused(tmp_path, sibling):
 @pytest.mark.parametrize("planted", ["manifest", "journal"])
 def test_bookkeeping_naming_files_outside_is_refused(tmp_path, sibling, planted):
     results, out = results_file(tmp_path), tmp_path / "out"
-    status, _, err = cli(*rank_args(results, out), cwd=tmp_path)
+    status, _, err = run_cli(*rank_args(results, out), cwd=tmp_path)
     assert status == 0, err
     outside = os.path.join("..", "sibling", "keep.txt")
     if planted == "manifest":
@@ -142,22 +104,22 @@ def test_bookkeeping_naming_files_outside_is_refused(tmp_path, sibling, planted)
         (out / ".multitest-journal.json").write_text(json.dumps(
             {"run_id": "x", "staging": ".multitest-staging-x", "backup": ".multitest-backup-x",
              "old": [outside], "new": []}))
-    status, _, err = cli(*rank_args(results, out), cwd=tmp_path)
-    refused(status, err, "outside the folder")
+    status, _, err = run_cli(*rank_args(results, out), cwd=tmp_path)
+    assert_one_line_error(status, err, "outside the folder")
 
 
 def test_a_link_at_a_bookkeeping_name_is_refused(tmp_path, sibling):
     results, out = results_file(tmp_path), tmp_path / "out"
     out.mkdir()
     os.symlink(sibling / "pages", out / ".multitest-staging-old")
-    status, _, err = cli(*rank_args(results, out), cwd=tmp_path)
-    refused(status, err, "symbolic link")
+    status, _, err = run_cli(*rank_args(results, out), cwd=tmp_path)
+    assert_one_line_error(status, err, "symbolic link")
 
 
 def test_read_run_never_moves_files_through_a_linked_backup(tmp_path, sibling):
     """A journal whose backup folder is a link out: the roll forward refuses, moves nothing."""
     results, out = results_file(tmp_path), tmp_path / "out"
-    assert cli(*rank_args(results, out), cwd=tmp_path)[0] == 0
+    assert run_cli(*rank_args(results, out), cwd=tmp_path)[0] == 0
     before = checksums(out)
     (out / ".multitest-staging-x").mkdir()
     os.symlink(sibling / "pages", out / ".multitest-backup-x")
@@ -173,14 +135,14 @@ def test_demo_writes_through_the_transaction(tmp_path, sibling):
     out = tmp_path / "demo"
     (out / "training_time").mkdir(parents=True)
     os.symlink(sibling / "keep.txt", out / "training_time" / LOCK)
-    status, _, err = cli("demo", "--out", out, cwd=tmp_path)
-    refused(status, err, LOCK, "symbolic link")
+    status, _, err = run_cli("demo", "--out", out, cwd=tmp_path)
+    assert_one_line_error(status, err, LOCK, "symbolic link")
     os.unlink(out / "training_time" / LOCK)
     os.symlink(sibling / "pages", out / "space_complexity")   # a profile's folder linked out
-    status, _, err = cli("demo", "--out", out, cwd=tmp_path)
-    refused(status, err, "space_complexity", "symbolic link")
+    status, _, err = run_cli("demo", "--out", out, cwd=tmp_path)
+    assert_one_line_error(status, err, "space_complexity", "symbolic link")
     os.unlink(out / "space_complexity")
-    status, _, err = cli("demo", "--out", out, cwd=tmp_path)
+    status, _, err = run_cli("demo", "--out", out, cwd=tmp_path)
     assert status == 0, err
     for profile in ("training_time", "space_complexity"):
         assert (out / profile / "manifest.json").is_file()
@@ -211,8 +173,8 @@ def run_folder(tmp_path_factory):
     pytest.importorskip("sklearn")
     pytest.importorskip("distributed")
     folder = tmp_path_factory.mktemp("experiment")
-    status, out, err = cli("run", experiment_file(folder), "--out", folder / "run",
-                           "--workers", "1", cwd=folder)
+    status, out, err = run_cli("run", experiment_file(folder), "--out", folder / "run",
+                               "--workers", "1", cwd=folder)
     assert status == 0, err
     return folder / "run"
 
@@ -233,16 +195,16 @@ TEST = ("--test", "kfold-t")
 @pytest.mark.parametrize("command", [["stability", "-B", "20"], ["rank"]])
 def test_analysis_of_a_run_folder_into_itself_is_refused(run_folder, command):
     before = checksums(run_folder)
-    status, _, err = cli(*command, run_folder, "--costs", "fit_time", *TEST, "--out",
-                         run_folder, cwd=run_folder.parent)
-    refused(status, err, "multitest run", "choose another --out")
+    status, _, err = run_cli(*command, run_folder, "--costs", "fit_time", *TEST, "--out",
+                             run_folder, cwd=run_folder.parent)
+    assert_one_line_error(status, err, "multitest run", "choose another --out")
     assert checksums(run_folder) == before
 
 
 def test_stability_of_a_run_folder_elsewhere_leaves_it_unchanged(run_folder, tmp_path):
     before = checksums(run_folder)
-    status, out, err = cli("stability", run_folder, "--costs", "fit_time", *TEST, "-B", "20",
-                           "--out", tmp_path / "stab", cwd=tmp_path)
+    status, out, err = run_cli("stability", run_folder, "--costs", "fit_time", *TEST, "-B", "20",
+                               "--out", tmp_path / "stab", cwd=tmp_path)
     assert status == 0, err
     assert checksums(run_folder) == before
     assert (tmp_path / "stab" / "stability_positions.csv").is_file()
@@ -253,8 +215,8 @@ def test_the_runs_formula_name_is_neutralised_and_read_back(run_folder, tmp_path
     with open(run_folder / "results.csv", newline="") as handle:
         algorithms = {row["algorithm"] for row in csv.DictReader(handle)}
     assert algorithms == {"'=nb", "tree"}
-    status, out, err = cli("rank", run_folder, "--costs", "fit_time", *TEST, "--out",
-                           tmp_path / "ranked", cwd=tmp_path)
+    status, out, err = run_cli("rank", run_folder, "--costs", "fit_time", *TEST, "--out",
+                               tmp_path / "ranked", cwd=tmp_path)
     assert status == 0, err
     result = json.loads((tmp_path / "ranked" / "result.json").read_text())
     assert sorted(result["final_order"]) == ["=nb", "tree"]
@@ -263,10 +225,10 @@ def test_the_runs_formula_name_is_neutralised_and_read_back(run_folder, tmp_path
 def test_run_never_replaces_the_outputs_of_rank(tmp_path):
     pytest.importorskip("distributed")
     results, out = results_file(tmp_path), tmp_path / "out"
-    assert cli(*rank_args(results, out), cwd=tmp_path)[0] == 0
+    assert run_cli(*rank_args(results, out), cwd=tmp_path)[0] == 0
     before = checksums(out)
-    status, _, err = cli("run", experiment_file(tmp_path), "--out", out, cwd=tmp_path)
-    refused(status, err, "multitest rank", "choose another --out")
+    status, _, err = run_cli("run", experiment_file(tmp_path), "--out", out, cwd=tmp_path)
+    assert_one_line_error(status, err, "multitest rank", "choose another --out")
     assert checksums(out) == before     # refused before the store is opened
 
 
@@ -275,13 +237,14 @@ def test_a_linked_store_is_refused(tmp_path, sibling):
     out = tmp_path / "run"
     out.mkdir()
     os.symlink(sibling / "keep.txt", out / "store.sqlite")
-    status, _, err = cli("run", experiment_file(tmp_path), "--out", out, cwd=tmp_path)
-    refused(status, err, "store.sqlite", "symbolic link")
+    status, _, err = run_cli("run", experiment_file(tmp_path), "--out", out, cwd=tmp_path)
+    assert_one_line_error(status, err, "store.sqlite", "symbolic link")
 
 
-#: Fits of 4 s: the second run starts (a few seconds of imports) while the first one fits.
-SLOW = EXPERIMENT.replace('"=nb": {estimator: sklearn.naive_bayes.GaussianNB}',
-                          "slow: {estimator: run_estimators.Sleep, params: {seconds: 4}}") \
+#: Fits that last until the test creates the file RELEASE: the second run is refused while
+#: the first one fits, however long the second one takes to start on a loaded machine.
+HELD = EXPERIMENT.replace('"=nb": {estimator: sklearn.naive_bayes.GaussianNB}',
+                          "held: {estimator: run_estimators.WaitFor, params: {path: RELEASE}}") \
     .replace("  - sklearn: wine\n", "")
 
 
@@ -289,21 +252,23 @@ def test_two_runs_on_one_folder_are_kept_apart_for_the_whole_run(tmp_path):
     """The second run, started while the first fits, stops at once; the first completes."""
     pytest.importorskip("distributed")
     out = tmp_path / "run"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, TESTS]), MULTITEST_QUIET="1")
+    release = tmp_path / "release"
+    held = HELD.replace("RELEASE", str(release))
     first = subprocess.Popen([sys.executable, "-m", "multitest.cli", "run",
-                              experiment_file(tmp_path, 1, SLOW), "--out", out, "--workers",
-                              "1"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                              experiment_file(tmp_path, 1, held), "--out", out, "--workers",
+                              "1"], cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while not (out / "store.sqlite").exists() and time.monotonic() < deadline:
             time.sleep(0.05)     # the store exists: the first run holds the lock and fits
         assert (out / "store.sqlite").exists() and first.poll() is None
-        status, _, err = cli("run", experiment_file(tmp_path, 2, SLOW), "--out", out,
-                             cwd=tmp_path, timeout=60)
-        refused(status, err, "another multitest run", f"PID {first.pid}")
+        status, _, err = run_cli("run", experiment_file(tmp_path, 2, held), "--out", out,
+                                 cwd=tmp_path)
+        assert_one_line_error(status, err, "another multitest run", f"PID {first.pid}")
         assert first.poll() is None, "the first run ended before the second was refused"
-        stdout, stderr = first.communicate(timeout=120)
+        release.touch()
+        stdout, stderr = first.communicate(timeout=300)
     finally:
         if first.poll() is None:
             os.killpg(first.pid, signal.SIGKILL)
@@ -349,15 +314,15 @@ def test_the_children_of_a_killed_writer_do_not_keep_its_lock(tmp_path):
 
 def test_names_are_printed_with_their_control_characters_escaped(tmp_path):
     results = results_file(tmp_path, names=CONTROLS[:3])
-    status, out, err = cli("rank", results, "--order", ",".join(CONTROLS[:3]), cwd=tmp_path)
+    status, out, err = run_cli("rank", results, "--order", ",".join(CONTROLS[:3]), cwd=tmp_path)
     assert status == 0, err
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", out)
     for name in CONTROLS[:3]:
         assert escape_terminal(name) in out
     # The one-line error naming an unknown algorithm escapes it too.
-    status, _, err = cli("rank", results, "--order", ",".join(CONTROLS[:2] + CONTROLS[3:]),
-                         cwd=tmp_path)
-    refused(status, err, "bidi\\u202eevil", "c1\\x9b2J")
+    status, _, err = run_cli("rank", results, "--order", ",".join(CONTROLS[:2] + CONTROLS[3:]),
+                             cwd=tmp_path)
+    assert_one_line_error(status, err, "bidi\\u202eevil", "c1\\x9b2J")
     assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e]", err.rstrip("\n"))
 
 
@@ -379,8 +344,8 @@ def test_csv_outputs_neutralise_formulas_and_raw_csv_keeps_them(tmp_path):
     order = ",".join(FORMULAS[:3])
     for flag, expect in ((), neutralize_cell), (("--raw-csv",), lambda name: name):
         out = tmp_path / f"out{len(flag)}"
-        status, _, err = cli("rank", results, f"--order={order}", "--out", out, *flag,
-                             cwd=tmp_path)
+        status, _, err = run_cli("rank", results, f"--order={order}", "--out", out, *flag,
+                                 cwd=tmp_path)
         assert status == 0, err
         cells = set()
         for name in os.listdir(out):
@@ -406,8 +371,8 @@ def _number(text):
 
 def test_stability_positions_neutralise_formulas(tmp_path):
     results = results_file(tmp_path, names=FORMULAS[1:4])
-    status, _, err = cli("stability", results, f"--order={','.join(FORMULAS[1:4])}", "-B", "20",
-                         "--out", tmp_path / "stab", cwd=tmp_path)
+    status, _, err = run_cli("stability", results, f"--order={','.join(FORMULAS[1:4])}", "-B", "20",
+                             "--out", tmp_path / "stab", cwd=tmp_path)
     assert status == 0, err
     with open(tmp_path / "stab" / "stability_positions.csv", newline="") as handle:
         labels = {row[0] for row in csv.reader(handle)}

@@ -17,6 +17,7 @@ from multitest._format import (
     format_p_brief,
     format_share,
     format_table,
+    printed_width,
 )
 from multitest.engine._explain import _p as explain_p
 
@@ -113,6 +114,17 @@ def test_probabilities_in_tables_and_in_cells():
 
 
 # -- tables, HTML ------------------------------------------------------------------------
+
+def test_format_table_aligns_by_printed_width():
+    # East Asian wide characters take two terminal columns, combining accents none
+    # (Unicode's East_Asian_Width W and general category Mn): the next column starts at the
+    # same printed column on every line, and the rule is as wide as the widest cell.
+    table = format_table(["algorithm", "cost"], [["\u6c7a\u5b9a\u6728\u306e\u68ee", 1],
+                                                 ["cafe\u0301", 22], ["svr", 333]], align="lr")
+    lines = table.splitlines()
+    assert lines[1] == "-" * 10 + "  " + "-" * 4
+    assert {printed_width(line) for line in lines} == {16}
+
 
 @pytest.mark.parametrize("rows", [[], [[1, "svr", 1.5]], [[10, "a much longer name", ""],
                                                           [2, "b", 0.25]]])

@@ -345,6 +345,26 @@ def test_summary_names_positions_and_error_ranks(ranking):
     assert "average rank" not in text
 
 
+def test_summary_columns_align_on_the_printed_names():
+    # Names printed as escapes (ESC, BEL, U+202E: 4 and 6 characters each) or two columns a
+    # character (CJK): the column after the name starts at the same printed column on every
+    # row of what the terminal shows (the CLI escapes the whole text once more).
+    from multitest._format import escape_terminal, printed_width
+
+    names = ["knn", "red\x1b[31m", "evil\u202eflip", "\u6c7a\u5b9a\u6728", "bell\x07"]
+    errors = 0.2 + 0.01 * np.arange(5)[None, :, None] + np.zeros((4, 5, 10))
+    text = escape_terminal(summary_text(rank(make_frame(errors, algorithms=names), names)))
+    lines = text.splitlines()
+    first = lines.index(next(line for line in lines if line.startswith("position")))
+    column = lines[first].index("average position")
+    for line, name in zip(lines[first + 2:], names):
+        printed = escape_terminal(name)
+        after = line.index(printed) + len(printed)
+        value = after + len(line[after:]) - len(line[after:].lstrip())
+        assert printed_width(line[:value]) == column, line
+    assert "red\\x1b[31m" in text and "\x1b" not in text and "\u6c7a" in text
+
+
 def test_summary_says_when_positions_reject_and_errors_do_not():
     # Identical errors on every data set: the positions are the cost order.
     errors = np.tile(np.linspace(0.1, 0.2, 10), (6, 4, 1))

@@ -122,19 +122,24 @@ R_CONTROL_CASES = ["control_14x6", "control_40x9"]
 # ---------------------------------------------------------------------------
 
 
+def _friedman_matches_r(table, case):
+    """Friedman's chi2 and p-value of the case's rank matrix, checked against R's (to 1e-12)."""
+    res = friedman(_r_input(table, case, "rank"))
+    assert_allclose(res.statistic, _r_value(table, case, "friedman_statistic"), **EXACT)
+    assert_allclose(res.pvalue, _r_value(table, case, "friedman_pvalue"), **EXACT)
+    return res
+
+
 @pytest.mark.parametrize("case", R_RANK_CASES)
 def test_posthoc_friedman_matches_r(case):
     # Reference: R friedman.test(ranks) and pf() for Iman-Davenport (posthoc_r.R).
-    ranks = _r_input(R_POSTHOC, case, "rank")
-    res = friedman(ranks)
-    assert_allclose(res.statistic, _r_value(R_POSTHOC, case, "friedman_statistic"), **EXACT)
-    assert_allclose(res.pvalue, _r_value(R_POSTHOC, case, "friedman_pvalue"), **EXACT)
+    res = _friedman_matches_r(R_POSTHOC, case)
     assert res.df == _r_value(R_POSTHOC, case, "friedman_df")
     assert_allclose(res.iman_davenport_statistic,
                     _r_value(R_POSTHOC, case, "iman_davenport_statistic"), **EXACT)
     assert_allclose(res.iman_davenport_pvalue,
                     _r_value(R_POSTHOC, case, "iman_davenport_pvalue"), rtol=1e-10)
-    S, L = ranks.shape
+    S, L = _r_input(R_POSTHOC, case, "rank").shape
     assert res.iman_davenport_df == (L - 1, (L - 1) * (S - 1))
 
 
@@ -199,10 +204,7 @@ R_FRIEDMAN_TIES_CASES = sorted(c for c in set(R_TIES.case) if c.startswith("frie
 def test_posthoc_friedman_ties_match_r(case):
     # Reference: R 4.2.2 friedman.test on rank matrices with ties
     # (tests/fixtures/ties_exact_r.R), to 1e-12.
-    ranks = _r_input(R_TIES, case, "rank")
-    res = friedman(ranks)
-    assert_allclose(res.statistic, _r_value(R_TIES, case, "friedman_statistic"), **EXACT)
-    assert_allclose(res.pvalue, _r_value(R_TIES, case, "friedman_pvalue"), **EXACT)
+    _friedman_matches_r(R_TIES, case)
 
 
 def test_posthoc_friedman_issue_example_tied_data_sets_carry_no_information():

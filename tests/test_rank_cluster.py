@@ -125,7 +125,7 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitione
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300    # a hang guard: the cluster starts, loaded
         while not marker.exists() and run.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         assert marker.exists(), run.communicate(timeout=60)[0]

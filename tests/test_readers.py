@@ -151,20 +151,33 @@ def _readme_example(marker):
     return namespace, len(statements)
 
 
-def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
+def _readme_ranking(marker, capsys):
+    """The README's example calling `marker` (5 user lines at most, the order printed):
+    its namespace."""
     pytest.importorskip("sklearn")
-    namespace, lines = _readme_example("from_cv_results(")
+    namespace, lines = _readme_example(marker)
     assert lines <= 5
+    assert str(namespace["ranking"].final_order) in capsys.readouterr().out
+    return namespace
+
+
+def _ranked_by_hand(ranking, rows):
+    """`rows` ranked as ``rank`` ranks a long table; the same errors as `ranking`."""
+    expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
+    np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
+    return expected
+
+
+def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
+    namespace = _readme_ranking("from_cv_results(", capsys)
     ranking, search = namespace["ranking"], namespace["search"]
-    assert str(ranking.final_order) in capsys.readouterr().out
 
     cv = search.cv_results_
     rows = [{"dataset": "iris", "algorithm": f"max_depth={p['max_depth']}", "fold": i + 1,
              "error": 1 - cv[f"split{i}_test_score"][c], "fit_time": cv["mean_fit_time"][c],
              "fit_time_std": cv["std_fit_time"][c]}
             for c, p in enumerate(cv["params"]) for i in range(10)]
-    expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
-    np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
+    expected = _ranked_by_hand(ranking, rows)
     assert ranking.final_order == expected.final_order
     assert ranking.profile.noise == expected.profile.noise   # std_fit_time is the noise
     assert ranking.profile.noise["iris"]["max_depth=1"] == pytest.approx(cv["std_fit_time"][0])
@@ -172,17 +185,13 @@ def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
 
 
 def test_readme_cross_validate_study_matches_the_table_by_hand(capsys):
-    pytest.importorskip("sklearn")
-    namespace, lines = _readme_example("from_cross_validate(")
-    assert lines <= 5
+    namespace = _readme_ranking("from_cross_validate(", capsys)
     ranking, study = namespace["ranking"], namespace["study"]
-    assert str(ranking.final_order) in capsys.readouterr().out
 
     rows = [{"dataset": d, "algorithm": m, "fold": i + 1, "accuracy": out["test_score"][i],
              "fit_time": out["fit_time"][i]}
             for d, per in study.items() for m, out in per.items() for i in range(10)]
-    expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
-    np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
+    expected = _ranked_by_hand(ranking, rows)
     assert ranking.results.datasets == ("iris", "wine", "breast_cancer")
     assert ranking.final_order == expected.final_order
     noise = pd.DataFrame(rows).groupby(["dataset", "algorithm"])["fit_time"].std(ddof=0)

@@ -35,6 +35,14 @@ repeats: 1
 """
 
 
+def _slow_experiment(tmp_path):
+    """The experiment file of SLOW, the run's output folder and its store."""
+    experiment = tmp_path / "experiment.yaml"
+    experiment.write_text(textwrap.dedent(SLOW))
+    out = tmp_path / "out"
+    return experiment, out, str(out / "store.sqlite")
+
+
 def _stored(path):
     if not os.path.exists(path):
         return 0
@@ -60,10 +68,7 @@ def _wait_for_folds(run, store_path, count):
 
 
 def test_sigkill_mid_run_then_resume_loses_nothing_and_recomputes_nothing(tmp_path):
-    experiment = tmp_path / "experiment.yaml"
-    experiment.write_text(textwrap.dedent(SLOW))
-    out = tmp_path / "out"
-    store_path = str(out / "store.sqlite")
+    experiment, out, store_path = _slow_experiment(tmp_path)
     run = _start_run(experiment, out, "--workers", "1")
     try:
         _wait_for_folds(run, store_path, 6)
@@ -98,32 +103,34 @@ def test_sigkill_mid_run_then_resume_loses_nothing_and_recomputes_nothing(tmp_pa
 def test_a_lost_worker_loses_no_fold(tmp_path):
     # A real scheduler and two workers; one worker (its nanny and process) is SIGKILLed
     # mid-run.  The engine reschedules its folds on the other: the run completes.
-    experiment = tmp_path / "experiment.yaml"
-    experiment.write_text(textwrap.dedent(SLOW))
-    out = tmp_path / "out"
+    experiment, out, store_path = _slow_experiment(tmp_path)
     with dask_cluster(str(tmp_path), n_workers=2) as (address, workers):
         run = _start_run(experiment, out, "--scheduler", address)
         try:
-            _wait_for_folds(run, str(out / "store.sqlite"), 4)
+            _wait_for_folds(run, store_path, 4)
             end_group(workers[0], signal.SIGKILL)
             output, _ = run.communicate(timeout=180)
         finally:
             end_group(run, signal.SIGKILL)
+    _assert_complete(run, output, store_path)
+
+
+def _assert_complete(run, output, store_path):
+    """The run ended well with its 20 folds stored once each, all ok; the frame."""
     assert run.returncode == 0, output
-    with Store(str(out / "store.sqlite")) as store:
+    with Store(store_path) as store:
         frame = store.frame()
     assert len(frame) == 20 and (frame["status"] == "ok").all()
+    assert not frame.duplicated(["dataset", "algorithm", "replication", "fold"]).any()
     assert "20 computed" in output and "0 failed" in output
+    return frame
 
 
 def test_a_lost_worker_of_the_local_cluster_loses_no_fold(tmp_path):
     # The local cluster's workers are forked from the driving process, which holds the open
     # store; a worker SIGKILLed mid-run is forked again by its nanny.  Proof from the store:
     # every fold once, all ok, and the killed worker's folds computed by the others.
-    experiment = tmp_path / "experiment.yaml"
-    experiment.write_text(textwrap.dedent(SLOW))
-    out = tmp_path / "out"
-    store_path = str(out / "store.sqlite")
+    experiment, out, store_path = _slow_experiment(tmp_path)
     run = _start_run(experiment, out, "--workers", "2")
     try:
         _wait_for_folds(run, store_path, 4)
@@ -134,10 +141,5 @@ def test_a_lost_worker_of_the_local_cluster_loses_no_fold(tmp_path):
         output, _ = run.communicate(timeout=180)
     finally:
         end_group(run, signal.SIGKILL)
-    assert run.returncode == 0, output
-    with Store(store_path) as store:
-        frame = store.frame()
-    assert len(frame) == 20 and (frame["status"] == "ok").all()
-    assert not frame.duplicated(["dataset", "algorithm", "replication", "fold"]).any()
-    assert "20 computed" in output and "0 failed" in output
+    frame = _assert_complete(run, output, store_path)
     assert len(set(frame["worker"])) >= 2    # the killed worker and at least one other

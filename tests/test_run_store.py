@@ -104,7 +104,7 @@ def test_a_symbolic_link_as_store_is_refused_and_its_target_untouched(tmp_path, 
     experiment, _ = finished
     (tmp_path / "out").mkdir()
     folder, before = sibling(tmp_path)
-    os.symlink(folder / "notes.txt", tmp_path / "out" / "store.sqlite")
+    os.symlink(folder / "keep.txt", tmp_path / "out" / "store.sqlite")
     code, _, stderr = _run(tmp_path, experiment)
     assert_one_line_error(code, stderr, "store.sqlite", "is a symbolic link")
     assert checksums(folder) == before

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .._format import format_p, format_rank, format_table
+from .._format import escape_terminal, format_p, format_rank, format_table
 from ..engine._cost_ties import prior_text
 from ..inputs._results import WARNING_PREFIX
 
@@ -49,7 +49,9 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     for position, name in enumerate(ranking.final_order, start=1):
         cost = f"{sp.average_costs[index[name]]:.4g}" if sp is not None else \
             f"{ranking.datasets[0].costs[index[name]]:.4g}"
-        rows.append([position, name, format_rank(ranking.average_ranks[name]),
+        # escaped here, so that the table is aligned by the printed name (the terminal's
+        # escaping of the whole text leaves an escaped name as it is)
+        rows.append([position, escape_terminal(name), format_rank(ranking.average_ranks[name]),
                      format_rank(ranking.average_error_ranks[name]), cost, firsts[name]])
     lines.append(format_table(["position", "algorithm", "average position", "average error rank",
                                "average cost" if sp is not None else "cost",
