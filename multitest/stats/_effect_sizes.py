@@ -343,10 +343,8 @@ def _selected_intervals(x, level):
     first = half if N % 2 else half - 1
     median = _walsh_select(xs, np.full(m, first), np.full(m, half))
     # a row whose values tie so heavily that no bracket narrows them: sorted in full
-    stuck = np.flatnonzero(~np.isfinite(median[0]))
-    if stuck.size:
-        walsh = np.sort(_walsh_averages(xs[stuck]), axis=1)
-        median[0][stuck], median[1][stuck] = walsh[:, first], walsh[:, half]
+    for rows, walsh in _sorted_walsh(xs, np.flatnonzero(~np.isfinite(median[0]))):
+        median[0][rows], median[1][rows] = walsh[:, first], walsh[:, half]
     estimate = median[0] if N % 2 else (median[0] + median[1]) / 2
     smallest, largest = (xs[:, 0] + xs[:, 0]) / 2, (xs[:, -1] + xs[:, -1]) / 2
     return _normal_intervals(xs, smallest, largest, estimate, level,
@@ -513,11 +511,18 @@ def _selected_roots(xs, zq):
         new &= np.arange(v.shape[1]) < sizes[:, None]
         counts = new.sum(axis=1)
         out[good] = _step_roots(xs[good], v[new], np.cumsum(counts) - counts, counts, zq[good])
-    rest = np.flatnonzero(~ok)
-    if rest.size:
-        out[rest] = _sorted_roots(xs[rest], np.sort(_walsh_averages(xs[rest]), axis=1),
-                                  zq[rest])
+    for rows, walsh in _sorted_walsh(xs, np.flatnonzero(~ok)):
+        out[rows] = _sorted_roots(xs[rows], walsh, zq[rows])
     return out
+
+
+def _sorted_walsh(xs, rows):
+    """``(rows, sorted Walsh averages)`` of the given rows, :data:`_WALSH_ELEMENTS` at a time."""
+    n = xs.shape[1]
+    step = max(1, _WALSH_ELEMENTS // (n * (n + 1) // 2))
+    for r0 in range(0, rows.size, step):
+        chunk = rows[r0:r0 + step]
+        yield chunk, np.sort(_walsh_averages(xs[chunk]), axis=1)
 
 
 def _crossing_inside(xs, bracket, zq):
