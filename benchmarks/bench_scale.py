@@ -16,21 +16,27 @@ Groups (``--only``):
   pyarrow, the parquet extra).
 - ``e2e``: ``multitest rank`` end to end against ``pandas.read_csv`` alone
   (both as fresh programs), S = 10000 x L = 100; target <= 2.5x.
-- ``curve``: ``multitest rank`` per test from 10^5 tests up to ``--max-tests``
-  (default 5 x 10^7; 5 x 10^8 needs about 8 GB), including S = 100 x L = 200
-  and S = 1000 x L = 20 (the over-data-sets intervals), each size alternated
-  with a bare ``pandas.read_csv`` of the same file (medians; the ratio shows
-  the load of the minute); target: from 10^6 tests up, every size within
-  1.5x of the median time per test.
+- ``curve``: ``multitest rank`` (read, rank, outputs, as the CLI does them) in a warm
+  process, per test, from 10^5 tests up to ``--max-tests`` (default 5 x 10^7; 5 x 10^8,
+  S = 10^5 x L = 100, needs about 8 GB), including S = 100 x L = 200 and S = 1000 x L = 20
+  (the over-data-sets intervals): each size alternated with a base run of the same L
+  above 20,000 pairwise results (:func:`base_datasets`), whose time (the work per pair
+  of algorithms: second pass, explanations, overall figures) is the fixed part; the
+  start-up of a fresh program is measured apart.  Target: every size within 1.5x of
+  the median cost per test.
 - ``report``: ``--format svg --report`` at S = 1000 x L = 20 against the same
   ``rank`` without figures; target <= 5x.
+- ``cluster``, ``runner``: ``bench_cluster.py --runs 1`` (``rank --workers 2`` at 10^9
+  tests, the client's peak memory) and ``bench_runner.py`` (the runner's fixed cost and
+  200 small fits against a bare loop), run as programs of their own, output relayed.
 
-Not measured here (not built on this branch): ``rank`` on a Dask cluster at
-10^9 tests, and the runner's fixed cost (``bench_run.py`` measures the runner).
+``--issue20`` runs every group (the curve up to 5 x 10^8 tests) and prints the rows
+together at the end; on a shared machine run it under the lock of large runs.
 
 Run::
 
     .venv/bin/python benchmarks/bench_scale.py [--runs 3] [--only stage1,read] [--quick]
+    .venv/bin/python benchmarks/bench_scale.py --issue20     # every done-when row, ~1 hour
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import datetime
 import os
 import platform
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -100,14 +107,22 @@ def _alternate(a, b, runs):
 
 #: Set by --quick: sizes are not those of the targets, which are then not judged.
 QUICK = False
+#: The lines of every done-when row, printed together at the end of ``--issue20``.
+SUMMARY = []
+
+
+def _say(line):
+    """Print a done-when row and keep it for the summary."""
+    SUMMARY.append(line)
+    print(line, flush=True)
 
 
 def _row(case, a_name, a, b_name, b, target=None, ok=None, note=""):
     ratio = a / b if b else float("nan")
     ok = None if QUICK else ok
     verdict = "" if ok is None else ("  met" if ok else "  NOT met")
-    print(f"{case:<34} {a_name} {a:8.3f} s | {b_name} {b:8.3f} s | ratio {ratio:5.2f}x"
-          f"{'' if target is None else '  target ' + target}{verdict}  {note}", flush=True)
+    _say(f"{case:<34} {a_name} {a:8.3f} s | {b_name} {b:8.3f} s | ratio {ratio:5.2f}x"
+          f"{'' if target is None else '  target ' + target}{verdict}  {note}")
 
 
 def stage1(workdir, runs, quick):
@@ -205,36 +220,97 @@ def _pandas_read(csv):
                           "pandas.read_csv(sys.argv[1])", csv])["wall_s"]
 
 
-def curve(workdir, runs, quick, max_tests):
-    """Per test cost of ``multitest rank`` by size, each size alternated with a bare
-    ``pandas.read_csv`` of the same file (so that the load of the minute shows)."""
-    sizes = [(20, 100), (100, 100), (1000, 20), (100, 200), (1000, 100), (100, 300),
-             (2000, 100), (10000, 100), (20000, 100), (100000, 100)]
+_CURVE = r"""
+import contextlib, io, json, resource, sys, time
+from multitest.cli import main
+tiny, tiny_order, path, order, out, runs = sys.argv[1:7]
+
+def rank(source, cost_order):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = main(["rank", source, "--order", cost_order, "--out", out])
+    if code:
+        raise SystemExit(f"multitest rank failed: {code}")
+
+def timed(source, cost_order):
+    start = time.perf_counter(); rank(source, cost_order); return time.perf_counter() - start
+
+rank(tiny, tiny_order)                          # imports and first-call costs
+fixed, times = [], []
+start = time.perf_counter()
+while len(times) < int(runs) or (len(times) < 25 and time.perf_counter() - start < 10):
+    fixed.append(timed(tiny, tiny_order))       # the base input and the size alternated,
+    times.append(timed(path, order))            # at least `runs` times and 10 s
+print(json.dumps({"fixed": sorted(fixed)[len(fixed) // 2], "s": sorted(times)[len(times) // 2],
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+#: The sizes of the curve (S, L): 10^5 to 5 x 10^8 tests, and the shapes that had cliffs
+#: (S = 1000 x L = 20 and S = 100 x L = 200: the over-data-sets intervals).
+CURVE_SIZES = [(20, 100), (100, 100), (1000, 20), (100, 200), (1000, 100), (100, 300),
+               (2000, 100), (10000, 100), (20000, 100), (100000, 100)]
+
+
+def base_datasets(L):
+    """Data sets of the run whose time is the fixed part of a run with ``L`` algorithms:
+    the fewest (at least 2, for a second pass) above 20,000 pairwise results, where
+    ``result.json`` stops listing the pairs inline and the per-data-set figures are no
+    longer written (``INLINE_PAIRS_LIMIT``, ``FIGURE_PAIRS_LIMIT``), as in every size
+    of the curve."""
+    from multitest.figures._write import FIGURE_PAIRS_LIMIT
+    from multitest.outputs._json import INLINE_PAIRS_LIMIT
+
+    return max(2, max(FIGURE_PAIRS_LIMIT, INLINE_PAIRS_LIMIT) // (L * (L - 1) // 2) + 1)
+
+
+def curve(workdir, runs, quick, max_tests, sizes=None):
+    """Per-test cost of ``multitest rank`` (read, rank, outputs) by size, in a warm process.
+
+    A run's time is a fixed part for its L algorithms (the second pass, the
+    explanations, the tables over data sets and the overall figures, all per pair
+    of algorithms; measured on :func:`base_datasets` data sets of the same recipe) plus
+    a part per test (stage 1, the orders, the per-data-set tables, the intervals over
+    the data sets, ...).  Each size runs in a fresh child that first ranks the base
+    input once (imports, first calls), then alternates the base input and the size
+    ``runs`` times and more up to 10 s (medians): the per-test cost is ``(time -
+    base) / (tests - base tests)``; the total per test is printed beside it.  The start-up of a fresh
+    ``multitest rank`` program is measured apart (``start-up``).
+    """
+    start = _csv(workdir, 2, 4)
+    startup = median([_rank(*start, workdir / "out")["wall_s"] for _ in range(max(runs, 3))])
+    print(f"curve: start-up of a fresh `multitest rank` on 2 x 4: {startup:.2f} s "
+          "(interpreter, imports, a tiny run; not in the per-test costs)", flush=True)
     rows = []
-    for S, L in sizes:
+    for S, L in sizes or CURVE_SIZES:
         tests = S * L * (L - 1) // 2
         if tests > (1e6 if quick else max_tests):
             continue
+        base_S = base_datasets(L)
+        base, base_order = _csv(workdir, base_S, L)
         csv, order = _csv(workdir, S, L)
-        wall, reference = _alternate(lambda: _rank(csv, order, workdir / "out")["wall_s"],
-                                     lambda: _pandas_read(csv), runs)
-        rows.append((S, L, tests, wall, reference))
+        result = python_child(_CURVE, base, base_order, csv, order, workdir / "out",
+                              runs if tests < 1e8 else 1)
+        per = (result["s"] - result["fixed"]) / (tests - base_S * L * (L - 1) // 2)
+        rows.append((S, L, per))
+        print(f"curve S={S:<6} L={L:<5} {tests:>12,} tests {result['s']:8.2f} s, "
+              f"{1e9 * result['s'] / tests:8.1f} ns/test in all; fixed (S={base_S}) "
+              f"{result['fixed']:.3f} s; per test {1e9 * per:7.1f} ns; peak "
+              f"{result['peak_mb']:.0f} MB", flush=True)
         if S * L > 2e5:
             csv.unlink()
             csv.with_suffix(".order").unlink()
-    judged = [wall / tests for S, L, tests, wall, _ in rows if tests >= 1e6]
-    middle = median(judged) if judged else float("nan")
-    for S, L, tests, wall, reference in rows:
-        per = wall / tests
-        mark = "" if tests < 1e6 or QUICK else ("  within 1.5x" if per <= 1.5 * middle
-                                       else "  NOT within 1.5x")
-        print(f"curve S={S:<6} L={L:<5} {tests:>12,} tests {wall:8.2f} s "
-              f"{1e9 * per:9.1f} ns/test{mark}  | pandas.read_csv {reference:7.2f} s, "
-              f"ratio {wall / reference:5.2f}x", flush=True)
-    if judged:
-        print(f"curve: median {1e9 * middle:.1f} ns/test from 10^6 tests; largest / median "
-              f"{max(judged) / middle:.2f}x, smallest / median {min(judged) / middle:.2f}x",
+    if not rows:
+        return
+    middle = median([per for *_, per in rows])
+    for S, L, per in rows:
+        ok = middle / 1.5 <= per <= 1.5 * middle
+        print(f"curve S={S:<6} L={L:<5} {1e9 * per:7.1f} ns/test = {per / middle:4.2f}x the "
+              f"median{'' if QUICK else ('  within 1.5x' if ok else '  NOT within 1.5x')}",
               flush=True)
+    judged = [per for *_, per in rows]
+    _say(f"curve {len(rows)} sizes, {rows[0][0]}x{rows[0][1]} to {rows[-1][0]}x{rows[-1][1]}: "
+         f"median {1e9 * middle:.1f} ns/test (start-up {startup:.2f} s apart); largest / median "
+         f"{max(judged) / middle:.2f}x, smallest / median {min(judged) / middle:.2f}x"
+         f"{'' if QUICK else '  target within 1.5x: ' + ('met' if max(judged) <= 1.5 * middle and min(judged) >= middle / 1.5 else 'NOT met')}")
 
 
 def report(workdir, runs, quick):
@@ -248,6 +324,28 @@ def report(workdir, runs, quick):
 
 
 GROUPS = ("stage1", "read", "e2e", "curve", "report")
+#: ``--issue20``: every group here, then the other issue 20 benchmarks as programs of
+#: their own (their last line is the row): the cluster at 10^9 tests and the runner.
+OTHERS = {"cluster": ["bench_cluster.py", "--runs", "1"], "runner": ["bench_runner.py"]}
+
+
+def others(names, quick):
+    """Run the other issue 20 benchmarks (``OTHERS``) and relay their output."""
+    for name in names:
+        argv = [sys.executable, str(Path(__file__).resolve().parent / OTHERS[name][0]),
+                *OTHERS[name][1:]]
+        if quick and name == "cluster":
+            argv += ["--compare", "2000", "--datasets", "0", "--per-part", "500"]
+        if quick and name == "runner":
+            argv += ["--runs", "1", "--examples", "1000"]
+        print(f"# {' '.join(argv[1:])}", flush=True)
+        done = subprocess.run(argv, capture_output=True, text=True)
+        lines = [line for line in done.stdout.splitlines() if line.strip()]
+        print("\n".join(lines), flush=True)
+        if done.returncode:
+            _say(f"{name}: failed (exit {done.returncode}): {done.stderr.strip()[-300:]}")
+        else:
+            _say(f"{name}: " + " / ".join(line.strip() for line in lines[-2:]))
 
 
 def main(argv=None):
@@ -256,7 +354,14 @@ def main(argv=None):
     parser.add_argument("--only", default=",".join(GROUPS))
     parser.add_argument("--quick", action="store_true", help="small sizes, targets not judged")
     parser.add_argument("--max-tests", type=float, default=5e7)
+    parser.add_argument("--sizes", help="curve sizes SxL,SxL (default: CURVE_SIZES)")
+    parser.add_argument("--issue20", action="store_true",
+                        help="every done-when row of issue 20, side by side: all the groups, "
+                        "the curve up to 5 x 10^8 tests, bench_cluster.py and bench_runner.py;"
+                        " about 8 GB and an hour")
     args = parser.parse_args(argv)
+    if args.issue20:
+        args.only, args.max_tests = ",".join(GROUPS + tuple(OTHERS)), 5e8
     global QUICK
     QUICK = args.quick
     print(f"# bench_scale {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
@@ -266,11 +371,17 @@ def main(argv=None):
     with tempfile.TemporaryDirectory(prefix="bench-scale-") as tmp:
         workdir = Path(tmp)
         for group in args.only.split(","):
-            if group == "curve":
-                curve(workdir, args.runs, args.quick, args.max_tests)
+            if group in OTHERS:
+                others([group], args.quick)
+            elif group == "curve":
+                sizes = args.sizes and [tuple(map(int, size.split("x")))
+                                        for size in args.sizes.split(",")]
+                curve(workdir, args.runs, args.quick, args.max_tests, sizes)
             else:
                 globals()[group](workdir, args.runs, args.quick)
     print(f"# load average at the end {load_average()}")
+    if len(args.only.split(",")) > 1:
+        print("\n# issue 20, side by side\n" + "\n".join(SUMMARY))
 
 
 if __name__ == "__main__":

@@ -296,12 +296,13 @@ def test_finite_list_is_none_for_nan_and_infinities():
 
 @pytest.mark.parametrize("S, decimals, zeros, level", [
     (60, None, 0, 0.95), (200, 3, 5, 0.95), (137, 2, 20, 0.9), (400, None, 0, 0.99),
-    (80, 1, 0, 0.95),        # heavy ties: roots on a window edge, searched again in full
-    (50, None, 0, 0.5)])
-def test_partitioned_intervals_equal_the_sorted_ones_bit_for_bit(S, decimals, zeros, level,
-                                                                 monkeypatch):
+    (80, 1, 0, 0.95),        # heavy ties: brackets that do not narrow, sorted in full
+    (50, None, 0, 0.5), (900, 4, 30, 0.95), (1200, 2, 0, 0.999)])
+def test_selected_intervals_equal_the_sorted_ones_bit_for_bit(S, decimals, zeros, level,
+                                                              monkeypatch):
     # Reference: the sorted path of every size (itself checked against R and the
-    # scalar transcription above), forced with _PARTITION_FROM beyond S.
+    # scalar transcription above), forced with _SELECT_FROM beyond S: the same floats
+    # are selected, on skewed, heavy-tailed, rounded (tied) and zero differences.
     rng = np.random.default_rng(S)
     d = rng.normal(0.01, 0.03, (S, 40))
     d[:, :5] += rng.standard_cauchy((S, 5)) * 0.01       # skewed and heavy-tailed columns
@@ -309,10 +310,50 @@ def test_partitioned_intervals_equal_the_sorted_ones_bit_for_bit(S, decimals, ze
         d = np.round(d, decimals)
     d[rng.choice(S, zeros, replace=False)] = 0.0
     d[:, -1] = d[:, -2]                                   # equal columns
-    partitioned = _column_intervals(d, level)
-    monkeypatch.setattr(multitest.stats._effect_sizes, "_PARTITION_FROM", S + 1)
-    for got, expected in zip(partitioned, _column_intervals(d, level)):
-        assert_array_equal(got, expected)
+    _assert_selected_is_sorted(d, level, monkeypatch)
+
+
+def _assert_selected_is_sorted(d, level, monkeypatch):
+    selected = _column_intervals(d, level)
+    with monkeypatch.context() as patch:
+        patch.setattr(multitest.stats._effect_sizes, "_SELECT_FROM", d.shape[0] + 1)
+        for got, expected in zip(selected, _column_intervals(d, level)):
+            assert_array_equal(got, expected)
+
+
+def test_selected_intervals_on_adversarial_samples(monkeypatch):
+    # Walsh averages whose rounding decides: 1e-12 (and 1 ulp) perturbations of equal
+    # values, huge and subnormal magnitudes (halving rounds), one value repeated
+    # n - 1 times, two values only, a constant shift of an arithmetic progression (a
+    # Walsh average on every multiple of half the step), and a wide level.
+    rng = np.random.default_rng(20)
+    S = 300
+    base = np.full(S, 0.125)
+    columns = [base + rng.choice([-1e-12, 0.0, 1e-12], S),
+               np.nextafter(base, rng.choice([-1.0, 1.0], S)),
+               rng.normal(0, 1e300, S), rng.normal(0, 1, S) * 1e-318,
+               np.r_[np.full(S - 1, 0.25), -0.5], np.where(rng.random(S) < 0.5, 0.3, -0.2),
+               np.arange(S) / S - 0.4, np.arange(S, dtype=float) - 100.0,
+               rng.standard_cauchy(S), np.round(rng.normal(0.02, 0.01, S), 3)]
+    d = np.column_stack(columns)
+    for level in (0.95, 0.5, 0.999):
+        _assert_selected_is_sorted(d, level, monkeypatch)
+
+
+@settings(max_examples=25, deadline=None)
+@given(S=st.integers(50, 400), decimals=st.integers(1, 6), shift=st.floats(-0.05, 0.05),
+       seed=st.integers(0, 2**32 - 1))
+def test_selected_intervals_equal_the_sorted_ones_on_random_samples(S, decimals, shift, seed):
+    rng = np.random.default_rng(seed)
+    d = np.round(rng.normal(shift, 0.03, (S, 6)), decimals)
+    selected = _column_intervals(d, 0.95)
+    reference = multitest.stats._effect_sizes
+    saved, reference._SELECT_FROM = reference._SELECT_FROM, S + 1
+    try:
+        for got, expected in zip(selected, _column_intervals(d, 0.95)):
+            assert_array_equal(got, expected)
+    finally:
+        reference._SELECT_FROM = saved
 
 
 def test_second_pass_intervals_for_the_pairs_shown_or_on_request(tmp_path):

@@ -270,7 +270,10 @@ than the cheaper A, so the cost order puts it first.
                     pvalues[q, r] = np.nan if value is None else value
     closer = np.ones((L, L), dtype=bool) if better is None else _in_places(better, costs)
     cheaper = costs[None, :] < costs[:, None]     # [k, q]: the one placed q is cheaper
-    return tuple(_explain_place(k, order, beats, different, cheaper, closer,
+    # first_beater[q, k]: the first place from k on whose algorithm beats the one placed q
+    first_beater = np.minimum.accumulate(np.where(beats, np.arange(L), L)[:, ::-1],
+                                         axis=1)[:, ::-1]
+    return tuple(_explain_place(k, order, beats, different, cheaper, closer, first_beater,
                                 _Sentence(pvalues, order, better_words, evidence))
                  for k in range(L))
 
@@ -287,7 +290,24 @@ def _closest(candidates, k, say):
     return f" (closest: {say.order[q]}, {say.label} = {format_p_brief(say.p(q, k))})"
 
 
-def _explain_place(k, order, beats, different, cheaper, closer, say):
+def _blocked(later, blocker):
+    """``(w, places)`` per blocker ``w``, in the order of its first place: each cheaper
+    algorithm placed later waits for a costlier one significantly better than it and
+    still to place when ``a`` was (``a`` itself when ``a`` beats it).  O(n log n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> [(w, p.tolist()) for w, p in _blocked(np.array([4, 5, 7]), np.array([6, 2, 6]))]
+    [(6, [4, 7]), (2, [5])]
+    """
+    blockers, first, group = np.unique(blocker, return_index=True, return_inverse=True)
+    members = np.split(later[np.argsort(group, kind="stable")],
+                       np.cumsum(np.bincount(group, minlength=blockers.size))[:-1])
+    return [(int(blockers[g]), members[g]) for g in np.argsort(first).tolist()]
+
+
+def _explain_place(k, order, beats, different, cheaper, closer, first_beater, say):
     """The :class:`Explanation` of place ``k`` (see :func:`explain_sort`)."""
     a, words = order[k], say.words
     L = len(order)
@@ -317,12 +337,7 @@ def _explain_place(k, order, beats, different, cheaper, closer, say):
         say.parts.append(f"the costlier {_names(order[q] for q in waited)} {verb} before {a} "
                          f"while an algorithm {words} than {a} was still to be placed")
     later = np.flatnonzero(after & cheaper[k])
-    # Each cheaper one placed later waits for a costlier one significantly better than
-    # it and still to place when a was: a itself when a beats it.
-    blocker = np.array([k if beats[q, k] else k + 1 + np.flatnonzero(beats[q, k + 1:])[0]
-                        for q in later], dtype=int)
-    for w in dict.fromkeys(blocker.tolist()):
-        beaten = later[blocker == w]
+    for w, beaten in _blocked(later, first_beater[later, k]):
         listed = say.listed(beaten, w, False, True)
         if w == k:
             say.parts.append(f"{a} is {words} than the cheaper {listed}")

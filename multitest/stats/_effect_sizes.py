@@ -140,7 +140,7 @@ def _column_intervals(d, level):
         target[empty] = value
     for n in np.unique(counts[~empty]).tolist():
         rows = np.flatnonzero(counts == n)
-        step = max(1, _WALSH_ELEMENTS // (n * (n + 1) // 2))
+        step = max(1, _WALSH_ELEMENTS // (n * (n + 1) // 2 if n < _SELECT_FROM else 16 * n))
         for r0 in range(0, rows.size, step):
             group = rows[r0:r0 + step]
             x = samples[group][nonzero[group]].reshape(group.size, n)   # the non-zero values
@@ -149,17 +149,18 @@ def _column_intervals(d, level):
     return out
 
 
-#: From this many non-zero differences on (no exact interval, R's 50) the Walsh
-#: averages are partitioned around the ranks needed instead of sorted.
-_PARTITION_FROM = 50
+#: From this many non-zero differences on (no exact interval, R's 50) the order
+#: statistics of the Walsh averages are selected without forming them all
+#: (:func:`_selected_intervals`, O(n log n) per sample); below, sorted.
+_SELECT_FROM = 50
 
 
 def _group_intervals(x, has_zero, level):
     """:func:`_column_intervals` of samples (rows) with the same number ``n`` of values."""
     m, n = x.shape
+    if n >= _SELECT_FROM:
+        return _selected_intervals(x, level)
     walsh = _walsh_averages(x)
-    if n >= _PARTITION_FROM:
-        return _partitioned_intervals(x, walsh, level)
     walsh.sort(axis=1)
     estimate = _sorted_median(walsh)
     low, high, achieved = np.empty(m), np.empty(m), np.full(m, level)
@@ -202,53 +203,6 @@ def _sorted_roots(x, walsh, zq):
     """:func:`_step_roots` of rows of sorted Walsh averages."""
     values, offsets, sizes = _distinct_sorted(walsh)
     return _step_roots(x, values, offsets, sizes, zq)
-
-
-def _partitioned_intervals(x, walsh, level):
-    """:func:`_group_intervals` of ``n >= 50`` values per row (normal approximation only)
-    without sorting the Walsh averages: the same numbers in O(n^2) per row.
-
-    :func:`numpy.partition` puts the order statistics needed at their sorted
-    places: the median and a window around the rank where each bound is
-    expected (``N / 2 -+ z sd`` of the ``N`` Walsh averages, ``T+`` counting the
-    Walsh averages above the shift); the window alone is sorted and searched as
-    :func:`_step_roots` searches the whole row.  A root that falls on a window
-    edge (ties, a widened level) is searched again in the fully sorted row.
-    """
-    m, n = x.shape
-    N = walsh.shape[1]
-    half = N // 2
-    sd = np.sqrt(n * (n + 1) * (2 * n + 1) / 24)
-    alpha = 1 - level       # the quantiles as _normal_intervals computes them
-    quantiles = (special.ndtri(1 - alpha / 2), special.ndtri(alpha / 2))
-    margin = 16 + int(sd / 8)
-    windows = {}
-    for zq in quantiles:
-        centre = int(round(N / 2 - zq * sd))
-        windows[zq] = (max(0, centre - margin), min(N - 1, centre + margin))
-    kth = sorted({0, N - 1, half - 1, half, *(k for w in windows.values() for k in w)})
-    walsh.partition(kth, axis=1)      # in place: the fallback sorts the same values
-    median = _sorted_median(walsh)    # its places are those of the sorted rows
-
-    def roots(rows, zq):
-        out = np.full(rows.size, np.nan)
-        found = np.zeros(rows.size, dtype=bool)
-        for key, (start, stop) in windows.items():
-            use = np.flatnonzero(zq == key)
-            if use.size == 0:
-                continue
-            values, offsets, sizes = _distinct_sorted(
-                np.sort(walsh[rows[use], start:stop + 1], axis=1))
-            at = _step_positions(x[rows[use]], values, offsets, sizes, zq[use])
-            inside = (at > 0) & (at < sizes - 1)     # the crossing strictly inside the window
-            out[use[inside]] = values[offsets + at][inside]
-            found[use[inside]] = True
-        rest = np.flatnonzero(~found)
-        if rest.size:
-            out[rest] = _sorted_roots(x[rows[rest]], np.sort(walsh[rows[rest]], axis=1), zq[rest])
-        return out
-
-    return _normal_intervals(x, walsh[:, 0], walsh[:, -1], median, level, roots)
 
 
 def _exact_positions(n, level):
@@ -350,6 +304,257 @@ def _w_statistics(x, shift):
     with np.errstate(invalid="ignore", divide="ignore"):
         w = (zd - np.sign(zd) * 0.5) / np.sqrt(variance)
     return np.where(variance > 0, w, np.nan)
+
+
+# --------------------------------------------------------------------------
+# Order statistics of the Walsh averages without forming them (n >= 50)
+# --------------------------------------------------------------------------
+#
+# With each sample sorted, ``w(i, j) = (x[i] + x[j]) / 2`` (``i <= j``, the same
+# floats :func:`_walsh_averages` forms) is non-decreasing in ``j``: the Walsh
+# averages above a value ``v`` are, per ``i``, the columns from a position on
+# (:func:`_walsh_positions`: a binary search per ``i``, checked by exact
+# comparisons).  A set of candidates is such a column range per ``i``; random
+# Walsh averages of it, drawn uniformly, give two pivots that bracket the ranks
+# sought (Floyd and Rivest's selection), until a few thousand candidates are
+# left, which are formed and sorted (Monahan 1984, ACM Algorithm 616, selects the
+# same way).  Every comparison is one of the floats the sorted path compares.
+
+#: Candidates left per sample (x n) when they are formed and sorted.
+_CANDIDATES_PER_VALUE = 4
+#: Random Walsh averages drawn per sample and round, and rounds at most.
+_DRAWS, _ROUNDS = 1024, 12
+
+
+def _selected_intervals(x, level):
+    """:func:`_group_intervals` of ``n >= 50`` values per row (normal approximation only)
+    in O(n log n) per row: the same floats as sorting the Walsh averages.
+
+    The estimate is the median's order statistics (:func:`_walsh_select`).  A
+    bound is the Walsh average where ``W - zq`` crosses zero: at a point between
+    two consecutive Walsh averages ``T+`` is the number above it, so the rank of
+    the crossing follows from ``zq``; the Walsh averages around that rank are
+    bracketed, the step function checked at both ends of the bracket, and searched
+    inside it as :func:`_step_roots` searches the whole row.  A row whose bracket
+    fails (heavy ties) is searched in its sorted Walsh averages.
+    """
+    xs = np.sort(x, axis=1)
+    m, n = xs.shape
+    N = n * (n + 1) // 2
+    half = N // 2
+    first = half if N % 2 else half - 1
+    median = _walsh_select(xs, np.full(m, first), np.full(m, half))
+    # a row whose values tie so heavily that no bracket narrows them: sorted in full
+    for rows, walsh in _sorted_walsh(xs, np.flatnonzero(~np.isfinite(median[0]))):
+        median[0][rows], median[1][rows] = walsh[:, first], walsh[:, half]
+    estimate = median[0] if N % 2 else (median[0] + median[1]) / 2
+    smallest, largest = (xs[:, 0] + xs[:, 0]) / 2, (xs[:, -1] + xs[:, -1]) / 2
+    return _normal_intervals(xs, smallest, largest, estimate, level,
+                             lambda rows, zq: _selected_roots(xs[rows], zq))
+
+
+def _walsh_select(xs, lo_rank, hi_rank):
+    """The Walsh averages of ranks ``lo_rank`` and ``hi_rank`` (0-based, ascending) of
+    each sorted row; NaN where the candidates did not narrow (:func:`_walsh_bracket`)."""
+    bracket = _walsh_bracket(xs, lo_rank, hi_rank)
+    out = [np.full(xs.shape[0], np.nan) for _ in range(2)]
+    rows = np.flatnonzero(bracket.narrowed)
+    if rows.size:
+        values, _ = _walsh_candidates(xs[rows], bracket.start[rows], bracket.stop[rows])
+        for target, rank in zip(out, (lo_rank, hi_rank)):
+            target[rows] = values[np.arange(rows.size), rank[rows] - bracket.below[rows]]
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class _Bracket:
+    """Walsh averages in ``(low, high]`` of each sorted row: columns ``start[r, i]`` to
+    ``stop[r, i]`` (exclusive) of each ``i``; ``below`` of them are ``<= low``."""
+
+    start: np.ndarray
+    stop: np.ndarray
+    below: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    narrowed: np.ndarray
+
+
+def _walsh_bracket(xs, lo_rank, hi_rank):
+    """The Walsh averages of ranks ``lo_rank..hi_rank`` of each sorted row and a few
+    thousand around them (:class:`_Bracket`), from random pivots (seeded: only the
+    time depends on them)."""
+    m, n = xs.shape
+    start = np.broadcast_to(np.arange(n), (m, n)).copy()
+    stop = np.full((m, n), n)
+    below = np.zeros(m, dtype=np.int64)
+    low, high = np.full(m, -np.inf), (xs[:, -1] + xs[:, -1]) / 2
+    limit = _CANDIDATES_PER_VALUE * n
+    rng = np.random.default_rng(0)
+    for _ in range(_ROUNDS):
+        sizes = (stop - start).sum(axis=1)
+        active = np.flatnonzero(sizes > limit)
+        if active.size == 0:
+            break
+        draws = np.sort(_walsh_draws(xs[active], start[active], stop[active], sizes[active],
+                                     rng), axis=1)
+        size = sizes[active]
+        spread = 3 * np.sqrt(_DRAWS * 0.25) + 2
+        k_lo = np.floor((lo_rank[active] - below[active]) / size * _DRAWS - spread).astype(int)
+        k_hi = np.ceil((hi_rank[active] + 1 - below[active]) / size * _DRAWS + spread).astype(int)
+        pivots = np.concatenate([draws[np.arange(active.size), np.clip(k_lo, 0, _DRAWS - 1)],
+                                 draws[np.arange(active.size), np.clip(k_hi, 0, _DRAWS - 1)]])
+        both = np.concatenate([active, active])
+        positions = _walsh_positions(xs[both], pivots, start[both], stop[both])
+        counts = (positions - np.arange(n)).sum(axis=1)
+        lo_p, hi_p = positions[:active.size], positions[active.size:]
+        lo_c, hi_c = counts[:active.size], counts[active.size:]
+        up = (k_lo >= 0) & (lo_c <= lo_rank[active])
+        down = (k_hi < _DRAWS) & (hi_c > hi_rank[active])
+        rows = active[up]
+        start[rows], below[rows], low[rows] = lo_p[up], lo_c[up], pivots[:active.size][up]
+        rows = active[down]
+        stop[rows], high[rows] = hi_p[down], pivots[active.size:][down]
+    narrowed = (stop - start).sum(axis=1) <= limit
+    return _Bracket(start=start, stop=stop, below=below, low=low, high=high, narrowed=narrowed)
+
+
+def _walsh_draws(xs, start, stop, sizes, rng):
+    """``_DRAWS`` Walsh averages of each row drawn uniformly from its candidates."""
+    m, n = xs.shape
+    lengths = (stop - start).ravel()
+    ends = np.cumsum(lengths)
+    first = np.concatenate(([0], ends[n - 1::n][:-1]))
+    at = first[:, None] + (rng.random((m, _DRAWS)) * sizes[:, None]).astype(np.int64)
+    cell = np.searchsorted(ends, at, side="right")
+    j = start.ravel()[cell] + (at - (ends[cell] - lengths[cell]))
+    flat = xs.ravel()
+    return (flat[cell] + flat[cell - cell % n + j]) / 2
+
+
+def _walsh_positions(xs, v, lo, hi):
+    """Per sorted row and ``i``: the first ``j`` in ``lo[i]..hi[i]`` (``lo[i] >= i``)
+    with ``(xs[i] + xs[j]) / 2 > v`` (``hi[i]`` if none below it is).
+
+    A binary search for ``2 v - xs[i]`` (rounded) per ``i`` gives the place; it is
+    kept where the exact comparisons on both sides of it agree, else the place
+    is bisected on those comparisons: every comparison is one the sorted path makes.
+    """
+    m, n = xs.shape
+    threshold = 2 * v[:, None] - xs
+    guess = np.empty((m, n), dtype=np.intp)
+    for r in range(m):      # ascending thresholds search faster
+        guess[r, ::-1] = np.searchsorted(xs[r], threshold[r, ::-1], side="right")
+    np.clip(guess, lo, hi, out=guess)
+    rows, v = np.arange(m)[:, None], v[:, None]
+    wrong = (guess < hi) & ((xs + xs[rows, np.minimum(guess, n - 1)]) / 2 <= v)
+    wrong |= (guess > lo) & ((xs + xs[rows, np.maximum(guess - 1, 0)]) / 2 > v)
+    r, i = np.nonzero(wrong)
+    if r.size:
+        guess[r, i] = _bisect_walsh(xs, r, i, v[r, 0], lo[r, i], hi[r, i])
+    return guess
+
+
+def _bisect_walsh(xs, r, i, v, lo, hi):
+    """The first ``j`` in ``lo..hi`` with ``(xs[r, i] + xs[r, j]) / 2 > v``, per element."""
+    n = xs.shape[1]
+    a = xs[r, i]
+    while True:
+        open_ = lo < hi
+        if not open_.any():
+            return lo
+        mid = (lo + hi) >> 1
+        above = (a + xs[r, np.minimum(mid, n - 1)]) / 2 > v
+        hi = np.where(open_ & above, mid, hi)
+        lo = np.where(open_ & ~above, mid + 1, lo)
+
+
+def _walsh_candidates(xs, start, stop):
+    """The Walsh averages of columns ``start..stop`` per ``i``, sorted per row (padded with
+    +inf), and their number per row."""
+    m, n = xs.shape
+    lengths = (stop - start).ravel()
+    sizes = lengths.reshape(m, n).sum(axis=1)
+    width = max(int(sizes.max(initial=0)), 1)
+    cell = np.repeat(np.arange(m * n), lengths)
+    segment = np.cumsum(lengths) - lengths
+    j = np.repeat(start.ravel(), lengths) + (np.arange(cell.size) - segment[cell])
+    flat = xs.ravel()
+    row = cell // n
+    values = np.full((m, width), np.inf)
+    values[row, np.arange(cell.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)] = (
+        flat[cell] + flat[row * n + j]) / 2
+    values.sort(axis=1)
+    return values, sizes
+
+
+def _selected_roots(xs, zq):
+    """:func:`_step_roots` of sorted rows without forming their Walsh averages.
+
+    Between two consecutive Walsh averages ``T+`` is the number above the
+    point, ``n`` values are non-zero and the ties are those of ``xs``: the
+    crossing of ``W = zq`` is near rank ``N - T+`` with ``T+ = n (n + 1) / 4 +
+    zq sd``.  The bracket's ends are checked (``W - zq >= 0`` just above the
+    low end, ``< 0`` just above the high end); a row failing that is searched in
+    its sorted Walsh averages.
+    """
+    m, n = xs.shape
+    N = n * (n + 1) // 2
+    _, tie_terms = _value_ties(xs)
+    sd = np.sqrt(n * (n + 1) * (2 * n + 1) / 24 - tie_terms / 48)
+    rank = np.clip(np.round(N - (n * (n + 1) / 4 + zq * sd)).astype(np.int64), 0, N - 1)
+    bracket = _walsh_bracket(xs, np.maximum(rank - 4, 0), np.minimum(rank + 4, N - 1))
+    ok = bracket.narrowed & _crossing_inside(xs, bracket, zq)
+    out = np.full(m, np.nan)
+    good = np.flatnonzero(ok)
+    if good.size:
+        v, sizes = _walsh_candidates(xs[good], bracket.start[good], bracket.stop[good])
+        new = np.ones(v.shape, dtype=bool)
+        np.not_equal(v[:, 1:], v[:, :-1], out=new[:, 1:])
+        new &= np.arange(v.shape[1]) < sizes[:, None]
+        counts = new.sum(axis=1)
+        out[good] = _step_roots(xs[good], v[new], np.cumsum(counts) - counts, counts, zq[good])
+    for rows, walsh in _sorted_walsh(xs, np.flatnonzero(~ok)):
+        out[rows] = _sorted_roots(xs[rows], walsh, zq[rows])
+    return out
+
+
+def _sorted_walsh(xs, rows):
+    """``(rows, sorted Walsh averages)`` of the given rows, :data:`_WALSH_ELEMENTS` at a time."""
+    n = xs.shape[1]
+    step = max(1, _WALSH_ELEMENTS // (n * (n + 1) // 2))
+    for r0 in range(0, rows.size, step):
+        chunk = rows[r0:r0 + step]
+        yield chunk, np.sort(_walsh_averages(xs[chunk]), axis=1)
+
+
+def _crossing_inside(xs, bracket, zq):
+    """``W - zq`` is not below zero just above the bracket's low end (or that end is
+    minus infinity) and is below zero just above its high end (or that end is the
+    largest Walsh average): the crossing is inside the bracket."""
+    m, n = xs.shape
+    ok = np.ones(m, dtype=bool)
+    largest = (xs[:, -1] + xs[:, -1]) / 2
+    for end, positions, want_below in ((bracket.low, bracket.start, False),
+                                       (bracket.high, bracket.stop, True)):
+        rows = np.flatnonzero(np.isfinite(end) & (end < largest))
+        if rows.size == 0:
+            continue
+        x, at = xs[rows], positions[rows]      # the first Walsh average above `end` per i
+        above = np.where(at < n, (x + np.take_along_axis(x, np.minimum(at, n - 1), 1)) / 2,
+                         np.inf).min(axis=1)
+        ok[rows] &= (_w_statistics(x, (end[rows] + above) / 2) - zq[rows] < 0) == want_below
+    return ok
+
+
+def _value_ties(xs):
+    """Number of tie groups and ``sum(t^3 - t)`` over groups of equal values per sorted row."""
+    new = np.ones(xs.shape, dtype=bool)
+    np.not_equal(xs[:, 1:], xs[:, :-1], out=new[:, 1:])
+    groups = new.sum(axis=1)
+    sizes = np.diff(np.append(np.flatnonzero(new.ravel()), xs.size))
+    terms = np.zeros(xs.shape[0])
+    np.add.at(terms, np.repeat(np.arange(xs.shape[0]), groups), sizes ** 3 - sizes)
+    return groups, terms
 
 
 # --------------------------------------------------------------------------
