@@ -24,7 +24,7 @@ import os
 import numpy as np
 
 from .._errors import MultitestError
-from ..engine._per_dataset import DataSetResult
+from ..engine._per_dataset import DataSetOrders, DataSetResult
 from ..engine._ranking import (_unused_costs_note, per_dataset_stage, rank_datasets,
                                resolve_profile)
 from ..engine._settings import check_for_results
@@ -166,12 +166,11 @@ def _part_task(k, part, algorithms, profile, settings, options, staging):
     temporary = f"{path}.{os.getpid()}.tmp"   # a rerun elsewhere writes its own
     write_pairwise_arrays(temporary, results, table, settings)
     os.replace(temporary, path)
-    index = {a: i for i, a in enumerate(algorithms)}
     return {"datasets": results.datasets, "notes": results.notes,
             "replications": results.replications,
             "folds_per_replication": results.folds_per_replication,
             "prior": table.prior.astype(np.int32),
-            "order": np.array([[index[a] for a in r.order] for r in per_dataset], np.int32),
+            "order": per_dataset[0].orders.order,
             "cost_ties": [r.cost_ties for r in per_dataset],
             "mean_errors": table.mean_errors,
             "override": np.packbits(table.override, axis=1)}
@@ -215,16 +214,13 @@ def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
                       folds_per_replication=head["folds_per_replication"], has_folds=True,
                       source=folder, notes=notes)
     keys = profile.keys(results.datasets, results.algorithms)
-    names = np.asarray(algorithms, dtype=object)
-    orders = np.concatenate([a["order"] for a in answers])
-    order_names, prior_names = names[orders].tolist(), names[prior].tolist()
+    orders = DataSetOrders(costs=keys[0], order=np.concatenate([a["order"] for a in answers]),
+                           scores=None, partial=False)
     cost_ties = [t for a in answers for t in a["cost_ties"]]
     per_dataset = tuple(
-        DataSetResult(name=name, index=s, algorithms=tuple(algorithms), costs=keys[0, s],
-                      prior_order=tuple(prior_names[s]), cost_ties=cost_ties[s],
-                      order=tuple(order_names[s]),
-                      ranks=dict(zip(order_names[s], range(1, L + 1))), tested=True,
-                      table=table)
+        DataSetResult(name=name, index=s, algorithms=results.algorithms,
+                      cost_ties=cost_ties[s],
+                      tested=True, table=table, orders=orders)
         for s, name in enumerate(datasets))
     return where, rank_datasets(results, profile, settings, per_dataset,
                                 _unused_costs_note(profile, results))
