@@ -22,7 +22,7 @@ from .engine._ranking import rank, resolve_profile
 from .engine._settings import OPTIONS, options_of
 from .inputs._costs import profile_from_order, read_yaml
 from .inputs._automl import is_automl_file
-from .inputs._results import load_results, parquet_parts
+from .inputs._results import input_parts, load_results
 from .stats._registry import DEFAULT_TEST, available_tests
 
 __all__ = ["main"]
@@ -312,7 +312,7 @@ def _needs_out(settings, command):
 def _results_input(args, settings):
     """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv)."""
     settings["results"] = args.results
-    if os.path.isdir(args.results) and not parquet_parts(args.results):   # else a Parquet data set
+    if os.path.isdir(args.results) and not input_parts(args.results):   # else partitioned
         from .inputs._cost_tables import experiment_folder
 
         settings["results"], settings["costs"], notes = experiment_folder(args.results,
