@@ -381,7 +381,7 @@ def _large_ranking():
 def test_stage_tables_written_in_parts_are_the_whole_tables(example, which, tmp_path):
     # Reference: the tables made whole (stage_tables) and written by write_csv; in parts of
     # 1 or 650 data sets (a part above _CSV_FAST_CELLS cells, then a small one), 7 and
-    # all at once (write_run_files' TABLE_DATASETS), byte for byte the same files.
+    # all at once, byte for byte the same files.
     ranking = {"complete": lambda: rank(example, "training_time"),
                "partial": lambda: _partial_ranking(example), "large": _large_ranking}[which]()
     whole = stage_tables(ranking)

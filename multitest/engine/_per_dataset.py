@@ -106,15 +106,15 @@ class DataSetOrders:
         ranks.update(zip(order, range(1, len(order) + 1)))
         return ranks
 
-    def rank_matrix(self, rows=slice(None)):
+    def rank_matrix(self, rows=slice(None), dtype=np.int64):
         """The ranks of the data sets ``rows`` (a slice; default all), ``(S, L)`` in input
-        order: positions (int64; float64 with NaN for the absent algorithms under
+        order: positions (of `dtype`; float64 with NaN for the absent algorithms under
         ``partial``) or a score matrix's ranks."""
         if self.scores is not None:
             return self.scores[rows]
         order = self.order[rows]
         ranks = (np.full(order.shape, np.nan) if self.partial else
-                 np.empty(order.shape, dtype=np.int64))
+                 np.empty(order.shape, dtype=dtype))
         at, positions = np.nonzero(order >= 0)
         ranks[at, order[at, positions]] = positions + 1
         return ranks

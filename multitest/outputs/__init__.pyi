@@ -33,4 +33,4 @@ from ._write import write_outputs as write_outputs
 from ._write import write_run_files as write_run_files
 from ._write import run_manifest as run_manifest
 from ._write import run_inputs as run_inputs
-from ._write import TABLE_DATASETS as TABLE_DATASETS
+from ._write import TABLE_CELLS as TABLE_CELLS
