@@ -333,10 +333,10 @@ def _needs_out(settings, command):
 
 def _results_input(args, settings):
     """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv)."""
-    from .inputs._results import parquet_parts
+    from .inputs._results import input_parts
 
     settings["results"] = args.results
-    if os.path.isdir(args.results) and not parquet_parts(args.results):   # else a Parquet data set
+    if os.path.isdir(args.results) and not input_parts(args.results):   # else partitioned
         from .inputs._cost_tables import experiment_folder
 
         settings["results"], settings["costs"], notes = experiment_folder(args.results,

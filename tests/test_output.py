@@ -18,10 +18,12 @@ from multitest.outputs import (
     neutralize_frame,
     pairwise_frame,
     read_pairwise,
+    stage_table_parts,
     stage_tables,
     summary_text,
     to_dict,
     write_csv,
+    write_csv_parts,
     write_outputs,
     write_pairwise_file,
 )
@@ -373,3 +375,69 @@ def test_summary_says_when_positions_reject_and_errors_do_not():
     assert ("Note: the Friedman test rejects on average positions (p = "
             in text and "but not on average error ranks (p = 1)" in text)
     assert to_dict(ranking)["explanations"]["positions_only"] == ranking.positions_only
+
+
+def _partial_ranking(example):
+    frame = example.to_frame()
+    frame.loc[(frame["dataset"] == "iris") & (frame["algorithm"] == "mlp")
+              & (frame["fold"] == 1), "error"] = np.nan
+    return rank(frame, "training_time", missing="partial", second_pass="wilcoxon")
+
+
+def _large_ranking():
+    # 700 data sets x 80 algorithms: the ranks and orders tables have more than
+    # _CSV_FAST_CELLS cells (written by the fast path whole, by pandas in small parts).
+    rng = np.random.default_rng(7)
+    S, L = 700, 80
+    errors = (rng.uniform(0.1, 0.3, (S, 1, 1)) + np.linspace(0, 0.05, L)[None, :, None]
+              + rng.normal(0, 0.01, (S, L, 10))).round(4)
+    names = [f"x{j:02d}" for j in range(L)]
+    frame = make_frame(errors, datasets=[f"s{(s * 37) % S:03d}" for s in range(S)],
+                       algorithms=names)
+    return rank(frame, names)
+
+
+@pytest.mark.parametrize("which", ["complete", "partial", "large"])
+def test_stage_tables_written_in_parts_are_the_whole_tables(example, which, tmp_path):
+    # Reference: the tables made whole (stage_tables) and written by write_csv; in parts of
+    # 1 or 650 data sets (a part above _CSV_FAST_CELLS cells, then a small one), 7 and
+    # all at once, byte for byte the same files.
+    ranking = {"complete": lambda: rank(example, "training_time"),
+               "partial": lambda: _partial_ranking(example), "large": _large_ranking}[which]()
+    whole = stage_tables(ranking)
+    for name, frame in whole.items():
+        write_csv(frame, tmp_path / name)
+    S = len(ranking.datasets)
+    for step in (7, 650, S) if which == "large" else (1, 7, S):
+        for name, parts in stage_table_parts(ranking, datasets=step).items():
+            parts = list(parts)
+            if name in ("ranks.csv", "mean_errors.csv", "costs.csv"):
+                assert len(parts) == -(-S // step)
+            write_csv_parts(parts, tmp_path / f"parts-{name}")
+            assert (tmp_path / f"parts-{name}").read_bytes() == (tmp_path / name).read_bytes()
+    if which == "partial":   # the blanks after the ordered algorithms, in both rows
+        orders = whole["orders.csv"].set_index(["dataset", "stage"])
+        assert orders.loc[("iris", "multitest")].tolist()[-1] == ""
+        assert orders.loc[("iris", "prior")].tolist()[-1] == ""
+        assert list(ranking.dataset("iris").ranks) == list(ranking.algorithms)
+    if which == "large":
+        assert whole["ranks.csv"].shape == (700, 81)
+        assert whole["orders.csv"]["dataset"].tolist()[:4] == ["s000", "s000", "s001", "s001"]
+
+
+def test_data_set_results_read_their_row_of_the_shared_arrays(example):
+    # The order, prior order and ranks of each data set against the cost-ordered sort of
+    # its overrides (multitest.engine.cost_ordered_sort, the reference implementation).
+    from multitest.engine import DataSetOrders, cost_ordered_sort
+
+    ranking = rank(example, "training_time")
+    for r in ranking.datasets:
+        assert type(r.orders) is DataSetOrders and r.orders is ranking.datasets[0].orders
+        sort = cost_ordered_sort(r.overrides())
+        assert r.order == tuple(r.prior_order[i] for i in sort)
+        assert r.ranks == {a: k for k, a in enumerate(r.order, start=1)}
+        assert list(r.ranks) == list(r.order)
+    frame = ranking.ranks_frame()
+    assert frame.dtypes.unique().tolist() == [np.dtype(np.int64)]
+    assert frame.loc["optdigits"].to_dict() == ranking.dataset("optdigits").ranks
+    pd.testing.assert_frame_equal(ranking.ranks_frame(slice(3, 5)), frame.iloc[3:5])

@@ -140,6 +140,55 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitione
     _same_run(out, folder / "single")
 
 
+def test_a_folder_of_csv_parts_is_ranked_as_the_parquet_parts(partitioned, tmp_path):
+    # The same rows as CSV files of whole data sets (in subfolders, one hidden file and an
+    # '_' file skipped): with 2 workers, and in one process, the outputs of the Parquet run.
+    folder, argv, _ = partitioned
+    frame = long_frame(make_errors(S, L, 0))
+    names = frame["dataset"].unique()
+    for k in range(PARTS):
+        chunk = names[k * S // PARTS:(k + 1) * S // PARTS]
+        (tmp_path / "in" / f"g{k // 2}").mkdir(parents=True, exist_ok=True)
+        frame[frame["dataset"].isin(chunk)].to_csv(tmp_path / "in" / f"g{k // 2}" /
+                                                   f"part-{k}.csv", index=False)
+    (tmp_path / "in" / ".hidden.csv").write_text("not,read\n")
+    (tmp_path / "in" / "_SUCCESS.csv").write_text("not,read\n")
+    csv_argv = ["rank", str(tmp_path / "in"), *argv[2:]]
+    for out, extra in (("workers", ["--workers", "2"]), ("csv-single", [])):
+        run = _cli(csv_argv + ["--out", str(tmp_path / out), *extra])
+        assert run.returncode == 0, run.stderr
+    _same_run(tmp_path / "workers", tmp_path / "csv-single")
+
+    def outputs(out):   # every file but the manifest and result.json, which name the input
+        return {k: v for k, v in _hashes(out).items() if k not in ("manifest.json",
+                                                                   "result.json")}
+
+    single = outputs(folder / "single")
+    assert outputs(tmp_path / "csv-single") == single and "ranks.csv" in single
+    texts = [(out / "result.json").read_text().replace(str(source), "<in>")
+             for out, source in ((tmp_path / "csv-single", tmp_path / "in"),
+                                 (folder / "single", folder / "in"))]
+    assert texts[0] == texts[1] and texts[0].count("<in>") == 1
+    pd.testing.assert_frame_equal(read_pairwise(tmp_path / "csv-single" / "pairwise.npz"),
+                                  read_pairwise(folder / "single" / "pairwise.npz"),
+                                  check_exact=True)
+
+
+def test_csv_parts_naming_other_algorithms_are_refused_in_one_line(tmp_path):
+    frame = long_frame(make_errors(4, 3, 0))
+    (tmp_path / "in").mkdir()
+    frame[frame["dataset"] <= "ds0001"].to_csv(tmp_path / "in" / "a.csv", index=False)
+    other = frame[frame["dataset"] > "ds0001"].replace({"alg0002": "other"})
+    other.to_csv(tmp_path / "in" / "b.csv", index=False)
+    for extra in ([], ["--workers", "1"]):
+        run = _cli(["rank", str(tmp_path / "in"), "--order", "alg0000,alg0001,alg0002",
+                    "--out", str(tmp_path / "out"), *extra])
+        assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+        assert run.stderr.count("\n") == 1 and "b.csv" in run.stderr, run.stderr
+        assert "not in both: alg0002, other" in run.stderr, run.stderr
+        assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
 def test_a_small_run_lists_its_pairs_as_one_process_does(tmp_path):
     # 6 data sets x 8 algorithms (168 tests): pairwise.csv and the pairs inline, no parts.
     frame = long_frame(make_errors(6, 8, 1))

@@ -27,6 +27,8 @@ from ._ordering import named_trace as named_trace
 from ._ordering import overrides_from_decisions as overrides_from_decisions
 from ._ordering import sort_trace as sort_trace
 from ._per_dataset import DataSetResult as DataSetResult
+from ._per_dataset import DataSetOrders as DataSetOrders
+from ._per_dataset import order_array as order_array
 from ._per_dataset import cost_ties as cost_ties
 from ._per_dataset import multitest_per_dataset as multitest_per_dataset
 from ._per_dataset import prior_positions as prior_positions

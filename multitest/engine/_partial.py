@@ -15,7 +15,8 @@ import dataclasses
 
 import numpy as np
 
-from ._per_dataset import DataSetResult, cost_ties, multitest_per_dataset, prior_positions
+from ._per_dataset import (DataSetOrders, DataSetResult, cost_ties, multitest_per_dataset,
+                           order_array, prior_positions)
 
 __all__ = ["multitest_per_dataset_partial"]
 
@@ -58,7 +59,7 @@ def multitest_per_dataset_partial(results, keys, absent, test, **options):
     S, L = absent.shape
     full_prior = prior_positions(keys, names)
     merged = _Merged(S, L)
-    parts = {}
+    groups = []
     for rows in _groups(absent):
         present = np.flatnonzero(~absent[rows[0]])
         group = results.subset(datasets=[results.datasets[s] for s in rows],
@@ -68,19 +69,23 @@ def multitest_per_dataset_partial(results, keys, absent, test, **options):
             group, keys[:, rows][:, :, present], test, **dict(
                 options, tolerance=None if tolerance is None else tolerance.rows(rows, present)))
         merged.add(done[0].table, rows, present, full_prior, absent)
-        parts.update(zip(rows, done))
+        groups.append((rows, present, done))
     table = merged.table()
-    out = []
-    for s, dataset in enumerate(results.datasets):
-        ranks = dict.fromkeys(names, float("nan"))
-        ranks.update(parts[s].ranks)
-        out.append(DataSetResult(
-            name=dataset, index=s, algorithms=names, costs=keys[0, s],
-            prior_order=tuple(names[j] for j in table.prior[s][:len(parts[s].order)]),
-            cost_ties=cost_ties(keys[0, s][~absent[s]], [n for n, a in zip(names, absent[s])
-                                                         if not a]),
-            order=parts[s].order, ranks=ranks, tested=parts[s].tested, table=table))
-    return tuple(out)
+    tested = groups[0][2][0].tested
+    order = order_array(S, L)
+    scores = None if tested else np.full((S, L), np.nan)
+    for rows, present, done in groups:
+        sub = done[0].orders
+        order[rows, :present.size] = present[sub.order]
+        if scores is not None:
+            scores[np.ix_(rows, present)] = sub.scores
+    orders = DataSetOrders(costs=keys[0], order=order, scores=scores, partial=True)
+    return tuple(DataSetResult(
+        name=dataset, index=s, algorithms=names,
+        cost_ties=cost_ties(keys[0, s][~absent[s]], [n for n, a in zip(names, absent[s])
+                                                     if not a]),
+        tested=tested, table=table, orders=orders)
+        for s, dataset in enumerate(results.datasets))
 
 
 def _groups(absent):

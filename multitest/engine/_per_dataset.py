@@ -14,7 +14,8 @@ from ._bayesian_stage1 import run_bayesian_tests
 from ._ordering import named_trace
 from ._stage1 import PairwiseTable, run_pairwise_tests
 
-__all__ = ["DataSetResult", "prior_positions", "cost_ties", "multitest_per_dataset"]
+__all__ = ["DataSetResult", "DataSetOrders", "order_array", "prior_positions", "cost_ties",
+           "multitest_per_dataset"]
 
 
 def prior_positions(keys, names, groups=None):
@@ -53,42 +54,137 @@ def cost_ties(costs, names):
 
 
 @dataclass(frozen=True, eq=False)
+class DataSetOrders:
+    """The orders and ranks of every data set of a run, as arrays shared by its
+    :class:`DataSetResult` objects (which read their row on access).
+
+    At S = 200,000 x L = 100 these are 40 MB of small integers, where a dict of ranks
+    and two tuples of names per data set took about 1 GB.
+
+    Attributes
+    ----------
+    costs : ndarray, shape (S, L)
+        Primary normalized costs (input order).
+    order : ndarray of int, shape (S, L)
+        Algorithm indices best first; -1 after the ordered ones (``missing='partial'``).
+    scores : ndarray of float, shape (S, L), or None
+        The average ranks of a score matrix (input order, NaN for an absent
+        algorithm); None after pairwise tests, where a rank is a position in ``order``.
+    partial : bool
+        ``missing='partial'``: the ranks of every data set list every algorithm,
+        in input order, NaN for the absent ones.
+
+    Examples
+    --------
+    >>> orders = DataSetOrders(costs=np.zeros((1, 3)), order=np.array([[2, 0, -1]]),
+    ...                        scores=None, partial=True)
+    >>> orders.rank_matrix().tolist()
+    [[2.0, nan, 1.0]]
+    >>> orders.ranks(0, ("a", "b", "c"))
+    {'a': 2, 'b': nan, 'c': 1}
+    """
+
+    costs: np.ndarray
+    order: np.ndarray
+    scores: np.ndarray | None
+    partial: bool
+
+    def ordered(self, s):
+        """The algorithm indices of data set ``s``, best first (a list)."""
+        row = self.order[s]
+        n = int(np.count_nonzero(row >= 0)) if self.partial else row.size
+        return row[:n].tolist()
+
+    def ranks(self, s, names):
+        """``{algorithm: rank}`` of data set ``s`` (:attr:`DataSetResult.ranks`)."""
+        if self.scores is not None:
+            return dict(zip(names, self.scores[s].tolist()))
+        order = [names[a] for a in self.ordered(s)]
+        if not self.partial:
+            return dict(zip(order, range(1, len(order) + 1)))
+        ranks = dict.fromkeys(names, float("nan"))
+        ranks.update(zip(order, range(1, len(order) + 1)))
+        return ranks
+
+    def rank_matrix(self, rows=slice(None), dtype=np.int64):
+        """The ranks of the data sets ``rows`` (a slice; default all), ``(S, L)`` in input
+        order: positions (of `dtype`; float64 with NaN for the absent algorithms under
+        ``partial``) or a score matrix's ranks."""
+        if self.scores is not None:
+            return self.scores[rows]
+        order = self.order[rows]
+        ranks = (np.full(order.shape, np.nan) if self.partial else
+                 np.empty(order.shape, dtype=dtype))
+        at, positions = np.nonzero(order >= 0)
+        ranks[at, order[at, positions]] = positions + 1
+        return ranks
+
+
+def order_array(S, L):
+    """An empty ``(S, L)`` array for :attr:`DataSetOrders.order` (the smallest integer
+    holding every index and -1)."""
+    return np.full((S, L), -1, dtype=np.int16 if L < 2 ** 15 else np.int32)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
 class DataSetResult:
-    """MultiTest on one data set.
+    """MultiTest on one data set: a view of its row of the run's shared tables.
 
     Attributes
     ----------
     name : str
+    index : int
+        Its row in ``table`` and ``orders``.
     algorithms : tuple of str
         Input order.
+    cost_ties : tuple of tuple of str
+        Groups of algorithms whose primary costs are equal, or within the cost
+        tolerance (:class:`~multitest.engine.CostTolerance`), each sorted by name.
+    tested : bool
+        Whether pairwise tests were run (False for score-matrix input).
+    table : PairwiseTable
+        The stage-1 table of every data set.
+    orders : DataSetOrders
+        The orders and ranks of every data set.
     costs : ndarray, shape (L,)
         Primary normalized cost of each algorithm (input order).
     prior_order : tuple of str
         Cheapest first (ties broken by the secondary profile, then by name).
         Under ``missing='partial'`` the algorithms ordered on this data set
         only; they take the first prior positions of the shared table.
-    cost_ties : tuple of tuple of str
-        Groups of algorithms whose primary costs are equal, or within the cost
-        tolerance (:class:`~multitest.engine.CostTolerance`), each sorted by name.
     order : tuple of str
         Best first.
     ranks : dict
         ``{algorithm: rank}``, 1 = best.  Integers after a pairwise test;
         average ranks of the values for a score matrix (``tested`` false).
-    tested : bool
-        Whether pairwise tests were run (False for score-matrix input).
     """
 
     name: str
     index: int
     algorithms: tuple
-    costs: np.ndarray
-    prior_order: tuple
     cost_ties: tuple
-    order: tuple
-    ranks: dict
     tested: bool
     table: PairwiseTable | None
+    orders: DataSetOrders
+
+    @property
+    def costs(self):
+        return self.orders.costs[self.index]
+
+    @property
+    def order(self):
+        names = self.algorithms
+        return tuple(names[a] for a in self.orders.ordered(self.index))
+
+    @property
+    def prior_order(self):
+        names = self.algorithms
+        n = len(self.orders.ordered(self.index))
+        return tuple(names[a] for a in self.table.prior[self.index][:n].tolist())
+
+    @property
+    def ranks(self):
+        return self.orders.ranks(self.index, self.algorithms)
 
     @property
     def mean_errors(self):
@@ -215,34 +311,32 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
                  run_pairwise_tests(results.errors, prior, test, design, alpha=alpha,
                                     correction=correction, alternative=alternative))
         # Best first, as algorithm indices: the sort of each data set, all at once.
-        orders = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)
+        order = order_array(*prior.shape)
+        order[:] = np.take_along_axis(prior, _cost_ordered_sorts(table), axis=1)
+        shared = DataSetOrders(costs=keys[0], order=order, scores=None, partial=False)
     else:
         table = _untested_table(results.errors, prior)
+        shared = _score_orders(keys[0], table.mean_errors, prior)
     ties = _tied_rows(tie_keys)
-    out = []
-    # Names of every row at once (one gather and one tolist, not a loop per data set).
-    name_of = np.empty(len(names), dtype=object)
-    name_of[:] = names
-    prior_orders = name_of[prior].tolist()
-    final_orders = name_of[orders].tolist() if tested else None
-    for s, dataset in enumerate(results.datasets):
-        if tested:
-            order = tuple(final_orders[s])
-            ranks = dict(zip(order, range(1, len(order) + 1)))
-        else:
-            from scipy.stats import rankdata  # score matrices only
+    return tuple(DataSetResult(
+        name=dataset, index=s, algorithms=names,
+        cost_ties=cost_ties(tie_keys[s], names) if ties[s] else (),
+        tested=tested, table=table, orders=shared)
+        for s, dataset in enumerate(results.datasets))
 
-            values = table.mean_errors[s]
-            average = rankdata(values)
-            cost_position = np.argsort(prior[s])
-            order = tuple(names[a] for a in np.lexsort((cost_position, values)).tolist())
-            ranks = {names[a]: float(average[a]) for a in range(len(names))}
-        out.append(DataSetResult(
-            name=dataset, index=s, algorithms=names, costs=keys[0, s],
-            prior_order=tuple(prior_orders[s]),
-            cost_ties=cost_ties(tie_keys[s], names) if ties[s] else (),
-            order=order, ranks=ranks, tested=tested, table=table))
-    return tuple(out)
+
+def _score_orders(costs, values, prior):
+    """The :class:`DataSetOrders` of a score matrix: each data set ordered by its values
+    (equal values cheaper first), ranked by them (ties averaged)."""
+    from scipy.stats import rankdata  # score matrices only
+
+    S, L = values.shape
+    order = order_array(S, L)
+    for s in range(S):
+        cost_position = np.argsort(prior[s])
+        order[s] = np.lexsort((cost_position, values[s]))
+    return DataSetOrders(costs=costs, order=order, scores=rankdata(values, axis=1),
+                         partial=False)
 
 
 def _tied_rows(costs):

@@ -111,11 +111,12 @@ class Ranking:
         raise MultitestError(f"`name`: no data set {name!r}; data sets are "
                              f"{', '.join(r.name for r in self.datasets)}")
 
-    def ranks_frame(self):
-        """Per-data-set ranks as a :class:`pandas.DataFrame` (data sets x algorithms)."""
-        return pd.DataFrame([[r.ranks[a] for a in self.algorithms] for r in self.datasets],
+    def ranks_frame(self, rows=slice(None)):
+        """Per-data-set ranks as a :class:`pandas.DataFrame` (data sets x algorithms);
+        `rows`: a slice of the data sets (default all)."""
+        return pd.DataFrame(self.datasets[0].orders.rank_matrix(rows),
                             dtype=float if self.missing is not None else None,
-                            index=pd.Index([r.name for r in self.datasets], name="dataset"),
+                            index=pd.Index(self.results.datasets[rows], name="dataset"),
                             columns=list(self.algorithms))
 
     @functools.cached_property
@@ -344,16 +345,19 @@ def _bayes(settings):
     return BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
 
 
-def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missing=None):
+def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missing=None,
+                  keys=None):
     """The :class:`Ranking` from the per-data-set results (:func:`per_dataset_stage`):
     the second pass over data sets, the notes.  `input_notes` go first among the notes;
-    `missing`: the report of the missing-result policy."""
-    keys = profile.keys(results.datasets, results.algorithms)
+    `missing`: the report of the missing-result policy; `keys`: the profile's sort keys
+    of the results when the caller has them (``profile.keys``)."""
+    keys = profile.keys(results.datasets, results.algorithms) if keys is None else keys
     tolerance = _tolerance(settings, profile, results)
     bayes = _bayes(settings)
     pairwise_test = settings.pairwise_test if results.has_folds else None
     absent = None if missing is None else missing.absent
-    ranks = np.array([[r.ranks[a] for a in results.algorithms] for r in per_dataset])
+    # As floats: the second pass reads them so (a copy fewer of S x L); the same numbers.
+    ranks = per_dataset[0].orders.rank_matrix(dtype=float)
     notes = (([] if missing is None else [missing.sentence()]) + list(input_notes)
              + list(results.notes) + _notes(results, per_dataset, pairwise_test, tolerance))
     if pairwise_test is not None and pairwise_test.bayesian:

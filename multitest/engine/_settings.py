@@ -375,8 +375,9 @@ OPTIONS = (
     Option("raw_csv", _boolean, "write CSV text as it is, without the leading ' that keeps "
            "a spreadsheet from running a name starting with = + - @ as a formula", _OUTPUT,
            role="command", commands=("rank", "stability"), kind="boolean", switch=True),
-    Option("workers", _count(1), "rank each file of a Parquet folder (whole data sets per "
-           "file) in a task on a local Dask cluster of N processes on 127.0.0.1; needs --out",
+    Option("workers", _count(1), "rank each file of a folder of Parquet or CSV files (whole "
+           "data sets per file) in a task on a local Dask cluster of N processes on 127.0.0.1; "
+           "needs --out",
            _CLUSTER, role="command", commands=("rank",), metavar="N", kind="integer",
            default_text="one process"),
     Option("scheduler", _text, "the same on an existing Dask scheduler", _CLUSTER,

@@ -35,5 +35,8 @@ from ._missing import MissingReport as MissingReport
 from ._missing import apply_missing as apply_missing
 from ._missing import check_missing_policy as check_missing_policy
 from ._results import parquet_parts as parquet_parts
+from ._results import input_parts as input_parts
+from ._parts import csv_parts as csv_parts
+from ._parts import join_parts as join_parts
 from ._sklearn import from_cross_validate as from_cross_validate
 from ._sklearn import from_cv_results as from_cv_results

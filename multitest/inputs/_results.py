@@ -27,9 +27,10 @@ from ._batches import gather_batches, gather_csv
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
+from ._parts import csv_parts, join_parts
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
-           "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts"]
+           "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts", "input_parts"]
 
 #: How the value column is turned into an error (lower is better).
 VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
@@ -159,7 +160,9 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     source : str, os.PathLike or pandas.DataFrame
         A CSV file (long format, header on line 1), a Parquet file, a folder
         of Parquet files (a data set partitioned into files, read in the
-        order of :func:`parquet_parts`, as one table) or a data frame.
+        order of :func:`parquet_parts`, as one table), a folder of CSV files
+        without Parquet files (:func:`csv_parts`, each holding whole data
+        sets, joined by :func:`join_parts`) or a data frame.
     dataset, algorithm : str
         Column names of the data set and the algorithm.
     replication, fold : str or None
@@ -213,6 +216,13 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     >>> res.errors.shape
     (1, 2, 2)
     """
+    if _is_csv_folder(source):
+        options = {"dataset": dataset, "algorithm": algorithm, "replication": replication,
+                   "fold": fold, "value": value, "kind": kind, "metric": metric,
+                   "higher_is_better": higher_is_better, "lower_is_better": lower_is_better,
+                   "allow_missing": allow_missing}
+        return join_parts([load_results(part, **options) for part in csv_parts(source)],
+                          os.fspath(source))
     columns = {"dataset": dataset, "algorithm": algorithm, "replication": replication,
                "fold": fold, "value": value, "metric": metric}
     kind = _ValueRule(kind=kind, higher_is_better=tuple(higher_is_better),
@@ -476,6 +486,21 @@ def parquet_parts(folder):
         found.extend(os.path.join(root, f) for f in files
                      if f.lower().endswith(PARQUET_SUFFIXES) and not f.startswith((".", "_")))
     return sorted(found)
+
+
+def input_parts(folder):
+    """The files of a partitioned input: the Parquet files of a folder
+    (:func:`parquet_parts`), else its CSV files (:func:`csv_parts`; not in a folder of
+    ``multitest run``, which holds ``results.csv``); an empty list when none."""
+    if not os.path.isdir(folder):
+        return []
+    return parquet_parts(folder) or (csv_parts(folder) if _is_csv_folder(folder) else [])
+
+
+def _is_csv_folder(source):
+    return (isinstance(source, (str, os.PathLike)) and os.path.isdir(source)
+            and not os.path.isfile(os.path.join(source, "results.csv"))
+            and not parquet_parts(source) and bool(csv_parts(source)))
 
 
 def _load_parquet_folder(folder, columns, kind, missing_ok=False):

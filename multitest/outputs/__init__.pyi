@@ -2,6 +2,7 @@
 
 from ._csv import neutralize_frame as neutralize_frame
 from ._csv import write_csv as write_csv
+from ._csv import write_csv_parts as write_csv_parts
 from ._json import DATASET_TABLES as DATASET_TABLES
 from ._json import INLINE_PAIRS_LIMIT as INLINE_PAIRS_LIMIT
 from ._json import RESULT_FILE as RESULT_FILE
@@ -19,6 +20,7 @@ from ._summary import summary_text as summary_text
 from ._tables import PAIRWISE_COLUMNS as PAIRWISE_COLUMNS
 from ._tables import pairwise_frame as pairwise_frame
 from ._tables import stage_tables as stage_tables
+from ._tables import stage_table_parts as stage_table_parts
 from ._transaction import JOURNAL as JOURNAL
 from ._transaction import LOCK as LOCK
 from ._transaction import MANIFEST as MANIFEST
@@ -31,3 +33,4 @@ from ._write import write_outputs as write_outputs
 from ._write import write_run_files as write_run_files
 from ._write import run_manifest as run_manifest
 from ._write import run_inputs as run_inputs
+from ._write import TABLE_CELLS as TABLE_CELLS

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._format import neutralize_cell
 
-__all__ = ["write_csv", "neutralize_frame"]
+__all__ = ["write_csv", "write_csv_parts", "neutralize_frame"]
 
 #: Below this many cells a table is written by pandas (its speed does not matter).
 _CSV_FAST_CELLS = 50_000
@@ -41,23 +41,45 @@ def write_csv(frame, path, *, raw=False):
     Tables of other types (dates, mixed objects, missing names), of a single
     column or of fewer than :data:`_CSV_FAST_CELLS` cells go to pandas.
     """
-    if not raw:
-        frame = neutralize_frame(frame)
-    header = np.array([str(c) for c in frame.columns], dtype=object)
+    write_csv_parts([frame], path, raw=raw)
+
+
+def write_csv_parts(frames, path, *, raw=False):
+    """:func:`write_csv` of the rows of `frames` (DataFrames of the same columns, at least
+    one) one after the other, each made and written in turn: a large table is never whole
+    in memory, as a frame nor as text.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "t.csv")
+    >>> write_csv_parts((pd.DataFrame({"a": [k], "b": [k / 4]}) for k in range(3)), path)
+    >>> open(path).read().splitlines()
+    ['a,b', '0,0.0', '1,0.25', '2,0.5']
+    """
+    with open(path, "w", encoding="utf-8", newline="") as handle:
+        for k, frame in enumerate(frames):
+            _write_frame(frame if raw else neutralize_frame(frame), handle, header=k == 0)
+
+
+def _write_frame(frame, handle, header):
+    """The rows of `frame` (and its header) written to the open text file `handle`."""
+    names = np.array([str(c) for c in frame.columns], dtype=object)
     values = [frame[c].to_numpy() for c in frame.columns] if frame.shape[1] > 1 else []
     if (frame.size < _CSV_FAST_CELLS or not values
-            or not all(map(_text_ready, [header, *values]))):
-        frame.to_csv(path, index=False)
+            or not all(map(_text_ready, [names, *values]))):
+        frame.to_csv(handle, index=False, header=header)
         return
-    words = [None if v.dtype.kind == "f" else _column_words(v) for v in values]
-    floats = [k for k, v in enumerate(values) if v.dtype.kind == "f"]
-    for k, text in zip(floats, _float_texts([values[k] for k in floats])):
-        words[k] = text
-    with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(",".join(_quoted(header.tolist())) + os.linesep)
-        for r0 in range(0, frame.shape[0], _CSV_BATCH_ROWS):
-            rows = zip(*(w[r0:r0 + _CSV_BATCH_ROWS].tolist() for w in words))
-            handle.write(os.linesep.join(map(",".join, rows)) + os.linesep)
+    if header:
+        handle.write(",".join(_quoted(names.tolist())) + os.linesep)
+    for r0 in range(0, frame.shape[0], _CSV_BATCH_ROWS):
+        batch = [v[r0:r0 + _CSV_BATCH_ROWS] for v in values]
+        words = [None if v.dtype.kind == "f" else _column_words(v) for v in batch]
+        floats = [k for k, v in enumerate(batch) if v.dtype.kind == "f"]
+        for k, text in zip(floats, _float_texts([batch[k] for k in floats])):
+            words[k] = text
+        rows = zip(*(w.tolist() for w in words))
+        handle.write(os.linesep.join(map(",".join, rows)) + os.linesep)
 
 
 def _text_ready(values):

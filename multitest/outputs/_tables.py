@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["pairwise_frame", "stage_tables", "PAIRWISE_COLUMNS"]
+__all__ = ["pairwise_frame", "stage_tables", "stage_table_parts", "PAIRWISE_COLUMNS"]
 
 #: Columns of :func:`pairwise_frame` (and of ``pairwise.csv``).
 PAIRWISE_COLUMNS = ("dataset", "a", "b", "statistic", "pvalue", "pvalue_adjusted",
@@ -60,48 +60,70 @@ def stage_tables(ranking, all_intervals=False):
     ``all_intervals``: ``effect_sizes.csv`` has the intervals of every pair
     (:func:`multitest.engine.second_pass_columns`).
     """
+    return {name: next(iter(parts))
+            for name, parts in stage_table_parts(ranking, all_intervals).items()}
+
+
+def stage_table_parts(ranking, all_intervals=False, datasets=None):
+    """The tables of :func:`stage_tables`, each as an iterable of DataFrames whose rows,
+    one after the other, are its rows: the tables with a row per data set (ranks, orders,
+    mean errors, costs) in parts of `datasets` data sets each (default: all in one part),
+    made as they are written, the others whole.
+
+    Examples
+    --------
+    >>> from multitest import rank, example_results
+    >>> ranking = rank(example_results(), "training_time")
+    >>> parts = stage_table_parts(ranking, datasets=12)
+    >>> [len(part) for part in parts["ranks.csv"]], [len(part) for part in parts["orders.csv"]]
+    ([12, 12, 12, 2], [24, 24, 24, 4])
+    """
     algorithms = list(ranking.algorithms)
     names = np.asarray(algorithms, dtype=object)
-    results = ranking.datasets
-    datasets = [r.name for r in results]
+    S = len(ranking.datasets)
+    step = S if datasets is None else max(1, datasets)
+    rows = [slice(s0, s0 + step) for s0 in range(0, S, step)]
+    datasets = ranking.results.datasets
+    mean_errors = ranking.datasets[0].table.mean_errors
+    costs = ranking.datasets[0].orders.costs
     tables = {
-        "final_order.csv": pd.DataFrame({
+        "final_order.csv": [pd.DataFrame({
             "position": range(1, len(ranking.final_order) + 1),
             "algorithm": list(ranking.final_order),
             "average_position": [ranking.average_ranks[a] for a in ranking.final_order],
             "average_error_rank": [ranking.average_error_ranks[a]
-                                   for a in ranking.final_order]}),
-        "ranks.csv": ranking.ranks_frame().reset_index(),
-        "orders.csv": _orders_table(results, len(algorithms)),
-        "mean_errors.csv": _by_dataset(datasets, algorithms, results[0].table.mean_errors),
-        "costs.csv": _by_dataset(datasets, algorithms,
-                                 np.array([np.asarray(r.costs, dtype=float) for r in results])
-                                 .reshape(len(results), len(algorithms))),
+                                   for a in ranking.final_order]})],
+        "ranks.csv": (ranking.ranks_frame(r).reset_index() for r in rows),
+        "orders.csv": _orders_parts(ranking, step),
+        "mean_errors.csv": (_by_dataset(list(datasets[r]), algorithms, mean_errors[r])
+                            for r in rows),
+        "costs.csv": (_by_dataset(list(datasets[r]), algorithms,
+                                  np.asarray(costs[r], dtype=float)) for r in rows),
     }
     sp = ranking.second_pass
     if sp is not None:
         prior_position = {a: i for i, a in enumerate(sp.prior_order, start=1)}
         final_position = {a: i for i, a in enumerate(sp.order, start=1)}
-        tables["second_pass.csv"] = pd.DataFrame({
+        tables["second_pass.csv"] = [pd.DataFrame({
             "algorithm": algorithms, "average_position": sp.average_ranks,
             "average_error_rank": [ranking.average_error_ranks[a] for a in algorithms],
             "average_cost": sp.average_costs,
             "prior_position": [prior_position[a] for a in algorithms],
-            "final_position": [final_position[a] for a in algorithms]})
+            "final_position": [final_position[a] for a in algorithms]})]
         from ..engine._effects import second_pass_columns
 
-        tables["effect_sizes.csv"] = _frame(second_pass_columns(ranking, all_intervals))
+        tables["effect_sizes.csv"] = [_frame(second_pass_columns(ranking, all_intervals))]
         if sp.posthoc is not None:
             i, j = np.triu_indices(len(algorithms), k=1)
-            tables["posthoc.csv"] = _frame({
+            tables["posthoc.csv"] = [_frame({
                 "a": names[i], "b": names[j],
                 "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
-                "significant": sp.significant[i, j]})
+                "significant": sp.significant[i, j]})]
         else:
             # The Friedman gate kept the post-hoc test from running: the file is
             # there, with its header and no row, rather than silently absent.
-            tables["posthoc.csv"] = pd.DataFrame(
-                columns=["a", "b", "statistic", "pvalue", "significant"])
+            tables["posthoc.csv"] = [pd.DataFrame(
+                columns=["a", "b", "statistic", "pvalue", "significant"])]
     return tables
 
 
@@ -112,21 +134,26 @@ def _frame(columns):
                          else values for key, values in columns.items()})
 
 
-def _orders_table(results, L):
-    """``orders.csv``: per data set (sorted by name) its MultiTest order, then its prior order."""
-    by_name = sorted(range(len(results)), key=lambda s: results[s].name)
-    rows = np.empty((2 * len(results), L + 2), dtype=object)   # object: no string inference
-    rows[0::2, 0] = rows[1::2, 0] = [results[s].name for s in by_name]
-    rows[0::2, 1], rows[1::2, 1] = "multitest", "prior"
-    # Under missing='partial' a data set orders only its complete algorithms: blanks after.
-    rows[0::2, 2:] = [_padded(results[s].order, L) for s in by_name]
-    rows[1::2, 2:] = [_padded(results[s].prior_order, L) for s in by_name]
+def _orders_parts(ranking, step):
+    """``orders.csv`` in parts of `step` data sets: per data set (sorted by name) its
+    MultiTest order, then its prior order."""
+    datasets = ranking.results.datasets
+    first = ranking.datasets[0]
+    order, prior = first.orders.order, first.table.prior
+    L = order.shape[1]
+    # Index -1 (after the ordered algorithms, under missing='partial') is a blank.
+    names = np.array([*ranking.algorithms, ""], dtype=object)
     columns = ["dataset", "stage", *(f"position_{i}" for i in range(1, L + 1))]
-    return pd.DataFrame(rows, columns=columns, dtype=object)
-
-
-def _padded(names, L):
-    return tuple(names) + ("",) * (L - len(names))
+    by_name = np.array(sorted(range(len(datasets)), key=datasets.__getitem__), dtype=np.intp)
+    for s0 in range(0, by_name.size, step):
+        rows_of = by_name[s0:s0 + step]
+        final = order[rows_of]
+        rows = np.empty((2 * rows_of.size, L + 2), dtype=object)   # object: no inference
+        rows[0::2, 0] = rows[1::2, 0] = [datasets[s] for s in rows_of.tolist()]
+        rows[0::2, 1], rows[1::2, 1] = "multitest", "prior"
+        rows[0::2, 2:] = names[final]
+        rows[1::2, 2:] = names[np.where(final >= 0, prior[rows_of], -1)]
+        yield pd.DataFrame(rows, columns=columns, dtype=object)
 
 
 def _by_dataset(datasets, algorithms, matrix):

@@ -14,13 +14,18 @@ import os
 import shutil
 
 from ..engine._effects import pairwise_columns
-from ._csv import write_csv
+from ._csv import write_csv, write_csv_parts
 from ._json import is_large, write_json
 from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
-from ._tables import pairwise_frame, stage_tables
+from ._tables import pairwise_frame, stage_table_parts
 from ._transaction import transaction
 
-__all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs"]
+__all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs", "TABLE_CELLS"]
+
+#: Cells per part of the tables with a row per data set: :func:`write_run_files` makes
+#: and writes them part by part (at 200,000 x 100, whole, they were 1 GB of Python
+#: objects); a table of up to 10,000 data sets x 100 algorithms is one part.
+TABLE_CELLS = 1 << 20
 
 
 def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
@@ -88,8 +93,9 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     effects = None if large else pairwise_columns(ranking)
     with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
         write_json(ranking, handle, effects, all_intervals)
-    for name, table in stage_tables(ranking, all_intervals).items():
-        write_csv(table, os.path.join(staging, name), raw=raw_csv)
+    per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
+    for name, parts in stage_table_parts(ranking, all_intervals, per_part).items():
+        write_csv_parts(parts, os.path.join(staging, name), raw=raw_csv)
     if ranking.results.has_folds and not (large and pairwise_written):
         if large:
             write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))

@@ -1,7 +1,7 @@
 """``multitest rank --workers N`` / ``--scheduler ADDRESS``: MultiTest on a Dask cluster.
 
-The input is a folder of Parquet files partitioned by data set (:func:`~multitest.inputs.
-parquet_parts`, every data set in one file).  One task per file reads it, runs stage 1 and
+The input is a folder of Parquet or CSV files partitioned by data set (:func:`~multitest.
+inputs.input_parts`, every data set in one file).  One task per file reads it, runs stage 1 and
 the per-data-set orders (:func:`~multitest.engine.per_dataset_stage`, the code of
 :func:`multitest.rank`) and writes its part of the pairwise file into the staging folder of
 the run's one output transaction (``pairwise.npz/part-NNNNN.npz``, which
@@ -24,12 +24,12 @@ import os
 import numpy as np
 
 from .._errors import MultitestError
-from ..engine._per_dataset import DataSetResult
+from ..engine._per_dataset import DataSetOrders, DataSetResult
 from ..engine._ranking import (_unused_costs_note, per_dataset_stage, rank_datasets,
                                resolve_profile)
 from ..engine._settings import check_for_results
 from ..engine._stage1 import PairwiseTable, RowArray
-from ..inputs._results import Results, load_results, parquet_parts
+from ..inputs._results import Results, input_parts, load_results
 from ..outputs._json import INLINE_PAIRS_LIMIT
 from ..outputs._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_arrays
 from ..outputs._transaction import transaction
@@ -51,7 +51,8 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     Parameters
     ----------
     folder : str
-        A folder of Parquet files, each holding whole data sets.
+        A folder of Parquet files, or of CSV files, each holding whole data sets
+        (:func:`~multitest.inputs.input_parts`).
     costs : CostProfile, str or other
         As :func:`multitest.rank`'s `costs`.
     out : str
@@ -80,14 +81,14 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     Raises
     ------
     MultitestError
-        A folder without Parquet files, a data set in two files, parts naming other
+        A folder without Parquet or CSV files, a data set in two files, parts naming other
         algorithms, a Bayesian stage-1 test, a missing-result policy or a score matrix.
     """
     require_extra()
-    parts = parquet_parts(folder)
+    parts = input_parts(folder)
     if not parts:
         raise MultitestError(f"{folder}: --workers and --scheduler rank a folder of Parquet "
-                             "files partitioned by data set; none found")
+                             "or CSV files partitioned by data set; none found")
     if settings.pairwise_test.bayesian:
         raise MultitestError(f"`test`: {settings.pairwise_test.name!r} is not run on a "
                              "cluster (Bayesian stage 1); leave out --workers/--scheduler")
@@ -166,12 +167,11 @@ def _part_task(k, part, algorithms, profile, settings, options, staging):
     temporary = f"{path}.{os.getpid()}.tmp"   # a rerun elsewhere writes its own
     write_pairwise_arrays(temporary, results, table, settings)
     os.replace(temporary, path)
-    index = {a: i for i, a in enumerate(algorithms)}
     return {"datasets": results.datasets, "notes": results.notes,
             "replications": results.replications,
             "folds_per_replication": results.folds_per_replication,
             "prior": table.prior.astype(np.int32),
-            "order": np.array([[index[a] for a in r.order] for r in per_dataset], np.int32),
+            "order": per_dataset[0].orders.order,
             "cost_ties": [r.cost_ties for r in per_dataset],
             "mean_errors": table.mean_errors,
             "override": np.packbits(table.override, axis=1)}
@@ -185,9 +185,9 @@ def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
     P = L * (L - 1) // 2
     first, second = np.triu_indices(L, k=1)
     S = len(datasets)
-    override = _BitRows(np.concatenate([a["override"] for a in answers]), P)
-    prior = np.concatenate([a["prior"] for a in answers]).astype(np.intp)
-    mean_errors = np.concatenate([a["mean_errors"] for a in answers])
+    override = _BitRows(_joined(answers, "override"), P)
+    prior = _joined(answers, "prior")   # int32: half the bytes of intp
+    mean_errors = _joined(answers, "mean_errors")
     where = _Parts(os.path.join(staging, PAIRWISE_FILE),
                    np.cumsum([0] + [len(a["datasets"]) for a in answers]))
     F = answers[0]["replications"] * answers[0]["folds_per_replication"]
@@ -215,19 +215,21 @@ def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
                       folds_per_replication=head["folds_per_replication"], has_folds=True,
                       source=folder, notes=notes)
     keys = profile.keys(results.datasets, results.algorithms)
-    names = np.asarray(algorithms, dtype=object)
-    orders = np.concatenate([a["order"] for a in answers])
-    order_names, prior_names = names[orders].tolist(), names[prior].tolist()
+    orders = DataSetOrders(costs=keys[0], order=_joined(answers, "order"),
+                           scores=None, partial=False)
     cost_ties = [t for a in answers for t in a["cost_ties"]]
     per_dataset = tuple(
-        DataSetResult(name=name, index=s, algorithms=tuple(algorithms), costs=keys[0, s],
-                      prior_order=tuple(prior_names[s]), cost_ties=cost_ties[s],
-                      order=tuple(order_names[s]),
-                      ranks=dict(zip(order_names[s], range(1, L + 1))), tested=True,
-                      table=table)
+        DataSetResult(name=name, index=s, algorithms=results.algorithms,
+                      cost_ties=cost_ties[s],
+                      tested=True, table=table, orders=orders)
         for s, name in enumerate(datasets))
     return where, rank_datasets(results, profile, settings, per_dataset,
-                                _unused_costs_note(profile, results))
+                                _unused_costs_note(profile, results), keys=keys)
+
+
+def _joined(answers, key):
+    """The arrays `key` of the answers as one, taken out of the answers (not held twice)."""
+    return np.concatenate([answer.pop(key) for answer in answers])
 
 
 def _check_partitioned(parts, answers, datasets):
