@@ -220,7 +220,7 @@ def table_svg(source):
         for k, cell in enumerate(row):
             if cell.width > widths[k]:
                 widths[k] = cell.width
-        heights.append(max(1, *(len(cell.lines) for cell in row)) * _LINE * size + 2 * padding)
+        heights.append(max(1, *(cell.n_lines for cell in row)) * _LINE * size + 2 * padding)
     widths = [w + 2 * padding for w in widths]
     xs = [_PAD + spacing + sum(widths[:k]) + k * spacing for k in range(n_columns)]
     table_width = sum(widths) + (n_columns + 1) * spacing
@@ -262,12 +262,13 @@ def _table_rows(table):
 
 
 class _Parsed(NamedTuple):
-    """A cell as :func:`table_svg` draws it: its lines, as ``(text-anchor, rest of the
-    <text> element after its x and y)`` (None for an empty line), and its width."""
-    lines: tuple
+    """A cell as :func:`table_svg` draws it: its lines that hold text, as ``(line
+    number, <text> element up to its x, the rest after its y)``, its size and place."""
+    texts: tuple
+    n_lines: int
     width: float
     align: str
-    valign: str
+    baseline: tuple   # (valign, n_lines): which baselines its lines take
     background: str
 
 
@@ -279,20 +280,19 @@ def _parsed_cell(td):
     parser.feed(td)
     cell = parser.rows[0][0]
     anchor = {"LEFT": "start", "RIGHT": "end"}.get(cell.align, "middle")
-    lines = tuple(_text_rest(_runs_svg(line, 0.0, 0.0, _TABLE_SIZE, anchor))
-                  for line in cell.lines)
+    texts = [(k, _runs_svg(line, 0.0, 0.0, _TABLE_SIZE, anchor))
+             for k, line in enumerate(cell.lines)]
     width = max(_line_width(line, _TABLE_SIZE) for line in cell.lines)
-    return _Parsed(lines=lines, width=width, align=cell.align, valign=cell.valign,
-                   background=cell.background)
+    return _Parsed(texts=tuple((k, *_around_origin(text)) for k, text in texts if text),
+                   n_lines=len(cell.lines), width=width, align=cell.align,
+                   baseline=(cell.valign, len(cell.lines)), background=cell.background)
 
 
 _ORIGIN = ' x="0.00" y="0.00"'
 
 
-def _text_rest(text):
-    """``(opening up to x, rest after y)`` of a ``<text>`` drawn at 0, 0; None when empty."""
-    if not text:
-        return None
+def _around_origin(text):
+    """``(opening up to x, rest after y)`` of a ``<text>`` drawn at 0, 0."""
     at = text.index(_ORIGIN)
     return text[:at], text[at + len(_ORIGIN):]
 
@@ -313,12 +313,15 @@ def _table_body(rows, xs, widths, ys, heights, padding, size):
                 body.append(f'<polygon fill="{cell.background}" stroke="transparent" '
                             f'points="{left[k]},{top} {right[k]},{top} {right[k]},{bottom} '
                             f'{left[k]},{bottom} {left[k]},{top}"/>')
-            key = (cell.valign, len(cell.lines))
-            if key not in baselines:
-                baselines[key] = _baselines(y, height, padding, size, *key)
+            if not cell.texts:
+                continue
+            b = baselines.get(cell.baseline)
+            if b is None:
+                b = baselines[cell.baseline] = _baselines(y, height, padding, size,
+                                                          *cell.baseline)
             x = at.get(cell.align, middle)[k]
-            body += [f'{line[0]} x="{x}" y="{b}"{line[1]}'
-                     for line, b in zip(cell.lines, baselines[key]) if line is not None]
+            for line, opening, rest in cell.texts:
+                body.append(f'{opening} x="{x}" y="{b[line]}"{rest}')
     return "\n".join(body)
 
 
