@@ -272,7 +272,7 @@ class _Parsed(NamedTuple):
     background: str
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=16384)   # the cells that recur; a few MB
 def _parsed_cell(td):
     """One ``<TD>...</TD>`` read with :class:`_TableParser`, measured and drawn once."""
     parser = _TableParser()
