@@ -279,10 +279,11 @@ def _figure_writer(ranking, formats, report, dpi=None):
         is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
 
     def write(staging):
-        from .figures._write import write_figures
+        from .figures._write import figures, write_figures
 
+        graphs = figures(ranking, per_dataset=per_dataset)   # built once, for the report too
         warning = write_figures(ranking, staging, formats=formats or [],
-                                per_dataset=per_dataset, dpi=dpi)
+                                per_dataset=per_dataset, dpi=dpi, graphs=graphs)
         if formats or report:
             from .figures._bayes import write_bayes_figures
 
@@ -296,7 +297,7 @@ def _figure_writer(ranking, formats, report, dpi=None):
         if report:
             from .figures._report import write_report
 
-            write_report(ranking, os.path.join(staging, "report.html"))
+            write_report(ranking, os.path.join(staging, "report.html"), graphs=graphs)
     return write
 
 

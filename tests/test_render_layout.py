@@ -442,3 +442,32 @@ def test_direct_svg_only_above_the_limit(tmp_path):
 
     out, _ = run(tmp_path, example_path(), "--costs", "training_time")
     assert 2 * 38 <= DIRECT_SVG_FIGURES and _written_directly(out) == []
+
+
+def test_direct_svg_cells_read_back_in_row_order(tmp_path, monkeypatch):
+    # Every cell's text of every table of the bundled example (override matrices, trace grids)
+    # read back from the SVG, row by row in the order of the DOT table, whether the cells were
+    # parsed before (cached) or not.
+    import html as html_module
+
+    import multitest.figures._direct_svg as direct
+
+    _direct(monkeypatch)
+    out, _ = run(tmp_path, example_path(), "--costs", "training_time")
+    for name in _tables(out):
+        source = (out / name).with_suffix(".dot").read_text()
+        svg = (out / name).read_text()
+        direct._parsed_cell.cache_clear()
+        assert direct.table_svg(source) == svg
+        table = re.search(r"<TABLE.*</TABLE>", source, re.S).group(0)
+        expected = []
+        for row in re.split(r"<TR>", table)[1:]:
+            for cell in re.findall(r"<TD[^>]*>(.*?)</TD>", row, re.S):
+                expected += [html_module.unescape(re.sub(r"<[^>]+>", "", line))
+                             for line in re.split(r"<BR/>", cell)
+                             if re.sub(r"<[^>]+>", "", line)]
+        node = ET.fromstring(svg).find(".//{http://www.w3.org/2000/svg}g[@id='node1']")
+        texts = ["".join(t.itertext()) for t in node.iter("{http://www.w3.org/2000/svg}text")]
+        assert texts == expected, name
+        ys = [float(t.get("y")) for t in node.iter("{http://www.w3.org/2000/svg}text")]
+        assert ys[0] == min(ys) and ys[-1] == max(ys)   # rows top to bottom

@@ -396,3 +396,44 @@ def test_report_names_positions_and_error_ranks(ranking, report):
     by_name = {name: (position, error, rank) for position, name, error, rank in rows}
     assert by_name["lnp"][2] == "1" and by_name["5nn"][2] == "8"
     assert fe.pvalue < 0.05
+
+
+def test_inline_svg_comments_and_namespaces_anywhere():
+    from multitest.figures import inline_svg
+
+    # dot's own output: prolog, comments, namespaces on the root element
+    assert inline_svg('<?xml version="1.0"?>\n<!-- g --><svg width="1" '
+                      'xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/'
+                      'xlink">\n<!-- a -->\n<g/></svg>\n') == '<svg width="1">\n\n<g/></svg>'
+    # a namespace declared below the root is removed too; no comment: nothing else changes
+    assert inline_svg('<svg xmlns="u"><g xmlns:xlink="v"><text>a &lt; b</text></g></svg>') == (
+        "<svg><g><text>a &lt; b</text></g></svg>")
+
+
+def test_pairwise_rows_as_the_generic_table():
+    from multitest._format import format_number, format_p
+    from multitest.figures._report import _pair_rows, _table
+
+    pairs = [{"a": 'x<1 & "q"', "b": "b's", "statistic": 12.3456789, "pvalue": 3.2e-7,
+              "pvalue_adjusted": 0.5, "mean_error_a": 0.25, "mean_error_b": float("nan"),
+              "override": True},
+             {"a": "b's", "b": "c", "statistic": -1.0, "pvalue": 0.049999, "pvalue_adjusted": 1.0,
+              "mean_error_a": 1e-9, "mean_error_b": float("inf"), "override": False}]
+    for adjusted in (False, True):
+        keys = ["statistic", "pvalue"] + (["pvalue_adjusted"] if adjusted else []) + [
+            "mean_error_a", "mean_error_b"]
+        rows = [[p["a"], p["b"]] + [(format_p if "pvalue" in k else format_number)(p[k])
+                                    for k in keys] + ["yes" if p["override"] else ""]
+                for p in pairs]
+        header = ["h"] * len(rows[0])
+        expected = _table(header, rows, ["override" if p["override"] else "" for p in pairs],
+                          set(range(2, len(header) - 1)))
+        assert _table(header, (), body=_pair_rows(pairs, adjusted)) == expected
+        assert "x&lt;1 &amp; &quot;q&quot;" in expected and "<td>b&#x27;s</td>" in expected
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_report_from_figures_built_once(ranking, report, tmp_path):
+    path = tmp_path / "report.html"
+    write_report(ranking, path, graphs=figures(ranking))
+    assert path.read_text(encoding="utf-8") == report.read_text(encoding="utf-8")

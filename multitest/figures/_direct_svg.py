@@ -191,44 +191,42 @@ def table_svg(source):
     """SVG text of a table figure's DOT source (:func:`is_table_figure`), as ``dot`` lays it
     out: the table, then the legend under it, left-aligned.
 
+    Every distinct cell is parsed and measured once (:func:`_parsed_cell`: the cells of
+    a run's figures recur), and every coordinate is formatted once per row or column.
+
     Raises
     ------
     ValueError
         When ``source`` is not a table figure.
+
+    Examples
+    --------
+    >>> svg = table_svg('digraph t {\\n\\ttable [label=<<TABLE CELLPADDING="2"><TR>'
+    ...                 '<TD ALIGN="LEFT"><B>a</B></TD><TD>b &amp; c</TD></TR></TABLE>>]\\n}')
+    >>> svg.count("<text"), "b &amp; c" in svg
+    (2, True)
     """
     table = _TABLE.search(source)
     if table is None:
         raise ValueError("`source` is not a table figure")
-    parser = _TableParser()
-    parser.feed(table.group(1))
-    rows = [row for row in parser.rows if row]
-    padding = float(parser.attrs.get("cellpadding", 2))
-    spacing = float(parser.attrs.get("cellspacing", 0))
+    attrs, rows = _table_rows(table.group(1))
+    padding = float(attrs.get("cellpadding", 2))
+    spacing = float(attrs.get("cellspacing", 0))
     size = _TABLE_SIZE
     n_columns = max(len(row) for row in rows)
     widths = [0.0] * n_columns
     heights = []
     for row in rows:
-        tallest = 1
         for k, cell in enumerate(row):
-            widths[k] = max(widths[k], max(_line_width(line, size) for line in cell.lines))
-            tallest = max(tallest, len(cell.lines))
-        heights.append(tallest * _LINE * size + 2 * padding)
+            if cell.width > widths[k]:
+                widths[k] = cell.width
+        heights.append(max(1, *(cell.n_lines for cell in row)) * _LINE * size + 2 * padding)
     widths = [w + 2 * padding for w in widths]
     xs = [_PAD + spacing + sum(widths[:k]) + k * spacing for k in range(n_columns)]
     table_width = sum(widths) + (n_columns + 1) * spacing
     ys = [_PAD + spacing + sum(heights[:k]) + k * spacing for k in range(len(rows))]
     table_height = sum(heights) + (len(rows) + 1) * spacing
-    body = []
-    for row, y, height in zip(rows, ys, heights):
-        for k, cell in enumerate(row):
-            x, width = xs[k], widths[k]
-            if cell.background:
-                body.append(f'<polygon fill="{cell.background}" stroke="transparent" '
-                            f'points="{x:.2f},{y:.2f} {x + width:.2f},{y:.2f} '
-                            f'{x + width:.2f},{y + height:.2f} {x:.2f},{y + height:.2f} '
-                            f'{x:.2f},{y:.2f}"/>')
-            body += _cell_texts(cell, x, y, width, height, padding, size)
+    body = _table_body(rows, xs, widths, ys, heights, padding, size)
     legend = _LEGEND.search(source)
     lines = _legend_lines(legend.group(1)) if legend else []
     top = _PAD + table_height + (8 if lines else 0)
@@ -247,17 +245,89 @@ def table_svg(source):
             f'{width:.2f},{height:.2f} 0,{height:.2f} 0,0"/>\n'
             + "\n".join(t for t in texts if t)
             + '\n<g id="node1" class="node">\n<title>table</title>\n'
-            + "\n".join(b for b in body if b) + "\n</g>\n</g>\n</svg>\n")
+            + body + "\n</g>\n</g>\n</svg>\n")
 
 
-def _cell_texts(cell, x, y, width, height, padding, size):
-    """The ``<text>`` elements of one cell: its lines aligned as the cell says."""
-    lines = [line for line in cell.lines]
-    block = len(lines) * _LINE * size
+_ROW = re.compile(r"<TR\b[^>]*>", re.I)
+_TD = re.compile(r"<TD\b(?:[^>\"]|\"[^\"]*\")*>.*?</TD\s*>", re.I | re.S)
+
+
+def _table_rows(table):
+    """``(attributes of the TABLE tag, rows of parsed cells)`` of a table label; rows
+    without a cell left out."""
+    head, *rows = _ROW.split(table)
+    attrs = {k.lower(): v for k, v in _ATTRIBUTE.findall(head[:head.index(">")])}
+    cells = [[_parsed_cell(td) for td in _TD.findall(row)] for row in rows]
+    return attrs, [row for row in cells if row]
+
+
+class _Parsed(NamedTuple):
+    """A cell as :func:`table_svg` draws it: its lines that hold text, as ``(line
+    number, <text> element up to its x, the rest after its y)``, its size and place."""
+    texts: tuple
+    n_lines: int
+    width: float
+    align: str
+    baseline: tuple   # (valign, n_lines): which baselines its lines take
+    background: str
+
+
+@lru_cache(maxsize=16384)   # the cells that recur; a few MB
+def _parsed_cell(td):
+    """One ``<TD>...</TD>`` read with :class:`_TableParser`, measured and drawn once."""
+    parser = _TableParser()
+    parser.rows.append([])
+    parser.feed(td)
+    cell = parser.rows[0][0]
+    anchor = {"LEFT": "start", "RIGHT": "end"}.get(cell.align, "middle")
+    texts = [(k, _runs_svg(line, 0.0, 0.0, _TABLE_SIZE, anchor))
+             for k, line in enumerate(cell.lines)]
+    width = max(_line_width(line, _TABLE_SIZE) for line in cell.lines)
+    return _Parsed(texts=tuple((k, *_around_origin(text)) for k, text in texts if text),
+                   n_lines=len(cell.lines), width=width, align=cell.align,
+                   baseline=(cell.valign, len(cell.lines)), background=cell.background)
+
+
+_ORIGIN = ' x="0.00" y="0.00"'
+
+
+def _around_origin(text):
+    """``(opening up to x, rest after y)`` of a ``<text>`` drawn at 0, 0."""
+    at = text.index(_ORIGIN)
+    return text[:at], text[at + len(_ORIGIN):]
+
+
+def _table_body(rows, xs, widths, ys, heights, padding, size):
+    """The cells' background polygons and texts; each coordinate formatted once."""
+    left = [f"{x:.2f}" for x in xs]
+    right = [f"{x + w:.2f}" for x, w in zip(xs, widths)]
+    at = {"LEFT": [f"{x + padding:.2f}" for x in xs],
+          "RIGHT": [f"{x + w - padding:.2f}" for x, w in zip(xs, widths)]}
+    middle = [f"{x + w / 2:.2f}" for x, w in zip(xs, widths)]
+    body = []
+    for y, height, row in zip(ys, heights, rows):
+        top, bottom = f"{y:.2f}", f"{y + height:.2f}"
+        baselines = {}
+        for k, cell in enumerate(row):
+            if cell.background:
+                body.append(f'<polygon fill="{cell.background}" stroke="transparent" '
+                            f'points="{left[k]},{top} {right[k]},{top} {right[k]},{bottom} '
+                            f'{left[k]},{bottom} {left[k]},{top}"/>')
+            if not cell.texts:
+                continue
+            b = baselines.get(cell.baseline)
+            if b is None:
+                b = baselines[cell.baseline] = _baselines(y, height, padding, size,
+                                                          *cell.baseline)
+            x = at.get(cell.align, middle)[k]
+            for line, opening, rest in cell.texts:
+                body.append(f'{opening} x="{x}" y="{b[line]}"{rest}')
+    return "\n".join(body)
+
+
+def _baselines(y, height, padding, size, valign, n_lines):
+    """The formatted baselines of a cell's ``n_lines`` lines, aligned as ``valign`` says."""
+    block = n_lines * _LINE * size
     top = {"TOP": y + padding, "BOTTOM": y + height - padding - block}.get(
-        cell.valign, y + (height - block) / 2)
-    anchor, at = {"LEFT": ("start", x + padding),
-                  "RIGHT": ("end", x + width - padding)}.get(cell.align,
-                                                              ("middle", x + width / 2))
-    return [_runs_svg(line, at, top + (k + 0.8) * _LINE * size, size, anchor)
-            for k, line in enumerate(lines)]
+        valign, y + (height - block) / 2)
+    return [f"{top + (k + 0.8) * _LINE * size:.2f}" for k in range(n_lines)]

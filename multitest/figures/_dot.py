@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 
 import graphviz
 import numpy as np
@@ -61,7 +62,13 @@ _OVERRIDE_CELL = _SIGNIFICANT  # cells of overrides
 
 def _text(value):
     """A name or a setting as text for an HTML-like Graphviz label."""
-    return html.escape(" ".join(str(value).split()), quote=True)
+    return _escaped(value) if isinstance(value, str) else _escaped(str(value))
+
+
+@lru_cache(maxsize=65536)
+def _escaped(text):
+    """:func:`_text` of a string, remembered (the names recur in every figure of a run)."""
+    return html.escape(" ".join(text.split()), quote=True)
 
 
 #: Names longer than this are wrapped over several lines in boxes.
@@ -296,14 +303,14 @@ def _override_matrix(prior_order, info, overrides, edges, head):
     pvalues = {(a, b): p for a, b, p in edges()} if show_p else {}
     red, empty = f'<TD BGCOLOR="{_OVERRIDE_CELL}"></TD>', "<TD></TD>"
     diagonal = '<TD BGCOLOR="#eeeeee"></TD>'
+    p_cell = _cell("{}", "RIGHT", BGCOLOR=_OVERRIDE_CELL)   # a template, filled per cell
     rows = [head + _column_heads(prior_order)]
     for i, a in enumerate(prior_order):
         cells = [_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
         cells += [_cell(text, "RIGHT") for _, text in info[a]]
         for j, hit in enumerate(overrides[i].tolist()):
             p = pvalues.get((a, prior_order[j])) if hit else None
-            cells.append(diagonal if i == j else
-                         _cell(format_p(p), "RIGHT", BGCOLOR=_OVERRIDE_CELL) if p is not None
+            cells.append(diagonal if i == j else p_cell.format(format_p(p)) if p is not None
                          else red if hit else empty)
         rows.append(cells)
     n_edges = int(overrides.sum())

@@ -196,8 +196,12 @@ def inline_svg(svg):
     '<svg><g/></svg>'
     """
     svg = _SVG_PROLOG.sub("", svg, count=1)
-    svg = _COMMENTS.sub("", svg)
-    return _NAMESPACES.sub("", svg).strip()
+    if "<!--" in svg:
+        svg = _COMMENTS.sub("", svg)
+    root = svg.find(">") + 1     # the namespaces are declared on the root element
+    if "xmlns" in svg[root:]:
+        return _NAMESPACES.sub("", svg).strip()
+    return (_NAMESPACES.sub("", svg[:root]) + svg[root:]).strip()
 
 
 def _run_dot(folder, file, formats, dpi=None):

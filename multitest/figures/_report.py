@@ -68,7 +68,8 @@ font-size:.8em}
 """
 
 
-def _table(header, rows, row_classes=None, numeric=()):
+def _table(header, rows, row_classes=None, numeric=(), body=()):
+    """An HTML table; `body`: more rows, as ``<tr>`` elements already written."""
     out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header)
            + "</tr></thead><tbody>"]
     for k, row in enumerate(rows):
@@ -76,8 +77,32 @@ def _table(header, rows, row_classes=None, numeric=()):
         cells = "".join(f'<td class="num">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>"
                         for i, c in enumerate(row))
         out.append(f"<tr{cls}>{cells}</tr>")
+    out += body
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def _pair_rows(pairs, adjusted):
+    """The ``<tr>`` of each pair of :meth:`~multitest.engine.DatasetResult.pairs`, as
+    :func:`_table` writes them: one format string a row, each name escaped once, the
+    numbers (digits, ``.``, ``e``, ``+``, ``-``, ``nan``, ``inf``: nothing to escape)
+    formatted straight into their cells."""
+    names = {}
+    for p in pairs:
+        for a in (p["a"], p["b"]):
+            if a not in names:
+                names[a] = _e(a)
+    num = '</td><td class="num">'
+    return [f'<tr{_OVERRIDE_ROW if p["override"] else ""}><td>{names[p["a"]]}</td><td>'
+            f'{names[p["b"]]}</td><td class="num">{format_number(p["statistic"])}{num}'
+            f'{format_p(p["pvalue"])}'
+            + (f'{num}{format_p(p["pvalue_adjusted"])}' if adjusted else "")
+            + f'{num}{format_number(p["mean_error_a"])}{num}{format_number(p["mean_error_b"])}'
+            f'</td><td>{"yes" if p["override"] else ""}</td></tr>'
+            for p in pairs]
+
+
+_OVERRIDE_ROW = ' class="override"'
 
 
 def _pairs_html(rows, header, joiner, where):
@@ -101,8 +126,8 @@ def _pairs_html(rows, header, joiner, where):
 class _Figures:
     """SVG (or DOT, without Graphviz) of every figure, keyed by file stem."""
 
-    def __init__(self, ranking):
-        self.graphs = figures(ranking)
+    def __init__(self, ranking, graphs=None):
+        self.graphs = figures(ranking) if graphs is None else graphs
         self.sources = {stem: g.source for stem, g in self.graphs.items()}
         self.svgs = render_svgs(self.sources) if dot_available() else None
 
@@ -277,17 +302,10 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
             ["adjusted p"] if adjusted else []) + ["mean error (cheaper)",
                                                     "mean error (costlier)", "override"]
         shown = pairs[:PAIRWISE_ROWS_LIMIT]
-        rows = [[p["a"], p["b"], format_number(p["statistic"]), format_p(p["pvalue"])]
-                + ([format_p(p["pvalue_adjusted"])] if adjusted else [])
-                + [format_number(p["mean_error_a"]), format_number(p["mean_error_b"]),
-                   "yes" if p["override"] else ""]
-                for p in shown]
-        numeric = set(range(2, len(header) - 1))
         parts.append("<details><summary>Pairwise tests "
                      f"({len(pairs)} pairs, {sum(p['override'] for p in pairs)} overrides)"
                      "</summary>"
-                     + _table(header, rows, ["override" if p["override"] else "" for p in shown],
-                              numeric)
+                     + _table(header, (), body=_pair_rows(shown, adjusted))
                      + ("" if len(pairs) <= len(shown) else
                         f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
@@ -361,9 +379,9 @@ def _page(title, body):
             + "\n".join(part for part in body if part) + "\n</body></html>\n")
 
 
-def _report_pages(ranking):
+def _report_pages(ranking, graphs=None):
     """``(report.html text, {stem: data set page text})``; no pages up to the inline limit."""
-    figs = _Figures(ranking)
+    figs = _Figures(ranking, graphs)
     stems = dataset_stems(ranking)
     paged = _paged(ranking)
     final = _final_section(ranking, figs)
@@ -399,7 +417,7 @@ def report_html(ranking):
     return _report_pages(ranking)[0]
 
 
-def write_report(ranking, path):
+def write_report(ranking, path, *, graphs=None):
     """Write the self-contained HTML report of ``ranking`` to ``path`` atomically.
 
     The file is written next to ``path`` under a temporary name and moved
@@ -416,6 +434,8 @@ def write_report(ranking, path):
     ranking : multitest.engine.Ranking
     path : str or os.PathLike
         Usually ``<out>/report.html``.
+    graphs : dict, optional
+        Every figure, ``figures(ranking)``, when built already.
 
     Returns
     -------
@@ -423,7 +443,7 @@ def write_report(ranking, path):
         The path written.
     """
     path = os.fspath(path)
-    text, pages = _report_pages(ranking)
+    text, pages = _report_pages(ranking, graphs)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     if pages:

@@ -89,7 +89,7 @@ def dataset_stems(ranking):
 
 
 def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True, cache=None,
-                  dpi=None):
+                  dpi=None, *, graphs=None):
     """Write every figure of ``ranking`` into ``out_dir``.
 
     The DOT source of every figure is always written (``<stem>.dot``, see
@@ -111,6 +111,9 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
         this process.
     dpi : int, optional
         Resolution of the PNG images, dots per inch; default: Graphviz's (96).
+    graphs : dict, optional
+        ``figures(ranking, per_dataset=per_dataset)`` when built already (the CLI
+        builds them once for the figures and the report).
 
     Returns
     -------
@@ -119,6 +122,7 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
     """
     formats = check_formats(formats)
     os.makedirs(out_dir, exist_ok=True)
-    graphs = figures(ranking, per_dataset=per_dataset)
+    if graphs is None:
+        graphs = figures(ranking, per_dataset=per_dataset)
     sources = {stem: graph.source for stem, graph in graphs.items()}
     return draw_sources(out_dir, sources, formats, jobs, cache, dpi)
