@@ -1044,3 +1044,19 @@ def test_posthoc_docstring_examples_run(module):
     result = doctest.testmod(getattr(multitest.stats, module),
                              optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("block_cells", [7, 1 << 20])
+def test_posthoc_rank_tie_terms_in_blocks_are_the_counted_groups(monkeypatch, block_cells):
+    # Reference: sum (t^3 - t) over the groups of equal ranks of each row, counted with
+    # collections.Counter; rows are cut into blocks of `block_cells` cells (one row per
+    # block at 7 cells), which must not change a row's sum by a bit.
+    from collections import Counter
+
+    from multitest.stats import _friedman
+
+    monkeypatch.setattr(_friedman, "_RANK_BLOCK_CELLS", block_cells)
+    rng = np.random.default_rng(11)
+    ranks = _friedman.rank_rows(np.round(rng.uniform(size=(301, 9)), 1))
+    expected = [sum(float(t) ** 3 - t for t in Counter(row.tolist()).values()) for row in ranks]
+    assert _friedman.rank_tie_terms(ranks).tolist() == expected
