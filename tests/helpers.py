@@ -2,9 +2,16 @@
 import contextlib
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pandas as pd
+
+
+def python_prints(code):
+    """What ``python -c code`` prints, stripped, in a fresh interpreter (it must succeed)."""
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
 
 
 def make_frame(errors, datasets=None, algorithms=None, replications=5):

@@ -124,12 +124,9 @@ def test_bundled_list():
 
 def test_an_order_reads_no_yaml_and_imports_no_yaml_parser():
     # The `rank --order` path: PyYAML (about 30 ms of imports) is loaded only to read a file.
-    import subprocess
-    import sys
+    from helpers import python_prints
 
     code = ("import sys, multitest.cli; from multitest import profile_from_order; "
             "profile_from_order(['a', 'b']); print('yaml' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "False"
+    assert python_prints(code) == "False"
     assert load_profile("training_time").source   # and a bundled profile still reads its YAML

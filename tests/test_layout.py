@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import python_prints
 
 import multitest
 
@@ -56,17 +57,13 @@ def test_import_loads_no_figures_statistics_module_or_extra():
             "rank(example_results(), 'training_time', datasets=['iris', 'wine']); "
             "heavy = ['multitest.figures', 'multitest.outputs', 'graphviz', 'scipy.stats', "
             "'sklearn', 'dask']; print([m for m in heavy if m in sys.modules])")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "[]"
+    assert python_prints(code) == "[]"
 
 
 def test_import_multitest_loads_nothing_but_its_errors():
     code = ("import sys, multitest; print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('multitest', 'numpy', 'scipy', 'pandas', 'yaml')))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == "['multitest', 'multitest._errors', 'multitest._lazy']"
+    assert python_prints(code) == "['multitest', 'multitest._errors', 'multitest._lazy']"
 
 
 def test_multitest_run_loads_no_engine(tmp_path):

@@ -1,13 +1,9 @@
 """multitest._lazy: names and modules loaded on first use."""
-import subprocess
 import sys
 
+from helpers import python_prints as _run
+
 from multitest._lazy import LazyModule
-
-
-def _run(code):
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True).stdout.strip()
 
 
 def test_scipy_special_is_imported_on_first_use_only():
