@@ -1,5 +1,4 @@
 """multitest._lazy: names and modules loaded on first use."""
-import sys
 
 from helpers import python_prints as _run
 
