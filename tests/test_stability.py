@@ -287,3 +287,25 @@ def test_bad_parameters(example, options, parameter):
     with pytest.raises(MultitestError, match=f"`{parameter}`"):
         stability(example, "training_time", n_bootstrap=options.pop("n_bootstrap", 5),
                   **options)
+
+
+def test_stability_text_aligns_on_the_printed_names():
+    # Names with control characters are printed escaped (4-6 characters each) and CJK names
+    # take two columns a character: the right-aligned "ref" column ends at the same printed
+    # column on every row of the position table, and nothing raw reaches the terminal.
+    import re
+
+    from multitest._format import printed_width
+
+    names = ["knn", "red\x1b[31m", "evil\u202eflip", "\u6c7a\u5b9a\u6728", "bell\x07"]
+    errors = 0.2 + 0.01 * np.arange(5)[None, :, None] + np.zeros((4, 5, 10))
+    result = stability(load_results(make_frame(errors, algorithms=names)),
+                       profile_from_order(names), n_bootstrap=10, alphas=())
+    text = stability_text(result)
+    lines = text.splitlines()
+    first = lines.index(next(line for line in lines if line.startswith("algorithm")))
+    end_of_ref = printed_width(lines[first][:lines[first].index("ref") + 3])
+    for position, line in enumerate(lines[first + 2:first + 2 + len(names)], start=1):
+        ref = re.search(rf"\s{position}\s", line)      # the first cell after the name
+        assert printed_width(line[:ref.end() - 1]) == end_of_ref, line
+    assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text

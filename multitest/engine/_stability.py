@@ -37,7 +37,7 @@ import pandas as pd
 from scipy import stats
 
 from .._errors import MultitestError
-from .._format import format_frequency, format_table
+from .._format import escape_terminal, format_frequency, format_table
 from ..stats._friedman import friedman_statistics, rank_tie_terms
 from ._ranking import rank, resolve_profile, resolve_results
 from ._cost_ties import CostTolerance
@@ -355,8 +355,13 @@ def summary_lines(result):
 
 
 def stability_text(result):
-    """Readable plain-text tables of a :class:`StabilityResult` (for the CLI)."""
+    """Readable plain-text tables of a :class:`StabilityResult` (for the CLI).
+
+    Names are escaped (:func:`~multitest._format.escape_terminal`) before the
+    tables are aligned, so that the columns stay aligned as the terminal shows them.
+    """
     L = len(result.algorithms)
+    shown = escape_terminal
     index = {a: i for i, a in enumerate(result.algorithms)}
     out = ["Stability of the final order", ""] + summary_lines(result) + [""]
 
@@ -365,19 +370,20 @@ def stability_text(result):
     rows = []
     for position, name in enumerate(result.reference_order, start=1):
         row = result.position_probability[index[name]]
-        rows.append([name, position, format_frequency(row[0]),
+        rows.append([shown(name), position, format_frequency(row[0]),
                      f"{result.mean_position[name]:.2f}"] + [format_frequency(p) for p in row])
     out += [format_table(header, rows, "l" + "r" * (len(header) - 1)), ""]
 
-    shown = result.order_frequencies[:_TOP_ORDERS]
+    top = result.order_frequencies[:_TOP_ORDERS]
     out.append(f"Most frequent final orders ({len(result.order_frequencies)} distinct)")
     out += [format_table(["frequency", "order"],
-                   [[f"{f:.3f}", " > ".join(order)] for order, f in shown], "rl"), ""]
+                         [[f"{f:.3f}", " > ".join(map(shown, order))] for order, f in top],
+                         "rl"), ""]
 
     columns = orders_columns(result)
     out.append("Final order by significance level and by cost profile (on the data as given)")
     out.append(format_table(["position"] + [label for label, _ in columns],
-                      [[p + 1] + [order[p] for _, order in columns] for p in range(L)],
+                      [[p + 1] + [shown(order[p]) for _, order in columns] for p in range(L)],
                       "r" + "l" * len(columns)))
     return "\n".join(out) + "\n"
 
