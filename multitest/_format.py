@@ -38,7 +38,7 @@ import unicodedata
 
 __all__ = ["format_p", "format_p_brief", "format_number", "format_rank", "format_frequency", "format_share",
            "format_table", "printed_width", "escape_html", "escape_terminal", "neutralize_cell",
-           "restore_cell", "FORMULA_START"]
+           "restore_cell", "FORMULA_START", "RAW_CSV_HELP"]
 
 #: Characters a terminal would act on rather than show: C0 controls but line feed and tab
 #: (ESC starts CSI and OSC sequences, BEL rings, CR and BS overwrite), DEL, C1 controls
@@ -49,6 +49,9 @@ _TERMINAL_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f"
 #: First characters that make a spreadsheet read a CSV cell as a formula (OWASP, "CSV
 #: Injection": equals, plus, minus, at, tab, carriage return).
 FORMULA_START = "=+-@\t\r"
+#: What ``--raw-csv`` does, for every command that has it (rank, stability, run).
+RAW_CSV_HELP = ("write CSV text as it is, without the leading ' that keeps a spreadsheet "
+                "from running a name starting with = + - @ as a formula")
 _FORMULA = re.compile(f"'*[{re.escape(FORMULA_START)}]")
 _NEUTRALIZED = re.compile(f"'+[{re.escape(FORMULA_START)}]")
 

@@ -17,7 +17,7 @@ import time
 
 from . import __version__, example_path
 from ._errors import InputError, MultitestError, abbreviate, one_line
-from ._format import escape_terminal
+from ._format import RAW_CSV_HELP, escape_terminal
 from ._lazy import import_in_background
 
 __all__ = ["main"]
@@ -184,9 +184,7 @@ def _add_run_parser(sub):
                      "or 'none' for no limit (overrides the experiment's timeout)")
     run.add_argument("--retry-failed", action="store_true",
                      help="recompute the folds stored as failed")
-    run.add_argument("--raw-csv", action="store_true", help="write the names in the CSV files "
-                     "as they are (by default a name a spreadsheet would run as a formula "
-                     "gets a leading ')")
+    run.add_argument("--raw-csv", action="store_true", help=RAW_CSV_HELP)
 
 
 def _config(path, command):

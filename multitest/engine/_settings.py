@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from .._errors import MultitestError
+from .._format import RAW_CSV_HELP
 from ..inputs._costs import CostProfile, bundled_profiles
 from ..inputs._design import parse_test_train_ratio
 from ..inputs._missing import check_missing_policy
@@ -372,8 +373,7 @@ OPTIONS = (
            "pair in result.json and effect_sizes.csv (by default only up to 300 pairs, "
            "L = 25, those the second-pass figure shows: their cost grows as pairs x S^2)",
            _OUTPUT, role="command", commands=("rank",), kind="boolean", switch=True),
-    Option("raw_csv", _boolean, "write CSV text as it is, without the leading ' that keeps "
-           "a spreadsheet from running a name starting with = + - @ as a formula", _OUTPUT,
+    Option("raw_csv", _boolean, RAW_CSV_HELP, _OUTPUT,
            role="command", commands=("rank", "stability"), kind="boolean", switch=True),
     Option("workers", _count(1), "rank each file of a folder of Parquet or CSV files (whole "
            "data sets per file) in a task on a local Dask cluster of N processes on 127.0.0.1; "
