@@ -415,7 +415,7 @@ def _peak_since(resident_before, file_before):
 
     A forked child maps the parent's libraries without their page-table entries,
     so the first fit that runs a library's code pages it in: shared page cache,
-    not memory the fit allocated (1-4 MB after a large parent, measured).
+    not memory the fit allocated (up to 16 MB on a first fit, measured).
     """
     high_water, file_now = _status_bytes("VmHWM", "RssFile")
     return high_water - resident_before - max(file_now - file_before, 0)
