@@ -190,8 +190,9 @@ def main(argv=None):
     fits = 200 + 20 * (repeats - 1)
     print(f"200 folds (10 decision trees x 2 data sets of {args.examples} x 20 x 5x2 cv; "
           f"the bare loop fits each once, the run makes {fits} fits: the first fold of each "
-          f"(data set, learner) {repeats} times for the noise of the costs), medians of "
-          f"{args.runs} alternated runs; errors identical to the bare loop: {same}")
+          f"(data set, learner) {repeats} time{'s' if repeats > 1 else ''} for the noise of "
+          f"the costs), medians of {args.runs} alternated runs; errors identical to the bare "
+          f"loop: {same}")
     bare_wall = statistics.median(t["wall"] for t in times["bare loop"])
     fit_ms, fit_cpu_ms = (1000 * statistics.median(t[k] for t in times["bare loop"]) / 200
                           for k in ("fits", "fits_cpu"))

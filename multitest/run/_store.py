@@ -186,11 +186,10 @@ class Store:
         if it fails, none of them is stored, and every fold committed before stays.
         """
         records = [[_value(row, c, run) for c in _COLUMNS] for row in rows]
-        with _faults(self.path):
-            with self._db:     # BEGIN ... COMMIT, or ROLLBACK on an error
-                self._db.execute("BEGIN")
-                self._db.executemany(f"INSERT OR REPLACE INTO folds ({', '.join(_COLUMNS)}) "
-                                     f"VALUES ({', '.join('?' * len(_COLUMNS))})", records)
+        with _faults(self.path), self._db:     # BEGIN ... COMMIT, or ROLLBACK on an error
+            self._db.execute("BEGIN")
+            self._db.executemany(f"INSERT OR REPLACE INTO folds ({', '.join(_COLUMNS)}) "
+                                 f"VALUES ({', '.join('?' * len(_COLUMNS))})", records)
 
     def frame(self):
         """All stored folds as a DataFrame (one row per fold)."""
