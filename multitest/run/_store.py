@@ -2,8 +2,8 @@
 
 Every finished fold is one row, committed as soon as it arrives (the folds of
 one batch, which arrive together, in one transaction), so a run killed at any
-moment (SIGKILL included) keeps every fold it had received.  Re-running the experiment asks the store what is done and
-submits only the rest.  SQLite in WAL mode with ``synchronous=NORMAL`` keeps
+moment (SIGKILL included) keeps every fold it had received.  Re-running the
+experiment asks the store what is done and submits only the rest.  SQLite in WAL mode with ``synchronous=NORMAL`` keeps
 committed transactions across a crash of the process; only a power failure
 may lose the last few.
 
@@ -182,8 +182,8 @@ class Store:
     def record(self, rows, run):
         """Commit the folds `rows` in one transaction (replacing older rows of the same keys).
 
-        One batch of folds arrives at once: one commit (one WAL sync) for all of them;
-        if it fails, none of them is stored, and every fold committed before stays.
+        The folds of one batch arrive at once: one commit for all of them; if it
+        fails, none of them is stored, and every fold committed before stays.
         """
         records = [[_value(row, c, run) for c in _COLUMNS] for row in rows]
         with _faults(self.path), self._db:     # BEGIN ... COMMIT, or ROLLBACK on an error
