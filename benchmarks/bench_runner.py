@@ -2,7 +2,10 @@
 
 Workload: two seeded synthetic CSV data sets (``make_classification``, ``--examples``
 rows x 20 features, 3 classes) and ten ``DecisionTreeClassifier`` learners (``max_depth``
-1 to 10) under 5x2 stratified cross-validation: 2 x 10 x 10 = 200 fits.
+1 to 10) under 5x2 stratified cross-validation: 2 x 10 x 10 = 200 folds.  The bare loop
+fits each once; ``multitest run`` fits the first fold of each (data set, learner)
+``repeats`` times for the noise of the costs: 240 fits by default (``repeats: 3``), the
+same 200 with ``--repeats 1``.
 
 Cases, each a fresh process, alternated ``--runs`` times (medians):
 
@@ -50,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DEPTHS = range(1, 11)
 
 
-def write_workload(folder, examples):
+def write_workload(folder, examples, repeats=None):
     import pandas as pd
     from sklearn.datasets import make_classification
 
@@ -66,7 +69,8 @@ def write_workload(folder, examples):
     path = os.path.join(folder, "experiment.yaml")
     with open(path, "w", encoding="utf-8") as handle:
         handle.write("datasets:\n" + "\n".join(entries) + f"\nalgorithms:\n{learners}\n"
-                     "cv: {replications: 5, folds: 2, seed: 0}\n")
+                     "cv: {replications: 5, folds: 2, seed: 0}\n"
+                     + ("" if repeats is None else f"repeats: {repeats}\n"))
     return path
 
 
@@ -152,6 +156,10 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=5, help="alternations (default 5)")
     parser.add_argument("--examples", type=int, default=4000,
                         help="rows per data set (default 4000)")
+    parser.add_argument("--repeats", type=int,
+                        help="fits of the first fold of each (data set, learner) in the run "
+                             "(default: the experiment's default, 3, so the run makes 240 "
+                             "fits to the bare loop's 200; 1: the same 200 fits)")
     parser.add_argument("--reference", type=Path, help="another checkout to alternate with")
     parser.add_argument("--bare", nargs=2, metavar=("FOLDER", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -167,7 +175,7 @@ def main(argv=None):
     same = True
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as folder:
-        write_workload(folder, args.examples)
+        write_workload(folder, args.examples, args.repeats)
         for _ in range(args.runs):
             results = {}
             for name, case in cases.items():
@@ -178,8 +186,13 @@ def main(argv=None):
                         and len(errors) == len(reference) for errors in results.values())
     print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; {machine()}; "
           f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print(f"200 fits (10 decision trees x 2 data sets of {args.examples} x 20 x 5x2 cv), "
-          f"medians of {args.runs} alternated runs; errors identical to the bare loop: {same}")
+    repeats = 3 if args.repeats is None else args.repeats
+    fits = 200 + 20 * (repeats - 1)
+    print(f"200 folds (10 decision trees x 2 data sets of {args.examples} x 20 x 5x2 cv; "
+          f"the bare loop fits each once, the run makes {fits} fits: the first fold of each "
+          f"(data set, learner) {repeats} time{'s' if repeats > 1 else ''} for the noise of "
+          f"the costs), medians of {args.runs} alternated runs; errors identical to the bare "
+          f"loop: {same}")
     bare_wall = statistics.median(t["wall"] for t in times["bare loop"])
     fit_ms, fit_cpu_ms = (1000 * statistics.median(t[k] for t in times["bare loop"]) / 200
                           for k in ("fits", "fits_cpu"))

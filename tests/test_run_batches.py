@@ -33,14 +33,35 @@ def _row(task, seconds):
             "fit_cpu_time": 0.75 * seconds, "predict_cpu_time": 0.25 * seconds}
 
 
-def test_every_fold_is_handed_out_once_in_order_in_batches_of_one_data_set_and_learner():
+def test_every_fold_is_handed_out_once_in_order_in_batches_of_one_data_set():
     tasks = _tasks(datasets=("d1", "d2"), algorithms=("a", "b", "c"), replications=10)
-    batches, handed = FoldBatches(tasks, workers=2), []
+    batches, handed, mixed = FoldBatches(tasks, workers=2), [], 0
     while batch := batches.take():
-        assert len({(t.dataset, t.algorithm) for t in batch}) == 1
+        assert len({t.dataset for t in batch}) == 1
+        mixed += len({t.algorithm for t in batch}) > 1
         handed.extend(batch)
         batches.learn([_row(t, 0.01) for t in batch])
     assert handed == tasks and len(batches) == 0
+    assert mixed > 0      # learners of one data set share a batch (one fit process)
+
+
+def test_a_batch_adds_up_the_estimates_of_its_learners_and_of_repeated_fits():
+    # Learner a measured at 0.05 s, b at 0.1 s; c not measured.  From a's last fold:
+    # 0.05 + 0.1 + 0.1 = 0.25 s (BATCH_SECONDS): a's fold, then two of b's.
+    tasks = _tasks(algorithms=("a", "b", "c"))[9:]
+    batches = FoldBatches(tasks, workers=1)
+    batches.learn([_row(tasks[0], 0.05), _row(tasks[1], 0.1)])
+    assert [(t.algorithm, t.replication, t.fold) for t in batches.take()] == \
+        [("a", 5, 2), ("b", 1, 1), ("b", 1, 2)]
+    # A first fold fitted 3 times (repeats) counts 3 times: c's, guessed at the data set's
+    # last 0.1 s, would make 0.1 + 3 x 0.1 s; it opens the next batch, where its next
+    # fold (0.3 + 0.1 s) would be over too.
+    repeated = [t.__class__(**dict(t.__dict__, repeats=3 if (t.replication, t.fold) == (1, 1)
+                                   else 1)) for t in _tasks(algorithms=("a", "c"))[9:]]
+    batches = FoldBatches(repeated, workers=1)
+    batches.learn([_row(repeated[0], 0.1)])
+    assert [(t.algorithm, t.repeats) for t in batches.take()] == [("a", 1)]
+    assert [(t.algorithm, t.repeats) for t in batches.take()] == [("c", 3)]
 
 
 def test_batch_size_follows_the_measured_cpu_time_of_its_learner_on_its_data_set():

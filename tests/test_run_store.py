@@ -150,11 +150,11 @@ def test_a_store_fault_mid_run_stops_the_run_at_once(tmp_path, monkeypatch):
     calls = []
     record = Store.record
 
-    def failing(self, row, run):
-        calls.append(row)
+    def failing(self, rows, run):
+        calls.append(rows)
         if len(calls) == 3:
             raise OutputError("cannot be written (disk full)", source=self.path)
-        return record(self, row, run)
+        return record(self, rows, run)
 
     monkeypatch.setattr(Store, "record", failing)
     with pytest.raises(OutputError, match="disk full"):
@@ -162,7 +162,28 @@ def test_a_store_fault_mid_run_stops_the_run_at_once(tmp_path, monkeypatch):
                        show_progress=False)
     monkeypatch.undo()
     assert len(calls) == 3
+    # The first two batches (commits) are single folds: nothing measured yet on iris.
+    assert [len(rows) for rows in calls[:2]] == [1, 1]
     assert len(_folds(tmp_path / "out" / "store.sqlite")) == 2
+
+
+def test_the_folds_of_a_batch_are_one_transaction(tmp_path):
+    # A batch whose second row cannot be stored (no status: NOT NULL) stores none of its
+    # rows: one line naming the store; the batch committed before stays whole.
+    from multitest import OutputError
+
+    def row(fold, status="ok"):
+        return {"dataset": "d", "algorithm": "a", "replication": 1, "fold": fold,
+                "spec": "s", "status": status, "loss": 0.25, "repeats": [{"fit_time": 1.0}]}
+
+    with Store(str(tmp_path / "store.sqlite")) as store:
+        run = store.start_run(4, {})
+        store.record([row(1), row(2)], run)
+        with pytest.raises(OutputError, match="store.sqlite"):
+            store.record([row(3), row(4, status=None)], run)
+        stored = store.frame()
+    assert stored["fold"].tolist() == [1, 2] and (stored["run"] == run).all()
+    assert stored["repeats"].tolist() == ['[{"fit_time": 1.0}]'] * 2
 
 
 def test_a_read_only_store_is_one_line(tmp_path, finished):

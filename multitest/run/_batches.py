@@ -4,23 +4,24 @@ One Dask task costs the runner its scheduling, a round trip to the worker and
 back, its result's transfer and its bookkeeping: about 8 ms of CPU in the
 driver and the worker (``benchmarks/README.md``), a good part of a small fit.
 :class:`FoldBatches` hands the folds out in their order (data set-major, as in
-the experiment file) in **batches** of folds of one data set and one learner,
-sized by the CPU time of fit and predict of the last fold of that (data set,
-learner): about :data:`BATCH_SECONDS` of it, never more than :data:`MAX_BATCH`
-folds nor, near the end, more than a fair share of what is left (the workers
-finish together).  A learner not measured yet on a data set gets a batch
-guessed from the data set's last fold, at most :data:`GUESSED_BATCH` folds (one
-fold on a data set with nothing measured yet).  CPU time, not wall-clock time:
-on a loaded machine the fits and the runner's own work both take longer in
-wall-clock time.  The worker runs a batch with
-:func:`~multitest.run._measure.run_tasks`, each fold measured as when alone
-(its own row, times and memory), in the data set's one fit process.
+the experiment file) in **batches** of folds of one data set, any learners
+(they run in the data set's one fit process): folds are added while the sum of
+their estimated CPU time of fit and predict (times ``repeats`` for a fold fitted
+several times) stays within :data:`BATCH_SECONDS`, never more than
+:data:`MAX_BATCH` folds nor, near the end, more than a fair share of what is
+left (the workers finish together).  A fold's estimate is the time of the last
+fold measured of its (data set, learner); for a learner not measured yet on
+the data set, a guess, the data set's last fold measured, for at most
+:data:`GUESSED_BATCH` folds of a batch; on a data set with nothing measured yet,
+a fold goes alone.  CPU time, not wall-clock time: on a loaded machine the fits
+and the runner's own work both take longer in wall-clock time.  The worker runs
+a batch with :func:`~multitest.run._measure.run_tasks`, each fold measured as
+when alone (its own row, times and memory), in the data set's one fit process.
 """
 
 from __future__ import annotations
 
 import collections
-import math
 
 __all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH", "GUESSED_BATCH"]
 
@@ -28,8 +29,10 @@ __all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH", "GUESSED_BATCH"]
 BATCH_SECONDS = 0.25
 #: Most folds in one batch (a worker lost with its batch loses at most these).
 MAX_BATCH = 32
-#: Most folds in a batch of a learner not measured yet on its data set (sized on a guess).
-GUESSED_BATCH = 4
+#: Most folds in a batch of learners not measured yet on its data set (sized on a guess).
+GUESSED_BATCH = 8
+#: A batch of folds whose estimates add up to `BATCH_SECONDS` up to rounding is full, not over.
+_ROUNDING = 1 + 1e-9
 
 
 class FoldBatches:
@@ -69,16 +72,24 @@ class FoldBatches:
         return len(self._queue)
 
     def take(self):
-        """The next batch: a tuple of folds of one data set and learner (empty when none)."""
+        """The next batch: a tuple of folds of one data set (empty when none)."""
         if not self._queue:
             return ()
-        first = self._queue[0]
-        size = min(self._size(first.dataset, first.algorithm),
-                   max(len(self._queue) // (2 * self._workers), 1))
-        batch = []
-        while (self._queue and len(batch) < size and self._queue[0].dataset == first.dataset
-               and self._queue[0].algorithm == first.algorithm):
+        dataset = self._queue[0].dataset
+        size = min(MAX_BATCH, max(len(self._queue) // (2 * self._workers), 1))
+        batch, seconds, guessed = [], 0.0, 0
+        while self._queue and len(batch) < size and self._queue[0].dataset == dataset:
+            task = self._queue[0]
+            known = self._seconds.get((dataset, task.algorithm))
+            estimate = self._last.get(dataset) if known is None else known
+            if batch and (known is None and guessed == GUESSED_BATCH
+                          or seconds + estimate * task.repeats > BATCH_SECONDS * _ROUNDING):
+                break
             batch.append(self._queue.popleft())
+            if estimate is None:     # nothing measured on this data set yet: alone
+                break
+            seconds += estimate * task.repeats
+            guessed += known is None
         return tuple(batch)
 
     def learn(self, rows):
@@ -88,11 +99,3 @@ class FoldBatches:
                 seconds = max(row["fit_cpu_time"] + row["predict_cpu_time"], 1e-6)
                 self._seconds[row["dataset"], row["algorithm"]] = seconds
                 self._last[row["dataset"]] = seconds
-
-    def _size(self, dataset, algorithm):
-        seconds, most = self._seconds.get((dataset, algorithm)), MAX_BATCH
-        if seconds is None:     # a guess from the data set's last fold, kept small
-            seconds, most = self._last.get(dataset), GUESSED_BATCH
-        if seconds is None:
-            return 1
-        return max(1, min(most, math.floor(BATCH_SECONDS / seconds)))

@@ -425,11 +425,12 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
             return client.submit(run_tasks, shared[tasks[0].dataset], tasks, pure=False,
                                  key=f"multitest-run{run}-{name}")
 
-        def commit(row):
-            store.record(row, run)
-            counts["computed"] += 1
-            counts["failed"] += row["status"] != "ok"
-            bar.update(failed=int(row["status"] != "ok"))
+        def commit(rows):    # one transaction for the folds of a batch
+            store.record(rows, run)
+            failed = sum(row["status"] != "ok" for row in rows)
+            counts["computed"] += len(rows)
+            counts["failed"] += failed
+            bar.update(len(rows), failed=failed)
 
         def lose(exc, n):    # the engine's failure (worker lost): not stored
             counts["lost"] += n
@@ -457,8 +458,7 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
                 lose(exc, len(batch))
             else:
                 batches.learn(rows)
-                for row in rows:
-                    commit(row)
+                commit(rows)
             finally:
                 future.release()
             send()
@@ -476,7 +476,7 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
                 continue
             finally:
                 future.release()
-            commit(row)
+            commit([row])
         client.run(close_fit_processes)
     return counts["computed"], counts["lost"], counts["failed"], worker_info
 

@@ -1,9 +1,9 @@
 """The store of ``multitest run``: one SQLite database (WAL) in the experiment folder.
 
-Every finished fold is one row, committed in its own transaction as soon as it
-arrives, so a run killed at any moment (SIGKILL included) keeps every fold it
-had received.  Re-running the experiment asks the store what is done and
-submits only the rest.  SQLite in WAL mode with ``synchronous=NORMAL`` keeps
+Every finished fold is one row, committed as soon as it arrives (the folds of
+one batch, which arrive together, in one transaction), so a run killed at any
+moment (SIGKILL included) keeps every fold it had received.  Re-running the
+experiment asks the store what is done and submits only the rest.  SQLite in WAL mode with ``synchronous=NORMAL`` keeps
 committed transactions across a crash of the process; only a power failure
 may lose the last few.
 
@@ -89,6 +89,14 @@ CREATE TABLE IF NOT EXISTS runs (
 """
 
 
+def _value(row, column, run):
+    """The value of `column` for a fold's row (``repeats`` as JSON, the run's number)."""
+    if column == "run":
+        return run
+    value = row.get(column)
+    return json.dumps(value) if column == "repeats" and value is not None else value
+
+
 class Store:
     """The folds of one experiment folder.
 
@@ -171,15 +179,17 @@ class Store:
                                     "status FROM folds").fetchall()
         return {tuple(r[:4]): (r[4], r[5]) for r in rows}
 
-    def record(self, row, run):
-        """Commit one fold (replacing an older row of the same key)."""
-        values = dict(row, run=run)
-        if values.get("repeats") is not None:
-            values["repeats"] = json.dumps(values["repeats"])
-        with _faults(self.path):
-            self._db.execute(f"INSERT OR REPLACE INTO folds ({', '.join(_COLUMNS)}) VALUES "
-                             f"({', '.join('?' * len(_COLUMNS))})",
-                             [values.get(c) for c in _COLUMNS])
+    def record(self, rows, run):
+        """Commit the folds `rows` in one transaction (replacing older rows of the same keys).
+
+        The folds of one batch arrive at once: one commit for all of them; if it
+        fails, none of them is stored, and every fold committed before stays.
+        """
+        records = [[_value(row, c, run) for c in _COLUMNS] for row in rows]
+        with _faults(self.path), self._db:     # BEGIN ... COMMIT, or ROLLBACK on an error
+            self._db.execute("BEGIN")
+            self._db.executemany(f"INSERT OR REPLACE INTO folds ({', '.join(_COLUMNS)}) "
+                                 f"VALUES ({', '.join('?' * len(_COLUMNS))})", records)
 
     def frame(self):
         """All stored folds as a DataFrame (one row per fold)."""
