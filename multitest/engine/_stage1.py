@@ -30,8 +30,8 @@ _WIDE_DATASETS = 32
 _JOINED_ELEMENTS = 1 << 21
 # Up to this many tests stage 1 keeps its statistics and p-values: the outputs list
 # every one of them up to 20,000 (INLINE_PAIRS_LIMIT, FIGURE_PAIRS_LIMIT); above, only
-# the decisions (the decisions-only path, 3 to 25 times faster per test), and the rest
-# is recomputed on access (LazyRows).
+# the decisions (S = 100 x L = 100: rank 0.09 s instead of 0.25 s keeping them), and
+# the rest is recomputed on access (LazyRows).
 _EAGER_TESTS = 20_000
 # Tests computed together (one group of data sets, 16 MB per result array).
 _GROUP_TESTS = 1 << 21
@@ -376,10 +376,10 @@ class RowArray:
 
 
 class LazyRows(RowArray):
-    """A read-only ``(S, P)`` array of stage 1 computed one data set at a time, on access.
+    """A read-only ``(S, P)`` array of stage 1 computed a block of data sets at a time, on access.
 
-    Indexing by a data set (``x[s]``, ``x[s, columns]``) recomputes that data
-    set's row (the last few are kept); a slice of data sets computes those
+    Indexing by a data set (``x[s]``, ``x[s, columns]``) recomputes the rows of
+    its block of data sets (the last few blocks are kept); a slice computes those
     rows; anything else, and :func:`numpy.asarray`, computes the whole array.
     The numbers are those of the eager computation, bit for bit.
     """
