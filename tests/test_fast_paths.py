@@ -292,7 +292,9 @@ def test_edges_without_building_every_pair(example):
 @pytest.mark.parametrize("name", ["combined-5x2cv-f", "5x2cv-t", "kfold-t", "wilcoxon"])
 @pytest.mark.parametrize("correction", ["none", "holm"])
 @pytest.mark.parametrize("chunk", [10 ** 9, 60])   # whole data sets per block; L split
-def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk, monkeypatch):
+@pytest.mark.parametrize("lazy_block", [1 << 16, 3 * 36])   # all 11 data sets; 3 at a time
+def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk, lazy_block,
+                                                        monkeypatch):
     # Reference: the same function with everything kept in memory (the eager path,
     # itself checked against the straightforward one-call computation above).
     rng = np.random.default_rng(12)
@@ -307,6 +309,7 @@ def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk,
                                alternative="two-sided")
     monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
     monkeypatch.setattr(stage1, "_GROUP_TESTS", 2 * L * (L - 1) // 2)  # 2 data sets
+    monkeypatch.setattr(stage1, "_LAZY_BLOCK_TESTS", lazy_block)
     lazy = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
                               alternative="two-sided")
     assert isinstance(lazy.statistic, stage1.LazyRows)
@@ -315,7 +318,7 @@ def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk,
         full, rows = getattr(eager, field), getattr(lazy, field)
         assert rows.shape == full.shape and rows.size == full.size
         np.testing.assert_array_equal(np.asarray(rows), full)
-        for s in (0, 5, S - 1, -1):
+        for s in (0, 5, S - 1, -1, *range(S), 4, 1):    # in turn and across blocks
             np.testing.assert_array_equal(rows[s], full[s])
             np.testing.assert_array_equal(rows[s, [0, 3]], full[s, [0, 3]])
         np.testing.assert_array_equal(rows[2:7], full[2:7])
@@ -323,6 +326,38 @@ def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk,
         np.testing.assert_array_equal(rows[[1, 3]], full[[1, 3]])
         assert not rows[3].flags.writeable
     assert (lazy.pvalue_adjusted is lazy.pvalue) == (correction == "none")
+
+
+def test_lazy_rows_read_in_turn_are_computed_a_block_at_a_time(monkeypatch):
+    # Every row of a lazy table read in turn (as the per-data-set figures of a large
+    # run read them): one computation per block of _LAZY_BLOCK_TESTS tests (here 4
+    # data sets of 6 pairs), not one per data set; the last blocks are kept.
+    S, L = 10, 4
+    errors = np.random.default_rng(3).uniform(0.1, 0.3, (S, L, 10))
+    prior = np.tile(np.arange(L), (S, 1))
+    monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
+    monkeypatch.setattr(stage1, "_LAZY_BLOCK_TESTS", 4 * 6)
+    table = run_pairwise_tests(errors, prior, get_test("combined-5x2cv-f"), FoldDesign(5, 2),
+                               alpha=0.05, correction="none", alternative="two-sided")
+    calls = []
+    rows = stage1._Stage1.rows
+    monkeypatch.setattr(stage1._Stage1, "rows",
+                        lambda self, s0, s1, *a, **k: calls.append((s0, s1)) or
+                        rows(self, s0, s1, *a, **k))
+    for s in range(S):
+        table.pvalue[s]
+        table.statistic[s]
+    table.pvalue[1]
+    assert calls == [(0, 4), (4, 8), (8, 10)]
+
+
+def test_lazy_rows_start_where_the_outputs_stop_listing_every_pair():
+    # Statistics and p-values are kept while result.json, pairwise.csv and the
+    # per-data-set figures list every one of them; above, only the decisions.
+    from multitest.figures._write import FIGURE_PAIRS_LIMIT
+    from multitest.outputs._json import INLINE_PAIRS_LIMIT
+
+    assert stage1._EAGER_TESTS == INLINE_PAIRS_LIMIT == FIGURE_PAIRS_LIMIT == 20_000
 
 
 def test_custom_tests_keep_their_statistics(monkeypatch):

@@ -28,14 +28,16 @@ _MAX_THREADS = 4
 _WIDE_DATASETS = 32
 # Errors of the data sets decided in one call on the decisions-only path (16 MB).
 _JOINED_ELEMENTS = 1 << 21
-# Up to this many tests stage 1 keeps its statistics and p-values (16 MB; more and
-# the decisions-only path, about twice as fast per test, is worth the recomputing);
-# above, only the decisions, and the rest is recomputed on access (LazyRows).
-_EAGER_TESTS = 1 << 20
+# Up to this many tests stage 1 keeps its statistics and p-values: the outputs list
+# every one of them up to 20,000 (INLINE_PAIRS_LIMIT, FIGURE_PAIRS_LIMIT); above, only
+# the decisions (S = 100 x L = 100: rank 0.09 s instead of 0.25 s keeping them), and
+# the rest is recomputed on access (LazyRows).
+_EAGER_TESTS = 20_000
 # Tests computed together (one group of data sets, 16 MB per result array).
 _GROUP_TESTS = 1 << 21
-# Data sets whose recomputed rows LazyRows keeps.
-_CACHED_ROWS = 4
+# Tests LazyRows recomputes at once (the data sets of a block: 1.5 MB) and blocks kept.
+_LAZY_BLOCK_TESTS = 1 << 16
+_CACHED_BLOCKS = 4
 
 
 @dataclass(frozen=True, eq=False)
@@ -214,15 +216,19 @@ class _Stage1:
         return statistic, pvalue, adjusted
 
     def row(self, s):
-        """:meth:`rows` of data set ``s`` alone, read-only, the last few kept."""
-        if s not in self._cache:
-            if len(self._cache) >= _CACHED_ROWS:
+        """:meth:`rows` of data set ``s``, read-only: computed with the other data sets of
+        its block (:data:`_LAZY_BLOCK_TESTS` tests, so that reading every row in turn
+        costs about what the eager computation does), the last few blocks kept."""
+        step = max(1, _LAZY_BLOCK_TESTS // max(1, self.shape[1]))
+        s0 = s - s % step
+        if s0 not in self._cache:
+            if len(self._cache) >= _CACHED_BLOCKS:
                 del self._cache[next(iter(self._cache))]
-            arrays = tuple(a[0] for a in self.rows(s, s + 1))
+            arrays = self.rows(s0, min(self.shape[0], s0 + step))
             for array in arrays:
                 array.setflags(write=False)
-            self._cache[s] = arrays
-        return self._cache[s]
+            self._cache[s0] = arrays
+        return tuple(a[s - s0] for a in self._cache[s0])
 
     def _run_part(self, part, statistic, pvalue, offset, decide):
         """Run the blocks of one thread (:func:`_work`), in turn."""
@@ -370,10 +376,10 @@ class RowArray:
 
 
 class LazyRows(RowArray):
-    """A read-only ``(S, P)`` array of stage 1 computed one data set at a time, on access.
+    """A read-only ``(S, P)`` array of stage 1 computed a block of data sets at a time, on access.
 
-    Indexing by a data set (``x[s]``, ``x[s, columns]``) recomputes that data
-    set's row (the last few are kept); a slice of data sets computes those
+    Indexing by a data set (``x[s]``, ``x[s, columns]``) recomputes the rows of
+    its block of data sets (the last few blocks are kept); a slice computes those
     rows; anything else, and :func:`numpy.asarray`, computes the whole array.
     The numbers are those of the eager computation, bit for bit.
     """
