@@ -451,6 +451,6 @@ def _edge_counts(results):
     counts = []
     for r in results:
         if r.tested and id(r.table) not in sums:
-            sums[id(r.table)] = r.table.override.sum(axis=1).tolist()
+            sums[id(r.table)] = [np.count_nonzero(row) for row in r.table.override]
         counts.append(int(sums[id(r.table)][r.index]) if r.tested else 0)
     return counts
