@@ -278,6 +278,23 @@ def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
             assert ours.read() == theirs.read()
 
 
+@pytest.mark.parametrize("fast_cells", [0, 10**9])
+def test_write_csv_of_categorical_columns_equals_pandas(fast_cells, tmp_path, monkeypatch):
+    # Reference: pandas' to_csv of the same cells as plain text columns, neutralised:
+    # categories needing quotes, OWASP's leading quote, a blank, through the fast writer
+    # (fast_cells 0) and through pandas (every table smaller than fast_cells).
+    monkeypatch.setattr(_csv, "_CSV_FAST_CELLS", fast_cells)
+    frame = pd.DataFrame({
+        "name": pd.Categorical.from_codes([0, 1, 2, 0, 3], categories=["=x", 'b,"c"', "", "k"]),
+        "stage": pd.Categorical.from_codes([1, 1, 0, 0, 1], categories=["@q", "z"]),
+        "value": [0.5, -0.0, np.nan, 1e300, 3.0]})
+    write_csv(frame, tmp_path / "ours.csv")
+    neutralize_frame(frame.astype({"name": object, "stage": object})).to_csv(
+        tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    assert (tmp_path / "ours.csv").read_text().splitlines()[1] == "'=x,z,0.5"
+
+
 def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):
     # Reference: the document itself (to_dict), read back by the json module.
     write_outputs(ranking, tmp_path)

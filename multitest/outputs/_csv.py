@@ -65,8 +65,8 @@ def write_csv_parts(frames, path, *, raw=False):
 def _write_frame(frame, handle, header, raw):
     """The rows of `frame` (and its header) written to the open text file `handle`, its
     text neutralised unless `raw` (:func:`neutralize_frame`)."""
-    values = [frame[c].to_numpy() for c in frame.columns] if frame.shape[1] > 1 else []
-    words = _fast_words(values, raw) if frame.size >= _CSV_FAST_CELLS else None
+    series = [frame.iloc[:, k] for k in range(frame.shape[1])] if frame.shape[1] > 1 else []
+    words = _fast_words(series, raw) if frame.size >= _CSV_FAST_CELLS else None
     labels = [c if raw or not isinstance(c, str) else neutralize_cell(c) for c in frame.columns]
     names = [str(c) for c in labels]
     if words is None or any("\r" in n or "\n" in n for n in names):
@@ -74,44 +74,52 @@ def _write_frame(frame, handle, header, raw):
         return
     if header:
         handle.write(",".join(_quoted(names)) + os.linesep)
+    floats = [k for k, w in enumerate(words) if w is None]
+    values = {k: series[k].to_numpy() for k in floats}
     for r0 in range(0, frame.shape[0], _CSV_BATCH_ROWS):
-        batch = [v[r0:r0 + _CSV_BATCH_ROWS] for v in values]
-        floats = [k for k, v in enumerate(batch) if v.dtype.kind == "f"]
-        texts = dict(zip(floats, _float_texts([batch[k] for k in floats])))
-        columns = [texts[k] if k in texts else w[r0:r0 + _CSV_BATCH_ROWS]
-                   for k, w in enumerate(words)]
-        rows = zip(*(c.tolist() for c in columns))
-        handle.write(os.linesep.join(map(",".join, rows)) + os.linesep)
+        rows = slice(r0, r0 + _CSV_BATCH_ROWS)
+        texts = dict(zip(floats, _float_texts([values[k][rows] for k in floats])))
+        columns = [texts[k] if w is None else w[rows] for k, w in enumerate(words)]
+        lines = zip(*(c.tolist() for c in columns))
+        handle.write(os.linesep.join(map(",".join, lines)) + os.linesep)
 
 
-def _fast_words(values, raw):
+def _fast_words(series, raw):
     """The CSV fields of the columns that are not floats (None for the float ones; those
     are turned into text batch by batch), or None when a column is not of a type written
     here: names (text only, no line break: whether :mod:`csv` quotes a lone CR depends on
     the Python version), integers, booleans.
 
-    The text columns are factorised together: each distinct name is checked, neutralised
-    (unless `raw`) and quoted once for the whole table.
+    Each distinct name is checked, neutralised (unless `raw`) and quoted once: a
+    categorical column's are its categories; the other text columns are factorised
+    together.
     """
-    if not values or not all(v.dtype.kind in "fiubO" for v in values):
+    kinds = ["C" if isinstance(s.dtype, pd.CategoricalDtype) else s.to_numpy().dtype.kind
+             for s in series]
+    if not series or not all(kind in "fiubOC" for kind in kinds):
         return None
-    words = [None] * len(values)
-    text = [k for k, v in enumerate(values) if v.dtype.kind == "O"]
+    words = [None] * len(series)
+    groups = [([k], series[k].array.codes, series[k].array.categories.to_numpy(dtype=object))
+              for k, kind in enumerate(kinds) if kind == "C"]
+    text = [k for k, kind in enumerate(kinds) if kind == "O"]
     if text:
         try:
-            codes, distinct = pd.factorize(np.concatenate([values[k] for k in text]))
+            codes, distinct = pd.factorize(np.concatenate([series[k].to_numpy() for k in text]))
         except TypeError:     # unhashable values: no text of ours
             return None
+        groups.append((text, codes, distinct))
+    for columns, codes, distinct in groups:
         if (codes < 0).any() or pd.api.types.infer_dtype(distinct, skipna=False) != "string" \
                 or any("\r" in name or "\n" in name for name in distinct.tolist()):
             return None       # missing values (code -1), other objects, line breaks
         names = distinct.tolist() if raw else list(map(neutralize_cell, distinct.tolist()))
         fields = np.array(_quoted(names), dtype=object)
-        for k, c in zip(text, np.split(codes, np.cumsum([values[k].size for k in text])[:-1])):
+        sizes = np.cumsum([len(series[k]) for k in columns])[:-1]
+        for k, c in zip(columns, np.split(codes, sizes)):
             words[k] = fields[c]
-    for k, v in enumerate(values):
-        if v.dtype.kind in "iub":
-            words[k] = _column_words(v)
+    for k, kind in enumerate(kinds):
+        if kind in "iub":
+            words[k] = _column_words(series[k].to_numpy())
     return words
 
 
@@ -216,6 +224,8 @@ def neutralize_frame(frame):
 
 
 def _is_text(dtype):
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _is_text(dtype.categories.dtype)
     return dtype == object or pd.api.types.is_string_dtype(dtype)
 
 
