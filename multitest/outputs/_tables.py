@@ -57,6 +57,8 @@ def _tested_table(ranking):
 def stage_tables(ranking, all_intervals=False):
     """The CSV tables of every stage: ``{file name: DataFrame}``.
 
+    The name columns of ``orders.csv`` are categorical (its cells are algorithm names).
+
     ``all_intervals``: ``effect_sizes.csv`` has the intervals of every pair
     (:func:`multitest.engine.second_pass_columns`).
     """
