@@ -99,9 +99,8 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
         if ranking.results.has_folds and large and not pairwise_written:
             jobs.append(background.submit(_named(write_pairwise_file), ranking,
                                           os.path.join(staging, PAIRWISE_FILE)))
-        path = os.path.join(staging, "result.json")
-        with open(path, "w", encoding="utf-8") as handle:
-            _named(write_json, path)(ranking, handle, effects, all_intervals)
+        _named(_write_result)(ranking, os.path.join(staging, "result.json"), effects,
+                              all_intervals)
         per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
         for name, parts in stage_table_parts(ranking, all_intervals, per_part).items():
             _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
@@ -123,16 +122,21 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
                   for root, _, files in os.walk(staging) for f in files)
 
 
-def _named(writer, path=None):
-    """`writer` whose OSError names the file it writes (`path`, else its second argument)
-    when the system's error names none (a full disk fails a ``write``): files are written
-    at the same time, so the newest file of the folder need not be the one that failed."""
+def _write_result(ranking, path, effects, all_intervals):
+    with open(path, "w", encoding="utf-8") as handle:
+        write_json(ranking, handle, effects, all_intervals)
+
+
+def _named(writer):
+    """`writer` whose OSError names the file it writes (its second argument) when the
+    system's error names none (a full disk fails a ``write``): files are written at the
+    same time, so the newest file of the folder need not be the one that failed."""
     def write(*args, **kwargs):
         try:
             return writer(*args, **kwargs)
         except OSError as exc:
             if exc.filename is None:
-                exc.filename = path if path is not None else args[1]
+                exc.filename = args[1]
             raise
     return write
 
