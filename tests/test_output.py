@@ -1,4 +1,5 @@
 """Tests of multitest.outputs: result.json, the CSV tables and the compact pairwise file."""
+import errno
 import json
 import os
 
@@ -276,6 +277,49 @@ def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
         with open(os.path.join(folder, "ours.csv"), "rb") as ours, \
                 open(os.path.join(folder, "pandas.csv"), "rb") as theirs:
             assert ours.read() == theirs.read()
+
+
+@pytest.mark.parametrize("fast_cells", [0, 10**9])
+def test_write_csv_of_categorical_columns_equals_pandas(fast_cells, tmp_path, monkeypatch):
+    # Reference: pandas' to_csv of the same cells as plain text columns, neutralised:
+    # categories needing quotes, OWASP's leading quote, a blank, through the fast writer
+    # (fast_cells 0) and through pandas (every table smaller than fast_cells).
+    monkeypatch.setattr(_csv, "_CSV_FAST_CELLS", fast_cells)
+    frame = pd.DataFrame({
+        "name": pd.Categorical.from_codes([0, 1, 2, 0, 3], categories=["=x", 'b,"c"', "", "k"]),
+        "stage": pd.Categorical.from_codes([1, 1, 0, 0, 1], categories=["@q", "z"]),
+        "value": [0.5, -0.0, np.nan, 1e300, 3.0]})
+    write_csv(frame, tmp_path / "ours.csv")
+    neutralize_frame(frame.astype({"name": object, "stage": object})).to_csv(
+        tmp_path / "pandas.csv", index=False)
+    assert (tmp_path / "ours.csv").read_bytes() == (tmp_path / "pandas.csv").read_bytes()
+    assert (tmp_path / "ours.csv").read_text().splitlines()[1] == "'=x,z,0.5"
+
+
+@pytest.mark.parametrize("failing", ["pairwise.npz", "result.json", "orders.csv"])
+def test_a_failed_write_names_its_own_file(ranking, failing, tmp_path, monkeypatch):
+    # A full disk fails write() with an error naming no file; the pairwise file is written
+    # on a thread of its own meanwhile, so the error names the file whose writer failed
+    # (not the newest file of the folder), and the folder is left as it was.
+    from multitest.outputs import _write
+
+    def full(writer, name):
+        def write(*args, **kwargs):
+            if name == failing or (name == "csv" and str(args[1]).endswith(failing)):
+                raise OSError(errno.ENOSPC, "No space left on device")
+            return writer(*args, **kwargs)
+        return write
+    monkeypatch.setattr(_json, "INLINE_PAIRS_LIMIT", 0)     # a large run: pairwise.npz
+    monkeypatch.setattr(_write, "write_pairwise_file",
+                        full(_write.write_pairwise_file, "pairwise.npz"))
+    monkeypatch.setattr(_write, "write_json", full(_write.write_json, "result.json"))
+    monkeypatch.setattr(_write, "write_csv_parts", full(_write.write_csv_parts, "csv"))
+    out = tmp_path / "out"
+    with pytest.raises(MultitestError) as info:
+        write_outputs(ranking, out)
+    assert str(info.value) == (f"cannot write the output folder {out}: {out / failing}: "
+                               "No space left on device")
+    assert os.listdir(out) == []
 
 
 def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):

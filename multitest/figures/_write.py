@@ -56,7 +56,7 @@ def figures(ranking, per_dataset=True):
         out["cd"] = render_cd_diagram(ranking)
         out["significance"] = render_significance_matrix(ranking)
     drawing = override_drawing(ranking) if per_dataset else None
-    for r, stem in zip(ranking.datasets if per_dataset else (), dataset_stems(ranking)):
+    for r, stem in zip(ranking.datasets, dataset_stems(ranking)) if per_dataset else ():
         out[f"override_{stem}"] = render_override_graph(r, ranking.settings, ranking.profile,
                                                         drawing)
         out[f"trace_{stem}"] = render_trace(r)

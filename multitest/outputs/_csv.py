@@ -59,51 +59,76 @@ def write_csv_parts(frames, path, *, raw=False):
     """
     with open(path, "w", encoding="utf-8", newline="") as handle:
         for k, frame in enumerate(frames):
-            _write_frame(frame if raw else neutralize_frame(frame), handle, header=k == 0)
+            _write_frame(frame, handle, header=k == 0, raw=raw)
 
 
-def _write_frame(frame, handle, header):
-    """The rows of `frame` (and its header) written to the open text file `handle`."""
-    names = np.array([str(c) for c in frame.columns], dtype=object)
-    values = [frame[c].to_numpy() for c in frame.columns] if frame.shape[1] > 1 else []
-    if (frame.size < _CSV_FAST_CELLS or not values
-            or not all(map(_text_ready, [names, *values]))):
-        frame.to_csv(handle, index=False, header=header)
+def _write_frame(frame, handle, header, raw):
+    """The rows of `frame` (and its header) written to the open text file `handle`, its
+    text neutralised unless `raw` (:func:`neutralize_frame`)."""
+    series = [frame.iloc[:, k] for k in range(frame.shape[1])] if frame.shape[1] > 1 else []
+    words = _fast_words(series, raw) if frame.size >= _CSV_FAST_CELLS else None
+    labels = [c if raw or not isinstance(c, str) else neutralize_cell(c) for c in frame.columns]
+    names = [str(c) for c in labels]
+    if words is None or any("\r" in n or "\n" in n for n in names):
+        (frame if raw else neutralize_frame(frame)).to_csv(handle, index=False, header=header)
         return
     if header:
-        handle.write(",".join(_quoted(names.tolist())) + os.linesep)
+        handle.write(",".join(_quoted(names)) + os.linesep)
+    floats = [k for k, w in enumerate(words) if w is None]
+    values = {k: series[k].to_numpy() for k in floats}
     for r0 in range(0, frame.shape[0], _CSV_BATCH_ROWS):
-        batch = [v[r0:r0 + _CSV_BATCH_ROWS] for v in values]
-        words = [None if v.dtype.kind == "f" else _column_words(v) for v in batch]
-        floats = [k for k, v in enumerate(batch) if v.dtype.kind == "f"]
-        for k, text in zip(floats, _float_texts([batch[k] for k in floats])):
-            words[k] = text
-        rows = zip(*(w.tolist() for w in words))
-        handle.write(os.linesep.join(map(",".join, rows)) + os.linesep)
+        rows = slice(r0, r0 + _CSV_BATCH_ROWS)
+        texts = dict(zip(floats, _float_texts([values[k][rows] for k in floats])))
+        columns = [texts[k] if w is None else w[rows] for k, w in enumerate(words)]
+        lines = zip(*(c.tolist() for c in columns))
+        handle.write(os.linesep.join(map(",".join, lines)) + os.linesep)
 
 
-def _text_ready(values):
-    """Whether :func:`_column_words` writes this column as pandas would.
+def _fast_words(series, raw):
+    """The CSV fields of the columns that are not floats (None for the float ones; those
+    are turned into text batch by batch), or None when a column is not of a type written
+    here: names (text only, no line break: whether :mod:`csv` quotes a lone CR depends on
+    the Python version), integers, booleans.
 
-    Names with a line break go to pandas: whether :mod:`csv` quotes a lone CR
-    depends on the Python version.
+    Each distinct name is checked, neutralised (unless `raw`) and quoted once: a
+    categorical column's are its categories; the other text columns are factorised
+    together.
     """
-    kind = values.dtype.kind
-    if kind != "O":
-        return kind in "fiub"
-    return pd.api.types.infer_dtype(values, skipna=False) == "string" and not any(
-        "\r" in name or "\n" in name for name in set(values.tolist()))
+    kinds = ["C" if isinstance(s.dtype, pd.CategoricalDtype) else s.to_numpy().dtype.kind
+             for s in series]
+    if not series or not all(kind in "fiubOC" for kind in kinds):
+        return None
+    words = [None] * len(series)
+    groups = [([k], series[k].array.codes, series[k].array.categories.to_numpy(dtype=object))
+              for k, kind in enumerate(kinds) if kind == "C"]
+    text = [k for k, kind in enumerate(kinds) if kind == "O"]
+    if text:
+        try:
+            codes, distinct = pd.factorize(np.concatenate([series[k].to_numpy() for k in text]))
+        except TypeError:     # unhashable values: no text of ours
+            return None
+        groups.append((text, codes, distinct))
+    for columns, codes, distinct in groups:
+        if (codes < 0).any() or pd.api.types.infer_dtype(distinct, skipna=False) != "string" \
+                or any("\r" in name or "\n" in name for name in distinct.tolist()):
+            return None       # missing values (code -1), other objects, line breaks
+        names = distinct.tolist() if raw else list(map(neutralize_cell, distinct.tolist()))
+        fields = np.array(_quoted(names), dtype=object)
+        sizes = np.cumsum([len(series[k]) for k in columns])[:-1]
+        for k, c in zip(columns, np.split(codes, sizes)):
+            words[k] = fields[c]
+    for k, kind in enumerate(kinds):
+        if kind in "iub":
+            words[k] = _column_words(series[k].to_numpy())
+    return words
 
 
 def _column_words(values):
-    """The CSV fields of a column of names, integers or booleans, as an object array."""
-    kind = values.dtype.kind
-    if kind == "b":
+    """The CSV fields of a column of integers or booleans, as an object array."""
+    if values.dtype.kind == "b":
         return np.array(["False", "True"], dtype=object)[values.view(np.uint8)]
-    if kind in "iu":
-        distinct, inverse = np.unique(values, return_inverse=True)
-        return np.array(list(map(str, distinct.tolist())), dtype=object)[inverse]
-    return np.array(_quoted(values.tolist()), dtype=object)
+    codes, distinct = pd.factorize(values)
+    return np.array(list(map(str, distinct.tolist())), dtype=object)[codes]
 
 
 def _float_texts(columns):
@@ -128,14 +153,18 @@ def _float_words(values, only_if_repeated=False):
     With ``only_if_repeated``, None unless at most half the finite values are distinct.
     """
     finite = np.isfinite(values)
-    distinct, inverse = np.unique(values[finite].view(np.int64), return_inverse=True)
+    every = bool(finite.all())
+    kept = values if every else values[finite]
+    inverse, distinct = pd.factorize(kept.view(np.int64))   # by bit pattern, hashed
     if 2 * distinct.size <= inverse.size:
         words = np.array(list(map(float.__repr__, distinct.view(np.float64).tolist())),
                          dtype=object)[inverse]
     elif only_if_repeated:
         return None
     else:
-        words = list(map(float.__repr__, values[finite].tolist()))
+        words = np.array(list(map(float.__repr__, kept.tolist())), dtype=object)
+    if every:
+        return words
     text = np.empty(values.shape, dtype=object)
     text[np.isnan(values)] = ""
     text[values == np.inf] = "inf"
@@ -195,6 +224,8 @@ def neutralize_frame(frame):
 
 
 def _is_text(dtype):
+    if isinstance(dtype, pd.CategoricalDtype):
+        return _is_text(dtype.categories.dtype)
     return dtype == object or pd.api.types.is_string_dtype(dtype)
 
 

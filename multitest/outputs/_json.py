@@ -308,7 +308,8 @@ def _datasets(ranking, inline_pairs, effects):
     """The ``datasets`` block; `effects`: :func:`~multitest.engine.pairwise_columns`
     of every data set (computed here when listing pairs inline and not given)."""
     if not inline_pairs:
-        return {r.name: _dataset(r, False) for r in ranking.datasets}
+        return {r.name: _dataset(r, False, n_edges=n)
+                for r, n in zip(ranking.datasets, _edge_counts(ranking.datasets))}
     from ..engine._effects import _finite_list, pairwise_columns
 
     if effects is None:
@@ -329,15 +330,16 @@ DATASET_TABLES = {"order": "orders.csv", "prior_order": "orders.csv", "ranks": "
                   "pairwise": PAIRWISE_FILE}
 
 
-def _dataset(result, inline_pairs, extra=None):
+def _dataset(result, inline_pairs, extra=None, n_edges=0):
+    """The entry of a data set in ``datasets``; `n_edges` (listed when the pairs are not):
+    its number of edges (:func:`_edge_counts`)."""
     if not inline_pairs:
         # The orders, ranks, costs and means are in the CSV tables of DATASET_TABLES
         # (at 10,000 data sets, 80 MB of JSON repeating them); every edge is a pair
         # with override true in the pairwise file.
         return {"cost_ties": [list(group) for group in result.cost_ties],
                 "tested": result.tested,
-                "n_edges": int(result.table.override[result.index].sum()) if result.tested
-                else 0}
+                "n_edges": n_edges}
     # After pairwise tests the ranks are already integers (positions).
     ranks = result.ranks if result.tested else {
         a: (int(r) if float(r).is_integer() else float(r)) for a, r in result.ranks.items()}
@@ -432,8 +434,23 @@ def _write_large_json(ranking, handle, batch=256, all_intervals=False):
     head, tail = text.split(json.dumps(mark), 1)
     handle.write(head + "{")
     results = ranking.datasets
+    edges = _edge_counts(results)
     for k in range(0, len(results), batch):
-        handle.write((", " if k else "") + ", ".join(
-            f"{json.dumps(r.name)}: {json.dumps(_dataset(r, False), allow_nan=False)}"
-            for r in results[k:k + batch]))
+        # a batch's entries as one object, written without its braces: the text of
+        # "name": entry pairs joined by ", " (the names of the data sets are distinct)
+        entries = json.dumps({r.name: _dataset(r, False, n_edges=n) for r, n in
+                              zip(results[k:k + batch], edges[k:k + batch])}, allow_nan=False)
+        handle.write((", " if k else "") + entries[1:-1])
     handle.write("}" + tail)
+
+
+def _edge_counts(results):
+    """The number of edges of each data set (0 when untested), each table's rows summed
+    at once (the data sets of a ranking share one)."""
+    sums = {}
+    counts = []
+    for r in results:
+        if r.tested and id(r.table) not in sums:
+            sums[id(r.table)] = [np.count_nonzero(row) for row in r.table.override]
+        counts.append(int(sums[id(r.table)][r.index]) if r.tested else 0)
+    return counts

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections import Counter
+import numpy as np
 
 from .._format import escape_terminal, format_p, format_rank, format_table
 from ..engine._cost_ties import prior_text
 from ..inputs._results import WARNING_PREFIX
 
-__all__ = ["summary_text", "WHY_POSITIONS"]
+__all__ = ["summary_text", "first_counts", "WHY_POSITIONS"]
 
 #: The summary explains this many top positions (all are in result.json, the report and
 #: ``multitest explain OUT``).
@@ -27,6 +27,33 @@ def _shorten(items, separator):
     return f"{separator.join(items[:_MAX_ITEMS])}{separator}... ({len(items)} in all)"
 
 
+def first_counts(ranking):
+    """On how many data sets each algorithm is first: ``{algorithm: count}``.
+
+    Counted from the order arrays (one look-up per data set, no tuple of names per data
+    set: 10,000 data sets x 100 algorithms in milliseconds).
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time")
+    >>> counts = first_counts(ranking)
+    >>> sum(counts.values()) == len(ranking.datasets)
+    True
+    >>> all(counts[a] == sum(r.order[0] == a for r in ranking.datasets) for a in counts)
+    True
+    """
+    counts = dict.fromkeys(ranking.algorithms, 0)
+    groups = {}
+    for r in ranking.datasets:   # the data sets of a ranking usually share one DataSetOrders
+        groups.setdefault(id(r.orders), (r.orders, r.algorithms, []))[2].append(r.index)
+    for orders, names, rows in groups.values():
+        found = np.bincount(orders.order[rows, 0], minlength=len(names))
+        for name, count in zip(names, found.tolist()):
+            counts[name] += count
+    return counts
+
+
 def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     """The final order and the key figures, as a readable text block.
 
@@ -43,7 +70,7 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     lines = [f"Final order (best first); test {s.test}, alpha {s.alpha:g}, correction "
              f"{s.correction}, costs {ranking.profile.name}, second pass "
              f"{s.second_pass if sp is not None else 'none'}", ""]
-    firsts = Counter(r.order[0] for r in ranking.datasets)
+    firsts = first_counts(ranking)
     index = {a: i for i, a in enumerate(ranking.algorithms)}
     rows = []
     for position, name in enumerate(ranking.final_order, start=1):

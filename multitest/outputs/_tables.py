@@ -57,6 +57,8 @@ def _tested_table(ranking):
 def stage_tables(ranking, all_intervals=False):
     """The CSV tables of every stage: ``{file name: DataFrame}``.
 
+    The name columns of ``orders.csv`` are categorical (its cells are algorithm names).
+
     ``all_intervals``: ``effect_sizes.csv`` has the intervals of every pair
     (:func:`multitest.engine.second_pass_columns`).
     """
@@ -136,24 +138,34 @@ def _frame(columns):
 
 def _orders_parts(ranking, step):
     """``orders.csv`` in parts of `step` data sets: per data set (sorted by name) its
-    MultiTest order, then its prior order."""
+    MultiTest order, then its prior order.
+
+    The columns are categorical, made from the algorithm indices (no name is copied or
+    hashed per cell): the names of a column are its categories, written once each.
+    """
     datasets = ranking.results.datasets
     first = ranking.datasets[0]
     order, prior = first.orders.order, first.table.prior
     L = order.shape[1]
     # Index -1 (after the ordered algorithms, under missing='partial') is a blank.
-    names = np.array([*ranking.algorithms, ""], dtype=object)
+    algorithms = list(ranking.algorithms)
+    blank = algorithms.index("") if "" in algorithms else L
+    names = pd.CategoricalDtype(algorithms + ([""] if blank == L else []))
+    stages = pd.CategoricalDtype(["multitest", "prior"])
     columns = ["dataset", "stage", *(f"position_{i}" for i in range(1, L + 1))]
     by_name = np.array(sorted(range(len(datasets)), key=datasets.__getitem__), dtype=np.intp)
     for s0 in range(0, by_name.size, step):
         rows_of = by_name[s0:s0 + step]
         final = order[rows_of]
-        rows = np.empty((2 * rows_of.size, L + 2), dtype=object)   # object: no inference
-        rows[0::2, 0] = rows[1::2, 0] = [datasets[s] for s in rows_of.tolist()]
-        rows[0::2, 1], rows[1::2, 1] = "multitest", "prior"
-        rows[0::2, 2:] = names[final]
-        rows[1::2, 2:] = names[np.where(final >= 0, prior[rows_of], -1)]
-        yield pd.DataFrame(rows, columns=columns, dtype=object)
+        cells = np.empty((2 * rows_of.size, L), dtype=np.intp)
+        cells[0::2] = final
+        cells[1::2] = np.where(final >= 0, prior[rows_of], -1)
+        cells[cells < 0] = blank
+        yield pd.DataFrame(dict(zip(columns, [
+            pd.Categorical.from_codes(np.repeat(np.arange(rows_of.size), 2),
+                                      categories=[datasets[s] for s in rows_of.tolist()]),
+            pd.Categorical.from_codes(np.tile([0, 1], rows_of.size), dtype=stages),
+            *(pd.Categorical.from_codes(cells[:, j], dtype=names) for j in range(L))])))
 
 
 def _by_dataset(datasets, algorithms, matrix):

@@ -52,6 +52,7 @@ import socket
 import stat
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .._errors import OutputError, abbreviate
@@ -552,9 +553,26 @@ def _digest(path):
 def _write_manifest(staging, run_id, settings, names):
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     doc = {"format": _FORMAT, "run_id": run_id, "created": created, "settings": settings,
-           "files": [dict(name=n, **_digest(os.path.join(staging, n))) for n in names]}
+           "files": [dict(name=n, **d) for n, d in zip(names, _digests(staging, names))]}
     write_atomically(os.path.join(staging, MANIFEST), json.dumps(doc, indent=1, default=str),
                      durable=True)
+
+
+#: Threads hashing the files of a run (SHA-256 and reading release the GIL: at
+#: S = 10000 x L = 100, 87 MB of ``pairwise.npz`` beside 40 MB of tables).
+_HASH_THREADS = 2
+
+
+def _digests(folder, names):
+    """:func:`_digest` of each of `names` in `folder`, in their order, the largest files
+    hashed first on :data:`_HASH_THREADS` threads (the first error is raised)."""
+    paths = [os.path.join(folder, n) for n in names]
+    if len(paths) < 2:
+        return list(map(_digest, paths))
+    sizes = {p: os.path.getsize(p) for p in paths}
+    with ThreadPoolExecutor(_HASH_THREADS) as pool:
+        jobs = {p: pool.submit(_digest, p) for p in sorted(paths, key=sizes.get, reverse=True)}
+        return [jobs[p].result() for p in paths]
 
 
 def _move(source, target):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 
 from ..engine._effects import pairwise_columns
 from ._csv import write_csv, write_csv_parts
@@ -91,28 +92,53 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     """
     large = is_large(ranking)
     effects = None if large else pairwise_columns(ranking)
-    with open(os.path.join(staging, "result.json"), "w", encoding="utf-8") as handle:
-        write_json(ranking, handle, effects, all_intervals)
-    per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
-    for name, parts in stage_table_parts(ranking, all_intervals, per_part).items():
-        write_csv_parts(parts, os.path.join(staging, name), raw=raw_csv)
-    if ranking.results.has_folds and not (large and pairwise_written):
-        if large:
-            write_pairwise_file(ranking, os.path.join(staging, PAIRWISE_FILE))
-        else:
+    # The pairwise file of a large run is written by a thread of its own while this one
+    # formats the tables: writing it and its CRC leave the GIL free.
+    with ThreadPoolExecutor(1) as background:
+        jobs = []
+        if ranking.results.has_folds and large and not pairwise_written:
+            jobs.append(background.submit(_named(write_pairwise_file), ranking,
+                                          os.path.join(staging, PAIRWISE_FILE)))
+        _named(_write_result)(ranking, os.path.join(staging, "result.json"), effects,
+                              all_intervals)
+        per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
+        for name, parts in stage_table_parts(ranking, all_intervals, per_part).items():
+            _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
+        if ranking.results.has_folds and not large:
             pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE)) if pairwise_written
                      else pairwise_frame(ranking))
             frame = pairs.assign(**effects)
             if ranking.missing is not None and ranking.missing.absent is not None:
                 # missing='partial': a pair with an unordered algorithm was not tested
                 frame = frame[frame["mean_error_a"].notna() & frame["mean_error_b"].notna()]
-            write_csv(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
-    if extra is not None:
-        extra(staging)
+            _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
+        if extra is not None:
+            extra(staging)
+        for job in jobs:
+            job.result()
     if pairwise_written and not large:   # a small run's pairs are listed, as in one process
         shutil.rmtree(os.path.join(staging, PAIRWISE_FILE))
     return sorted(os.path.relpath(os.path.join(root, f), staging)
                   for root, _, files in os.walk(staging) for f in files)
+
+
+def _write_result(ranking, path, effects, all_intervals):
+    with open(path, "w", encoding="utf-8") as handle:
+        write_json(ranking, handle, effects, all_intervals)
+
+
+def _named(writer):
+    """`writer` whose OSError names the file it writes (its second argument) when the
+    system's error names none (a full disk fails a ``write``): files are written at the
+    same time, so the newest file of the folder need not be the one that failed."""
+    def write(*args, **kwargs):
+        try:
+            return writer(*args, **kwargs)
+        except OSError as exc:
+            if exc.filename is None:
+                exc.filename = args[1]
+            raise
+    return write
 
 
 def _profile_paths(profile):
