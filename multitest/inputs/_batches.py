@@ -193,18 +193,21 @@ def _codes(array, seen, out):
     local = array.dictionary.to_pylist()
     mapping = np.empty(len(local), dtype=np.int32)
     if encoded:   # dictionary_encode numbers the names in order of first appearance
-        order = range(len(local))
+        order = np.arange(len(local))
     else:
         # Distinct names in order of first appearance: a name first appears where
         # a run of equal indices starts.
         starts = np.flatnonzero(np.concatenate(([True], indices[1:] != indices[:-1])))
         order = pd.unique(indices[starts])
-    for index in order:
+    for index in order.tolist():
         mapping[index] = seen.setdefault(local[index], len(seen))
-    if lengths is None:
-        np.take(mapping, indices, out=out, mode="clip")   # "raise" would buffer
-    else:
+    shift = mapping[order] - order
+    if lengths is not None:
         out[:] = np.repeat(mapping[indices], lengths)
+    elif (shift == shift[0]).all():   # the codes are the indices plus one number
+        np.add(indices, shift[0], out=out, casting="unsafe")
+    else:
+        np.take(mapping, indices, out=out, mode="clip")   # "raise" would buffer
 
 
 #: A piece of names is coded by its runs when it has at most one run in this many rows.
