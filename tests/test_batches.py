@@ -119,6 +119,36 @@ def test_parquet_row_groups_read_piece_by_piece_as_the_csv(tmp_path, monkeypatch
     assert got.datasets[0] == frame["dataset"].iloc[0]
 
 
+@pytest.mark.parametrize("categories", ["appearance", "reversed", "unused"])
+def test_parquet_of_pandas_categoricals_reads_piece_by_piece_as_the_csv(
+        tmp_path, monkeypatch, categories):
+    # Categories in order of first appearance (codes = indices plus one number), in
+    # another order (codes looked up) and with categories no row uses; int8 and int16
+    # indices; pieces of 500 rows across row groups of 700.  Reference: the CSV of the
+    # same rows through the text path.
+    frame = pd.DataFrame({
+        "dataset": np.repeat([f"d{s}" for s in range(300)], 20),
+        "algorithm": np.tile(np.repeat(["b", "a", "c", "d"], 5), 300),
+        "fold": np.tile(np.arange(5) + 1, 1200),
+        "error": np.random.default_rng(4).uniform(0.1, 0.3, 6000).round(6)})
+    order = {"appearance": lambda names: names, "reversed": lambda names: names[::-1],
+             "unused": lambda names: ["x0"] + names + ["x1"]}[categories]
+    cat = frame.astype({c: pd.CategoricalDtype(order(list(dict.fromkeys(frame[c]))))
+                        for c in ("dataset", "algorithm")})
+    cat.to_parquet(tmp_path / "r.parquet", index=False, row_group_size=700)
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    monkeypatch.setattr(results, "PARQUET_BATCH_ROWS", 500)
+    monkeypatch.setattr(results, "_load", lambda *a, **k: pytest.fail("text path"))
+    got = load_results(tmp_path / "r.parquet")
+    monkeypatch.undo()
+    for name in ("_read_arrow", "_read_pandas"):
+        monkeypatch.setattr(results, name, lambda *args: None)
+    want = load_results(tmp_path / "r.csv")
+    np.testing.assert_array_equal(got.errors, want.errors)
+    assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+    assert got.algorithms == ("b", "a", "c", "d")
+
+
 CSV_TYPES = {"dataset": pa.dictionary(pa.int32(), pa.string()),
              "algorithm": pa.dictionary(pa.int32(), pa.string()), "fold": pa.int32(),
              "error": pa.float64()}
