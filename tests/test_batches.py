@@ -216,6 +216,35 @@ def test_csv_parts_fall_back_to_one_part_on_a_quote_or_too_many_rows(tmp_path, m
         np.testing.assert_array_equal(numbers["error"], want["error"])
 
 
+@pytest.mark.parametrize("parts", [1, 3])
+def test_csv_blocks_are_read_at_most_read_ahead_before_their_pieces(tmp_path, monkeypatch,
+                                                                    parts):
+    # pyarrow's reader would read up to 32 blocks ahead; each part reads at most
+    # READ_AHEAD blocks before their pieces are decoded, never waits out its longest
+    # wait (the count of reads and pieces agrees), and gives the rows of the file.
+    frame = _shuffled_frame(6000, 2)
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    ranges, ahead = [], []
+
+    class Spy(_batches._Range):
+        def __init__(self, *args):
+            super().__init__(*args)
+            ranges.append(self)
+
+        def read(self, n=-1):
+            data = super().read(n)
+            ahead.append(self._ahead)
+            return data
+    monkeypatch.setattr(_batches, "_Range", Spy)
+    monkeypatch.setattr(_batches, "_AHEAD_WAIT", 60.0)
+    numbers, names = _gather_csv(path, parts, block_size=1024)
+    assert len(ranges) == parts and len(ahead) > 100      # 1 kB blocks: many reads
+    assert max(ahead) <= _batches.READ_AHEAD and [r.late for r in ranges] == [0] * parts
+    np.testing.assert_array_equal(numbers["error"], frame["error"])
+    np.testing.assert_array_equal(names["dataset"][0], pd.factorize(frame["dataset"])[0])
+
+
 def test_a_bad_row_in_a_later_part_is_raised(tmp_path):
     frame = _shuffled_frame(2000, 4)
     path = tmp_path / "r.csv"
