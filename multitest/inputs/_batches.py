@@ -108,7 +108,11 @@ class BatchColumns:
             self.rows += part.rows
 
     def finish(self):
-        """Trim the arrays to the rows read; ``(numbers, names)``."""
+        """Trim the arrays to the rows read; ``(numbers, names)``.  The memory pyarrow
+        keeps for its next pieces is given back."""
+        import pyarrow as pa
+
+        pa.default_memory_pool().release_unused()
         for arrays in (self.numbers, self.names):
             for column, array in arrays.items():
                 array.resize(self.rows, refcheck=False)      # in place, no copy
