@@ -104,7 +104,8 @@ class BatchColumns:
                     if target != source:
                         array[target] = array[source]   # overlap: numpy copies first
                 for column, array in self.names.items():
-                    array[target] = maps[column][array[source]]
+                    mapping = maps[column]
+                    _recode(array[source], mapping, np.arange(mapping.size), array[target])
             self.rows += part.rows
 
     def finish(self):
@@ -208,11 +209,18 @@ def _codes(array, seen, out):
         order = pd.unique(indices[starts])
     for index in order.tolist():
         mapping[index] = seen.setdefault(local[index], len(seen))
-    shift = mapping[order] - order
     if lengths is not None:
         out[:] = np.repeat(mapping[indices], lengths)
-    elif (shift == shift[0]).all():   # the codes are the indices plus one number
-        np.add(indices, shift[0], out=out, casting="unsafe")
+    else:
+        _recode(indices, mapping, order, out)
+
+
+def _recode(indices, mapping, used, out):
+    """``out[:] = mapping[indices]``, where ``indices`` holds only the ``used`` indices:
+    as the indices plus one number when the mapping of these is so (no lookup)."""
+    shift = mapping[used] - used
+    if shift.size == 0 or (shift == shift[0]).all():
+        np.add(indices, shift[0] if shift.size else 0, out=out, casting="unsafe")
     else:
         np.take(mapping, indices, out=out, mode="clip")   # "raise" would buffer
 
