@@ -271,7 +271,7 @@ PARQUET_SUFFIXES = (".parquet", ".pq")
 MAX_ABS_VALUE = 1e100
 #: Largest magnitude of a replication or fold number.
 MAX_FOLD_NUMBER = 10 ** 9
-#: Rows of a piece of a Parquet file: pyarrow's default (65,536) spends a sixth more time
+#: Rows of a piece of a Parquet file: pyarrow's default (65,536) spends a fifth more time
 #: on 10 M rows (work per piece), 2^20 rows held 1.7x the decoded arrays (1.4x here).
 PARQUET_BATCH_ROWS = 2 ** 18
 # Bytes of the file per block of pyarrow's CSV reader (None: pyarrow's default).
