@@ -11,7 +11,7 @@ Peak memory is the decoded arrays plus one piece.  A large CSV file is cut into
 parts read at once by threads of their own (:func:`gather_csv`), each decoding
 into its rows of the same arrays (plus one piece and at most :data:`READ_AHEAD`
 blocks of the file per thread: 1.26x the decoded arrays of 10 M rows read as one
-part, 1.38x in two parts, measured above the interpreter and its imports).
+part, 1.35-1.43x in two parts, measured above the interpreter and its imports).
 """
 
 from __future__ import annotations
