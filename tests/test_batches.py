@@ -119,6 +119,36 @@ def test_parquet_row_groups_read_piece_by_piece_as_the_csv(tmp_path, monkeypatch
     assert got.datasets[0] == frame["dataset"].iloc[0]
 
 
+@pytest.mark.parametrize("categories", ["appearance", "reversed", "unused"])
+def test_parquet_of_pandas_categoricals_reads_piece_by_piece_as_the_csv(
+        tmp_path, monkeypatch, categories):
+    # Categories in order of first appearance (codes = indices plus one number), in
+    # another order (codes looked up) and with categories no row uses; int8 and int16
+    # indices; pieces of 500 rows across row groups of 700.  Reference: the CSV of the
+    # same rows through the text path.
+    frame = pd.DataFrame({
+        "dataset": np.repeat([f"d{s}" for s in range(300)], 20),
+        "algorithm": np.tile(np.repeat(["b", "a", "c", "d"], 5), 300),
+        "fold": np.tile(np.arange(5) + 1, 1200),
+        "error": np.random.default_rng(4).uniform(0.1, 0.3, 6000).round(6)})
+    order = {"appearance": lambda names: names, "reversed": lambda names: names[::-1],
+             "unused": lambda names: ["x0"] + names + ["x1"]}[categories]
+    cat = frame.astype({c: pd.CategoricalDtype(order(list(dict.fromkeys(frame[c]))))
+                        for c in ("dataset", "algorithm")})
+    cat.to_parquet(tmp_path / "r.parquet", index=False, row_group_size=700)
+    frame.to_csv(tmp_path / "r.csv", index=False)
+    monkeypatch.setattr(results, "PARQUET_BATCH_ROWS", 500)
+    monkeypatch.setattr(results, "_load", lambda *a, **k: pytest.fail("text path"))
+    got = load_results(tmp_path / "r.parquet")
+    monkeypatch.undo()
+    for name in ("_read_arrow", "_read_pandas"):
+        monkeypatch.setattr(results, name, lambda *args: None)
+    want = load_results(tmp_path / "r.csv")
+    np.testing.assert_array_equal(got.errors, want.errors)
+    assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+    assert got.algorithms == ("b", "a", "c", "d")
+
+
 CSV_TYPES = {"dataset": pa.dictionary(pa.int32(), pa.string()),
              "algorithm": pa.dictionary(pa.int32(), pa.string()), "fold": pa.int32(),
              "error": pa.float64()}
@@ -184,6 +214,35 @@ def test_csv_parts_fall_back_to_one_part_on_a_quote_or_too_many_rows(tmp_path, m
         np.testing.assert_array_equal(names["dataset"][0], codes)
         assert names["dataset"][1] == tuple(uniques)
         np.testing.assert_array_equal(numbers["error"], want["error"])
+
+
+@pytest.mark.parametrize("parts", [1, 3])
+def test_csv_blocks_are_read_at_most_read_ahead_before_their_pieces(tmp_path, monkeypatch,
+                                                                    parts):
+    # pyarrow's reader would read up to 32 blocks ahead; each part reads at most
+    # READ_AHEAD blocks before their pieces are decoded, never waits out its longest
+    # wait (the count of reads and pieces agrees), and gives the rows of the file.
+    frame = _shuffled_frame(6000, 2)
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    ranges, ahead = [], []
+
+    class Spy(_batches._Range):
+        def __init__(self, *args):
+            super().__init__(*args)
+            ranges.append(self)
+
+        def read(self, n=-1):
+            data = super().read(n)
+            ahead.append(self._ahead)
+            return data
+    monkeypatch.setattr(_batches, "_Range", Spy)
+    monkeypatch.setattr(_batches, "_AHEAD_WAIT", 60.0)
+    numbers, names = _gather_csv(path, parts, block_size=1024)
+    assert len(ranges) == parts and len(ahead) > 100      # 1 kB blocks: many reads
+    assert max(ahead) <= _batches.READ_AHEAD and [r.late for r in ranges] == [0] * parts
+    np.testing.assert_array_equal(numbers["error"], frame["error"])
+    np.testing.assert_array_equal(names["dataset"][0], pd.factorize(frame["dataset"])[0])
 
 
 def test_a_bad_row_in_a_later_part_is_raised(tmp_path):

@@ -40,10 +40,13 @@ def _grid(keys, errors, S, L):
                          for role in ("fold", "replication")})
     if F > 1 and not (np.diff(labels) > 0).all():
         return None
+    # Each column compared one data set's block of L * F rows at a time (a long inner
+    # loop, in the column's own integer type) with what the block holds in that layout.
     ds_codes, alg_codes = keys["dataset"][0], keys["algorithm"][0]
-    if not ((ds_codes.reshape(S, L * F) == np.arange(S)[:, None]).all()
-            and (alg_codes.reshape(S, L, F) == np.arange(L)[None, :, None]).all()
-            and all((column.reshape(-1, F) == head).all() for column, head in blocks)):
+    expected = [(ds_codes, np.arange(S, dtype=ds_codes.dtype)[:, None]),
+                (alg_codes, np.repeat(np.arange(L, dtype=alg_codes.dtype), F))]
+    expected += [(column, np.tile(head, L)) for column, head in blocks]
+    if not all((column.reshape(S, L * F) == block).all() for column, block in expected):
         return None
     cube = errors.reshape(S, L, F)
     # A view of a larger table read (pandas keeps numeric columns together) is copied.
