@@ -119,10 +119,18 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitione
     # The task of the second part names its worker process, then waits; that process is
     # SIGKILLed (a process of this run: its session), the scheduler reruns the task.
     folder, argv, _ = partitioned
+    out = _killed_mid_task(tmp_path, argv)
+    _same_run(out, folder / "single")
+
+
+def _killed_mid_task(tmp_path, argv, small_parts=()):
+    """Run ``argv`` on 2 workers, SIGKILL the worker of the second part's task mid-task;
+    the output folder."""
     marker = tmp_path / "worker.pid"
     out = tmp_path / "out"
     run = subprocess.Popen([sys.executable, os.path.join(TESTS, "rank_slow_part.py"),
-                            str(marker), *argv, "--out", str(out), "--workers", "2"],
+                            str(marker), *small_parts, *argv, "--out", str(out),
+                            "--workers", "2"],
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, start_new_session=True)
     try:
@@ -138,7 +146,7 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitione
     finally:
         end_group(run, signal.SIGKILL)
     assert run.returncode == 0, output
-    _same_run(out, folder / "single")
+    return out
 
 
 def test_a_folder_of_csv_parts_is_ranked_as_the_parquet_parts(partitioned, tmp_path):
@@ -246,8 +254,8 @@ def test_cluster_options_are_checked(partitioned, extra, message):
 
 #: ``python rank_small_parts.py RANGE_BYTES GROUP_ROWS``: the 60 data sets as one CSV file
 #: (466 kB, 7.8 kB per data set) in ranges of 5 kB, some inside one data set (owning none);
-#: as one Parquet file of row groups of 1000 rows (a data set is 600) in runs of >= 2500.
-SMALL_PARTS = (os.path.join(TESTS, "rank_small_parts.py"), "5000", "2500")
+#: as one Parquet file of row groups of 1000 rows (a data set is 300) in runs of >= 1500.
+SMALL_PARTS = (os.path.join(TESTS, "rank_small_parts.py"), "5000", "1500")
 
 
 def _small_parts(argv):
@@ -303,9 +311,10 @@ def test_one_csv_file_split_into_byte_ranges_is_the_single_process_run(one_file)
 def test_a_parquet_file_of_row_groups_is_ranked_in_runs_of_them(one_file):
     folder, options, _, _ = one_file
     path = folder / "groups.parquet"
-    parts = split_input(path, group_rows=2500)
-    # 18 row groups of 1000 rows; a data set is 600 rows, so most borders are inside one:
-    # runs end at the first border between two data sets after 2500 rows.
+    parts = split_input(path, group_rows=1500)
+    # 18 row groups of 1000 rows; a data set is 300 rows, so two borders in three are
+    # inside one (rows 1800-2099 hold ds0006): a run of 2000 rows is joined to the next
+    # group, and ends at row 3000, between ds0009 and ds0010.
     assert [part.groups for part in parts] == [(0, 1, 2), (3, 4, 5), (6, 7, 8),
                                                (9, 10, 11), (12, 13, 14), (15, 16, 17)]
     assert [part.first_row for part in parts] == [1, 3001, 6001, 9001, 12001, 15001]
@@ -365,3 +374,13 @@ def test_a_data_set_in_two_places_of_one_file_is_refused_in_one_line(one_file, t
         "mixed.csv, rows 17902-18001: data set 'ds0001' is also in "
         f"{tmp_path / 'mixed.csv'}, rows 302-501; --workers needs the rows of every data "
         "set together, in one file\n"), message
+
+
+def test_a_worker_killed_mid_range_is_replaced_and_the_run_is_complete(one_file, tmp_path):
+    # Ranges of 20 kB (2.6 data sets): 24 ranges, each owning a data set or more.
+    folder, options, _, _ = one_file
+    path = folder / "big.csv"
+    assert all(names for names, _ in map(part_names, split_input(path, range_bytes=20000)))
+    out = _killed_mid_task(tmp_path, ["rank", str(path), *options],
+                           ("--small-parts", "20000", "1500"))
+    _same_run(out, folder / "single-big.csv", range(24))

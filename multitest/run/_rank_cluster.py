@@ -1,7 +1,8 @@
 """``multitest rank --workers N`` / ``--scheduler ADDRESS``: MultiTest on a Dask cluster.
 
-The input is a folder of Parquet or CSV files partitioned by data set (:func:`~multitest.
-inputs.input_parts`, every data set in one file).  One task per file reads it, runs stage 1 and
+The input is a Parquet or CSV file, or a folder of them, cut into parts (:func:`~multitest.
+inputs.split_input`: files, runs of a Parquet file's row groups, byte ranges of a CSV file;
+every data set in one part).  One task per part reads it, runs stage 1 and
 the per-data-set orders (:func:`~multitest.engine.per_dataset_stage`, the code of
 :func:`multitest.rank`) and writes its part of the pairwise file into the staging folder of
 the run's one output transaction (``pairwise.npz/part-NNNNN.npz``, which
