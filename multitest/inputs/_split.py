@@ -17,7 +17,7 @@ import csv
 import os
 from dataclasses import dataclass
 
-from .._errors import InputError
+from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
 from ._batches import _cuts, _Range, gather_batches
 from ._results import (MAX_FOLD_NUMBER, PARQUET_SUFFIXES, _Fallback, _header, _load,
@@ -112,26 +112,35 @@ def split_input(source, *, dataset="dataset", range_bytes=None, group_rows=None)
 
 
 def _row_group_parts(path, dataset, group_rows):
-    """Runs of consecutive row groups of at least `group_rows` rows, never cut between
-    two row groups whose border rows name the same data set."""
+    """Runs of consecutive row groups of at least `group_rows` rows (the last run too:
+    a shorter rest joins it), never cut between two row groups whose border rows name
+    the same data set (the data set column of a row group is read only at a cut)."""
     pq = _parquet_module(path)
     try:
         handle = pq.ParquetFile(path)
     except (OSError, ValueError) as exc:
-        raise InputError(f"not a readable Parquet file ({exc})", source=path) from None
+        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
+                         source=path) from None
     column = {str(c).strip(): c for c in handle.schema_arrow.names}.get(dataset)
     n_groups = handle.metadata.num_row_groups
     if column is None or n_groups < 2:
         return [InputPart(path=path)]
     rows = [handle.metadata.row_group(g).num_rows for g in range(n_groups)]
-    ends = [_border_names(handle, g, column) for g in range(n_groups)]
-    parts, run, first_row, size = [], [], 1, 0
+    ends = {}
+
+    def names(g):
+        if g not in ends:
+            ends[g] = _border_names(handle, g, column)
+        return ends[g]
+
+    parts, run, first_row, size, rest = [], [], 1, 0, sum(rows)
     for g in range(n_groups):
-        if run and size >= group_rows and ends[g - 1][1] != ends[g][0]:
+        if (run and size >= group_rows and rest >= group_rows
+                and names(g - 1)[1] != names(g)[0]):
             parts.append(InputPart(path=path, groups=tuple(run), first_row=first_row))
             run, first_row, size = [], first_row + size, 0
         run.append(g)
-        size += rows[g]
+        size, rest = size + rows[g], rest - rows[g]
     parts.append(InputPart(path=path, groups=tuple(run), first_row=first_row))
     return parts if len(parts) > 1 else [InputPart(path=path)]
 
