@@ -384,3 +384,20 @@ def test_a_worker_killed_mid_range_is_replaced_and_the_run_is_complete(one_file,
     out = _killed_mid_task(tmp_path, ["rank", str(path), *options],
                            ("--small-parts", "20000", "1500"))
     _same_run(out, folder / "single-big.csv", range(24))
+
+
+def test_parts_of_another_fold_design_are_refused_in_one_line(tmp_path):
+    # 5 folds in a.parquet, 4 in b.parquet: one process reads one table (fold 5 missing);
+    # the cluster names the part.
+    frame = long_frame(make_errors(4, 3, 0))
+    (tmp_path / "in").mkdir()
+    frame[frame["dataset"] <= "ds0001"].to_parquet(tmp_path / "in" / "a.parquet", index=False)
+    frame[(frame["dataset"] > "ds0001") & (frame["replication"] < 5)].to_parquet(
+        tmp_path / "in" / "b.parquet", index=False)
+    run = _cli(["rank", str(tmp_path / "in"), "--order", "alg0000,alg0001,alg0002", "--test",
+                "kfold-t", "--out", str(tmp_path / "out"), "--workers", "1"])
+    message = _refused(run, tmp_path / "out")
+    assert message.endswith(f"{tmp_path / 'in' / 'b.parquet'}: another fold design (4 "
+                            "replication(s) of 2 fold(s)) than "
+                            f"{tmp_path / 'in' / 'a.parquet'}'s (5 of 2); --workers needs "
+                            "one design\n"), message

@@ -271,11 +271,12 @@ def _arrow_range(path, start, stop, raw, columns, rule, missing_ok):
     convert = pcsv.ConvertOptions(include_columns=list(types), column_types=types,
                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
     read = pcsv.ReadOptions(column_names=list(raw.values()), use_threads=False)
+    blocks = max(1.0, (stop - start) / read.block_size)    # a batch per block of bytes
     source = _Range(path, start, stop, [False], 0)
     try:
         batches = pcsv.open_csv(source, read_options=read, convert_options=convert)
-        numbers, names = gather_batches(batches, roles, lambda first: first.num_rows * max(
-            1.0, (stop - start) / max(1, first.nbytes)), MAX_FOLD_NUMBER)
+        numbers, names = gather_batches(batches, roles, lambda first: blocks * first.num_rows,
+                                        MAX_FOLD_NUMBER)
     except pa.ArrowInvalid:
         raise _Fallback from None
     finally:

@@ -121,6 +121,7 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
             answers = client.gather(futures)
             _check_partitioned(parts, answers)
             _raise_errors(answers)
+            _check_designs(parts, answers)
         _remove_leftovers(os.path.join(staging, PAIRWISE_FILE), len(parts))
         where, ranking = _ranking(folder, parts, answers, head, profile, settings, staging)
         write_run_files(ranking, staging, extra=None if extra is None else extra(ranking),
@@ -276,9 +277,7 @@ def _check_partitioned(parts, answers):
     if len(set(datasets)) == len(datasets):
         return
     seen = {}
-    labels = part_labels(parts, [answer.get("lines") if isinstance(answer, dict) else None
-                                 for answer in answers])
-    for label, answer in zip(labels, answers):
+    for label, answer in zip(_labels(parts, answers), answers):
         for name in answer["datasets"]:
             if name in seen:
                 raise MultitestError(f"{label}: data set {name!r} is also in {seen[name]}; "
@@ -354,3 +353,21 @@ class _PartRows(RowArray):
         if self._column is not None:
             values = read_pairwise(part, [name])[self._column].to_numpy()
         return values[rest[0]] if rest else values
+
+
+def _labels(parts, answers):
+    """The parts in words, with the rows each read (:func:`~multitest.inputs.part_labels`)."""
+    return part_labels(parts, [answer.get("lines") if isinstance(answer, dict) else None
+                               for answer in answers])
+
+
+def _check_designs(parts, answers):
+    """Every part of the fold design of the first (the arrays of the run are joined)."""
+    labels = _labels(parts, answers)
+    design = [(a["replications"], a["folds_per_replication"]) for a in answers]
+    first = design[0]
+    for label, other in zip(labels, design):
+        if other != first and other != (None, None):     # (None, None): no data set
+            raise MultitestError(f"{label}: another fold design ({other[0]} replication(s) "
+                                 f"of {other[1]} fold(s)) than {labels[0]}'s ({first[0]} of "
+                                 f"{first[1]}); --workers needs one design")
