@@ -16,11 +16,12 @@ from __future__ import annotations
 import csv
 import os
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
 from ._batches import _cuts, _Range, gather_batches
-from ._results import (MAX_FOLD_NUMBER, PARQUET_SUFFIXES, _Fallback, _header, _load,
+from ._results import (MAX_FOLD_NUMBER, PARQUET_SUFFIXES, _arrow, _Fallback, _header, _load,
                        _load_columns, _parquet_batches, _parquet_module, _raise_ragged,
                        _ValueRule, _wanted, input_parts, load_results)
 
@@ -204,16 +205,16 @@ class _RowGroups:
     def __init__(self, handle, groups):
         self._handle, self._groups = handle, list(groups)
         self.schema_arrow = handle.schema_arrow
-        self.metadata = type("Rows", (), {"num_rows": sum(
-            handle.metadata.row_group(g).num_rows for g in groups)})
+        self.metadata = SimpleNamespace(num_rows=sum(handle.metadata.row_group(g).num_rows
+                                                     for g in groups))
 
     def iter_batches(self, columns):
         return self._handle.iter_batches(row_groups=self._groups, columns=columns)
 
 
 def _load_groups(part, options):
-    """A run of row groups: batch by batch, else (anything unusual) as text, rows named
-    by their row in the file."""
+    """A run of row groups: batch by batch, else (anything unusual) as a data frame
+    through the checks of the text path, rows named by their row in the file."""
     pq = _parquet_module(part.path)
     columns, rule = _columns_and_rule(options)
     missing_ok = options.get("allow_missing", False)
@@ -247,7 +248,8 @@ def _load_range(part, options):
         return _arrow_range(part.path, start, stop, raw, columns, rule, missing_ok), lines
     except (_Fallback, LookupError, InputError, ValueError, OSError):
         pass
-    row = _lines_before(part.path, start) + 1
+    with open(part.path, "rb") as handle:
+        row = _count_lines(handle, 0, start) + 1
     try:
         return _text_range(part.path, start, stop, raw, row, columns, rule, missing_ok), lines
     except InputError:
@@ -256,13 +258,13 @@ def _load_range(part, options):
 
 
 def _arrow_range(path, start, stop, raw, columns, rule, missing_ok):
-    """:func:`_load_columns` of bytes ``[start, stop)`` read by pyarrow."""
-    import pyarrow as pa
-    import pyarrow.csv as pcsv
-
+    """:func:`_load_columns` of bytes ``[start, stop)`` read by pyarrow (``_Fallback``:
+    not installed, or a header the fast path does not take)."""
+    pa = _arrow()
     wanted = _wanted(raw, columns)
-    if wanted is None:
+    if pa is None or wanted is None:
         raise _Fallback
+    pcsv = pa.csv
     integers = (columns["replication"], columns["fold"])
     roles = {raw[c]: t if t == "name" else "integer" if c in integers else "number"
              for c, t in wanted.items()}
@@ -315,13 +317,10 @@ def _owned(part, column):
         start = data if start <= data else _next_data_set(handle, start, data, column)
         stop = size if stop >= size else _next_data_set(handle, stop, data, column)
         stop = max(start, stop)
-        handle.seek(start)
-        lines, left = 0, stop - start
-        while left > 0:
-            chunk = handle.read(min(left, 2 ** 24))
-            lines, left = lines + chunk.count(b"\n"), left - len(chunk)
-        if stop > start and not chunk.endswith(b"\n"):
-            lines += 1
+        lines = _count_lines(handle, start, stop)
+        handle.seek(stop - 1)
+        if stop > start and handle.read(1) != b"\n":
+            lines += 1      # the last line of the file, without a line end
     return start, stop, lines
 
 
@@ -359,13 +358,13 @@ def _data_set(line, column):
     return fields[column].strip() if column < len(fields) else None
 
 
-def _lines_before(path, at):
-    """Lines of the file before byte `at` (a line start)."""
-    with open(path, "rb") as handle:
-        lines, left = 0, at
-        while left > 0:
-            chunk = handle.read(min(left, 2 ** 24))
-            lines, left = lines + chunk.count(b"\n"), left - len(chunk)
+def _count_lines(handle, start, stop):
+    """The line ends in bytes ``[start, stop)`` of a file."""
+    handle.seek(start)
+    lines, left = 0, stop - start
+    while left > 0:
+        chunk = handle.read(min(left, 2 ** 24))
+        lines, left = lines + chunk.count(b"\n"), left - len(chunk)
     return lines
 
 
