@@ -272,13 +272,12 @@ def _joined(answers, key):
 def _check_partitioned(parts, answers):
     """Every data set in one part (a data set split over files, or not contiguous in a
     file ranked in parts, is refused)."""
-    datasets = [name for answer in answers if isinstance(answer, dict)
-                for name in answer["datasets"]]
-    if len(set(datasets)) == len(datasets):
+    named = [answer["datasets"] if isinstance(answer, dict) else () for answer in answers]
+    if len({name for names in named for name in names}) == sum(map(len, named)):
         return
     seen = {}
-    for label, answer in zip(_labels(parts, answers), answers):
-        for name in answer["datasets"]:
+    for label, names in zip(_labels(parts, answers), named):
+        for name in names:
             if name in seen:
                 raise MultitestError(f"{label}: data set {name!r} is also in {seen[name]}; "
                                      "--workers needs the rows of every data set together, "
