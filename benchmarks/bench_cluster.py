@@ -13,7 +13,8 @@ Two measurements, each in fresh child processes (the header gives date, machine,
 
 The input is a folder of Parquet files of ``--per-part`` data sets each (the seeded
 recipe of ``synthetic.py``: the algorithms' qualities of seed 0, each file's data sets
-from a seed of its own), written by a child process beforehand.
+from a seed of its own), written by a child process beforehand; with ``--csv``, the same
+rows as one CSV file (ranked by ``--workers`` in byte ranges of 64 MB).
 
 Run::
 
@@ -39,6 +40,7 @@ import json, os, sys
 import numpy as np
 import synthetic
 folder, S, L, per_part = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+csv = sys.argv[5] == "csv"
 os.makedirs(folder, exist_ok=True)
 quality = synthetic._quality(L, np.random.default_rng(0))
 for k, s0 in enumerate(range(0, S, per_part)):
@@ -53,7 +55,11 @@ for k, s0 in enumerate(range(0, S, per_part)):
     frame = synthetic.long_frame(np.round(np.clip(errors, 0.0, 1.0), 4))
     frame["dataset"] = np.repeat(np.array([f"ds{s:07d}" for s in range(s0, s0 + n)],
                                           dtype=object), L * F)
-    frame.to_parquet(os.path.join(folder, f"part-{k:05d}.parquet"), index=False)
+    if csv:
+        frame.to_csv(os.path.join(folder, "results.csv.tmp"), index=False, header=k == 0,
+                     mode="w" if k == 0 else "a")
+    else:
+        frame.to_parquet(os.path.join(folder, f"part-{k:05d}.parquet"), index=False)
 print(json.dumps({"order": ",".join(synthetic.cost_order(L, 0))}))
 """
 
@@ -69,8 +75,14 @@ print(json.dumps({"s": took, "code": code,
 """
 
 
-def _input(folder, S, L, per_part):
-    return python_child(_WRITE, folder, S, L, per_part)["order"]
+def _input(folder, S, L, per_part, csv=False):
+    """Write the input; ``(what to rank, the cost order)``."""
+    order = python_child(_WRITE, folder, S, L, per_part, "csv" if csv else "parquet")["order"]
+    if not csv:
+        return folder, order
+    path = os.path.join(os.path.dirname(folder), f"{os.path.basename(folder)}.csv")
+    os.replace(os.path.join(folder, "results.csv.tmp"), path)
+    return path, order
 
 
 def _rank(folder, order, out, *cluster):
@@ -90,6 +102,8 @@ def main():
     parser.add_argument("--datasets", type=int, default=200_000)
     parser.add_argument("--per-part", type=int, default=5_000)
     parser.add_argument("--tmp", default=None, help="folder for the inputs and outputs")
+    parser.add_argument("--csv", action="store_true",
+                        help="the --compare input as one CSV file, not a folder of Parquet")
     args = parser.parse_args()
     L = args.algorithms
     P = L * (L - 1) // 2
@@ -99,23 +113,23 @@ def main():
     with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
         if args.compare:
             S = args.compare
-            folder = os.path.join(tmp, f"in{S}")
-            order = _input(folder, S, L, args.per_part)
+            folder, order = _input(os.path.join(tmp, f"in{S}"), S, L, args.per_part, args.csv)
             single, workers = [], []
             for _ in range(args.runs):
                 single.append(_rank(folder, order, os.path.join(tmp, "single")))
                 workers.append(_rank(folder, order, os.path.join(tmp, "cluster"), *cluster))
             s1, s2 = (median([r["s"] for r in runs]) for runs in (single, workers))
             m1, m2 = (median([r["peak_mb"] for r in runs]) for runs in (single, workers))
-            print(f"S = {S} x L = {L} ({S * P / 1e6:.1f} M tests), {args.runs} alternated runs:")
+            print(f"S = {S} x L = {L} ({S * P / 1e6:.1f} M tests), "
+                  f"{'one CSV file' if args.csv else 'Parquet files'}, "
+                  f"{args.runs} alternated runs:")
             print(f"  one process        {s1:8.1f} s   peak {m1:7.0f} MB")
             print(f"  --workers {args.workers:<8} {s2:8.1f} s   client peak {m2:7.0f} MB"
                   f"   (time {s2 / s1:.2f}x, memory {m2 / m1:.2f}x)")
-            shutil.rmtree(folder)
+            shutil.rmtree(os.path.join(tmp, f"in{S}"))
         if args.datasets:
             S = args.datasets
-            folder = os.path.join(tmp, f"in{S}")
-            order = _input(folder, S, L, args.per_part)
+            folder, order = _input(os.path.join(tmp, f"in{S}"), S, L, args.per_part)
             result = _rank(folder, order, os.path.join(tmp, "large"), *cluster)
             print(f"S = {S} x L = {L} ({S * P / 1e9:.2f} G tests) --workers {args.workers}: "
                   f"{result['s']:.1f} s, client peak {result['peak_mb']:.0f} MB "

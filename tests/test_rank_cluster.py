@@ -21,6 +21,7 @@ pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
 from run_cluster import ENV, TESTS, dask_cluster, end_group  # noqa: E402
 
+from multitest.inputs import load_part, part_names, split_input  # noqa: E402
 from multitest.outputs import read_pairwise  # noqa: E402
 
 sys.path.insert(0, str(Path(TESTS).parent / "benchmarks"))
@@ -76,10 +77,10 @@ def _hashes(out):
     return hashes
 
 
-def _same_run(cluster_out, single_out):
+def _same_run(cluster_out, single_out, parts=range(PARTS)):
     assert _hashes(cluster_out) == _hashes(single_out)
-    parts = sorted(os.listdir(Path(cluster_out) / "pairwise.npz"))
-    assert parts == [f"part-{k:05d}.npz" for k in range(PARTS)]     # nothing left over
+    written = sorted(os.listdir(Path(cluster_out) / "pairwise.npz"))
+    assert written == [f"part-{k:05d}.npz" for k in parts]     # nothing left over
     cluster, single = (read_pairwise(Path(o) / "pairwise.npz") for o in (cluster_out,
                                                                         single_out))
     assert len(single) == S * L * (L - 1) // 2
@@ -118,10 +119,18 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitione
     # The task of the second part names its worker process, then waits; that process is
     # SIGKILLed (a process of this run: its session), the scheduler reruns the task.
     folder, argv, _ = partitioned
+    out = _killed_mid_task(tmp_path, argv)
+    _same_run(out, folder / "single")
+
+
+def _killed_mid_task(tmp_path, argv, small_parts=()):
+    """Run ``argv`` on 2 workers, SIGKILL the worker of the second part's task mid-task;
+    the output folder."""
     marker = tmp_path / "worker.pid"
     out = tmp_path / "out"
     run = subprocess.Popen([sys.executable, os.path.join(TESTS, "rank_slow_part.py"),
-                            str(marker), *argv, "--out", str(out), "--workers", "2"],
+                            str(marker), *small_parts, *argv, "--out", str(out),
+                            "--workers", "2"],
                            env=ENV, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                            text=True, start_new_session=True)
     try:
@@ -137,7 +146,7 @@ def test_a_worker_killed_mid_task_is_replaced_and_the_run_is_complete(partitione
     finally:
         end_group(run, signal.SIGKILL)
     assert run.returncode == 0, output
-    _same_run(out, folder / "single")
+    return out
 
 
 def test_a_folder_of_csv_parts_is_ranked_as_the_parquet_parts(partitioned, tmp_path):
@@ -240,3 +249,155 @@ def test_cluster_options_are_checked(partitioned, extra, message):
     folder, argv, _ = partitioned
     run = _cli(argv + extra)
     assert run.returncode == 2 and message in run.stderr and "Traceback" not in run.stderr
+
+
+
+#: ``python rank_small_parts.py RANGE_BYTES GROUP_ROWS``: the 60 data sets as one CSV file
+#: (466 kB, 7.8 kB per data set) in ranges of 5 kB, some inside one data set (owning none);
+#: as one Parquet file of row groups of 1000 rows (a data set is 300) in runs of >= 1500.
+SMALL_PARTS = (os.path.join(TESTS, "rank_small_parts.py"), "5000", "1500")
+
+
+def _small_parts(argv):
+    return _cli([*SMALL_PARTS[1:], *argv], script=SMALL_PARTS[:1])
+
+
+def _data_set_starts(path):
+    """Byte offsets of the lines where a data set starts, in a CSV file."""
+    starts, previous, at = set(), None, 0
+    with open(path, "rb") as handle:
+        at = len(handle.readline())
+        for line in handle:
+            name = line.split(b",")[0]
+            if name != previous:
+                starts.add(at)
+            previous, at = name, at + len(line)
+    return starts
+
+
+@pytest.fixture(scope="module")
+def one_file(partitioned):
+    """The rows of the Parquet folder as one CSV file and as one Parquet file of 18 row
+    groups, and the single-process runs of them."""
+    folder, argv, _ = partitioned
+    frame = long_frame(make_errors(S, L, 0))
+    frame.to_csv(folder / "big.csv", index=False)
+    frame.to_parquet(folder / "groups.parquet", index=False, row_group_size=1000)
+    singles = {}
+    for name in ("big.csv", "groups.parquet"):
+        singles[name] = _cli(["rank", str(folder / name), *argv[2:], "--out",
+                              str(folder / f"single-{name}")])
+        assert singles[name].returncode == 0, singles[name].stderr
+    return folder, argv[2:], frame, singles
+
+
+def test_one_csv_file_split_into_byte_ranges_is_the_single_process_run(one_file):
+    folder, options, _, singles = one_file
+    path = folder / "big.csv"
+    parts = split_input(path, range_bytes=5000)
+    owned = [k for k, part in enumerate(parts) if load_part(part)[0] is not None]
+    borders = {part.span[0] for part in parts[1:]}
+    # 94 ranges, 60 owning a data set; of the 93 borders one is at the start of a data set,
+    # 92 inside one: it is read by the range it starts in, past that range's end.
+    assert (len(parts), len(owned), len(borders)) == (94, S, 93)
+    assert len(borders & _data_set_starts(path)) == 1
+    out = folder / "csv-workers"
+    run = _small_parts(["rank", str(path), *options, "--out", str(out), "--workers", "2"])
+    assert run.returncode == 0, run.stderr
+    _same_run(out, folder / "single-big.csv", owned)
+    assert _printed(run, out) == _printed(singles["big.csv"], folder / "single-big.csv")
+
+
+def test_a_parquet_file_of_row_groups_is_ranked_in_runs_of_them(one_file):
+    folder, options, _, _ = one_file
+    path = folder / "groups.parquet"
+    parts = split_input(path, group_rows=1500)
+    # 18 row groups of 1000 rows; a data set is 300 rows, so two borders in three are
+    # inside one (rows 1800-2099 hold ds0006): a run of 2000 rows is joined to the next
+    # group, and ends at row 3000, between ds0009 and ds0010.
+    assert [part.groups for part in parts] == [(0, 1, 2), (3, 4, 5), (6, 7, 8),
+                                               (9, 10, 11), (12, 13, 14), (15, 16, 17)]
+    assert [part.first_row for part in parts] == [1, 3001, 6001, 9001, 12001, 15001]
+    out = folder / "groups-workers"
+    run = _small_parts(["rank", str(path), *options, "--out", str(out), "--workers", "2"])
+    assert run.returncode == 0, run.stderr
+    _same_run(out, folder / "single-groups.parquet", range(len(parts)))
+
+
+def _refused(run, out):
+    assert run.returncode == 2, run.stdout
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert not out.exists() or not any(out.iterdir())
+    return run.stderr
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet"])
+def test_a_bad_row_in_the_third_part_is_named_by_its_row_in_the_file(one_file, suffix,
+                                                                     tmp_path):
+    # A data set is 300 rows; 'ds0002' (rows 600-899 of the frame) is the third part's:
+    # CSV ranges of 5 kB (a data set is 7.8 kB: one starts in every other range or so),
+    # one row group per data set in runs of >= 1 row.
+    _, options, frame, _ = one_file
+    bad = frame.copy()
+    bad.loc[600 + 7, "error"] = float("inf")
+    path = tmp_path / f"bad{suffix}"
+    if suffix == ".csv":
+        bad.to_csv(path, index=False)
+        row = 600 + 7 + 2        # the header is line 1
+    else:
+        bad.to_parquet(path, index=False, row_group_size=300)
+        row = 600 + 7 + 1        # Parquet rows from 1
+    parts = split_input(path, range_bytes=5000, group_rows=1)
+    owned = [names for names, _ in map(part_names, parts[:8]) if names]
+    assert owned[:3] == [("ds0000",), ("ds0001",), ("ds0002",)]
+    run = _cli([SMALL_PARTS[1], "1", "rank", str(path), *options, "--out",
+                str(tmp_path / "out"), "--workers", "2"], script=SMALL_PARTS[:1])
+    message = _refused(run, tmp_path / "out")
+    assert f"bad{suffix}, row {row}, field 'error': " in message, message
+    single = _cli(["rank", str(path), *options, "--out", str(tmp_path / "out")])
+    assert single.returncode == 2 and single.stderr == message
+
+
+def test_a_data_set_in_two_places_of_one_file_is_refused_in_one_line(one_file, tmp_path):
+    # Data set 'ds0001' (rows 300-599 of the frame, lines 302-601 of the file) cut in
+    # two: its last 100 rows moved to the end of the file (lines 17902-18001).
+    _, options, frame, _ = one_file
+    moved = frame.index[500:600]
+    pd.concat([frame.drop(moved), frame.loc[moved]]).to_csv(tmp_path / "mixed.csv",
+                                                            index=False)
+    run = _small_parts(["rank", str(tmp_path / "mixed.csv"), *options, "--out",
+                        str(tmp_path / "out"), "--workers", "2"])
+    message = _refused(run, tmp_path / "out")
+    # The ranges owning the two pieces: the one of line 302 (ds0001 starts there and
+    # its piece ends at line 501) and the last one (its 100 lines).
+    assert message.startswith("multitest: error: ") and message.endswith(
+        "mixed.csv, rows 17902-18001: data set 'ds0001' is also in "
+        f"{tmp_path / 'mixed.csv'}, rows 302-501; --workers needs the rows of every data "
+        "set together, in one file\n"), message
+
+
+def test_a_worker_killed_mid_range_is_replaced_and_the_run_is_complete(one_file, tmp_path):
+    # Ranges of 20 kB (2.6 data sets): 24 ranges, each owning a data set or more.
+    folder, options, _, _ = one_file
+    path = folder / "big.csv"
+    assert all(names for names, _ in map(part_names, split_input(path, range_bytes=20000)))
+    out = _killed_mid_task(tmp_path, ["rank", str(path), *options],
+                           ("--small-parts", "20000", "1500"))
+    _same_run(out, folder / "single-big.csv", range(24))
+
+
+def test_parts_of_another_fold_design_are_refused_in_one_line(tmp_path):
+    # 5 folds in a.parquet, 4 in b.parquet: one process reads one table (fold 5 missing);
+    # the cluster names the part.
+    frame = long_frame(make_errors(4, 3, 0))
+    (tmp_path / "in").mkdir()
+    frame[frame["dataset"] <= "ds0001"].to_parquet(tmp_path / "in" / "a.parquet", index=False)
+    frame[(frame["dataset"] > "ds0001") & (frame["replication"] < 5)].to_parquet(
+        tmp_path / "in" / "b.parquet", index=False)
+    run = _cli(["rank", str(tmp_path / "in"), "--order", "alg0000,alg0001,alg0002", "--test",
+                "kfold-t", "--out", str(tmp_path / "out"), "--workers", "1"])
+    message = _refused(run, tmp_path / "out")
+    assert message.endswith(f"{tmp_path / 'in' / 'b.parquet'}: another fold design (4 "
+                            "replication(s) of 2 fold(s)) than "
+                            f"{tmp_path / 'in' / 'a.parquet'}'s (5 of 2); --workers needs "
+                            "one design\n"), message

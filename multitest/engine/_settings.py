@@ -28,6 +28,7 @@ from ..inputs._costs import CostProfile, bundled_profiles
 from ..inputs._design import parse_test_train_ratio
 from ..inputs._missing import check_missing_policy
 from ..inputs._results import VALUE_KINDS
+from ..inputs._split import RANGE_BYTES
 from ..stats._bayesian import DEFAULT_THRESHOLD
 from ..stats._corrections import BERGMANN_HOMMEL_MAX, CORRECTIONS, PAIRWISE_CORRECTIONS
 from ..stats._friedman import FRIEDMAN_TIES
@@ -375,9 +376,10 @@ OPTIONS = (
            _OUTPUT, role="command", commands=("rank",), kind="boolean", switch=True),
     Option("raw_csv", _boolean, RAW_CSV_HELP, _OUTPUT,
            role="command", commands=("rank", "stability"), kind="boolean", switch=True),
-    Option("workers", _count(1), "rank each file of a folder of Parquet or CSV files (whole "
-           "data sets per file) in a task on a local Dask cluster of N processes on 127.0.0.1; "
-           "needs --out",
+    Option("workers", _count(1), "rank a Parquet or CSV file, or a folder of them (each data "
+           "set's rows together, in one file), in tasks on a local Dask cluster of N processes "
+           "on 127.0.0.1: a task per file, per run of a Parquet file's row groups or per "
+           f"range of about {RANGE_BYTES // 2 ** 20} MB of a CSV file; needs --out",
            _CLUSTER, role="command", commands=("rank",), metavar="N", kind="integer",
            default_text="one process"),
     Option("scheduler", _text, "the same on an existing Dask scheduler", _CLUSTER,

@@ -40,3 +40,8 @@ from ._parts import csv_parts as csv_parts
 from ._parts import join_parts as join_parts
 from ._sklearn import from_cross_validate as from_cross_validate
 from ._sklearn import from_cv_results as from_cv_results
+from ._split import InputPart as InputPart
+from ._split import load_part as load_part
+from ._split import part_labels as part_labels
+from ._split import part_names as part_names
+from ._split import split_input as split_input

@@ -1,7 +1,8 @@
 """``multitest rank --workers N`` / ``--scheduler ADDRESS``: MultiTest on a Dask cluster.
 
-The input is a folder of Parquet or CSV files partitioned by data set (:func:`~multitest.
-inputs.input_parts`, every data set in one file).  One task per file reads it, runs stage 1 and
+The input is a Parquet or CSV file, or a folder of them, cut into parts (:func:`~multitest.
+inputs.split_input`: files, runs of a Parquet file's row groups, byte ranges of a CSV file;
+every data set in one part).  One task per part reads it, runs stage 1 and
 the per-data-set orders (:func:`~multitest.engine.per_dataset_stage`, the code of
 :func:`multitest.rank`) and writes its part of the pairwise file into the staging folder of
 the run's one output transaction (``pairwise.npz/part-NNNNN.npz``, which
@@ -29,7 +30,8 @@ from ..engine._ranking import (_unused_costs_note, per_dataset_stage, rank_datas
                                resolve_profile)
 from ..engine._settings import check_for_results
 from ..engine._stage1 import PairwiseTable, RowArray
-from ..inputs._results import Results, input_parts, load_results
+from ..inputs._results import Results
+from ..inputs._split import load_part, part_labels, part_names, split_input
 from ..outputs._json import INLINE_PAIRS_LIMIT
 from ..outputs._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_arrays
 from ..outputs._transaction import transaction
@@ -45,14 +47,16 @@ TASK_RETRIES = 2
 
 def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=None,
                     load_options=None, extra=None, inputs=(), raw_csv=False,
-                    all_intervals=False):
+                    all_intervals=False, range_bytes=None, group_rows=None):
     """Rank a partitioned input on a Dask cluster and write the run to `out`.
 
     Parameters
     ----------
     folder : str
-        A folder of Parquet files, or of CSV files, each holding whole data sets
-        (:func:`~multitest.inputs.input_parts`).
+        A Parquet or CSV file, or a folder of Parquet files or of CSV files
+        (:func:`~multitest.inputs.input_parts`), each data set's rows together; a file
+        is ranked in parts (:func:`~multitest.inputs.split_input`: runs of row groups,
+        byte ranges), a data set in two parts is refused.
     costs : CostProfile, str or other
         As :func:`multitest.rank`'s `costs`.
     out : str
@@ -72,6 +76,9 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
         More files read, which no output may replace.
     raw_csv, all_intervals : bool
         As in :func:`multitest.outputs.write_outputs`.
+    range_bytes, group_rows : int, optional
+        Bytes of a CSV part, fewest rows of a part of a Parquet file's row groups
+        (:func:`~multitest.inputs.split_input`).
 
     Returns
     -------
@@ -81,14 +88,16 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     Raises
     ------
     MultitestError
-        A folder without Parquet or CSV files, a data set in two files, parts naming other
+        A folder without Parquet or CSV files, a data set in two parts, parts naming other
         algorithms, a Bayesian stage-1 test, a missing-result policy or a score matrix.
     """
     require_extra()
-    parts = input_parts(folder)
+    options = dict(load_options or {})
+    parts = split_input(folder, dataset=options.get("dataset", "dataset"),
+                        range_bytes=range_bytes, group_rows=group_rows)
     if not parts:
-        raise MultitestError(f"{folder}: --workers and --scheduler rank a folder of Parquet "
-                             "or CSV files partitioned by data set; none found")
+        raise MultitestError(f"{folder}: --workers and --scheduler rank a Parquet or CSV "
+                             "file, or a folder of them, partitioned by data set; none found")
     if settings.pairwise_test.bayesian:
         raise MultitestError(f"`test`: {settings.pairwise_test.name!r} is not run on a "
                              "cluster (Bayesian stage 1); leave out --workers/--scheduler")
@@ -98,10 +107,10 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     profile = resolve_profile(costs, folder)
     settings = dataclasses.replace(settings, costs=profile.name,
                                    test=settings.pairwise_test.name)
-    options = dict(load_options or {})
+    files = list(dict.fromkeys(part.path for part in parts))
     with transaction(out, settings=run_manifest(folder, settings, profile, raw_csv,
                                                 all_intervals),
-                     inputs=run_inputs(folder, profile, [*parts, *inputs])) as staging:
+                     inputs=run_inputs(folder, profile, [*files, *inputs])) as staging:
         os.mkdir(os.path.join(staging, PAIRWISE_FILE))
         with _client(workers, scheduler) as client:
             head = client.submit(_answer, _algorithms, parts[0], options, pure=False).result()
@@ -110,7 +119,9 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
                                      options, staging, pure=False, retries=TASK_RETRIES)
                        for k, part in enumerate(parts)]
             answers = client.gather(futures)
+            _check_partitioned(parts, answers)
             _raise_errors(answers)
+            _check_designs(parts, answers)
         _remove_leftovers(os.path.join(staging, PAIRWISE_FILE), len(parts))
         where, ranking = _ranking(folder, parts, answers, head, profile, settings, staging)
         write_run_files(ranking, staging, extra=None if extra is None else extra(ranking),
@@ -131,7 +142,7 @@ def _remove_leftovers(folder, n_parts):
 def _algorithms(part, options):
     """The algorithms of the first part, in order of first appearance (the order of a
     single-process run: its first data set names every algorithm)."""
-    return load_results(part, **options).algorithms
+    return load_part(part, **options)[0].algorithms
 
 
 def _answer(task, *args):
@@ -145,20 +156,37 @@ def _answer(task, *args):
 
 def _raise_errors(answers):
     for answer in answers:
+        if isinstance(answer, dict):
+            answer = answer.get("error")
         if isinstance(answer, MultitestError):
             raise answer
 
 
 def _part_task(k, part, algorithms, profile, settings, options, staging):
+    """:func:`_ranked_part`; the error of a refused part is returned with the data sets
+    the part names (a data set in two parts, which makes each incomplete, is said as
+    such by :func:`_check_partitioned`)."""
+    try:
+        return _ranked_part(k, part, algorithms, profile, settings, options, staging)
+    except MultitestError as exc:
+        datasets, lines = part_names(part, options.get("dataset", "dataset"))
+        return {"error": exc, "datasets": datasets, "lines": lines}
+
+
+def _ranked_part(k, part, algorithms, profile, settings, options, staging):
     """Stage 1 and the orders of one part; writes ``part-k.npz``; returns the arrays the
-    client needs (:func:`_ranking`)."""
-    results = load_results(part, **options)
+    client needs (:func:`_ranking`); a part owning no data set (a CSV range inside one
+    data set) writes nothing."""
+    results, lines = load_part(part, **options)
+    if results is None:
+        return _no_data_sets(len(algorithms), lines)
     if set(results.algorithms) != set(algorithms):
         other = sorted(set(results.algorithms) ^ set(algorithms))
-        raise MultitestError(f"{part}: its algorithms differ from the first file's; not in "
-                             f"both: {', '.join(map(str, other[:5]))}")
+        raise MultitestError(f"{part.where()}: its algorithms differ from the first part's; "
+                             f"not in both: {', '.join(map(str, other[:5]))}")
     if not results.has_folds:
-        raise MultitestError(f"{part}: a score matrix (no folds) is ranked without a cluster")
+        raise MultitestError(f"{part.where()}: a score matrix (no folds) is ranked without "
+                             "a cluster")
     results = results.subset(algorithms=list(algorithms))
     check_for_results(settings, results)
     per_dataset = per_dataset_stage(results, profile, settings)
@@ -167,7 +195,7 @@ def _part_task(k, part, algorithms, profile, settings, options, staging):
     temporary = f"{path}.{os.getpid()}.tmp"   # a rerun elsewhere writes its own
     write_pairwise_arrays(temporary, results, table, settings)
     os.replace(temporary, path)
-    return {"datasets": results.datasets, "notes": results.notes,
+    return {"datasets": results.datasets, "notes": results.notes, "lines": lines,
             "replications": results.replications,
             "folds_per_replication": results.folds_per_replication,
             "prior": table.prior.astype(np.int32),
@@ -177,10 +205,19 @@ def _part_task(k, part, algorithms, profile, settings, options, staging):
             "override": np.packbits(table.override, axis=1)}
 
 
+def _no_data_sets(L, lines):
+    """The answer of a part owning no data set."""
+    P = L * (L - 1) // 2
+    return {"datasets": (), "notes": (), "lines": lines, "replications": None,
+            "folds_per_replication": None, "prior": np.empty((0, L), np.int32),
+            "order": np.empty((0, L), np.intp), "cost_ties": [],
+            "mean_errors": np.empty((0, L)),
+            "override": np.empty((0, -(-P // 8)), np.uint8)}
+
+
 def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
     """``(where the parts are, the Ranking)`` from the answers of the tasks."""
     datasets = [name for answer in answers for name in answer["datasets"]]
-    _check_partitioned(parts, answers, datasets)
     L = len(algorithms)
     P = L * (L - 1) // 2
     first, second = np.triu_indices(L, k=1)
@@ -232,17 +269,20 @@ def _joined(answers, key):
     return np.concatenate([answer.pop(key) for answer in answers])
 
 
-def _check_partitioned(parts, answers, datasets):
-    """Every data set in one part (a data set split over files is refused)."""
-    if len(set(datasets)) == len(datasets):
+def _check_partitioned(parts, answers):
+    """Every data set in one part (a data set split over files, or not contiguous in a
+    file ranked in parts, is refused)."""
+    named = [answer["datasets"] if isinstance(answer, dict) else () for answer in answers]
+    if len({name for names in named for name in names}) == sum(map(len, named)):
         return
     seen = {}
-    for part, answer in zip(parts, answers):
-        for name in answer["datasets"]:
+    for label, names in zip(_labels(parts, answers), named):
+        for name in names:
             if name in seen:
-                raise MultitestError(f"{part}: data set {name!r} is also in {seen[name]}; "
-                                     "--workers needs every data set in one file")
-            seen[name] = part
+                raise MultitestError(f"{label}: data set {name!r} is also in {seen[name]}; "
+                                     "--workers needs the rows of every data set together, "
+                                     "in one file")
+            seen[name] = label
 
 
 class _Parts:
@@ -312,3 +352,21 @@ class _PartRows(RowArray):
         if self._column is not None:
             values = read_pairwise(part, [name])[self._column].to_numpy()
         return values[rest[0]] if rest else values
+
+
+def _labels(parts, answers):
+    """The parts in words, with the rows each read (:func:`~multitest.inputs.part_labels`)."""
+    return part_labels(parts, [answer.get("lines") if isinstance(answer, dict) else None
+                               for answer in answers])
+
+
+def _check_designs(parts, answers):
+    """Every part of the fold design of the first (the arrays of the run are joined)."""
+    labels = _labels(parts, answers)
+    design = [(a["replications"], a["folds_per_replication"]) for a in answers]
+    first = design[0]
+    for label, other in zip(labels, design):
+        if other != first and other != (None, None):     # (None, None): no data set
+            raise MultitestError(f"{label}: another fold design ({other[0]} replication(s) "
+                                 f"of {other[1]} fold(s)) than {labels[0]}'s ({first[0]} of "
+                                 f"{first[1]}); --workers needs one design")

@@ -1,0 +1,422 @@
+"""An input cut into the parts ranked by the tasks of ``multitest rank --workers``.
+
+A Parquet file with several row groups gives one part per run of consecutive row groups
+(of at least :data:`GROUP_ROWS` rows; row groups sharing a data set at their border are in
+the same part); a CSV file gives one part per byte range of about :data:`RANGE_BYTES`,
+cut at line ends.  A CSV part owns the data sets that *start* in its range: its task skips
+the first rows of a data set begun in the range before and reads past its end to finish
+its last data set, so that the parts hold every row once (a data set must be contiguous:
+one found in two parts is refused by the client).  Each part is read by the readers and
+checks of :func:`~multitest.inputs.load_results`; a bad row is named by its row in the
+whole file.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from .._errors import InputError, abbreviate
+from ._automl import is_automl_file
+from ._batches import _cuts, _Range, gather_batches
+from ._results import (MAX_FOLD_NUMBER, PARQUET_SUFFIXES, _arrow, _Fallback, _header, _load,
+                       _load_columns, _parquet_batches, _parquet_module, _raise_ragged,
+                       _ValueRule, _wanted, input_parts, load_results)
+
+__all__ = ["InputPart", "load_part", "part_labels", "part_names", "split_input"]
+
+#: Bytes of a CSV file per part (about; the cuts fall at line ends).
+RANGE_BYTES = 64 * 2 ** 20
+#: Fewest rows of a part of a Parquet file of several row groups (whole row groups).
+GROUP_ROWS = 2 ** 22
+
+
+@dataclass(frozen=True)
+class InputPart:
+    """A part of an input read by one task.
+
+    Attributes
+    ----------
+    path : str
+        The file.
+    groups : tuple of int
+        Parquet: the row groups read (``()``: the whole file).
+    first_row : int
+        Parquet: the row of the file (counted from 1) of the first row read.
+    span : tuple of int
+        CSV: ``(start, stop)`` bytes whose data sets the part owns (``()``: the whole
+        file; ``start`` 0: from the first row).
+    """
+
+    path: str
+    groups: tuple = ()
+    first_row: int = 1
+    span: tuple = ()
+
+    def where(self):
+        """The part in words, for messages of its task."""
+        if self.groups:
+            return f"{self.path}, row groups {self.groups[0]}-{self.groups[-1]}"
+        if self.span:
+            return f"{self.path}, the data sets starting in bytes {self.span[0]}-{self.span[1]}"
+        return self.path
+
+
+def split_input(source, *, dataset="dataset", range_bytes=None, group_rows=None):
+    """The parts of `source` (a file, or a folder of :func:`~multitest.inputs.input_parts`).
+
+    Parameters
+    ----------
+    source : str
+        A Parquet or CSV file, or a folder of them.
+    dataset : str
+        The column naming the data set (row groups are joined at a shared data set).
+    range_bytes, group_rows : int, optional
+        Size of a CSV part in bytes, smallest Parquet part in rows (default
+        :data:`RANGE_BYTES`, :data:`GROUP_ROWS`).
+
+    Returns
+    -------
+    list of InputPart
+        In the order of the rows; empty when `source` holds no Parquet or CSV file.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> rows = "".join(f"d{s},{a},{f},0.{s}{f}\\n" for s in range(3) for a in "ab"
+    ...                for f in (1, 2))
+    >>> _ = open(path, "w").write("dataset,algorithm,fold,error\\n" + rows)
+    >>> parts = split_input(path, range_bytes=50)
+    >>> [p.span for p in parts]
+    [(0, 53), (53, 89), (89, 137), (137, 173)]
+    >>> loaded = [load_part(p) for p in parts]
+    >>> [(r and r.datasets, rows) for r, rows in loaded]
+    [(('d0',), 4), (('d1',), 4), (('d2',), 4), (None, 0)]
+    >>> part_labels(parts, [rows for _, rows in loaded])[1].endswith("r.csv, rows 6-9")
+    True
+    """
+    range_bytes = RANGE_BYTES if range_bytes is None else range_bytes
+    group_rows = GROUP_ROWS if group_rows is None else group_rows
+    source = os.fspath(source)
+    files = input_parts(source) if os.path.isdir(source) else \
+        [source] if os.path.isfile(source) else []
+    parts = []
+    for path in files:
+        if path.lower().endswith(PARQUET_SUFFIXES):
+            parts.extend(_row_group_parts(path, dataset, group_rows))
+        else:
+            parts.extend(_range_parts(path, dataset, range_bytes))
+    return parts
+
+
+def _row_group_parts(path, dataset, group_rows):
+    """Runs of consecutive row groups of at least `group_rows` rows (the last run too:
+    a shorter rest joins it), never cut between two row groups whose border rows name
+    the same data set (the data set column of a row group is read only at a cut)."""
+    pq = _parquet_module(path)
+    try:
+        handle = pq.ParquetFile(path)
+    except (OSError, ValueError) as exc:
+        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
+                         source=path) from None
+    column = {str(c).strip(): c for c in handle.schema_arrow.names}.get(dataset)
+    n_groups = handle.metadata.num_row_groups
+    if column is None or n_groups < 2:
+        return [InputPart(path=path)]
+    rows = [handle.metadata.row_group(g).num_rows for g in range(n_groups)]
+    ends = {}
+
+    def names(g):
+        if g not in ends:
+            ends[g] = _border_names(handle, g, column)
+        return ends[g]
+
+    parts, run, first_row, size, rest = [], [], 1, 0, sum(rows)
+    for g in range(n_groups):
+        if (run and size >= group_rows and rest >= group_rows
+                and names(g - 1)[1] != names(g)[0]):
+            parts.append(InputPart(path=path, groups=tuple(run), first_row=first_row))
+            run, first_row, size = [], first_row + size, 0
+        run.append(g)
+        size, rest = size + rows[g], rest - rows[g]
+    parts.append(InputPart(path=path, groups=tuple(run), first_row=first_row))
+    return parts if len(parts) > 1 else [InputPart(path=path)]
+
+
+def _border_names(handle, group, column):
+    """``(first, last)`` data set of a row group (None, None: no rows)."""
+    names = handle.read_row_group(group, columns=[column]).column(0)
+    if len(names) == 0:
+        return None, None
+    return tuple(str(names[i].as_py()).strip() for i in (0, len(names) - 1))
+
+
+def _range_parts(path, dataset, range_bytes):
+    """Byte ranges of about `range_bytes` cut at line ends (the whole file: one range,
+    a file without the data set column or holding the AutoML layout)."""
+    size = os.path.getsize(path)
+    n = -(-size // max(1, range_bytes))
+    raw = _header(path) if n > 1 else None
+    if raw is None or dataset not in raw or is_automl_file(path):
+        return [InputPart(path=path)]
+    _, cuts = _cuts(path, size, n, 1)
+    if not cuts:
+        return [InputPart(path=path)]
+    return [InputPart(path=path, span=span) for span in zip([0, *cuts], [*cuts, size])]
+
+
+def load_part(part, **options):
+    """``(Results of the data sets of `part`, rows read)``: the readers and checks of
+    :func:`~multitest.inputs.load_results` (keywords `options`) on the part's rows.
+
+    A CSV range inside the rows of one data set (begun in a range before it) owns no
+    data set: ``(None, 0)``.  The rows read are None for a whole file.
+
+    Raises
+    ------
+    InputError
+        As :func:`~multitest.inputs.load_results`, naming the row in the whole file.
+    """
+    if part.groups:
+        return _load_groups(part, options)
+    if part.span:
+        return _load_range(part, options)
+    results = load_results(part.path, **options)
+    return results, None
+
+
+def _columns_and_rule(options):
+    """The ``columns`` and value rule of the readers of :func:`load_results`."""
+    columns = {role: options.get(role, role) for role in
+               ("dataset", "algorithm", "replication", "fold", "metric")}
+    columns["value"] = options.get("value")
+    rule = _ValueRule(kind=options.get("kind", "auto"),
+                      higher_is_better=tuple(options.get("higher_is_better", ())),
+                      lower_is_better=tuple(options.get("lower_is_better", ())))
+    return columns, rule
+
+
+class _RowGroups:
+    """A ``pyarrow.parquet.ParquetFile`` whose batches are those of some row groups."""
+
+    def __init__(self, handle, groups):
+        self._handle, self._groups = handle, list(groups)
+        self.schema_arrow = handle.schema_arrow
+        self.metadata = SimpleNamespace(num_rows=sum(handle.metadata.row_group(g).num_rows
+                                                     for g in groups))
+
+    def iter_batches(self, columns):
+        return self._handle.iter_batches(row_groups=self._groups, columns=columns)
+
+
+def _load_groups(part, options):
+    """A run of row groups: batch by batch, else (anything unusual) as a data frame
+    through the checks of the text path, rows named by their row in the file."""
+    pq = _parquet_module(part.path)
+    columns, rule = _columns_and_rule(options)
+    missing_ok = options.get("allow_missing", False)
+    names = [c for c in pq.read_schema(part.path).names
+             if str(c).strip() in (columns["dataset"], columns["algorithm"])]
+    handle = pq.ParquetFile(part.path, read_dictionary=names)
+    rows = _RowGroups(handle, part.groups)
+    raw = {str(c).strip(): c for c in handle.schema_arrow.names}
+    try:
+        return (_parquet_batches([rows], raw, part.path, columns, rule, missing_ok),
+                rows.metadata.num_rows)
+    except (_Fallback, LookupError, InputError, ValueError, TypeError, OSError):
+        pass
+    frame = handle.read_row_groups(part.groups).to_pandas()
+    frame.columns = [str(c).strip() for c in frame.columns]
+    return (_load(frame, part.path, part.first_row, columns, rule, fast=False,
+                  missing_ok=missing_ok), len(frame))
+
+
+def _load_range(part, options):
+    """The data sets starting in a byte range of a CSV file: pyarrow's reader decoding
+    into arrays (:mod:`~multitest.inputs._batches`), else (anything unusual) the text
+    reader, rows named by their line in the file."""
+    columns, rule = _columns_and_rule(options)
+    missing_ok = options.get("allow_missing", False)
+    raw = _header(part.path)
+    start, stop, lines = _owned(part, list(raw).index(columns["dataset"]))
+    if start == stop:
+        return None, 0
+    try:
+        return _arrow_range(part.path, start, stop, raw, columns, rule, missing_ok), lines
+    except (_Fallback, LookupError, InputError, ValueError, OSError):
+        pass
+    with open(part.path, "rb") as handle:
+        row = _count_lines(handle, 0, start) + 1
+    try:
+        return _text_range(part.path, start, stop, raw, row, columns, rule, missing_ok), lines
+    except InputError:
+        _raise_ragged(part.path)   # a row with a field missing: say so
+        raise
+
+
+def _arrow_range(path, start, stop, raw, columns, rule, missing_ok):
+    """:func:`_load_columns` of bytes ``[start, stop)`` read by pyarrow (``_Fallback``:
+    not installed, or a header the fast path does not take)."""
+    pa = _arrow()
+    wanted = _wanted(raw, columns)
+    if pa is None or wanted is None:
+        raise _Fallback
+    pcsv = pa.csv
+    integers = (columns["replication"], columns["fold"])
+    roles = {raw[c]: t if t == "name" else "integer" if c in integers else "number"
+             for c, t in wanted.items()}
+    types = {c: pa.string() if r == "name" else pa.int32() if r == "integer" else
+             pa.float64() for c, r in roles.items()}
+    convert = pcsv.ConvertOptions(include_columns=list(types), column_types=types,
+                                  strings_can_be_null=False, quoted_strings_can_be_null=False)
+    read = pcsv.ReadOptions(column_names=list(raw.values()), use_threads=False)
+    blocks = max(1.0, (stop - start) / read.block_size)    # a batch per block of bytes
+    source = _Range(path, start, stop, [False], 0)
+    try:
+        batches = pcsv.open_csv(source, read_options=read, convert_options=convert)
+        numbers, names = gather_batches(batches, roles, lambda first: blocks * first.num_rows,
+                                        MAX_FOLD_NUMBER)
+    except pa.ArrowInvalid:
+        raise _Fallback from None
+    finally:
+        source.close()
+    return _load_columns(numbers, names, raw, path, 0, columns, rule, missing_ok)
+
+
+def _text_range(path, start, stop, raw, row, columns, rule, missing_ok):
+    """:func:`_load` of bytes ``[start, stop)`` as text, the first at line `row`."""
+    import warnings
+
+    import pandas as pd
+
+    source = _Range(path, start, stop, [False], 0)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(source, header=None, names=list(raw), dtype=str,
+                                keep_default_na=False, skipinitialspace=True,
+                                index_col=False, encoding="utf-8", encoding_errors="replace")
+    except (pd.errors.ParserError, pd.errors.ParserWarning, pd.errors.EmptyDataError):
+        _raise_ragged(path)
+        raise InputError("not a readable CSV file", source=path, row=row) from None
+    finally:
+        source.close()
+    return _load(frame, path, row, columns, rule, fast=False, missing_ok=missing_ok)
+
+
+def _owned(part, column):
+    """``(start, stop, lines)``: the bytes of the rows of the data sets starting in the
+    part's range (column `column` names the data set) and their number of lines."""
+    start, stop = part.span
+    size = os.path.getsize(part.path)
+    with open(part.path, "rb") as handle:
+        data = len(handle.readline())
+        start = data if start <= data else _next_data_set(handle, start, data, column)
+        stop = size if stop >= size else _next_data_set(handle, stop, data, column)
+        stop = max(start, stop)
+        lines = _count_lines(handle, start, stop)
+        handle.seek(stop - 1)
+        if stop > start and handle.read(1) != b"\n":
+            lines += 1      # the last line of the file, without a line end
+    return start, stop, lines
+
+
+def _next_data_set(handle, at, data, column):
+    """The first line end at or after byte `at` (a line start) where the data set of the
+    line before it ends."""
+    if at <= data:
+        return data
+    name = _data_set(_line_before(handle, at), column)
+    handle.seek(at)
+    while True:
+        where = handle.tell()
+        line = handle.readline()
+        if not line or _data_set(line, column) != name:
+            return where
+
+
+def _line_before(handle, at):
+    """The line ending just before byte `at` (a line start)."""
+    back = 256
+    while True:
+        low = max(0, at - back)
+        handle.seek(low)
+        chunk = handle.read(at - low)
+        cut = chunk.rfind(b"\n", 0, len(chunk) - 1)
+        if cut >= 0 or low == 0:
+            return chunk[cut + 1:]
+        back *= 4
+
+
+def _data_set(line, column):
+    """The data set named by a CSV line (None: no such field)."""
+    fields = next(csv.reader([line.decode("utf-8", "replace").rstrip("\r\n")],
+                             skipinitialspace=True), [])
+    return fields[column].strip() if column < len(fields) else None
+
+
+def _count_lines(handle, start, stop):
+    """The line ends in bytes ``[start, stop)`` of a file."""
+    handle.seek(start)
+    lines, left = 0, stop - start
+    while left > 0:
+        chunk = handle.read(min(left, 2 ** 24))
+        lines, left = lines + chunk.count(b"\n"), left - len(chunk)
+    return lines
+
+
+def part_names(part, dataset="dataset"):
+    """``(distinct data sets of `part` in order, rows read)``, read from the data set
+    column alone (as :func:`load_part` reads the part), for the messages of a part
+    :func:`load_part` refused: its names are still checked against the other parts'.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "r.csv")
+    >>> _ = open(path, "w").write("dataset,error\\nd1,x\\nd2,y\\nd1,z\\n")
+    >>> part_names(InputPart(path=path, span=(0, os.path.getsize(path))))
+    (('d1', 'd2'), 3)
+    """
+    if part.path.lower().endswith(PARQUET_SUFFIXES):
+        pq = _parquet_module(part.path)
+        handle = pq.ParquetFile(part.path)
+        column = {str(c).strip(): c for c in handle.schema_arrow.names}.get(dataset)
+        if column is None:
+            return (), None
+        groups = part.groups or range(handle.metadata.num_row_groups)
+        names = handle.read_row_groups(groups, columns=[column]).column(0).to_pylist()
+        found = dict.fromkeys(str(n).strip() for n in names)
+        return tuple(found), len(names) if part.groups else None
+    raw = _header(part.path)
+    if raw is None or dataset not in raw:
+        return (), None
+    column = list(raw).index(dataset)
+    whole = InputPart(path=part.path, span=(0, os.path.getsize(part.path)))
+    start, stop, lines = _owned(part if part.span else whole, column)
+    found = {}
+    with open(part.path, "rb") as handle:
+        handle.seek(start)
+        while handle.tell() < stop:
+            found.setdefault(_data_set(handle.readline(), column))
+    found.pop(None, None)
+    return tuple(found), lines if part.span else None
+
+
+def part_labels(parts, lines):
+    """The parts in words with the rows they hold (`lines`: rows read by each task, None
+    for a whole file), for the client's messages."""
+    labels, next_line = [], {}
+    for part, n in zip(parts, lines):
+        if part.groups:
+            labels.append(f"{part.path}, rows {part.first_row}-{part.first_row + n - 1}")
+        elif part.span:
+            first = next_line.get(part.path, 2)
+            next_line[part.path] = first + n
+            labels.append(f"{part.path}, rows {first}-{first + n - 1}")
+        else:
+            labels.append(part.path)
+    return labels

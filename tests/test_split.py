@@ -1,0 +1,105 @@
+"""``multitest.inputs._split``: the parts of an input for ``multitest rank --workers``, read
+in this process.  Reference: :func:`multitest.load_results` of the whole file; the parts'
+results joined in order (:func:`multitest.inputs.join_parts`) must be it, array for array."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from multitest import load_results
+from multitest.inputs import InputPart, join_parts, load_part, part_names, split_input
+from multitest.inputs._split import _data_set
+
+pytest.importorskip("pyarrow")
+
+
+def _rows(datasets, algorithms=("a", "b", "c"), folds=3):
+    rng = np.random.default_rng(7)
+    return [(d, a, f, round(float(rng.uniform(0, 1)), 4))
+            for d in datasets for a in algorithms for f in range(1, folds + 1)]
+
+
+def _joined(path, **sizes):
+    loaded = [load_part(part) for part in split_input(path, **sizes)]
+    return join_parts([r for r, _ in loaded if r is not None], str(path))
+
+
+def _same(a, b):
+    assert (a.datasets, a.algorithms, a.design) == (b.datasets, b.algorithms, b.design)
+    np.testing.assert_array_equal(a.errors, b.errors)
+
+
+@pytest.mark.parametrize("layout", ["plain", "crlf", "no final line end", "bom",
+                                    "quoted names with commas", "spaces"])
+@pytest.mark.parametrize("range_bytes", [1, 17, 64, 333, 10 ** 6])
+def test_csv_ranges_hold_every_row_once(tmp_path, layout, range_bytes):
+    names = [f"d{k}" for k in range(7)]
+    if layout == "quoted names with commas":
+        names = [f"set, {k}" for k in range(7)]
+    rows = _rows(names)
+    text = "dataset,algorithm,fold,error\n" + "".join(
+        (f'"{d}",{a},{f},{e}\n' if "," in d else
+         f" {d}, {a},{f},{e}\n" if layout == "spaces" else f"{d},{a},{f},{e}\n")
+        for d, a, f, e in rows)
+    if layout == "crlf":
+        text = text.replace("\n", "\r\n")
+    if layout == "no final line end":
+        text = text.rstrip("\n")
+    path = tmp_path / "r.csv"
+    path.write_bytes((b"\xef\xbb\xbf" if layout == "bom" else b"") + text.encode())
+    parts = split_input(path, range_bytes=range_bytes)
+    assert (len(parts) > 1) == (range_bytes < 10 ** 6)
+    _same(_joined(path, range_bytes=range_bytes), load_results(path))
+    lines = [load_part(p)[1] for p in parts]
+    assert lines == [None] or sum(lines) == len(rows)
+
+
+def test_a_parquet_file_of_row_groups_holds_every_row_once(tmp_path):
+    frame = pd.DataFrame(_rows([f"d{k}" for k in range(10)]),
+                         columns=["dataset", "algorithm", "fold", "error"])
+    path = tmp_path / "r.parquet"
+    frame.to_parquet(path, index=False, row_group_size=7)   # 13 groups; a data set is 9 rows
+    for group_rows in (1, 10, 30, 1000):
+        parts = split_input(path, group_rows=group_rows)
+        _same(_joined(path, group_rows=group_rows), load_results(path))
+        # each run ends at a border between data sets: the names of the parts are disjoint
+        names = [part_names(p)[0] for p in parts]
+        assert sum(map(len, names)) == 10
+    # Row groups start at rows 0, 7, 14, ..., data sets at 0, 9, 18, ...: the only border
+    # between two data sets at a border between row groups is row 63 (group 9).
+    assert [p.groups for p in split_input(path, group_rows=10)] == [tuple(range(9)),
+                                                                    (9, 10, 11, 12)]
+
+
+def test_a_bad_row_names_the_row_in_the_file(tmp_path):
+    # Line 21 (header: line 1) holds 'x': in the third range of 60 bytes.
+    rows = _rows(["d0", "d1", "d2", "d3"])
+    text = "dataset,algorithm,fold,error\n" + "".join(
+        f"{d},{a},{f},{'x' if k == 19 else e}\n" for k, (d, a, f, e) in enumerate(rows))
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    message = None
+    for part in split_input(path, range_bytes=60):
+        try:
+            load_part(part)
+        except ValueError as exc:
+            message = str(exc)
+            break
+    assert message is not None and message.endswith("r.csv, row 21, field 'error': not a "
+                                                      "finite number: 'x'"), message
+    with pytest.raises(ValueError) as whole:
+        load_results(path)
+    assert str(whole.value) == message
+
+
+def test_a_range_inside_one_data_set_owns_none(tmp_path):
+    path = tmp_path / "r.csv"
+    path.write_text("dataset,algorithm,fold,error\n" + "".join(
+        f"{d},{a},{f},{e}\n" for d, a, f, e in _rows(["d0", "d1"], folds=20)))
+    owned = [load_part(p) for p in split_input(path, range_bytes=50)]
+    assert [r.datasets for r, _ in owned if r is not None] == [("d0",), ("d1",)]
+    assert (None, 0) in owned
+    assert part_names(InputPart(path=str(path))) == (("d0", "d1"), None)
+
+
+def test_data_set_of_a_line():
+    assert _data_set(b' "a, b" ,x\r\n', 0) == "a, b" and _data_set(b"d1\n", 3) is None
