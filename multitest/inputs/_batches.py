@@ -289,8 +289,6 @@ def gather_csv(name, read_options, convert_options, columns, estimate_rows,
     >>> names["algorithm"][0].tolist(), names["algorithm"][1], numbers["error"][-3:].tolist()
     ([0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2], ('a0', 'a1', 'a2'), [9.0, 10.0, 11.0])
     """
-    import pyarrow.csv as pcsv
-
     size = os.path.getsize(name)
     smallest = PART_BYTES if parts is None else 1
     parts = min(MAX_PARTS, os.cpu_count() or 1) if parts is None else parts
