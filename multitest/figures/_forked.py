@@ -1,0 +1,88 @@
+"""The per-data-set figures and pages of a large run, made in a few forked processes.
+
+Drawing a table figure as SVG and writing a data set's page are pure Python
+(the GIL keeps threads to one CPU), independent from one data set to the next
+and each ends in a file: :func:`map_forked` runs them in processes forked from
+this one, which inherit the ranking and the figures without copying or
+pickling them; only the results (SVG text) come back.  Without ``fork`` (not
+POSIX) or with one CPU the work runs here, in order, with the same results.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+
+__all__ = ["map_forked", "usable_cpus"]
+
+#: ``(function, items)`` of the running :func:`map_forked`, inherited by its processes.
+_WORK = None
+
+#: Parts per process: small enough that the processes end together.
+_PARTS_PER_JOB = 4
+
+
+def usable_cpus():
+    """CPUs this process may run on (its affinity where the system tells it).
+
+    Examples
+    --------
+    >>> usable_cpus() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # not Linux
+        return os.cpu_count() or 1
+
+
+def map_forked(function, items, jobs=None):
+    """``[function(item) for item in items]``, in ``jobs`` forked processes.
+
+    Parameters
+    ----------
+    function : callable
+        Any callable (it is inherited, not pickled); its results are pickled back.
+    items : sequence
+    jobs : int, optional
+        Processes; default: :func:`usable_cpus`.  With one (or one item, or no
+        ``fork`` start method) the work runs in this process.
+
+    Returns
+    -------
+    list
+        The results in the order of ``items``.  An exception of ``function`` is
+        raised here (the first part's that failed); Ctrl-C ends the processes.
+
+    Examples
+    --------
+    >>> map_forked(len, ["a", "bb", "ccc"], jobs=2)
+    [1, 2, 3]
+    """
+    global _WORK
+    items = list(items)
+    jobs = min(jobs or usable_cpus(), len(items))
+    if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods() or _WORK is not None:
+        return [function(item) for item in items]
+    n_parts = min(len(items), jobs * _PARTS_PER_JOB)
+    bounds = [(len(items) * k // n_parts, len(items) * (k + 1) // n_parts)
+              for k in range(n_parts)]
+    _WORK = (function, items)
+    try:
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet) as pool:
+            parts = pool.map(_part, bounds, chunksize=1)
+    finally:
+        _WORK = None
+    return [result for part in parts for result in part]
+
+
+def _quiet():
+    """A worker leaves Ctrl-C to its parent, which ends it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _part(bounds):
+    function, items = _WORK
+    start, stop = bounds
+    return [function(item) for item in items[start:stop]]
