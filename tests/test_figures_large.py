@@ -36,7 +36,8 @@ def _run(tmp_path, name, *extra):
     path, names = long_name_results(tmp_path, S=12, L=12, seed=12,
                                     names=[f"algo_{j}" for j in range(12)])
     out = tmp_path / name
-    assert main(["rank", str(path), "--order", ",".join(names), "--out", str(out), "-q",
+    # (no -q: it would switch the progress bars off for the tests after these)
+    assert main(["rank", str(path), "--order", ",".join(names), "--out", str(out),
                  *extra]) == 0
     return out
 
