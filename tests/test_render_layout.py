@@ -240,9 +240,17 @@ def _prior_orders(out, doc):
     return {name: row.tolist() for name, row in prior.iterrows()}
 
 
+def source_of(path):
+    """The DOT source of the figure drawn at ``path``: its own ``.dot`` file, or its graph in
+    dataset_figures.dot (many per-data-set tables)."""
+    from multitest.figures import dot_sources
+
+    return dot_sources(path.parent)[path.stem]
+
+
 def drawing_of(path):
     """'row' (boxes n0, n1, ...), 'matrix' (named columns) or 'table'."""
-    source = path.with_suffix(".dot").read_text()
+    source = source_of(path)
     if "n0 [" in source:
         return "row"
     return "matrix" if "matrix of the" in source else "table"
@@ -266,7 +274,7 @@ def check_run(out, doc):
             if drawing_of(path) == "matrix":
                 assert_columns(path, prior)
         trace = out / f"trace_{stem}.svg"
-        if "<TABLE" in trace.with_suffix(".dot").read_text() and L <= ROW_LIMIT:
+        if "<TABLE" in source_of(trace) and L <= ROW_LIMIT:
             assert_columns(trace, prior)      # the grid: columns in cost order
     assert len(drawings) == 1, f"override graphs drawn {drawings}"
     final = doc["final_order"]
@@ -413,10 +421,10 @@ def _written_directly(out):
 
 def _tables(out):
     """The per-data-set figures whose DOT source is one table (rows of boxes need dot)."""
-    from multitest.figures import is_table_figure
+    from multitest.figures import dot_sources, is_table_figure
 
-    return sorted(p.with_suffix(".svg").name for p in out.glob("*.dot") if p.stem.startswith(
-        ("override_", "trace_")) and is_table_figure(p.read_text()))
+    return sorted(f"{stem}.svg" for stem, source in dot_sources(out).items() if stem.startswith(
+        ("override_", "trace_")) and is_table_figure(source))
 
 
 def test_bundled_example_direct_svg(tmp_path, monkeypatch):
@@ -455,7 +463,7 @@ def test_direct_svg_cells_read_back_in_row_order(tmp_path, monkeypatch):
     _direct(monkeypatch)
     out, _ = run(tmp_path, example_path(), "--costs", "training_time")
     for name in _tables(out):
-        source = (out / name).with_suffix(".dot").read_text()
+        source = source_of(out / name)
         svg = (out / name).read_text()
         direct._parsed_cell.cache_clear()
         assert direct.table_svg(source) == svg

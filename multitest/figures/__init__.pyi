@@ -20,9 +20,12 @@ from ._dot import ROW_EDGE_LIMIT as ROW_EDGE_LIMIT
 from ._dot import ROW_LIMIT as ROW_LIMIT
 from ._dot import WRAP as WRAP
 from ._dot import choose_drawing as choose_drawing
+from ._graphviz import DATASET_DOT as DATASET_DOT
 from ._graphviz import FORMATS as FORMATS
 from ._graphviz import SvgCache as SvgCache
+from ._graphviz import combined_stems as combined_stems
 from ._graphviz import dot_available as dot_available
+from ._graphviz import dot_sources as dot_sources
 from ._graphviz import inline_svg as inline_svg
 from ._graphviz import render_svgs as render_svgs
 from ._graphviz import to_svg as to_svg

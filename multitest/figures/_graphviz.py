@@ -26,12 +26,18 @@ from .._progress import progress
 from . import _direct_svg
 from ._direct_svg import is_table_figure, table_svg
 
-__all__ = ["FORMATS", "SvgCache", "dot_available", "render_svgs", "to_svg", "inline_svg"]
+__all__ = ["FORMATS", "DATASET_DOT", "SvgCache", "dot_available", "render_svgs", "to_svg",
+           "inline_svg", "combined_stems", "dot_sources"]
 
 #: Image formats :func:`draw_sources` accepts (those of a standard Graphviz build).
 FORMATS = ("svg", "png", "pdf")
 
 _MISSING_DOT = "Graphviz 'dot' not found: wrote DOT sources only"
+
+#: The one file of the DOT sources of the per-data-set table figures of a run with more
+#: than :data:`~multitest.figures.DIRECT_SVG_FIGURES` of them (:func:`combined_stems`),
+#: one graph after the other (``dot -Tsvg -O`` draws each), instead of a file each.
+DATASET_DOT = "dataset_figures.dot"
 
 
 class SvgCache:
@@ -106,6 +112,12 @@ def check_formats(formats):
 def draw_sources(folder, sources, formats, jobs=None, cache=None, dpi=None):
     """Write ``<stem>.dot`` of every source into ``folder`` and, with ``dot``, the images.
 
+    The sources of the per-data-set table figures of a run with more than
+    :data:`~multitest.figures.DIRECT_SVG_FIGURES` of them (:func:`combined_stems`) go
+    into one file, :data:`DATASET_DOT`, instead of a file each; their SVG images are
+    written directly (:func:`~multitest.figures.table_svg`), their PNG and PDF
+    images by ``dot`` from a temporary folder inside ``folder``.
+
     Parameters
     ----------
     folder : str
@@ -126,12 +138,15 @@ def draw_sources(folder, sources, formats, jobs=None, cache=None, dpi=None):
     str or None
         A one-line warning when images could not be made, else None.
     """
-    _write_dot_files(folder, sources)
+    combined = combined_stems(sources)
+    _write_dot_files(folder, {s: text for s, text in sources.items() if s not in combined})
+    if combined:
+        _write_combined(folder, {s: text for s, text in sources.items() if s in combined})
     if not formats:
         return None
     if not dot_available():
         return _MISSING_DOT
-    _, failures = _draw(folder, sources, formats, jobs, cache, dpi)
+    _, failures = _draw(folder, sources, formats, jobs, cache, dpi, direct=combined)
     if failures:
         f, message = failures[0]
         return (f"Graphviz 'dot' failed on {len(failures)} figure(s), e.g. {f}: {message}")
@@ -165,10 +180,11 @@ def render_svgs(sources, jobs=None, cache=None):
         with tempfile.TemporaryDirectory(prefix="multitest-dot-") as folder:
             stems = {f"g{k}": key for k, key in enumerate(missing)}
             drawn = {stem: sources[key] for stem, key in stems.items()}
-            _write_dot_files(folder, drawn)
-            direct = _direct_stems({key: sources[key] for key in missing})
-            svgs, _ = _draw(folder, drawn, ["svg"], jobs, cache,
-                            direct={stem for stem, key in stems.items() if key in direct})
+            direct = combined_stems({key: sources[key] for key in missing})
+            direct = {stem for stem, key in stems.items() if key in direct}
+            _write_dot_files(folder, {s: text for s, text in drawn.items() if s not in direct})
+            svgs, _ = _draw(folder, drawn, ["svg"], jobs, cache, direct=direct,
+                            write_direct=False)
             for stem, key in stems.items():
                 out[key] = svgs.get(stem)
     return out
@@ -254,27 +270,72 @@ def _write_dot_files(folder, sources):
             handle.write(source)
 
 
-def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=None):
-    """Draw ``folder/<stem>.dot`` of every source: ``({stem: SVG text}, failures)``.
+def _write_combined(folder, sources):
+    """:data:`DATASET_DOT`: a comment naming what it holds, then every source in order,
+    each after a line ``// figure <stem>``."""
+    head = (f"// multitest: the {len(sources)} per-data-set table figures "
+            "(override_<data set>, trace_<data set>),\n// one digraph each, in data set "
+            f"order. Draw them all: dot -Tsvg -O {DATASET_DOT}\n")
+    with open(os.path.join(folder, DATASET_DOT), "w", encoding="utf-8") as handle:
+        handle.write(head + "".join(f"{_FIGURE}{stem}\n{source}" for stem, source in
+                                    sources.items()))
 
-    The SVG text (with ``svg`` among the formats) of every file drawn is kept in the
-    cache.  The SVG of the per-data-set table figures of a run with more than
-    :data:`~multitest.figures._direct_svg.DIRECT_SVG_FIGURES` of them is written
-    directly (:func:`~multitest.figures._direct_svg.table_svg`), their other formats
-    by ``dot``; ``direct``: those stems, when ``sources`` are not keyed by file stem.
+
+_FIGURE = "// figure "
+_FIGURE_LINE = re.compile(rf"^{_FIGURE}(\S+)\n", re.M)
+
+
+def dot_sources(folder):
+    """The DOT source of every figure written into ``folder``, by file stem: the
+    ``<stem>.dot`` files and the graphs of :data:`DATASET_DOT`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> _write_combined(folder, {"trace_a": "digraph a {\\n}\\n", "trace_b": "digraph b {\\n}\\n"})
+    >>> dot_sources(folder)
+    {'trace_a': 'digraph a {\\n}\\n', 'trace_b': 'digraph b {\\n}\\n'}
+    """
+    out = {}
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".dot") and name != DATASET_DOT:
+            with open(os.path.join(folder, name), encoding="utf-8") as handle:
+                out[name[:-4]] = handle.read()
+    path = os.path.join(folder, DATASET_DOT)
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+        marks = list(_FIGURE_LINE.finditer(text))
+        for mark, end in zip(marks, [m.start() for m in marks[1:]] + [len(text)]):
+            out[mark.group(1)] = text[mark.end():end]
+    return out
+
+
+def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=(), write_direct=True):
+    """Draw every source in ``formats``: ``({stem: SVG text}, failures)``.
+
+    ``direct``: the stems whose SVG is written directly
+    (:func:`~multitest.figures._direct_svg.table_svg`; :func:`combined_stems`), their
+    other formats drawn by ``dot`` from a temporary folder; every other stem is drawn
+    by ``dot`` from ``folder/<stem>.dot``.  The SVG text (with ``svg`` among the
+    formats) of every file drawn is kept in the cache; ``write_direct``: whether the
+    direct SVG images are written into ``folder`` too.
     """
     cache = _SVG_CACHE if cache is None else cache
-    direct = set() if "svg" not in formats else (
-        _direct_stems(sources) if direct is None else direct)
     svgs = {}
-    for stem in direct:
-        svgs[stem] = table_svg(sources[stem])
-        write_atomically(os.path.join(folder, f"{stem}.svg"), svgs[stem])
-        cache.remember(sources[stem], svgs[stem])
+    if "svg" in formats and direct:
+        for stem in sorted(direct):
+            svg = table_svg(sources[stem])
+            if write_direct:
+                write_atomically(os.path.join(folder, f"{stem}.svg"), svg)
+            svgs[stem] = svg
+            cache.remember(sources[stem], svg)
     others = [f for f in formats if f != "svg"]
     failures = _render_folder(folder, [s for s in sources if s not in direct], formats, jobs, dpi)
     if others and direct:
-        failures += _render_folder(folder, sorted(direct), others, jobs, dpi)
+        failures += _render_elsewhere(folder, {s: sources[s] for s in direct}, others, jobs,
+                                      dpi)
     failed = {f[:-4] for f, _ in failures}
     for stem, source in sources.items():
         if "svg" in formats and stem not in failed and stem not in direct:
@@ -284,12 +345,34 @@ def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=None):
     return svgs, failures
 
 
-def _direct_stems(sources):
-    """The per-data-set table figures written directly: more than DIRECT_SVG_FIGURES."""
+def _render_elsewhere(folder, sources, formats, jobs, dpi):
+    """Images of sources whose DOT file is not in ``folder``: drawn by ``dot`` in a
+    temporary folder inside it, then moved to ``folder/<stem>.<format>``."""
+    with tempfile.TemporaryDirectory(prefix=".multitest-dot-", dir=folder) as scratch:
+        _write_dot_files(scratch, sources)
+        failures = _render_folder(scratch, sorted(sources), formats, jobs, dpi)
+        failed = {f[:-4] for f, _ in failures}
+        for stem in sources:
+            if stem not in failed:
+                for fmt in formats:
+                    os.replace(os.path.join(scratch, f"{stem}.{fmt}"),
+                               os.path.join(folder, f"{stem}.{fmt}"))
+    return failures
+
+
+def combined_stems(sources):
+    """The per-data-set table figures of a run with more than
+    :data:`~multitest.figures.DIRECT_SVG_FIGURES` of them: SVG written directly, DOT
+    sources in one file (:data:`DATASET_DOT`).
+
+    Examples
+    --------
+    >>> combined_stems({"final": "digraph final {\\n}"})
+    set()
+    """
     stems = {stem for stem, source in sources.items()
              if stem.startswith(_PER_DATASET) and is_table_figure(source)}
     return stems if len(stems) > _direct_svg.DIRECT_SVG_FIGURES else set()
 
 
 _PER_DATASET = ("override_", "trace_")
-

@@ -27,7 +27,13 @@ from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ._bayes import bayes_section_html
 from ._cd import power_warning
-from ._graphviz import dot_available, inline_svg, render_svgs
+from ._graphviz import (
+    DATASET_DOT,
+    combined_stems,
+    dot_available,
+    inline_svg,
+    render_svgs,
+)
 from ._write import dataset_stems, figures
 
 __all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
@@ -130,6 +136,7 @@ class _Figures:
         self.graphs = figures(ranking) if graphs is None else graphs
         self.sources = {stem: g.source for stem, g in self.graphs.items()}
         self.svgs = render_svgs(self.sources) if dot_available() else None
+        self.combined = combined_stems(self.sources)
 
     def html(self, stem, caption):
         svg = None if self.svgs is None else self.svgs.get(stem)
@@ -141,8 +148,10 @@ class _Figures:
             body = (f'<p class="note">{reason}: the figure is given as its DOT source '
                     f"(render it with <code>dot -Tsvg</code>).</p><pre>{_e(self.sources[stem])}"
                     "</pre>")
+        where = (f"<code>{_e(stem)}</code> in <code>{DATASET_DOT}</code>"
+                 if stem in self.combined else f"<code>{_e(stem)}.dot</code>")
         return (f'<figure id="fig-{_e(stem)}">{body}<figcaption>{_e(caption)} '
-                f"(<code>{_e(stem)}.dot</code>)</figcaption></figure>")
+                f"({where})</figcaption></figure>")
 
 
 def _final_section(ranking, figs):
@@ -380,7 +389,8 @@ def _page(title, body):
 
 
 def _report_pages(ranking, graphs=None):
-    """``(report.html text, {stem: data set page text})``; no pages up to the inline limit."""
+    """``(report.html text, page)``: ``page(k)`` is ``(stem, text)`` of the page of data
+    set ``k``; ``page`` is None up to the inline limit (no pages)."""
     figs = _Figures(ranking, graphs)
     stems = dataset_stems(ranking)
     paged = _paged(ranking)
@@ -395,21 +405,23 @@ def _report_pages(ranking, graphs=None):
             '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
             "graph, sort trace, pairwise tests and order"
             + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
-    pages = {}
+    page = None
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     exact = ranking.tolerance.exact
     if paged:
         body.append(_datasets_table(ranking, stems))
-        for r, stem, ranks in zip(ranking.datasets, stems, error_ranks):
-            section = _dataset_section(r, stem, figs, ranking.settings, ranks,
+
+        def page(k):
+            r = ranking.datasets[k]
+            section = _dataset_section(r, stems[k], figs, ranking.settings, error_ranks[k],
                                        back="../report.html#datasets", exact=exact)
-            pages[stem] = _page(f"multitest: {r.name}", [
+            return stems[k], _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
         body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact)
                  for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
-    return _page("multitest report", body), pages
+    return _page("multitest report", body), page
 
 
 def report_html(ranking):
@@ -443,11 +455,12 @@ def write_report(ranking, path, *, graphs=None):
         The path written.
     """
     path = os.fspath(path)
-    text, pages = _report_pages(ranking, graphs)
+    text, page = _report_pages(ranking, graphs)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    if pages:
+    if page is not None:
         os.makedirs(os.path.join(folder, DATASET_PAGES), exist_ok=True)
-    for stem, page in pages.items():
-        write_atomically(os.path.join(folder, DATASET_PAGES, f"{stem}.html"), page)
+        for k in range(len(ranking.datasets)):
+            stem, html = page(k)
+            write_atomically(os.path.join(folder, DATASET_PAGES, f"{stem}.html"), html)
     return write_atomically(path, text)

@@ -1,0 +1,100 @@
+"""multitest.figures at the sizes of issue 20 item 4 (a report of 1000 data sets): the
+per-data-set DOT sources in one file (dataset_figures.dot).  The thresholds are lowered so
+that a run of 12 data sets takes the paths of 1000."""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+from test_render_layout import long_name_results
+
+from multitest.cli import main
+from multitest.figures import DATASET_DOT, dot_sources, figures
+
+HAS_DOT = shutil.which("dot") is not None
+
+
+def _large(monkeypatch):
+    """Every per-data-set table figure written directly, and a page per data set."""
+    import multitest.figures._direct_svg as direct
+    import multitest.figures._report as report
+
+    monkeypatch.setattr(direct, "DIRECT_SVG_FIGURES", 0)
+    monkeypatch.setattr(report, "INLINE_DATASETS_LIMIT", 5)
+
+
+def _run(tmp_path, name, *extra):
+    # 12 algorithms: override matrices (tables), as at 1000 x 20
+    path, names = long_name_results(tmp_path, S=12, L=12, seed=12,
+                                    names=[f"algo_{j}" for j in range(12)])
+    out = tmp_path / name
+    # (no -q: it would switch the progress bars off for the tests after these)
+    assert main(["rank", str(path), "--order", ",".join(names), "--out", str(out),
+                 *extra]) == 0
+    return out
+
+
+def _hashes(out):
+    """SHA-256 of every file but the manifest (its run id and time differ)."""
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json"}
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_dataset_figures_dot_holds_every_per_dataset_source(tmp_path, monkeypatch):
+    _large(monkeypatch)
+    out = _run(tmp_path, "out", "--format", "svg", "--report")
+    names = sorted(os.listdir(out))
+    # no DOT file per data set: one file; an SVG image per figure, as before
+    assert not [n for n in names if n.startswith(("override_", "trace_")) and
+                n.endswith(".dot")]
+    stems = sorted(n[:-4] for n in names if n.startswith(("override_", "trace_")))
+    assert len(stems) == 24 and DATASET_DOT in names
+    sources = dot_sources(out)
+    assert sorted(s for s in sources if s.startswith(("override_", "trace_"))) == stems
+    # each graph is the figure's own source (rebuilt from the run here), in data set order
+    text = (out / DATASET_DOT).read_text()
+    assert re.findall(r"^// figure (\S+)$", text, re.M) == [
+        f"{kind}_benchmark_data_set_{i}" for i in range(12) for kind in ("override", "trace")]
+    # dot draws every graph of the file: one SVG each (dataset_figures.dot.svg, .2.svg, ...)
+    drawn = tmp_path / "drawn"
+    drawn.mkdir()
+    shutil.copy(out / DATASET_DOT, drawn)
+    subprocess.run(["dot", "-Tsvg", "-O", DATASET_DOT], cwd=drawn, check=True)
+    assert len(list(drawn.glob("*.svg"))) == 24
+    # the report's captions name where each source is
+    page = (out / "report_datasets" / "benchmark_data_set_3.html").read_text()
+    assert (f"(<code>override_benchmark_data_set_3</code> in <code>{DATASET_DOT}</code>)"
+            in page)
+    report = (out / "report.html").read_text()
+    assert "(<code>final.dot</code>)" in report
+
+
+def test_dataset_figures_dot_equals_the_figures_sources(tmp_path, monkeypatch):
+    # Without --format (DOT only) the sources go to the one file too, byte for byte.
+    from multitest import load_results, rank
+
+    _large(monkeypatch)
+    out = _run(tmp_path, "out", "--report")
+    path = tmp_path / "results.csv"
+    names = [f"algo_{j}" for j in range(12)]
+    ranking = rank(load_results(path), names)
+    expected = {s: g.source for s, g in figures(ranking).items()}
+    assert dot_sources(out) == {s: expected[s] for s in dot_sources(out)}
+    assert sorted(dot_sources(out)) == sorted(expected)
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_png_of_figures_whose_source_is_in_the_one_file(tmp_path, monkeypatch):
+    # PNG needs dot: the sources are drawn from a temporary folder inside the output,
+    # which is gone afterwards.
+    _large(monkeypatch)
+    out = _run(tmp_path, "out", "--format", "svg,png")
+    names = os.listdir(out)
+    assert len([n for n in names if n.startswith(("override_", "trace_")) and
+                n.endswith(".png")]) == 24
+    assert not [n for n in names if n.startswith(".multitest")
+                and n != ".multitest.lock"]
