@@ -32,9 +32,11 @@ _quiet = False
 
 
 def set_quiet(quiet=True):
-    """Switch every progress bar of this process off (or back on)."""
+    """Switch every progress bar of this process off (or back on); returns the setting
+    it replaces."""
     global _quiet
-    _quiet = bool(quiet)
+    previous, _quiet = _quiet, bool(quiet)
+    return previous
 
 
 def is_quiet():

@@ -556,10 +556,9 @@ def main(argv=None):
     if args.command is None:      # bare `multitest`: the help, not an error
         parser.print_help()
         return 0
-    if args.quiet:
-        from ._progress import set_quiet
+    from ._progress import is_quiet, set_quiet
 
-        set_quiet()
+    was_quiet = set_quiet(args.quiet or is_quiet())   # --quiet for this call only
     command = {"rank": _cmd_rank, "demo": _cmd_demo, "tests": _cmd_tests,
                "explain": _cmd_explain,
                "stability": _cmd_stability, "run": _cmd_run}[args.command]
@@ -575,6 +574,8 @@ def main(argv=None):
     except KeyboardInterrupt:
         _say("multitest: interrupted; no output was changed", error=True)
         return 130
+    finally:
+        set_quiet(was_quiet)
 
 
 if __name__ == "__main__":

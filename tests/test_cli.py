@@ -228,15 +228,17 @@ def test_version(capsys):
     assert stop.value.code == 0 and capsys.readouterr().out.strip() == f"multitest {__version__}"
 
 
-def test_quiet_switches_progress_off(capsys):
+def test_quiet_switches_progress_off_for_that_call_only(capsys, monkeypatch):
+    import multitest.cli as cli
     from multitest import _progress as progress
 
-    try:
-        assert main(["rank", str(example_path()), "--costs", "training_time", "--datasets",
-                     "iris,wine", "--quiet"]) == 0
-        assert progress.is_quiet()
-    finally:
-        progress.set_quiet(False)
+    seen = []
+    rank = cli._cmd_rank
+    monkeypatch.setattr(cli, "_cmd_rank", lambda args: seen.append(progress.is_quiet())
+                        or rank(args))
+    argv = ["rank", str(example_path()), "--costs", "training_time", "--datasets", "iris,wine"]
+    assert main([*argv, "--quiet"]) == 0 and main(argv) == 0
+    assert seen == [True, False] and not progress.is_quiet()
 
 
 def test_posthoc_csv_has_a_header_when_the_gate_closes(tmp_path, capsys):
