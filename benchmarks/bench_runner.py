@@ -49,6 +49,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import common  # noqa: F401  (children run with their bytecode cached, as installed)
+
 ROOT = Path(__file__).resolve().parent.parent
 DEPTHS = range(1, 11)
 
