@@ -1,6 +1,8 @@
 """multitest.figures at the sizes of issue 20 item 4 (a report of 1000 data sets): the
-per-data-set DOT sources in one file (dataset_figures.dot).  The thresholds are lowered so
-that a run of 12 data sets takes the paths of 1000."""
+per-data-set DOT sources in one file (dataset_figures.dot) and the per-data-set figures and
+pages made in forked processes (multitest.figures._forked), with the same bytes as when
+made in one process.  The thresholds are lowered so that a run of 12 data sets takes the
+paths of 1000."""
 
 import hashlib
 import os
@@ -12,18 +14,22 @@ import pytest
 from test_render_layout import long_name_results
 
 from multitest.cli import main
-from multitest.figures import DATASET_DOT, dot_sources, figures
+from multitest.figures import DATASET_DOT, dot_sources, figures, map_forked
 
 HAS_DOT = shutil.which("dot") is not None
 
 
-def _large(monkeypatch):
-    """Every per-data-set table figure written directly, and a page per data set."""
+def _large(monkeypatch, fork):
+    """Every per-data-set table figure written directly, a page per data set, and the
+    per-data-set work forked (``fork``) or in this process."""
     import multitest.figures._direct_svg as direct
+    import multitest.figures._forked as forked
     import multitest.figures._report as report
 
     monkeypatch.setattr(direct, "DIRECT_SVG_FIGURES", 0)
     monkeypatch.setattr(report, "INLINE_DATASETS_LIMIT", 5)
+    monkeypatch.setattr(forked, "FORK_ABOVE", 0 if fork else 10**9)
+    monkeypatch.setattr(forked, "idle_cpus", lambda: 2)   # whatever the machine's load
 
 
 def _run(tmp_path, name, *extra):
@@ -43,9 +49,69 @@ def _hashes(out):
             for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json"}
 
 
+def test_map_forked_runs_in_other_processes_in_order(monkeypatch):
+    import multitest.figures._forked as forked
+
+    monkeypatch.setattr(forked, "FORK_ABOVE", 0)
+    items = list(range(37))
+    assert map_forked(lambda k: k * k, items, jobs=2) == [k * k for k in items]
+    pids = set(map_forked(lambda k: os.getpid(), items, jobs=2))
+    assert os.getpid() not in pids and 1 <= len(pids) <= 2
+    # one job, or up to FORK_ABOVE items: here
+    assert set(map_forked(lambda k: os.getpid(), items, jobs=1)) == {os.getpid()}
+    monkeypatch.setattr(forked, "FORK_ABOVE", 100)
+    assert set(map_forked(lambda k: os.getpid(), items, jobs=2)) == {os.getpid()}
+
+
+def test_map_forked_raises_the_error_of_a_part(monkeypatch):
+    import multitest.figures._forked as forked
+
+    monkeypatch.setattr(forked, "FORK_ABOVE", 0)
+
+    def fail_on_seven(k):
+        if k == 7:
+            raise OSError(28, "No space left on device")
+        return k
+
+    with pytest.raises(OSError, match="No space left"):
+        map_forked(fail_on_seven, range(20), jobs=2)
+    assert forked._WORK is None   # the next call may fork again
+    assert map_forked(str, range(3), jobs=2) == ["0", "1", "2"]
+
+
+def test_a_killed_drawing_process_is_one_error_not_a_wait(monkeypatch):
+    import signal
+
+    import multitest.figures._forked as forked
+    from multitest import OutputError
+
+    monkeypatch.setattr(forked, "FORK_ABOVE", 0)
+    parent = os.getpid()
+
+    def killed_on_seven(k):
+        if k == 7 and os.getpid() != parent:
+            os.kill(os.getpid(), signal.SIGKILL)   # as the kernel's OOM killer would
+        return k
+
+    with pytest.raises(OutputError, match="ended before its part was done"):
+        map_forked(killed_on_seven, range(20), jobs=2)
+    assert map_forked(str, range(3), jobs=2) == ["0", "1", "2"]
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_forked_run_writes_the_same_bytes(tmp_path, monkeypatch):
+    _large(monkeypatch, fork=False)
+    here = _run(tmp_path, "here", "--format", "svg", "--report")
+    _large(monkeypatch, fork=True)
+    forked = _run(tmp_path, "forked", "--format", "svg", "--report")
+    hashes = _hashes(here)
+    assert hashes == _hashes(forked)
+    assert len([n for n in hashes if n.startswith("report_datasets/")]) == 12
+
+
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_dataset_figures_dot_holds_every_per_dataset_source(tmp_path, monkeypatch):
-    _large(monkeypatch)
+    _large(monkeypatch, fork=True)
     out = _run(tmp_path, "out", "--format", "svg", "--report")
     names = sorted(os.listdir(out))
     # no DOT file per data set: one file; an SVG image per figure, as before
@@ -77,7 +143,7 @@ def test_dataset_figures_dot_equals_the_figures_sources(tmp_path, monkeypatch):
     # Without --format (DOT only) the sources go to the one file too, byte for byte.
     from multitest import load_results, rank
 
-    _large(monkeypatch)
+    _large(monkeypatch, fork=True)
     out = _run(tmp_path, "out", "--report")
     path = tmp_path / "results.csv"
     names = [f"algo_{j}" for j in range(12)]
@@ -91,7 +157,7 @@ def test_dataset_figures_dot_equals_the_figures_sources(tmp_path, monkeypatch):
 def test_png_of_figures_whose_source_is_in_the_one_file(tmp_path, monkeypatch):
     # PNG needs dot: the sources are drawn from a temporary folder inside the output,
     # which is gone afterwards.
-    _large(monkeypatch)
+    _large(monkeypatch, fork=False)
     out = _run(tmp_path, "out", "--format", "svg,png")
     names = os.listdir(out)
     assert len([n for n in names if n.startswith(("override_", "trace_")) and

@@ -25,6 +25,7 @@ from .._files import write_atomically
 from .._progress import progress
 from . import _direct_svg
 from ._direct_svg import is_table_figure, table_svg
+from ._forked import map_forked
 
 __all__ = ["FORMATS", "DATASET_DOT", "SvgCache", "dot_available", "render_svgs", "to_svg",
            "inline_svg", "combined_stems", "dot_sources"]
@@ -325,10 +326,15 @@ def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=(), write_dire
     cache = _SVG_CACHE if cache is None else cache
     svgs = {}
     if "svg" in formats and direct:
-        for stem in sorted(direct):
+        stems = sorted(direct)
+
+        def draw(stem):
             svg = table_svg(sources[stem])
             if write_direct:
                 write_atomically(os.path.join(folder, f"{stem}.svg"), svg)
+            return svg
+
+        for stem, svg in zip(stems, map_forked(draw, stems, jobs)):
             svgs[stem] = svg
             cache.remember(sources[stem], svg)
     others = [f for f in formats if f != "svg"]

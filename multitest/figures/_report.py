@@ -27,6 +27,7 @@ from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ._bayes import bayes_section_html
 from ._cd import power_warning
+from ._forked import map_forked
 from ._graphviz import (
     DATASET_DOT,
     combined_stems,
@@ -460,7 +461,10 @@ def write_report(ranking, path, *, graphs=None):
     os.makedirs(folder, exist_ok=True)
     if page is not None:
         os.makedirs(os.path.join(folder, DATASET_PAGES), exist_ok=True)
-        for k in range(len(ranking.datasets)):
+
+        def write_page(k):
             stem, html = page(k)
             write_atomically(os.path.join(folder, DATASET_PAGES, f"{stem}.html"), html)
+
+        map_forked(write_page, range(len(ranking.datasets)))
     return write_atomically(path, text)

@@ -14,6 +14,7 @@ from collections import OrderedDict
 
 from ._cd import render_cd_diagram
 from ._dot import ROW_LIMIT, choose_drawing, reduced_edge_count
+from ._forked import map_forked
 from ._graphviz import check_formats, draw_sources
 from ._stage_graphs import (
     render_final,
@@ -46,7 +47,9 @@ def figures(ranking, per_dataset=True):
     ``trace_<dataset>`` for every data set (names made safe for file systems, made
     unique) unless ``per_dataset`` is false.  Every override graph of the run
     is drawn alike (:func:`~multitest.figures.choose_drawing` on the data set
-    with the most edges in its transitive reduction).
+    with the most edges in its transitive reduction).  Above
+    :data:`~multitest.figures.FORK_ABOVE` data sets their figures are built in
+    forked processes (:func:`~multitest.figures.map_forked`).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
@@ -55,11 +58,18 @@ def figures(ranking, per_dataset=True):
         out["second_pass_trace"] = render_second_pass_trace(ranking)
         out["cd"] = render_cd_diagram(ranking)
         out["significance"] = render_significance_matrix(ranking)
-    drawing = override_drawing(ranking) if per_dataset else None
-    for r, stem in zip(ranking.datasets, dataset_stems(ranking)) if per_dataset else ():
-        out[f"override_{stem}"] = render_override_graph(r, ranking.settings, ranking.profile,
-                                                        drawing)
-        out[f"trace_{stem}"] = render_trace(r)
+    if not per_dataset:
+        return out
+    drawing = override_drawing(ranking)
+
+    def graphs(r):
+        return (render_override_graph(r, ranking.settings, ranking.profile, drawing),
+                render_trace(r))
+
+    for stem, (override, trace) in zip(dataset_stems(ranking),
+                                       map_forked(graphs, ranking.datasets)):
+        out[f"override_{stem}"] = override
+        out[f"trace_{stem}"] = trace
     return out
 
 
