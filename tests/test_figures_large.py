@@ -29,7 +29,7 @@ def _large(monkeypatch, fork):
     monkeypatch.setattr(direct, "DIRECT_SVG_FIGURES", 0)
     monkeypatch.setattr(report, "INLINE_DATASETS_LIMIT", 5)
     monkeypatch.setattr(forked, "FORK_ABOVE", 0 if fork else 10**9)
-    monkeypatch.setattr(forked, "idle_cpus", lambda: 2)   # whatever the machine's load
+    monkeypatch.setattr(forked, "usable_cpus", lambda: 2)   # whatever the machine
 
 
 def _run(tmp_path, name, *extra):

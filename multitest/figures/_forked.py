@@ -18,7 +18,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from .._errors import OutputError
 
-__all__ = ["map_forked", "usable_cpus", "idle_cpus", "FORK_ABOVE"]
+__all__ = ["map_forked", "usable_cpus", "FORK_ABOVE"]
 
 #: Up to this many items :func:`map_forked` works in this process: forking costs
 #: tens of milliseconds, more than a hundred small figures take.
@@ -45,27 +45,6 @@ def usable_cpus():
         return os.cpu_count() or 1
 
 
-def idle_cpus():
-    """The usable CPUs not busy with other work: :func:`usable_cpus` + 1 - the load
-    average of the last minute (this process counts in it), at least one.
-
-    On the 2-CPU machine of the benchmarks, with other programs running (load 2.7),
-    drawing the 2000 tables of a 1000-data-set run in two forked processes took
-    1.79 s and in this one 1.33 s (2026-11-24): forking pays only with CPUs to spare.
-
-    Examples
-    --------
-    >>> 1 <= idle_cpus() <= usable_cpus()
-    True
-    """
-    try:
-        load = os.getloadavg()[0]
-    except (AttributeError, OSError):
-        return 1
-    cpus = usable_cpus()
-    return max(1, min(cpus, round(cpus + 1 - load)))
-
-
 def map_forked(function, items, jobs=None):
     """``[function(item) for item in items]``, in ``jobs`` forked processes.
 
@@ -75,7 +54,10 @@ def map_forked(function, items, jobs=None):
         Any callable (it is inherited, not pickled); its results are pickled back.
     items : sequence
     jobs : int, optional
-        Processes; default: :func:`idle_cpus`.  With one, with up to
+        Processes; default: :func:`usable_cpus` (on a machine busy with other work,
+        processes that share its CPUs gain little or lose: on the 2-CPU machine of the
+        benchmarks at load 2.7, drawing the 2000 tables of a 1000-data-set run took
+        1.79 s in two processes and 1.33 s in one, 2026-11-24).  With one, with up to
         :data:`FORK_ABOVE` items, or without the ``fork`` start method, the work runs
         in this process.
 
@@ -93,7 +75,7 @@ def map_forked(function, items, jobs=None):
     """
     global _WORK
     items = list(items)
-    jobs = min(jobs or idle_cpus(), len(items))
+    jobs = min(jobs or usable_cpus(), len(items))
     if (jobs <= 1 or len(items) <= FORK_ABOVE or _WORK is not None
             or "fork" not in multiprocessing.get_all_start_methods()):
         return [function(item) for item in items]
