@@ -255,14 +255,19 @@ def test_a_bad_row_in_a_later_part_is_raised(tmp_path):
         _gather_csv(path, 3)
 
 
-def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monkeypatch):
+def _complete_frame():
+    """50 data sets x 4 algorithms x 5 replications x 2 folds, rows shuffled."""
     rng = np.random.default_rng(7)
-    frame = pd.DataFrame({
+    return pd.DataFrame({
         "dataset": np.repeat([f"d{s}" for s in range(50)], 40),
         "algorithm": np.tile(np.repeat(["a", "b", "c", "d"], 10), 50),
         "replication": np.tile(np.arange(10) // 2 + 1, 200),
         "fold": np.tile(np.arange(10) % 2 + 1, 200),
         "error": rng.uniform(0.1, 0.3, 2000).round(5)}).sample(frac=1.0, random_state=1)
+
+
+def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monkeypatch):
+    frame = _complete_frame()
     path = tmp_path / "r.csv"
     frame.to_csv(path, index=False)
     monkeypatch.setattr(_batches, "PART_BYTES", 4096)
@@ -282,6 +287,45 @@ def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monk
     want = load_results(path)
     np.testing.assert_array_equal(got.errors, want.errors)
     assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+
+
+_TRUNCATED_WHILE_READ = r"""
+import os, sys
+from multitest import InputError, load_results
+from multitest.inputs import _batches, _results
+_batches.PART_BYTES, _batches.MAX_PARTS = 4096, 3
+_batches.os.cpu_count = lambda: 8
+_results._ARROW_BLOCK_SIZE = 2048
+real, cut = _batches._read_range, []
+
+def cut_after_a_batch(source, *args):
+    for k, batch in enumerate(real(source, *args)):
+        if k == 1 and not cut:      # once, after a part's second piece
+            cut.append(os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) // 3))
+        yield batch
+_batches._read_range = cut_after_a_batch
+try:
+    load_results(sys.argv[1])
+except InputError as error:
+    print(str(error).splitlines()[0])
+"""
+
+
+def test_a_csv_cut_short_while_read_is_an_input_error_not_a_signal(tmp_path):
+    # Another process truncating the file during the read: the parts see fewer
+    # bytes (a file read through a memory map would die of SIGBUS instead, exit
+    # -7 with no message); the child ends normally with an InputError.
+    import subprocess
+    import sys
+
+    path = tmp_path / "r.csv"
+    _complete_frame().to_csv(path, index=False)
+    size = os.path.getsize(path)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run([sys.executable, "-c", _TRUNCATED_WHILE_READ, str(path)],
+                          capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert done.returncode == 0, done.stderr
+    assert os.path.getsize(path) == size // 3 and done.stdout.startswith(str(path)), done.stdout
 
 
 def _partitioned(tmp_path, frame, files):
