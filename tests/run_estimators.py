@@ -151,3 +151,26 @@ class CrashOn(_Majority):
             os.kill(os.getpid(), signal.SIGKILL)
         self._learn(y)
         return self
+
+
+class CrashLeavingChild(_Majority):
+    """Forks a child that sleeps `seconds` (its pid written to `pid_file`), then kills itself.
+
+    The child inherits the fit process's end of its reply pipe: a learner whose helper
+    process outlives it (a subprocess, a pool) keeps that pipe open after the crash.
+    """
+
+    def __init__(self, pid_file="", seconds=60.0):
+        self.pid_file = pid_file
+        self.seconds = seconds
+
+    def fit(self, X, y):
+        import signal
+
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(self.seconds)
+            os._exit(0)
+        with open(self.pid_file, "w") as handle:
+            handle.write(str(pid))
+        os.kill(os.getpid(), signal.SIGKILL)
