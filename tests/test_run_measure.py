@@ -407,7 +407,7 @@ def test_closing_a_fit_process_is_bounded_when_its_pipe_is_held_elsewhere(monkey
         closer.join(30)
     assert statuses and os.WIFSIGNALED(statuses[0]), statuses
     assert os.WTERMSIG(statuses[0]) == signal.SIGKILL
-    assert process.requests not in measure._parent_ends
+    assert (os.getpid(), process.requests) not in measure._parent_ends
 
 
 def test_a_fit_process_closes_the_pipes_of_the_others():

@@ -209,8 +209,9 @@ class _FitProcess:
                 code = 0
                 try:
                     _die_with(parent)
-                    for fd in _parent_ends:   # the pipes of the other fit processes
-                        os.close(fd)
+                    for pid, fd in _parent_ends:   # the pipes of the other fit processes
+                        if pid == parent:              # (not those of a process forked from)
+                            os.close(fd)
                     os.close(request_write)
                     os.close(reply_read)
                     _serve(data, request_read, reply_write, parent)
@@ -220,7 +221,7 @@ class _FitProcess:
                     os._exit(code)
             os.close(request_read)
             os.close(reply_write)
-            _parent_ends.update((request_write, reply_read))
+            _parent_ends.update(((parent, request_write), (parent, reply_read)))
         self.pid, self.requests, self.replies = pid, request_write, reply_read
         self.key = _thread_key()
 
@@ -257,7 +258,8 @@ class _FitProcess:
         """Close the pipes and reap the child, killed after `CLOSE_GRACE` s; its wait status."""
         _processes.pop(self.key, None)
         with _forking:
-            _parent_ends.difference_update((self.requests, self.replies))
+            _parent_ends.difference_update(((os.getpid(), self.requests),
+                                            (os.getpid(), self.replies)))
             os.close(self.requests)
             os.close(self.replies)
         deadline = time.monotonic() + CLOSE_GRACE
@@ -271,8 +273,8 @@ class _FitProcess:
 
 #: The fit process of each worker thread, keyed by (process id, thread id).
 _processes = {}
-#: The worker's ends of the pipes of its fit processes (each child closes them) and the
-#: lock under which they change and children are forked.
+#: ``(process id, fd)``: the worker's ends of the pipes of its fit processes (each child
+#: closes them) and the lock under which they change and children are forked.
 _parent_ends = set()
 _forking = threading.Lock()
 #: Seconds a fit process has to exit after its request pipe closed, before it is killed.
