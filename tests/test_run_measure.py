@@ -428,3 +428,28 @@ def test_a_fit_process_closes_the_pipes_of_the_others():
         assert first.close() == 0 and time.monotonic() - started < measure.CLOSE_GRACE
     finally:
         second.close()
+
+
+def test_a_request_to_a_dead_fit_process_is_not_a_wait_for_ever(tmp_path):
+    # The fit process died between two folds; a process its learner left holds the read
+    # end of its request pipe, so a request larger than the pipe's buffer (64 KiB) could
+    # never be written: before, the worker blocked in write() as long as that process
+    # lived.  Reference: the death is the next fold's error, within a few polls.
+    from multitest.run import _measure as measure
+
+    X = np.repeat(IRIS[0], 200, axis=0)     # 30,000 rows: a request of about 240 KB
+    data = (X, np.repeat(IRIS[1], 200))
+    pid_file = tmp_path / "pid"
+    process = measure._FitProcess(data)
+    task = _task("run_estimators.LeaveChild", {"pid_file": str(pid_file), "seconds": 60.0})
+    split = fold_indices(data[1], task)
+    try:
+        assert process.call((split, task), None)[0] == "ok"
+        os.kill(process.pid, signal.SIGKILL)
+        start = time.monotonic()
+        status, error = process.call((split, task), None)
+        seconds = time.monotonic() - start
+    finally:
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert status == "error" and "signal SIGKILL" in error, error
+    assert seconds < 10 * measure.POLL_SECONDS + 5, seconds

@@ -221,6 +221,7 @@ class _FitProcess:
                     os._exit(code)
             os.close(request_read)
             os.close(reply_write)
+            os.set_blocking(request_write, False)    # a request is sent while the child lives
             _parent_ends.update(((parent, request_write), (parent, reply_read)))
         self.pid, self.requests, self.replies = pid, request_write, reply_read
         self.key = _thread_key()
@@ -232,7 +233,7 @@ class _FitProcess:
         this object closed.
         """
         try:
-            _write_message(self.requests, request)
+            _write_message(self.requests, request, self._alive)
             reply = _read_message(self.replies, timeout, self._alive)
         except TimeoutError:
             os.kill(self.pid, signal.SIGKILL)
@@ -342,27 +343,40 @@ def _serve(data, requests, replies, parent):
     """
     import gc
 
+    def worker_alive():
+        return os.getppid() == parent
+
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     # The inherited objects are the worker's, not the fits': out of the collector's sight.
     gc.freeze()
     while True:
         try:
-            split, task = _read_message(requests, None, lambda: os.getppid() == parent)
+            split, task = _read_message(requests, None, worker_alive)
         except EOFError:
             return
         if task.timeout is not None:
             signal.setitimer(signal.ITIMER_REAL, task.timeout + TIMEOUT_GRACE)
         reply = _in_process(_measure, (data, split, task), None)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        _write_message(replies, reply)
+        _write_message(replies, reply, worker_alive)
         gc.collect()     # the fold's garbage, outside the measured region
 
 
-def _write_message(fd, value):
+def _write_message(fd, value, alive):
+    """Send `value` on `fd`; EOFError if the pipe is full and ``alive()`` is false.
+
+    On a non-blocking `fd`, a full pipe is waited on while ``alive()`` (asked every
+    :data:`POLL_SECONDS` s): a reader gone, its pipe held open by a process it left,
+    does not block the writer for ever.
+    """
     payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     view = memoryview(len(payload).to_bytes(8, "little") + payload)
     while view:
-        view = view[os.write(fd, view):]
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            if not select.select([], [fd], [], POLL_SECONDS)[1] and not alive():
+                raise EOFError from None
 
 
 def _read_message(fd, timeout, alive):
