@@ -151,3 +151,36 @@ class CrashOn(_Majority):
             os.kill(os.getpid(), signal.SIGKILL)
         self._learn(y)
         return self
+
+
+
+class LeaveChild(_Majority):
+    """Forks a child that sleeps `seconds` (its pid written to `pid_file`) and outlives the fit.
+
+    The child inherits the fit process's ends of its pipes: a learner whose helper process
+    (a subprocess, a pool) outlives it keeps them open.
+    """
+
+    def __init__(self, pid_file="", seconds=60.0):
+        self.pid_file = pid_file
+        self.seconds = seconds
+
+    def fit(self, X, y):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(self.seconds)
+            os._exit(0)
+        with open(self.pid_file, "w") as handle:
+            handle.write(str(pid))
+        self._learn(y)
+        return self
+
+
+class CrashLeavingChild(LeaveChild):
+    """:class:`LeaveChild`, then kills its own process (SIGKILL)."""
+
+    def fit(self, X, y):
+        import signal
+
+        super().fit(X, y)
+        os.kill(os.getpid(), signal.SIGKILL)

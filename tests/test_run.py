@@ -216,3 +216,17 @@ def test_timeouts_are_recorded_and_rank_refuses_an_empty_folder(tmp_path, capsys
     assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time", "--missing",
                  "drop"]) == 2
     assert "policy drop leaves no data set to rank" in capsys.readouterr().err
+
+
+def test_workers_that_do_not_start_in_time_are_a_one_line_error(tmp_path, capsys,
+                                                                  monkeypatch):
+    # Dask's nanny waits for its worker's start for ever unless given death_timeout; a
+    # worker forked from a driver of several threads can hang there.  A bound too short
+    # for any start: the run stops with one line and exit 2.
+    from multitest.run import _runner
+
+    monkeypatch.setattr(_runner, "WORKER_START_TIMEOUT", 0.001)
+    path = _experiment(tmp_path)
+    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "did not start within 0.001 s" in err, err

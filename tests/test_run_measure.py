@@ -6,9 +6,11 @@ memory (an estimator that writes exactly N bytes); known durations for the timeo
 """
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import textwrap
+import time
 
 import numpy as np
 import pytest
@@ -362,3 +364,92 @@ def test_pickled_size_equals_the_length_of_the_pickle():
               [bytearray(2_000_000), b"x" * 70_000], model]
     for value in values:
         assert pickled_size(value) == len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def test_a_crashed_fit_is_seen_while_a_process_it_left_holds_its_pipe(tmp_path):
+    # Before the fit process's death was checked while its reply was awaited, the worker
+    # waited as long as the learner's leftover child held the pipe open (here 60 s; a pool
+    # or a sibling fit process: for ever).  Reference: the death is seen within a poll.
+    from multitest.run import _measure as measure
+
+    pid_file = tmp_path / "pid"
+    start = time.monotonic()
+    try:
+        row = run_task(IRIS, _task("run_estimators.CrashLeavingChild",
+                                   {"pid_file": str(pid_file), "seconds": 60.0}))
+        seconds = time.monotonic() - start
+    finally:
+        if pid_file.exists():
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert row["status"] == "error" and "signal SIGKILL" in row["error"], row
+    assert seconds < 10 * measure.POLL_SECONDS + 5, seconds
+
+
+def test_closing_a_fit_process_is_bounded_when_its_pipe_is_held_elsewhere(monkeypatch):
+    # A process forked from the worker (a Dask worker forked from a driver that fitted,
+    # another thread's fit process) holds a copy of the request pipe: the child never sees
+    # it close.  Before, close() waited for its exit for ever; now it kills it after
+    # CLOSE_GRACE and returns its status.
+    import threading
+
+    from multitest.run import _measure as measure
+
+    monkeypatch.setattr(measure, "CLOSE_GRACE", 0.3)
+    process = measure._FitProcess(IRIS)
+    held = os.dup(process.requests)    # what the other process holds
+    statuses = []
+    closer = threading.Thread(target=lambda: statuses.append(process.close()), daemon=True)
+    try:
+        closer.start()
+        closer.join(30)
+    finally:
+        os.close(held)
+        closer.join(30)
+    assert statuses and os.WIFSIGNALED(statuses[0]), statuses
+    assert os.WTERMSIG(statuses[0]) == signal.SIGKILL
+    assert (os.getpid(), process.requests) not in measure._parent_ends
+
+
+def test_a_fit_process_closes_the_pipes_of_the_others():
+    # Reference: /proc/PID/fd of the second child lists no pipe end of the first one's
+    # parent side (else the first child would not see its pipe close).
+    from multitest.run import _measure as measure
+
+    first = measure._FitProcess(IRIS)
+    second = measure._FitProcess(IRIS)
+    try:   # a fold done: the second child is past its start
+        task = _task("sklearn.naive_bayes.GaussianNB")
+        assert second.call((fold_indices(IRIS[1], task), task), None)[0] == "ok"
+        theirs = {os.readlink(f"/proc/{second.pid}/fd/{fd}")
+                  for fd in os.listdir(f"/proc/{second.pid}/fd")}
+        mine = {os.readlink(f"/proc/self/fd/{fd}") for fd in (first.requests, first.replies)}
+        assert not mine & theirs
+        started = time.monotonic()
+        assert first.close() == 0 and time.monotonic() - started < measure.CLOSE_GRACE
+    finally:
+        second.close()
+
+
+def test_a_request_to_a_dead_fit_process_is_not_a_wait_for_ever(tmp_path):
+    # The fit process died between two folds; a process its learner left holds the read
+    # end of its request pipe, so a request larger than the pipe's buffer (64 KiB) could
+    # never be written: before, the worker blocked in write() as long as that process
+    # lived.  Reference: the death is the next fold's error, within a few polls.
+    from multitest.run import _measure as measure
+
+    X = np.repeat(IRIS[0], 200, axis=0)     # 30,000 rows: a request of about 240 KB
+    data = (X, np.repeat(IRIS[1], 200))
+    pid_file = tmp_path / "pid"
+    process = measure._FitProcess(data)
+    task = _task("run_estimators.LeaveChild", {"pid_file": str(pid_file), "seconds": 60.0})
+    split = fold_indices(data[1], task)
+    try:
+        assert process.call((split, task), None)[0] == "ok"
+        os.kill(process.pid, signal.SIGKILL)
+        start = time.monotonic()
+        status, error = process.call((split, task), None)
+        seconds = time.monotonic() - start
+    finally:
+        os.kill(int(pid_file.read_text()), signal.SIGKILL)
+    assert status == "error" and "signal SIGKILL" in error, error
+    assert seconds < 10 * measure.POLL_SECONDS + 5, seconds

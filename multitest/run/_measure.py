@@ -51,6 +51,7 @@ What is measured, and how
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 import pickle
 import select
@@ -187,30 +188,41 @@ class _FitProcess:
 
     Requests and replies are length-prefixed pickles on two pipes.  The child
     exits when its request pipe closes (this object closed, or the worker gone).
+    Every wait on the child is bounded or ends when the child does: a reply is
+    awaited while the child lives (or until the fold's timeout), and closing
+    kills a child that has not exited :data:`CLOSE_GRACE` seconds after its
+    pipe closed.  The pipes are made and the child forked under one lock, and
+    each child closes the worker's ends of every other fit process's pipes: a
+    sibling holding them would keep a pipe from closing (a wait for ever in a
+    worker of several threads).
     """
 
     def __init__(self, data):
         self.data = data
-        request_read, request_write = os.pipe()
-        reply_read, reply_write = os.pipe()
+        self.status = None      # the child's wait status, once reaped
         parent = os.getpid()
-        pid = os.fork()
-        if pid == 0:  # the child: never returns
-            code = 0
-            try:
-                _die_with(parent)
-                for other in _processes.values():   # their children must see their EOF
-                    os.close(other.requests)
-                    os.close(other.replies)
-                os.close(request_write)
-                os.close(reply_read)
-                _serve(data, request_read, reply_write)
-            except BaseException:
-                code = 1
-            finally:
-                os._exit(code)
-        os.close(request_read)
-        os.close(reply_write)
+        with _forking:
+            request_read, request_write = os.pipe()
+            reply_read, reply_write = os.pipe()
+            pid = os.fork()
+            if pid == 0:  # the child: never returns
+                code = 0
+                try:
+                    _die_with(parent)
+                    for pid, fd in _parent_ends:   # the pipes of the other fit processes
+                        if pid == parent:              # (not those of a process forked from)
+                            os.close(fd)
+                    os.close(request_write)
+                    os.close(reply_read)
+                    _serve(data, request_read, reply_write, parent)
+                except BaseException:
+                    code = 1
+                finally:
+                    os._exit(code)
+            os.close(request_read)
+            os.close(reply_write)
+            os.set_blocking(request_write, False)    # a request is sent while the child lives
+            _parent_ends.update(((parent, request_write), (parent, reply_read)))
         self.pid, self.requests, self.replies = pid, request_write, reply_read
         self.key = _thread_key()
 
@@ -221,8 +233,8 @@ class _FitProcess:
         this object closed.
         """
         try:
-            _write_message(self.requests, request)
-            reply = _read_message(self.replies, timeout)
+            _write_message(self.requests, request, self._alive)
+            reply = _read_message(self.replies, timeout, self._alive)
         except TimeoutError:
             os.kill(self.pid, signal.SIGKILL)
             self.close()
@@ -232,16 +244,44 @@ class _FitProcess:
             return "error", f"the fit process died ({_death(status)}) without a result"
         return reply
 
+    def _alive(self):
+        """Whether the child runs (reaped, its status kept, when it has ended)."""
+        if self.status is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:    # reaped by someone else (SIGCHLD ignored)
+                pid, status = self.pid, 0
+            if pid:
+                self.status = status
+        return self.status is None
+
     def close(self):
-        """Close the pipes and reap the child; its wait status."""
+        """Close the pipes and reap the child, killed after `CLOSE_GRACE` s; its wait status."""
         _processes.pop(self.key, None)
-        os.close(self.requests)
-        os.close(self.replies)
-        return os.waitpid(self.pid, 0)[1]
+        with _forking:
+            _parent_ends.difference_update(((os.getpid(), self.requests),
+                                            (os.getpid(), self.replies)))
+            os.close(self.requests)
+            os.close(self.replies)
+        deadline = time.monotonic() + CLOSE_GRACE
+        while self._alive() and time.monotonic() < deadline:
+            time.sleep(0.005)
+        if self._alive():
+            os.kill(self.pid, signal.SIGKILL)
+            self.status = os.waitpid(self.pid, 0)[1]
+        return self.status
 
 
 #: The fit process of each worker thread, keyed by (process id, thread id).
 _processes = {}
+#: ``(process id, fd)``: the worker's ends of the pipes of its fit processes (each child
+#: closes them) and the lock under which they change and children are forked.
+_parent_ends = set()
+_forking = threading.Lock()
+#: Seconds a fit process has to exit after its request pipe closed, before it is killed.
+CLOSE_GRACE = 5.0
+#: Seconds between two checks that the other end of a pipe still lives, while waiting on it.
+POLL_SECONDS = 1.0
 
 
 def _thread_key():
@@ -293,48 +333,70 @@ def _die_with(parent):
         os._exit(1)
 
 
-def _serve(data, requests, replies):
+def _serve(data, requests, replies, parent):
     """The fit process's loop: measure each requested fold until the request pipe closes.
 
     Each fit with a timeout also arms the process's own alarm, `TIMEOUT_GRACE`
     seconds later than the worker's deadline: the default action of SIGALRM
     ends the process if its worker, which kills it at the deadline, is gone.
+    Between folds it waits for a request while its worker process lives.
     """
     import gc
+
+    def worker_alive():
+        return os.getppid() == parent
 
     signal.signal(signal.SIGALRM, signal.SIG_DFL)
     # The inherited objects are the worker's, not the fits': out of the collector's sight.
     gc.freeze()
     while True:
         try:
-            split, task = _read_message(requests, None)
+            split, task = _read_message(requests, None, worker_alive)
         except EOFError:
             return
         if task.timeout is not None:
             signal.setitimer(signal.ITIMER_REAL, task.timeout + TIMEOUT_GRACE)
         reply = _in_process(_measure, (data, split, task), None)
         signal.setitimer(signal.ITIMER_REAL, 0)
-        _write_message(replies, reply)
+        _write_message(replies, reply, worker_alive)
         gc.collect()     # the fold's garbage, outside the measured region
 
 
-def _write_message(fd, value):
+def _write_message(fd, value, alive):
+    """Send `value` on `fd`; EOFError if the pipe is full and ``alive()`` is false.
+
+    On a non-blocking `fd`, a full pipe is waited on while ``alive()`` (asked every
+    :data:`POLL_SECONDS` s): a reader gone, its pipe held open by a process it left,
+    does not block the writer for ever.
+    """
     payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
     view = memoryview(len(payload).to_bytes(8, "little") + payload)
     while view:
-        view = view[os.write(fd, view):]
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            if not select.select([], [fd], [], POLL_SECONDS)[1] and not alive():
+                raise EOFError from None
 
 
-def _read_message(fd, timeout):
-    """The next message on `fd`; TimeoutError after `timeout` s, EOFError if the pipe closed."""
-    deadline = None if timeout is None else time.monotonic() + timeout
+def _read_message(fd, timeout, alive):
+    """The next message on `fd`.
+
+    TimeoutError after `timeout` s (``None``: none); EOFError if the pipe
+    closed or if ``alive()``, asked every :data:`POLL_SECONDS` s of waiting,
+    is false (the writer gone while a sibling process holds the pipe open).
+    """
+    deadline = math.inf if timeout is None else time.monotonic() + timeout
 
     def read(size):
         chunks = []
         while size:
-            wait = None if deadline is None else max(deadline - time.monotonic(), 0)
-            if wait is not None and not select.select([fd], [], [], wait)[0]:
-                raise TimeoutError
+            while not select.select([fd], [], [], min(max(deadline - time.monotonic(), 0),
+                                                       POLL_SECONDS))[0]:
+                if time.monotonic() >= deadline:
+                    raise TimeoutError
+                if not alive():
+                    raise EOFError
             chunk = os.read(fd, min(size, 1 << 20))
             if not chunk:
                 raise EOFError

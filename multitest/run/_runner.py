@@ -84,6 +84,8 @@ _UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over
 _COMMAND = "run"
 #: How long to try to reach an existing scheduler (``--scheduler``).
 CONNECT_TIMEOUT = "30s"
+#: Seconds a worker of the local cluster has to start (and to reach its scheduler).
+WORKER_START_TIMEOUT = 120.0
 
 
 @dataclass(frozen=True)
@@ -384,15 +386,23 @@ def _connect(workers, scheduler):
         return
     import dask
 
-    with dask.config.set(_LOCAL), \
-            LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                         processes=True, host="127.0.0.1",
-                         # Every server of the cluster, HTTP ones included, on the loopback.
-                         dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
-                         # A worker's death is the fold's error, in the store: no log
-                         # lines or tracebacks of the engine on the terminal.
-                         silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
-        yield client
+    with dask.config.set(_LOCAL), contextlib.ExitStack() as stack:
+        try:
+            cluster = stack.enter_context(LocalCluster(
+                n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                processes=True, host="127.0.0.1",
+                # Every server of the cluster, HTTP ones included, on the loopback.
+                dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
+                # A worker's death is the fold's error, in the store: no log
+                # lines or tracebacks of the engine on the terminal.
+                silence_logs=logging.CRITICAL,
+                # Dask waits for a worker's start for ever by default (a process forked
+                # from a driver of several threads can hang): bounded.
+                death_timeout=WORKER_START_TIMEOUT))
+        except TimeoutError:
+            raise MultitestError(f"the local cluster's workers did not start within "
+                                 f"{WORKER_START_TIMEOUT:g} s") from None
+        yield stack.enter_context(Client(cluster))
 
 
 def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
