@@ -418,13 +418,23 @@ class LazyRows(RowArray):
         return f"LazyRows(shape={self.shape}, recomputed on access)"
 
 
+def usable_cpus():
+    """CPUs this process may run on (its affinity where the system tells it).
+
+    Examples
+    --------
+    >>> usable_cpus() >= 1
+    True
+    """
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:   # not on Linux
+        return os.cpu_count() or 1
+
+
 def _threads():
     """Threads for stage 1: the CPUs this process may use, at most :data:`_MAX_THREADS`."""
-    try:
-        available = len(os.sched_getaffinity(0))
-    except AttributeError:   # not on Linux
-        available = os.cpu_count() or 1
-    return max(1, min(_MAX_THREADS, available))
+    return max(1, min(_MAX_THREADS, usable_cpus()))
 
 
 def _work(S, L, F, start, threads, fold_major):

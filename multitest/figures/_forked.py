@@ -11,14 +11,14 @@ POSIX) or with one CPU the work runs here, in order, with the same results.
 from __future__ import annotations
 
 import multiprocessing
-import os
 import signal
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from .._errors import OutputError
+from ..engine._stage1 import usable_cpus
 
-__all__ = ["map_forked", "usable_cpus", "FORK_ABOVE"]
+__all__ = ["map_forked", "FORK_ABOVE"]
 
 #: Up to this many items :func:`map_forked` works in this process: forking costs
 #: tens of milliseconds, more than a hundred small figures take.
@@ -31,20 +31,6 @@ _WORK = None
 _PARTS_PER_JOB = 4
 
 
-def usable_cpus():
-    """CPUs this process may run on (its affinity where the system tells it).
-
-    Examples
-    --------
-    >>> usable_cpus() >= 1
-    True
-    """
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:   # not Linux
-        return os.cpu_count() or 1
-
-
 def map_forked(function, items, jobs=None):
     """``[function(item) for item in items]``, in ``jobs`` forked processes.
 
@@ -54,7 +40,7 @@ def map_forked(function, items, jobs=None):
         Any callable (it is inherited, not pickled); its results are pickled back.
     items : sequence
     jobs : int, optional
-        Processes; default: :func:`usable_cpus` (on a machine busy with other work,
+        Processes; default: the CPUs this process may use (on a machine busy with other work,
         processes that share its CPUs gain little or lose: on the 2-CPU machine of the
         benchmarks at load 2.7, drawing the 2000 tables of a 1000-data-set run took
         1.79 s in two processes and 1.33 s in one, 2026-11-24).  With one, with up to
