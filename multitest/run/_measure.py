@@ -209,8 +209,8 @@ class _FitProcess:
                 code = 0
                 try:
                     _die_with(parent)
-                    for pid, fd in _parent_ends:   # the pipes of the other fit processes
-                        if pid == parent:              # (not those of a process forked from)
+                    for owner, fd in _parent_ends:   # the pipes of the other fit processes
+                        if owner == parent:              # (not those of a process forked from)
                             os.close(fd)
                     os.close(request_write)
                     os.close(reply_read)
