@@ -661,13 +661,23 @@ class _Lock:
         return False
 
     def _owner(self):
-        try:
-            fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-            with os.fdopen(fd, encoding="utf-8") as handle:
-                pid, _, host = handle.read(200).strip().partition(" ")
-            return f"PID {int(pid)} on {abbreviate(host, 40)}"
-        except (OSError, ValueError):
-            return "another process"
+        """The holder in words.  Its line is written just after it locked the file, so an
+        empty file is read again for up to :data:`_OWNER_WAIT` seconds."""
+        deadline = time.monotonic() + _OWNER_WAIT
+        while True:
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+                with os.fdopen(fd, encoding="utf-8") as handle:
+                    pid, _, host = handle.read(200).strip().partition(" ")
+                return f"PID {int(pid)} on {abbreviate(host, 40)}"
+            except (OSError, ValueError):
+                if time.monotonic() >= deadline:
+                    return "another process"
+                time.sleep(0.01)
+
+
+#: Seconds a refused writer waits for the lock holder's line (see ``_Lock._owner``).
+_OWNER_WAIT = 1.0
 
 
 def _same_file(fd, path):
