@@ -103,3 +103,39 @@ def test_a_range_inside_one_data_set_owns_none(tmp_path):
 
 def test_data_set_of_a_line():
     assert _data_set(b' "a, b" ,x\r\n', 0) == "a, b" and _data_set(b"d1\n", 3) is None
+
+
+@pytest.mark.parametrize("range_bytes", [1, 64, 333])
+@pytest.mark.parametrize("line_end", ["\n", "\r\n"])
+def test_a_csv_file_with_a_quoted_line_break_is_one_part(tmp_path, range_bytes, line_end):
+    # A cut at a line end inside a quoted name used to give a wrong error ("at least 2
+    # algorithms are needed", "missing fold") for a valid file; the whole file is one part.
+    names = [f"d{k}" for k in range(7)] + [f'set{line_end}"7"', "d8"]
+    text = "dataset,algorithm,fold,error\n" + "".join(
+        '"{}",{},{},{}\n'.format(d.replace('"', '""'), a, f, e) for d, a, f, e in _rows(names))
+    path = tmp_path / "r.csv"
+    path.write_bytes(text.encode())
+    assert split_input(path, range_bytes=range_bytes) == [InputPart(path=str(path))]
+    _same(_joined(path, range_bytes=range_bytes), load_results(path))
+    assert f'set{line_end}"7"' in load_results(path).datasets
+
+
+@pytest.mark.parametrize("chunk_bytes", [1, 2, 5, 2 ** 24])
+def test_quoted_line_ends_are_found_across_chunk_borders(tmp_path, chunk_bytes):
+    from multitest.inputs._split import _quoted_line_end
+
+    cases = {'a,"b\nc",d\n': True, 'a,"b""\nc"\n': True, 'a,"b""c"\nd,e\n': False,
+             '"x",y\n"z",w\r\n': False, 'a,b\n': False, '"a""",b\n"c\r"\n': True}
+    for k, (text, expected) in enumerate(cases.items()):
+        path = tmp_path / f"r{k}.csv"
+        path.write_bytes(text.encode())
+        assert _quoted_line_end(path, chunk_bytes) == expected, text
+
+
+def test_quoted_names_without_line_breaks_are_still_cut(tmp_path):
+    text = "dataset,algorithm,fold,error\n" + "".join(
+        f'"set ""{d}"", x",{a},{f},{e}\n' for d, a, f, e in _rows([f"d{k}" for k in range(7)]))
+    path = tmp_path / "r.csv"
+    path.write_bytes(text.encode())
+    assert len(split_input(path, range_bytes=64)) > 1
+    _same(_joined(path, range_bytes=64), load_results(path))

@@ -18,6 +18,8 @@ import os
 from dataclasses import dataclass
 from types import SimpleNamespace
 
+import numpy as np
+
 from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
 from ._batches import _cuts, _Range, gather_batches
@@ -160,12 +162,35 @@ def _range_parts(path, dataset, range_bytes):
     size = os.path.getsize(path)
     n = -(-size // max(1, range_bytes))
     raw = _header(path) if n > 1 else None
-    if raw is None or dataset not in raw or is_automl_file(path):
+    if raw is None or dataset not in raw or is_automl_file(path) or _quoted_line_end(path):
         return [InputPart(path=path)]
     _, cuts = _cuts(path, size, n, 1)
     if not cuts:
         return [InputPart(path=path)]
     return [InputPart(path=path, span=span) for span in zip([0, *cuts], [*cuts, size])]
+
+
+def _quoted_line_end(path, chunk_bytes=2 ** 24):
+    """Whether a quoted field of the CSV file holds a line break (``\\n`` or ``\\r``).
+
+    Cuts at line ends and the line-wise search for a data set's end hold only without
+    one.  In a valid CSV file a quote is doubled inside a quoted field, so a byte is
+    inside one when an odd number of quotes precede it: one pass over the file, chunks
+    without a quote (``bytes.find``) skipped while outside a field.
+    """
+    inside = False
+    with open(path, "rb") as handle:
+        while chunk := handle.read(chunk_bytes):
+            if not inside and b'"' not in chunk:
+                continue
+            data = np.frombuffer(chunk, dtype=np.uint8)
+            quotes = np.flatnonzero(data == ord('"'))
+            ends = np.flatnonzero((data == ord("\n")) | (data == ord("\r")))
+            before = np.searchsorted(quotes, ends) + inside      # quotes before each end
+            if np.any(before % 2 == 1):
+                return True
+            inside = (quotes.size + inside) % 2 == 1
+    return False
 
 
 def load_part(part, **options):
