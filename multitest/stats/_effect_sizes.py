@@ -321,8 +321,9 @@ def _w_statistics(x, shift):
 # left, which are formed and sorted (Monahan 1984, ACM Algorithm 616, selects the
 # same way).  Every comparison is one of the floats the sorted path compares.
 
-#: Candidates left per sample (x n) when they are formed and sorted.
-_CANDIDATES_PER_VALUE = 4
+#: Candidates left per sample (x n, and at least) when they are formed and sorted: a
+#: round of draws now costs less than sorting more (n = 1000: 0.36 -> 0.35 s, 106: 0.04 -> 0.03 s).
+_CANDIDATES_PER_VALUE, _CANDIDATES_AT_LEAST = 1, 512
 #: Random Walsh averages drawn per sample and round, and rounds at most.
 _DRAWS, _ROUNDS = 1024, 12
 #: Walsh averages drawn per sample for the first round of every bracket (shared).
@@ -392,7 +393,7 @@ def _walsh_bracket(xs, lo_rank, hi_rank, drawn):
     stop = np.full((m, n), n)
     below = np.zeros(m, dtype=np.int64)
     low, high = np.full(m, -np.inf), (xs[:, -1] + xs[:, -1]) / 2
-    limit = _CANDIDATES_PER_VALUE * n
+    limit = max(_CANDIDATES_PER_VALUE * n, _CANDIDATES_AT_LEAST)
     rng = np.random.default_rng(0)
     for round_ in range(_ROUNDS):
         sizes = (stop - start).sum(axis=1)
@@ -608,8 +609,8 @@ def _value_ties(xs):
     np.not_equal(xs[:, 1:], xs[:, :-1], out=new[:, 1:])
     groups = new.sum(axis=1)
     sizes = np.diff(np.append(np.flatnonzero(new.ravel()), xs.size))
-    terms = np.zeros(xs.shape[0])
-    np.add.at(terms, np.repeat(np.arange(xs.shape[0]), groups), sizes ** 3 - sizes)
+    terms = np.bincount(np.repeat(np.arange(xs.shape[0]), groups),
+                        weights=sizes ** 3 - sizes, minlength=xs.shape[0])
     return groups, terms
 
 
