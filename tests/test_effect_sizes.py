@@ -361,6 +361,10 @@ def test_selected_bounds_window_and_its_fallback(refused, monkeypatch):
     d[:, 6:] = np.round(d[:, 6:], 3)                        # tied values
     _assert_selected_is_sorted(d, 0.95, monkeypatch)
     assert accepted and sum(accepted) >= (6 if refused else 12)
+    # a window at the first (or last) distinct value has no neighbour to check: refused
+    zero, three = np.zeros(3, dtype=int), np.full(3, 3)
+    assert not checked(np.sort(d[:3]), np.arange(9.0), 3 * np.arange(3), three, np.zeros(3),
+                       zero, zero + 1).any()
 
 
 @settings(max_examples=25, deadline=None)
