@@ -340,6 +340,33 @@ def test_selected_intervals_on_adversarial_samples(monkeypatch):
         _assert_selected_is_sorted(d, level, monkeypatch)
 
 
+@pytest.mark.parametrize("refused", [False, True])
+def test_selected_bounds_window_and_its_fallback(refused, monkeypatch):
+    # A bound is searched in the Walsh averages of ranks rank - 4..rank + 4 once W is
+    # checked at both ends (_window_checked); a row refused there (forced here for
+    # every other row) is searched in its bracket: both the floats of the sorted path.
+    module = multitest.stats._effect_sizes
+    checked, accepted = module._window_checked, []
+
+    def window_checked(*args):
+        inside = checked(*args)
+        if refused:
+            inside &= np.arange(inside.size) % 2 == 0
+        accepted.append(int(inside.sum()))
+        return inside
+
+    monkeypatch.setattr(module, "_window_checked", window_checked)
+    rng = np.random.default_rng(7)
+    d = rng.normal(0.01, 0.03, (500, 12))
+    d[:, 6:] = np.round(d[:, 6:], 3)                        # tied values
+    _assert_selected_is_sorted(d, 0.95, monkeypatch)
+    assert accepted and sum(accepted) >= (6 if refused else 12)
+    # a window at the first (or last) distinct value has no neighbour to check: refused
+    zero, three = np.zeros(3, dtype=int), np.full(3, 3)
+    assert not checked(np.sort(d[:3]), np.arange(9.0), 3 * np.arange(3), three, np.zeros(3),
+                       zero, zero + 1).any()
+
+
 @settings(max_examples=25, deadline=None)
 @given(S=st.integers(50, 400), decimals=st.integers(1, 6), shift=st.floats(-0.05, 0.05),
        seed=st.integers(0, 2**32 - 1))
