@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import math
 import os
 import pickle
@@ -361,6 +362,20 @@ class EarlyFits:
         ``(X, y)`` of the data set of `tasks`.
     tasks : sequence of Task
         Folds of that data set with ``isolate`` true, in the order to fit them.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> tasks = [Task(dataset="iris", algorithm="nb", replication=1, fold=fold, folds=2,
+    ...               estimator="sklearn.naive_bayes.GaussianNB", seed=0, metric="error",
+    ...               spec="s") for fold in (1, 2)]
+    >>> early = EarlyFits.start(load_iris(return_X_y=True), tasks)
+    >>> rows = early.rows(wait=True)      # no cluster here: it fits both folds
+    >>> early.close()
+    >>> [(row["fold"], row["status"], round(row["loss"], 3)) for row in rows]
+    [(1, 'ok', 0.053), (2, 'ok', 0.04)]
+    >>> sorted(early.stop())              # the keys of the folds it began
+    [('iris', 'nb', 1, 1), ('iris', 'nb', 1, 2)]
     """
 
     def __init__(self, data, tasks):
@@ -402,8 +417,8 @@ class EarlyFits:
                     if not self._tasks or self._process.closed:
                         return
                     task = self._tasks.popleft()
-                row = _fold_row(data, task, lambda request: self._process.call(request,
-                                                                               task.timeout))
+                row = _fold_row(data, task, functools.partial(self._process.call,
+                                                              timeout=task.timeout))
                 with self._lock:
                     self._rows.append(row)
         finally:
