@@ -142,14 +142,13 @@ def test_sigkill_of_the_driver_takes_its_own_early_fit_process(tmp_path):
                              "timeout: 30\n")
     run = _start(experiment, tmp_path / "out", "--workers", "1")
     try:
-        assert _wait(lambda: _grandchildren(run.pid), 180), _group(run.pid)
-
         def leaves():    # the driver's children with no child: its own fit process
             group = _group(run.pid)
             return [pid for pid, parent in group.items()
                     if parent == run.pid and pid not in group.values()]
 
-        assert leaves(), _group(run.pid)
+        # Driver -> worker -> fit process, and the driver's own fit process beside them.
+        assert _wait(lambda: _grandchildren(run.pid) and leaves(), 180), _group(run.pid)
         os.kill(run.pid, signal.SIGKILL)
         killed = time.monotonic()
         run.wait(timeout=30)

@@ -338,10 +338,6 @@ def close_fit_processes():
         process.close()
 
 
-#: Seconds between the interpreter's switches of thread while the driver fits early folds.
-EARLY_SWITCH_INTERVAL = 0.0005
-
-
 class EarlyFits:
     """Folds fitted by the driver while the cluster starts: the runner's head start.
 
@@ -406,11 +402,6 @@ class EarlyFits:
             return None
 
     def _feed(self, data):
-        # While the driver's main thread imports Dask (CPU-bound), this thread waits for the
-        # interpreter's lock at every fold: up to the switch interval (5 ms) each time, half
-        # a small fold.  A shorter interval while the folds last.
-        interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(interval, EARLY_SWITCH_INTERVAL))
         try:
             while True:
                 with self._lock:
@@ -422,7 +413,6 @@ class EarlyFits:
                 with self._lock:
                     self._rows.append(row)
         finally:
-            sys.setswitchinterval(interval)
             if not self._process.closed:
                 self._process.close()
 
