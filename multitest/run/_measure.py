@@ -14,7 +14,9 @@ What is measured, and how
   data set (the fold's indices and learner are sent to it over a pipe), so the
   fork, the copy-on-write faults and the exit of a process the size of a Dask
   worker (20-40 ms of CPU) are paid once per data set and worker, not once per
-  fold; a child that timed out or died is replaced by a fresh fork.
+  fold; a child that timed out or died is replaced by a fresh fork.  The first
+  folds of a run on the local cluster run the same way in a child forked from
+  the driver, while the cluster starts (:class:`EarlyFits`).
 * **Single-threaded**: BLAS/OpenMP pools limited to one thread with
   threadpoolctl, every ``n_jobs`` parameter of the estimator set to 1.
 * **Time**: wall-clock (``time.perf_counter``) and CPU (``time.process_time``
@@ -342,7 +344,7 @@ class EarlyFits:
     """Folds fitted by the driver while the cluster starts: the runner's head start.
 
     Before the first fold can go to a worker the driver imports Dask and
-    starts the local cluster (0.3-0.5 s on a 2-CPU machine), after
+    starts the local cluster (0.4-0.6 s on a 2-CPU machine), after
     scikit-learn and the data are loaded, with one CPU busy.  Meanwhile a fit
     process forked from the driver (here, in the calling thread, before Dask
     starts any thread) fits `tasks`, in order, each measured as on a worker
