@@ -4,8 +4,9 @@ Workload: two seeded synthetic CSV data sets (``make_classification``, ``--examp
 rows x 20 features, 3 classes) and ten ``DecisionTreeClassifier`` learners (``max_depth``
 1 to 10) under 5x2 stratified cross-validation: 2 x 10 x 10 = 200 folds.  The bare loop
 fits each once; ``multitest run`` fits the first fold of each (data set, learner)
-``repeats`` times for the noise of the costs: 240 fits by default (``repeats: 3``), the
-same 200 with ``--repeats 1``.
+``repeats`` times for the noise of the costs: 240 fits with the default (``repeats: 3``,
+what a user gets), the same 200 fits as the bare loop with ``repeats: 1`` (``--repeats``
+sets this second case).  Both are timed.
 
 Cases, each a fresh process, alternated ``--runs`` times (medians):
 
@@ -15,13 +16,15 @@ Cases, each a fresh process, alternated ``--runs`` times (medians):
   time from start to exit: the imports a user pays either way are in it.  Its time per
   fit (fit + predict, wall clock and CPU, out of 200) is printed: ``--examples`` sets it (4000:
   ~20 ms on a quiet machine; 500: the tiny-fit case, ~2 ms, which no process pool can
-  pay for).
-- ``run, 2 workers``: ``python -m multitest.cli run EXPERIMENT --out DIR --workers 2``,
+  pay for).  Its own **start to first fit** (imports and reading) is the floor any
+  runner pays.
+- ``run, N fits``: ``python -m multitest.cli run EXPERIMENT --out DIR --workers 2``,
   wall time from start to exit; and its fixed cost, **start to first fit**: the
-  earliest ``started`` of the folds in its store (the worker's clock, when its task
-  began) minus the time the process was started.
-- ``reference`` (``--reference CHECKOUT``): the same ``multitest run`` from another
-  checkout (``PYTHONPATH``), alternated with ours in the same minute.
+  earliest ``started`` of the folds in its store (when the first fold was begun, in the
+  driver's own fit process or a worker's) minus the time the process was started; ``added``: that minus the
+  bare loop's start to first fit in the same alternation (the part the runner adds).
+- ``reference`` (``--reference CHECKOUT``): the same two runs from another checkout
+  (``PYTHONPATH``), alternated with ours in the same minute.
 
 ``CPU`` is the CPU time of the case's process and every process it started (workers,
 fit processes), robust to the load of the shared machine where wall times are not.
@@ -55,7 +58,8 @@ ROOT = Path(__file__).resolve().parent.parent
 DEPTHS = range(1, 11)
 
 
-def write_workload(folder, examples, repeats=None):
+def write_workload(folder, examples):
+    """Write the two CSV data sets; the `datasets:` section of the experiment file."""
     import pandas as pd
     from sklearn.datasets import make_classification
 
@@ -66,11 +70,16 @@ def write_workload(folder, examples, repeats=None):
         frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]).assign(y=y)
         frame.to_csv(os.path.join(folder, f"synthetic{i}.csv"), index=False)
         entries.append(f"  - csv: synthetic{i}.csv\n    target: y")
+    return "datasets:\n" + "\n".join(entries)
+
+
+def write_experiment(folder, datasets, repeats=None):
+    """The experiment file of the workload (`repeats`: None, the default); its path."""
     learners = "\n".join(f"  tree{d}: {{estimator: sklearn.tree.DecisionTreeClassifier, "
                          f"params: {{max_depth: {d}, random_state: 0}}}}" for d in DEPTHS)
-    path = os.path.join(folder, "experiment.yaml")
+    path = os.path.join(folder, f"experiment-{repeats or 'default'}.yaml")
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write("datasets:\n" + "\n".join(entries) + f"\nalgorithms:\n{learners}\n"
+        handle.write(datasets + f"\nalgorithms:\n{learners}\n"
                      "cv: {replications: 5, folds: 2, seed: 0}\n"
                      + ("" if repeats is None else f"repeats: {repeats}\n"))
     return path
@@ -84,7 +93,7 @@ def bare(folder, out):
     from sklearn.tree import DecisionTreeClassifier
     from threadpoolctl import threadpool_limits
 
-    errors, fits, fits_cpu = {}, 0.0, 0.0
+    errors, fits, fits_cpu, first = {}, 0.0, 0.0, None
     with threadpool_limits(limits=1):
         for i in range(2):
             frame = pd.read_csv(os.path.join(folder, f"synthetic{i}.csv"))
@@ -95,6 +104,7 @@ def bare(folder, out):
                 for fold, (train, test) in enumerate(splits.split(X, y), start=1):
                     for depth in DEPTHS:
                         begin, begin_cpu = time.perf_counter(), time.process_time()
+                        first = first or time.time()
                         model = DecisionTreeClassifier(max_depth=depth, random_state=0)
                         model.fit(X[train], y[train])
                         predicted = model.predict(X[test])
@@ -103,7 +113,8 @@ def bare(folder, out):
                         errors[f"synthetic{i}|tree{depth}|{replication}|{fold}"] = \
                             1 - float(np.mean(predicted == y[test]))
     with open(out, "w", encoding="utf-8") as handle:
-        json.dump({"errors": errors, "fit_seconds": fits, "fit_cpu_seconds": fits_cpu}, handle)
+        json.dump({"errors": errors, "fit_seconds": fits, "fit_cpu_seconds": fits_cpu,
+                   "first": first}, handle)
 
 
 def _cpu():
@@ -118,15 +129,16 @@ def time_bare(folder):
     subprocess.run([sys.executable, __file__, "--bare", folder, out], check=True)
     wall, cpu, found = time.time() - start, _cpu() - cpu, _load(out)
     return {"wall": wall, "cpu": cpu, "fits": found["fit_seconds"],
-            "fits_cpu": found["fit_cpu_seconds"]}, found["errors"]
+            "fits_cpu": found["fit_cpu_seconds"], "first": found["first"] - start}, \
+        found["errors"]
 
 
-def time_run(folder, checkout, name):
-    out = os.path.join(folder, name)
+def time_run(experiment, checkout, name):
+    out = os.path.join(os.path.dirname(experiment), name)
     env = dict(os.environ, PYTHONPATH=str(checkout))
     start, cpu = time.time(), _cpu()
-    subprocess.run([sys.executable, "-m", "multitest.cli", "run",
-                    os.path.join(folder, "experiment.yaml"), "--out", out, "--workers", "2"],
+    subprocess.run([sys.executable, "-m", "multitest.cli", "run", experiment, "--out", out,
+                    "--workers", "2"],
                    check=True, env=env, stdout=subprocess.DEVNULL)
     wall, cpu = time.time() - start, _cpu() - cpu
     with sqlite3.connect(os.path.join(out, "store.sqlite")) as db:
@@ -158,55 +170,59 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=5, help="alternations (default 5)")
     parser.add_argument("--examples", type=int, default=4000,
                         help="rows per data set (default 4000)")
-    parser.add_argument("--repeats", type=int,
-                        help="fits of the first fold of each (data set, learner) in the run "
-                             "(default: the experiment's default, 3, so the run makes 240 "
-                             "fits to the bare loop's 200; 1: the same 200 fits)")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="fits of the first fold of each (data set, learner) in the second "
+                             "run case (default 1: the bare loop's 200 fits; the first run "
+                             "case keeps the experiment's default, 3: 240 fits)")
     parser.add_argument("--reference", type=Path, help="another checkout to alternate with")
     parser.add_argument("--bare", nargs=2, metavar=("FOLDER", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.bare:
         bare(*args.bare)
         return 0
-    cases = {"bare loop": lambda folder: time_bare(folder),
-             "run, 2 workers": lambda folder: time_run(folder, ROOT, "ours")}
-    if args.reference:
-        cases["reference run"] = lambda folder: time_run(folder, args.reference.resolve(),
-                                                         "reference")
-    times = {name: [] for name in cases}
-    same = True
+    checkouts = {"run": ROOT} | ({"reference": args.reference.resolve()} if args.reference
+                                 else {})
+    times, same = {}, True
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="bench-runner-") as folder:
-        write_workload(folder, args.examples, args.repeats)
+        datasets = write_workload(folder, args.examples)
+        cases = {"bare loop": lambda: time_bare(folder)}
+        for repeats in (None, args.repeats):
+            experiment = write_experiment(folder, datasets, repeats)
+            fits = 200 + 20 * ((3 if repeats is None else repeats) - 1)
+            for label, checkout in checkouts.items():
+                cases[f"{label}, {fits} fits"] = \
+                    lambda e=experiment, c=checkout, n=f"{label}-{fits}": time_run(e, c, n)
+        times = {name: [] for name in cases}
         for _ in range(args.runs):
             results = {}
             for name, case in cases.items():
-                timing, results[name] = case(folder)
+                timing, results[name] = case()
                 times[name].append(timing)
+            for name in cases:      # the part of start to first fit the runner adds
+                times[name][-1]["added"] = times[name][-1]["first"] - \
+                    times["bare loop"][-1]["first"]
             reference = results["bare loop"]
             same &= all(all(abs(errors[k] - reference[k]) < 1e-12 for k in reference)
                         and len(errors) == len(reference) for errors in results.values())
     print(f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; {machine()}; "
           f"load average {load:.2f} before, {os.getloadavg()[0]:.2f} after")
-    repeats = 3 if args.repeats is None else args.repeats
-    fits = 200 + 20 * (repeats - 1)
     print(f"200 folds (10 decision trees x 2 data sets of {args.examples} x 20 x 5x2 cv; "
-          f"the bare loop fits each once, the run makes {fits} fits: the first fold of each "
-          f"(data set, learner) {repeats} time{'s' if repeats > 1 else ''} for the noise of "
-          f"the costs), medians of {args.runs} alternated runs; errors identical to the bare "
-          f"loop: {same}")
+          "the bare loop fits each once, a run makes 200 + 20 x (repeats - 1) fits: the "
+          "first fold of each (data set, learner) repeats times for the noise of the costs), "
+          f"medians of {args.runs} alternated runs; errors identical to the bare loop: {same}")
     bare_wall = statistics.median(t["wall"] for t in times["bare loop"])
     fit_ms, fit_cpu_ms = (1000 * statistics.median(t[k] for t in times["bare loop"]) / 200
                           for k in ("fits", "fits_cpu"))
     print(f"bare loop: {fit_ms:.1f} ms wall, {fit_cpu_ms:.1f} ms CPU per fit (fit + predict, "
           "median of runs)")
-    print(f"{'case':<16}{'total (s)':>10}{'CPU (s)':>9}{'first fit (s)':>15}  bare / case")
+    print(f"{'case':<22}{'total (s)':>10}{'CPU (s)':>9}{'first fit (s)':>15}{'added (s)':>11}"
+          "  bare / case")
     for name, timings in times.items():
-        wall = statistics.median(t["wall"] for t in timings)
-        first = f"{statistics.median(t['first'] for t in timings):.2f}" \
-            if "first" in timings[0] else "-"
-        cpu = statistics.median(t["cpu"] for t in timings)
-        print(f"{name:<16}{wall:>10.2f}{cpu:>9.2f}{first:>15}  {bare_wall / wall:.2f}x")
+        wall, cpu, first, added = (statistics.median(t[k] for t in timings)
+                                   for k in ("wall", "cpu", "first", "added"))
+        print(f"{name:<22}{wall:>10.2f}{cpu:>9.2f}{first:>15.2f}{added:>11.2f}  "
+              f"{bare_wall / wall:.2f}x")
     return 0
 
 

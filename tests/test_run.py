@@ -6,6 +6,7 @@ Reference: the two runs must give identical errors fold by fold (same seeds, sam
 and the errors must equal scikit-learn fits done by hand on sklearn's StratifiedKFold.
 """
 import json
+import os
 import textwrap
 
 import numpy as np
@@ -93,6 +94,21 @@ def test_errors_equal_fits_by_hand(local_run):
         expected = np.mean(model.predict(X[test]) != y[test])
         assert results.loc[("wine", "tree", 3, fold), "error"] == pytest.approx(expected,
                                                                                 abs=1e-15)
+
+
+def test_the_first_folds_begin_in_the_driver_while_the_cluster_starts(local_run):
+    # The driver (this process) fits folds of the first data set, in order, until the
+    # cluster is up; the workers fit the rest.  Their errors equal the fits by hand
+    # (test_errors_equal_fits_by_hand: the run's order puts iris first, so wine's folds
+    # are the workers'; test_scheduler_and_two_workers_give_identical_errors: every fold,
+    # against a run without early fits).
+    out, _ = local_run
+    frame = Store(str(out / "store.sqlite")).frame().sort_values("started")
+    driver = frame["worker"] == f"{os.uname().nodename}:{os.getpid()}"
+    assert driver.iloc[0], frame["worker"].head()        # the first fold began in the driver
+    assert (frame.loc[driver, "dataset"] == "iris").all()
+    assert (~driver).sum() > 0
+    assert (frame["status"] == "ok").all()
 
 
 def test_rank_and_report_on_the_experiment_folder(local_run, capsys):

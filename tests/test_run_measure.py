@@ -453,3 +453,91 @@ def test_a_request_to_a_dead_fit_process_is_not_a_wait_for_ever(tmp_path):
         os.kill(int(pid_file.read_text()), signal.SIGKILL)
     assert status == "error" and "signal SIGKILL" in error, error
     assert seconds < 10 * measure.POLL_SECONDS + 5, seconds
+
+
+# -- the driver's early fits (issue 20, item 5) ------------------------------------------
+
+def _early_tasks(path):
+    """Two decision-tree folds, a fold that waits for `path`, then two more tree folds."""
+    tree = ("sklearn.tree.DecisionTreeClassifier", {"random_state": 0})
+    return [_task(*tree, replication=1, fold=1, repeats=2), _task(*tree, replication=1, fold=2),
+            _task("run_estimators.WaitFor", {"path": str(path)}, algorithm="w",
+                  replication=2, fold=1),
+            _task(*tree, replication=2, fold=2), _task(*tree, replication=3, fold=1)]
+
+
+def _wait_for(condition, seconds=60):
+    deadline = time.monotonic() + seconds
+    while not (value := condition()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return value
+
+
+def test_early_fits_give_the_rows_of_run_task_and_hand_back_the_folds_not_begun(tmp_path):
+    # Reference: run_task on the same folds (the worker's path): same loss, score and model
+    # size, same key; the folds begun are a prefix of the order, each with its row.
+    from multitest.run import EarlyFits
+
+    tasks = _early_tasks(tmp_path / "go")
+    early = EarlyFits.start(IRIS, tasks)
+    try:
+        finished = []
+        assert _wait_for(lambda: finished.extend(early.rows()) or len(finished) >= 2)
+        begun = early.stop()
+        (tmp_path / "go").touch()     # the waiting fold (if begun) ends
+        finished += early.rows(wait=True)
+    finally:
+        early.close()
+    order = [t.key for t in tasks]
+    assert begun == set(order[:len(begun)]) and 2 <= len(begun) <= 3
+    assert [(row["dataset"], row["algorithm"], row["replication"], row["fold"])
+            for row in finished] == order[:len(begun)]
+    for row, task in zip(finished, tasks):
+        assert row["status"] == "ok", row.get("error")
+        assert row["worker"] == f"{os.uname().nodename}:{os.getpid()}"
+        if task.algorithm == "a":
+            alone = run_task(IRIS, task)
+            for field in ("loss", "score", "model_size", "spec"):
+                assert row[field] == alone[field], field
+    assert len(finished[0]["repeats"]) == 2
+    assert early.rows() == [] and early.stop() == begun      # idempotent
+
+
+def test_early_fits_killed_mid_fold_leave_nothing_running(tmp_path):
+    from multitest.run import EarlyFits
+    from multitest.run import _measure as measure
+
+    early = EarlyFits.start(IRIS, _early_tasks(tmp_path / "never")[2:3])
+    pid, pidfd = early._process.pid, early._pidfd
+    assert _wait_for(lambda: early.stop())      # the waiting fold has begun
+    started = time.monotonic()
+    early.close(kill=True)
+    assert time.monotonic() - started < 10 * measure.POLL_SECONDS
+    with pytest.raises(ChildProcessError):      # killed and reaped
+        os.waitpid(pid, os.WNOHANG)
+    (row,) = early.rows()
+    assert row["status"] == "error" and "signal SIGKILL" in row["error"], row
+    assert (os.getpid(), pidfd) not in measure._parent_ends
+    early.close(kill=True)       # idempotent: no signal to a reaped (maybe reused) pid
+
+
+def test_a_process_forked_during_early_fits_holds_none_of_their_descriptors(tmp_path):
+    # A Dask worker forked from the driver while the early fit process lives: holding the
+    # request pipe, it would keep that process from seeing its pipe close (a 5 s wait and a
+    # kill at the end of every run).  Reference: /proc/self/fd of the forked process.
+    from multitest.run import EarlyFits
+
+    early = EarlyFits.start(IRIS, _early_tasks(tmp_path / "go")[2:3])
+    try:
+        ends = (early._process.requests, early._process.replies, early._pidfd)
+        mine = {os.readlink(f"/proc/self/fd/{fd}") for fd in ends}
+        pid = os.fork()
+        if pid == 0:   # the forked process: exit status 0 if it holds none of them
+            theirs = {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
+                      if os.path.exists(f"/proc/self/fd/{fd}")}
+            os._exit(1 if mine & theirs else 0)
+        assert os.waitpid(pid, 0)[1] == 0
+    finally:
+        (tmp_path / "go").touch()
+        early.close()
+    assert [row["status"] for row in early.rows()] == ["ok"]

@@ -132,6 +132,35 @@ def test_sigkill_of_the_driver_takes_its_fit_processes_within_the_timeout(tmp_pa
     assert elapsed < 4
 
 
+def test_sigkill_of_the_driver_takes_its_own_early_fit_process(tmp_path):
+    # The driver's own fit process (forked while the cluster starts) takes the first fold,
+    # a learner that sleeps 60 s under a 30 s timeout; the worker's fit process takes the
+    # second.  With both fitting, the driver is SIGKILLed: every process ends with it.
+    experiment = _experiment(tmp_path, "  hang: {estimator: run_estimators.Sleep, "
+                             "params: {seconds: 60}}\n"
+                             "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\n",
+                             "timeout: 30\n")
+    run = _start(experiment, tmp_path / "out", "--workers", "1")
+    try:
+        def leaves():    # the driver's children with no child: its own fit process
+            group = _group(run.pid)
+            return [pid for pid, parent in group.items()
+                    if parent == run.pid and pid not in group.values()]
+
+        # Driver -> worker -> fit process, and the driver's own fit process beside them.
+        assert _wait(lambda: _grandchildren(run.pid) and leaves(), 180), _group(run.pid)
+        os.kill(run.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        run.wait(timeout=30)
+        gone = _wait(lambda: not _group(run.pid), 4)
+        elapsed = time.monotonic() - killed
+        left = _group(run.pid)
+    finally:
+        end_group(run, signal.SIGKILL)
+    assert gone, left
+    assert elapsed < 4
+
+
 @pytest.mark.parametrize("isolate", ["true", "false"])
 def test_a_crashing_learner_loses_only_its_own_folds(tmp_path, isolate):
     # run_estimators.Crash SIGKILLs the process it fits in: the fit process (isolate: true)

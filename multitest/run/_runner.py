@@ -66,7 +66,14 @@ from ._experiment import (
     load_dataset,
     load_experiment,
 )
-from ._measure import MEASURES, TIMED_MEASURES, Task, close_fit_processes, run_tasks
+from ._measure import (
+    MEASURES,
+    TIMED_MEASURES,
+    EarlyFits,
+    Task,
+    close_fit_processes,
+    run_tasks,
+)
 from ._store import KEY, STORE_FILE, Store
 
 __all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra", "parse_timeout"]
@@ -132,14 +139,20 @@ class RunResult:
 
 
 def require_extra():
-    """Import the optional dependencies of ``multitest run`` or raise a one-line error."""
-    import importlib
+    """Raise a one-line error unless the optional dependencies of ``multitest run`` are there.
+
+    They are found, not imported: each is imported when first needed (Dask after
+    the estimators are checked and the first folds begun, see :func:`_execute`).
+    """
+    import importlib.util
 
     for name in _EXTRA_MODULES:
         try:
-            importlib.import_module(name)
-        except ImportError:
-            raise MultitestError(EXTRA_MESSAGE) from None
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):
+            found = False
+        if not found:
+            raise MultitestError(EXTRA_MESSAGE)
 
 
 def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=None,
@@ -408,6 +421,9 @@ def _connect(workers, scheduler):
 def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
     """Submit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``.
 
+    On the local cluster the folds of the first data set begin at once, in a
+    fit process of the driver, while Dask is imported and the cluster starts
+    (:class:`~multitest.run._measure.EarlyFits`); the workers get the rest.
     The folds go out in batches sized by the measured CPU time of the folds
     before them (:class:`~multitest.run._batches.FoldBatches`), at most two
     batches per worker at a time.  The folds of a batch whose workers all
@@ -416,18 +432,38 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
     the cluster, where only its own crash can kill its worker; dying there
     too makes it the fold's error.
     """
+    if not todo:   # complete: no engine to start
+        return 0, 0, 0, {}
+    head = [t for t in todo if t.dataset == todo[0].dataset and t.isolate]
+    early = EarlyFits.start(data[todo[0].dataset], head) if scheduler is None else None
+    try:
+        result = _on_cluster(store, run, todo, data, total, workers, scheduler, show_progress,
+                             early)
+    except BaseException:    # interrupted, the store's fault, no cluster: its fold ends now
+        if early is not None:
+            early.close(kill=True)
+        raise
+    if early is not None:
+        early.close()
+    return result
+
+
+def _on_cluster(store, run, todo, data, total, workers, scheduler, show_progress, early):
+    """:func:`_execute` once the early fits (if any) have begun."""
     from distributed import KilledWorker, as_completed
 
     from .._progress import progress
 
     counts = {"computed": 0, "lost": 0, "failed": 0}
-    if not todo:   # complete: no engine to start
-        return 0, 0, 0, {}
     with _client(workers, scheduler) as client, \
             progress(total, "run", enabled=None if show_progress else False) as bar:
         worker_info = client.run(_machine)
         shared = _share(client, run, data)
         slots = max(len(worker_info), 1)
+        reused = total - len(todo)
+        if early is not None:    # the cluster is up: the workers take the folds not begun
+            begun = early.stop()
+            todo = [t for t in todo if t.key not in begun]
         batches, futures, pending = FoldBatches(todo, slots), {}, as_completed()
         names = itertools.count()
 
@@ -442,6 +478,11 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
             counts["failed"] += failed
             bar.update(len(rows), failed=failed)
 
+        def commit_early(wait=False):    # the driver's own folds, one by one as they end
+            for row in early.rows(wait) if early is not None else ():
+                batches.learn([row])
+                commit([row])
+
         def lose(exc, n):    # the engine's failure (worker lost): not stored
             counts["lost"] += n
             bar.update(n, failed=n)
@@ -453,7 +494,8 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
                 futures[future] = batch
                 pending.add(future)
 
-        bar.update(total - len(todo))
+        bar.update(reused)
+        commit_early()
         for _ in range(2 * slots):
             send()
         suspects = []
@@ -471,7 +513,9 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
                 commit(rows)
             finally:
                 future.release()
+            commit_early()
             send()
+        commit_early(wait=True)
         for i, task in enumerate(suspects):
             future = submit((task,), f"alone-{i}")
             try:
