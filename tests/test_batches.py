@@ -245,6 +245,32 @@ def test_csv_blocks_are_read_at_most_read_ahead_before_their_pieces(tmp_path, mo
     np.testing.assert_array_equal(names["dataset"][0], pd.factorize(frame["dataset"])[0])
 
 
+@pytest.mark.parametrize("parts", [1, 3])
+def test_csv_names_read_as_bytes_give_the_names_and_are_checked_for_utf8(tmp_path, parts):
+    # csv_types reads names as bytes (pyarrow checks no row for UTF-8): the codes and
+    # names are pandas.factorize's of the text; a name that is not UTF-8, in the
+    # last part, raises pyarrow's ArrowInvalid as a string column's check did.
+    frame = _shuffled_frame(3000, 5).assign(dataset=lambda f: f["dataset"] + "é")
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    convert = pcsv.ConvertOptions(include_columns=list(ROLES),
+                                  column_types=_batches.csv_types(ROLES))
+
+    def read():
+        return gather_csv(path, pcsv.ReadOptions(block_size=512), convert, ROLES,
+                          lambda first: 10, 10 ** 9, parts=parts)
+    numbers, names = read()
+    codes, uniques = pd.factorize(frame["dataset"])
+    np.testing.assert_array_equal(names["dataset"][0], codes)
+    assert names["dataset"][1] == tuple(uniques)
+    np.testing.assert_array_equal(numbers["error"], frame["error"])
+    data = path.read_bytes()
+    cut = data.rindex("é".encode())
+    path.write_bytes(data[:cut] + "é".encode("latin-1") + data[cut + 2:])
+    with pytest.raises(pa.ArrowInvalid, match="(?i)utf-?8"):
+        read()
+
+
 def test_a_bad_row_in_a_later_part_is_raised(tmp_path):
     frame = _shuffled_frame(2000, 4)
     path = tmp_path / "r.csv"
@@ -288,6 +314,20 @@ def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monk
     np.testing.assert_array_equal(got.errors, want.errors)
     assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
 
+
+
+def test_load_results_of_a_name_not_utf8_is_one_input_error_naming_the_file(tmp_path,
+                                                                           monkeypatch):
+    # The fast path reads names as bytes; a Latin-1 name in a later part still ends as
+    # the text path's one line (pandas' UnicodeDecodeError), never as a name of bytes.
+    frame = _complete_frame().replace({"dataset": {"d49": "d\u00e9"}})
+    path = tmp_path / "r.csv"
+    path.write_bytes(frame.to_csv(index=False).encode("latin-1"))
+    monkeypatch.setattr(_batches, "PART_BYTES", 4096)
+    monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 2048)
+    with pytest.raises(InputError, match="not a readable CSV file.*utf-8") as error:
+        load_results(path)
+    assert error.value.source == str(path)
 
 _TRUNCATED_WHILE_READ = r"""
 import os, sys

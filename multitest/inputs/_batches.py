@@ -188,17 +188,17 @@ def _codes(array, seen, out):
 
     if array.null_count:
         raise LookupError("null name")
-    lengths, encoded = None, pa.types.is_string(array.type) or \
-        pa.types.is_large_string(array.type)
+    lengths, encoded = None, _is_text(array.type)
     if encoded:
         array, lengths = _runs(array)
-    elif not (pa.types.is_dictionary(array.type) and
-              pa.types.is_string(array.type.value_type)):
+    elif not (pa.types.is_dictionary(array.type) and _is_text(array.type.value_type)):
         raise LookupError(str(array.type))
     indices = array.indices.to_numpy(zero_copy_only=False)
     if indices.size == 0:
         return
-    local = array.dictionary.to_pylist()
+    # Bytes (a CSV file's names, see csv_types) become text here, a few distinct names
+    # a piece: ArrowInvalid when one is not UTF-8, as pyarrow's check of every row says.
+    local = array.dictionary.cast(pa.string()).to_pylist()
     mapping = np.empty(len(local), dtype=np.int32)
     if encoded:   # dictionary_encode numbers the names in order of first appearance
         order = np.arange(len(local))
@@ -213,6 +213,28 @@ def _codes(array, seen, out):
         out[:] = np.repeat(mapping[indices], lengths)
     else:
         _recode(indices, mapping, order, out)
+
+
+def _is_text(kind):
+    """Whether an Arrow type holds names: strings, or bytes decoded as UTF-8."""
+    import pyarrow as pa
+
+    return (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or pa.types.is_binary(kind) or pa.types.is_large_binary(kind))
+
+
+def csv_types(roles):
+    """pyarrow's ``column_types`` of a CSV file's columns (``{column: 'name' | 'integer' |
+    'number'}``): names as bytes, numbers as int32 or float64.
+
+    Names are read as bytes, not strings: pyarrow then does not check every row
+    for UTF-8 (a tenth of its parse), and :func:`_codes` checks the distinct
+    names of each piece, which every row equals byte for byte.
+    """
+    import pyarrow as pa
+
+    return {c: pa.binary() if r == "name" else pa.int32() if r == "integer" else pa.float64()
+            for c, r in roles.items()}
 
 
 def _recode(indices, mapping, used, out):
