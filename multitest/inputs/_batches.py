@@ -260,12 +260,14 @@ def _runs(array):
     n = len(array)
     if n < 2:
         return pc.dictionary_encode(array), None
-    change = pc.not_equal(array[1:], array[:-1]).to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    if starts.size * _RUN_ROWS > n:
+    # Where a name differs from the one before, found by pyarrow (no array of n booleans
+    # made for numpy): the starts of the runs after the first.
+    after = pc.indices_nonzero(pc.not_equal(array[1:], array[:-1]))
+    if (len(after) + 1) * _RUN_ROWS > n:
         return pc.dictionary_encode(array), None
-    return (pc.dictionary_encode(array.take(pa.array(starts))),
-            np.diff(starts, append=n))
+    starts = np.zeros(len(after) + 1, dtype=np.int64)
+    np.add(after.to_numpy(), 1, out=starts[1:], casting="unsafe")
+    return pc.dictionary_encode(array.take(pa.array(starts))), np.diff(starts, append=n)
 
 
 #: Smallest part of a CSV file read by a thread of its own (bytes).
