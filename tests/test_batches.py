@@ -271,6 +271,21 @@ def test_csv_names_read_as_bytes_give_the_names_and_are_checked_for_utf8(tmp_pat
         read()
 
 
+@pytest.mark.parametrize("gap", [0, 3, 2 ** 16, 70_001, 300_000])
+def test_rows_moved_up_are_the_rows_and_their_codes_mapped(gap):
+    # Reference: the rows copied out first (numpy's own copy of an overlap).
+    rng = np.random.default_rng(gap)
+    rows, target = 250_000, 1000
+    numbers = rng.uniform(size=target + gap + rows)
+    codes = rng.integers(0, 5, target + gap + rows).astype(np.int32)
+    mapping = np.array([4, 0, 3, 1, 2], dtype=np.int32)
+    want = numbers[target + gap:].copy(), mapping[codes[target + gap:]]
+    _batches._move(numbers, None, target + gap, target, rows)
+    _batches._move(codes, mapping, target + gap, target, rows)
+    np.testing.assert_array_equal(numbers[target:target + rows], want[0])
+    np.testing.assert_array_equal(codes[target:target + rows], want[1])
+
+
 def test_a_bad_row_in_a_later_part_is_raised(tmp_path):
     frame = _shuffled_frame(2000, 4)
     path = tmp_path / "r.csv"

@@ -89,7 +89,6 @@ class BatchColumns:
         """Take in the rows of ``parts`` (:meth:`rows_from` at ``offsets``, in file order):
         their name codes become codes of the whole (order of first appearance) and
         their rows are moved up against each other."""
-        chunk = 2 ** 20
         for part, offset in zip(parts, offsets):
             maps = {c: np.array([seen.setdefault(name, len(seen)) for name in part._names[c]],
                                 dtype=np.int32) for c, seen in self._names.items()}
@@ -97,15 +96,10 @@ class BatchColumns:
                                            for m in maps.values()):
                 self.rows += part.rows      # in place already (the first part)
                 continue
-            for start in range(0, part.rows, chunk):
-                source = slice(offset + start, offset + min(part.rows, start + chunk))
-                target = slice(self.rows + start, self.rows + min(part.rows, start + chunk))
-                for column, array in self.numbers.items():
-                    if target != source:
-                        array[target] = array[source]   # overlap: numpy copies first
-                for column, array in self.names.items():
-                    mapping = maps[column]
-                    _recode(array[source], mapping, np.arange(mapping.size), array[target])
+            for array in self.numbers.values():
+                _move(array, None, offset, self.rows, part.rows)
+            for column, array in self.names.items():
+                _move(array, maps[column], offset, self.rows, part.rows)
             self.rows += part.rows
 
     def finish(self):
@@ -119,6 +113,27 @@ class BatchColumns:
                 array.resize(self.rows, refcheck=False)      # in place, no copy
         names = {c: (self.names[c], tuple(seen)) for c, seen in self._names.items()}
         return self.numbers, names
+
+
+def _move(array, mapping, source, target, rows):
+    """Rows ``source`` to ``source + rows`` of ``array`` to ``target`` (at most
+    ``source``), name codes mapped by ``mapping`` (None: numbers, as they are).
+
+    In pieces no longer than the distance moved, so that no piece overlaps its
+    target (numpy would copy such a piece first); a short distance moves pieces of
+    2^20 rows, each copied first.
+    """
+    gap = source - target
+    if mapping is None and gap == 0:
+        return
+    chunk = gap if gap >= 2 ** 16 else 2 ** 20
+    for start in range(0, rows, chunk):
+        stop = min(rows, start + chunk)
+        piece, into = array[source + start:source + stop], array[target + start:target + stop]
+        if mapping is None:
+            into[...] = piece
+        else:
+            _recode(piece, mapping, np.arange(mapping.size), into)
 
 
 def gather_batches(batches, columns, estimate_rows, integer_bound=2 ** 31 - 1):
