@@ -425,7 +425,7 @@ def _read_arrow(name, columns, kind, missing_ok=False):
 
     def gather(roles):
         # Every type given: inferring one keeps the text of the column.  Names as
-        # plain strings: coded by their runs (_batches._codes), cheaper than
+        # bytes (csv_types), coded by their runs (_batches._codes): cheaper than
         # pyarrow's dictionary of every row.
         types = csv_types(roles)
         convert = pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
