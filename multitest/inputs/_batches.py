@@ -206,7 +206,8 @@ def _codes(array, seen, out):
     lengths, encoded = None, _is_text(array.type)
     if encoded:
         array, lengths = _runs(array)
-    elif not (pa.types.is_dictionary(array.type) and _is_text(array.type.value_type)):
+    elif not (pa.types.is_dictionary(array.type) and
+              pa.types.is_string(array.type.value_type)):
         raise LookupError(str(array.type))
     indices = array.indices.to_numpy(zero_copy_only=False)
     if indices.size == 0:
@@ -231,7 +232,8 @@ def _codes(array, seen, out):
 
 
 def _is_text(kind):
-    """Whether an Arrow type holds names: strings, or bytes decoded as UTF-8."""
+    """Whether a plain Arrow array holds names: strings, or bytes (a CSV file's, read by
+    :func:`csv_types`) decoded as UTF-8."""
     import pyarrow as pa
 
     return (pa.types.is_string(kind) or pa.types.is_large_string(kind)
