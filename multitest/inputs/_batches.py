@@ -192,7 +192,7 @@ def _codes(array, seen, out):
     """Write into ``out`` the codes of the names of one piece in ``seen`` (``{name:
     code}``, extended in place).
 
-    A plain string piece (a CSV file's) is coded by its runs of equal names (a
+    A plain string or bytes piece (a CSV file's) is coded by its runs of equal names (a
     few per data set in a file sorted as usual): only the first name of each
     run is looked up, or every name when runs are short (:func:`_runs`).  A
     dictionary-encoded piece (a Parquet file's) gives its distinct names and
