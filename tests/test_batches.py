@@ -245,6 +245,47 @@ def test_csv_blocks_are_read_at_most_read_ahead_before_their_pieces(tmp_path, mo
     np.testing.assert_array_equal(names["dataset"][0], pd.factorize(frame["dataset"])[0])
 
 
+@pytest.mark.parametrize("parts", [1, 3])
+def test_csv_names_read_as_bytes_give_the_names_and_are_checked_for_utf8(tmp_path, parts):
+    # csv_types reads names as bytes (pyarrow checks no row for UTF-8): the codes and
+    # names are pandas.factorize's of the text; a name that is not UTF-8, in the
+    # last part, raises pyarrow's ArrowInvalid as a string column's check did.
+    frame = _shuffled_frame(3000, 5).assign(dataset=lambda f: f["dataset"] + "é")
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    convert = pcsv.ConvertOptions(include_columns=list(ROLES),
+                                  column_types=_batches.csv_types(ROLES))
+
+    def read():
+        return gather_csv(path, pcsv.ReadOptions(block_size=512), convert, ROLES,
+                          lambda first: 10, 10 ** 9, parts=parts)
+    numbers, names = read()
+    codes, uniques = pd.factorize(frame["dataset"])
+    np.testing.assert_array_equal(names["dataset"][0], codes)
+    assert names["dataset"][1] == tuple(uniques)
+    np.testing.assert_array_equal(numbers["error"], frame["error"])
+    data = path.read_bytes()
+    cut = data.rindex("é".encode())
+    path.write_bytes(data[:cut] + "é".encode("latin-1") + data[cut + 2:])
+    with pytest.raises(pa.ArrowInvalid, match="(?i)utf-?8"):
+        read()
+
+
+@pytest.mark.parametrize("gap", [0, 3, 2 ** 16, 70_001, 300_000])
+def test_rows_moved_up_are_the_rows_and_their_codes_mapped(gap):
+    # Reference: the rows copied out first (numpy's own copy of an overlap).
+    rng = np.random.default_rng(gap)
+    rows, target = 250_000, 1000
+    numbers = rng.uniform(size=target + gap + rows)
+    codes = rng.integers(0, 5, target + gap + rows).astype(np.int32)
+    mapping = np.array([4, 0, 3, 1, 2], dtype=np.int32)
+    want = numbers[target + gap:].copy(), mapping[codes[target + gap:]]
+    _batches._move(numbers, None, target + gap, target, rows)
+    _batches._move(codes, mapping, target + gap, target, rows)
+    np.testing.assert_array_equal(numbers[target:target + rows], want[0])
+    np.testing.assert_array_equal(codes[target:target + rows], want[1])
+
+
 def test_a_bad_row_in_a_later_part_is_raised(tmp_path):
     frame = _shuffled_frame(2000, 4)
     path = tmp_path / "r.csv"
@@ -289,19 +330,34 @@ def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monk
     assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
 
 
+
+def test_load_results_of_a_name_not_utf8_is_one_input_error_naming_the_file(tmp_path,
+                                                                           monkeypatch):
+    # The fast path reads names as bytes; a Latin-1 name in a later part still ends as
+    # the text path's one line (pandas' UnicodeDecodeError), never as a name of bytes.
+    frame = _complete_frame().replace({"dataset": {"d49": "d\u00e9"}})
+    path = tmp_path / "r.csv"
+    path.write_bytes(frame.to_csv(index=False).encode("latin-1"))
+    monkeypatch.setattr(_batches, "PART_BYTES", 4096)
+    monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 2048)
+    with pytest.raises(InputError, match="not a readable CSV file.*utf-8") as error:
+        load_results(path)
+    assert error.value.source == str(path)
+
 _TRUNCATED_WHILE_READ = r"""
-import os, sys
+import os, sys, threading
 from multitest import InputError, load_results
 from multitest.inputs import _batches, _results
 _batches.PART_BYTES, _batches.MAX_PARTS = 4096, 3
 _batches.os.cpu_count = lambda: 8
 _results._ARROW_BLOCK_SIZE = 2048
-real, cut = _batches._read_range, []
+real, once = _batches._read_range, threading.Lock()
 
 def cut_after_a_batch(source, *args):
     for k, batch in enumerate(real(source, *args)):
-        if k == 1 and not cut:      # once, after a part's second piece
-            cut.append(os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) // 3))
+        # Once, after a part's second piece (a lock: parts read on threads at once).
+        if k == 1 and once.acquire(blocking=False):
+            os.truncate(sys.argv[1], os.path.getsize(sys.argv[1]) // 3)
         yield batch
 _batches._read_range = cut_after_a_batch
 try:

@@ -89,7 +89,6 @@ class BatchColumns:
         """Take in the rows of ``parts`` (:meth:`rows_from` at ``offsets``, in file order):
         their name codes become codes of the whole (order of first appearance) and
         their rows are moved up against each other."""
-        chunk = 2 ** 20
         for part, offset in zip(parts, offsets):
             maps = {c: np.array([seen.setdefault(name, len(seen)) for name in part._names[c]],
                                 dtype=np.int32) for c, seen in self._names.items()}
@@ -97,15 +96,10 @@ class BatchColumns:
                                            for m in maps.values()):
                 self.rows += part.rows      # in place already (the first part)
                 continue
-            for start in range(0, part.rows, chunk):
-                source = slice(offset + start, offset + min(part.rows, start + chunk))
-                target = slice(self.rows + start, self.rows + min(part.rows, start + chunk))
-                for column, array in self.numbers.items():
-                    if target != source:
-                        array[target] = array[source]   # overlap: numpy copies first
-                for column, array in self.names.items():
-                    mapping = maps[column]
-                    _recode(array[source], mapping, np.arange(mapping.size), array[target])
+            for array in self.numbers.values():
+                _move(array, None, offset, self.rows, part.rows)
+            for column, array in self.names.items():
+                _move(array, maps[column], offset, self.rows, part.rows)
             self.rows += part.rows
 
     def finish(self):
@@ -119,6 +113,27 @@ class BatchColumns:
                 array.resize(self.rows, refcheck=False)      # in place, no copy
         names = {c: (self.names[c], tuple(seen)) for c, seen in self._names.items()}
         return self.numbers, names
+
+
+def _move(array, mapping, source, target, rows):
+    """Rows ``source`` to ``source + rows`` of ``array`` to ``target`` (at most
+    ``source``), name codes mapped by ``mapping`` (None: numbers, as they are).
+
+    In pieces no longer than the distance moved, so that no piece overlaps its
+    target (numpy would copy such a piece first); a short distance moves pieces of
+    2^20 rows, each copied first.
+    """
+    gap = source - target
+    if mapping is None and gap == 0:
+        return
+    chunk = gap if gap >= 2 ** 16 else 2 ** 20
+    for start in range(0, rows, chunk):
+        stop = min(rows, start + chunk)
+        piece, into = array[source + start:source + stop], array[target + start:target + stop]
+        if mapping is None:
+            into[...] = piece
+        else:
+            _recode(piece, mapping, np.arange(mapping.size), into)
 
 
 def gather_batches(batches, columns, estimate_rows, integer_bound=2 ** 31 - 1):
@@ -177,7 +192,7 @@ def _codes(array, seen, out):
     """Write into ``out`` the codes of the names of one piece in ``seen`` (``{name:
     code}``, extended in place).
 
-    A plain string piece (a CSV file's) is coded by its runs of equal names (a
+    A plain string or bytes piece (a CSV file's) is coded by its runs of equal names (a
     few per data set in a file sorted as usual): only the first name of each
     run is looked up, or every name when runs are short (:func:`_runs`).  A
     dictionary-encoded piece (a Parquet file's) gives its distinct names and
@@ -188,8 +203,7 @@ def _codes(array, seen, out):
 
     if array.null_count:
         raise LookupError("null name")
-    lengths, encoded = None, pa.types.is_string(array.type) or \
-        pa.types.is_large_string(array.type)
+    lengths, encoded = None, _is_text(array.type)
     if encoded:
         array, lengths = _runs(array)
     elif not (pa.types.is_dictionary(array.type) and
@@ -198,7 +212,9 @@ def _codes(array, seen, out):
     indices = array.indices.to_numpy(zero_copy_only=False)
     if indices.size == 0:
         return
-    local = array.dictionary.to_pylist()
+    # Bytes (a CSV file's names, see csv_types) become text here, a few distinct names
+    # a piece: ArrowInvalid when one is not UTF-8, as pyarrow's check of every row says.
+    local = array.dictionary.cast(pa.string()).to_pylist()
     mapping = np.empty(len(local), dtype=np.int32)
     if encoded:   # dictionary_encode numbers the names in order of first appearance
         order = np.arange(len(local))
@@ -213,6 +229,29 @@ def _codes(array, seen, out):
         out[:] = np.repeat(mapping[indices], lengths)
     else:
         _recode(indices, mapping, order, out)
+
+
+def _is_text(kind):
+    """Whether a plain Arrow array holds names: strings, or bytes (a CSV file's, read by
+    :func:`csv_types`) decoded as UTF-8."""
+    import pyarrow as pa
+
+    return (pa.types.is_string(kind) or pa.types.is_large_string(kind)
+            or pa.types.is_binary(kind) or pa.types.is_large_binary(kind))
+
+
+def csv_types(roles):
+    """pyarrow's ``column_types`` of a CSV file's columns (``{column: 'name' | 'integer' |
+    'number'}``): names as bytes, numbers as int32 or float64.
+
+    Names are read as bytes, not strings: pyarrow then does not check every row
+    for UTF-8 (a tenth of its parse), and :func:`_codes` checks the distinct
+    names of each piece, which every row equals byte for byte.
+    """
+    import pyarrow as pa
+
+    return {c: pa.binary() if r == "name" else pa.int32() if r == "integer" else pa.float64()
+            for c, r in roles.items()}
 
 
 def _recode(indices, mapping, used, out):
@@ -238,12 +277,14 @@ def _runs(array):
     n = len(array)
     if n < 2:
         return pc.dictionary_encode(array), None
-    change = pc.not_equal(array[1:], array[:-1]).to_numpy(zero_copy_only=False)
-    starts = np.flatnonzero(np.concatenate(([True], change)))
-    if starts.size * _RUN_ROWS > n:
+    # Where a name differs from the one before, found by pyarrow (no array of n booleans
+    # made for numpy): the starts of the runs after the first.
+    after = pc.indices_nonzero(pc.not_equal(array[1:], array[:-1]))
+    if (len(after) + 1) * _RUN_ROWS > n:
         return pc.dictionary_encode(array), None
-    return (pc.dictionary_encode(array.take(pa.array(starts))),
-            np.diff(starts, append=n))
+    starts = np.zeros(len(after) + 1, dtype=np.int64)
+    np.add(after.to_numpy(), 1, out=starts[1:], casting="unsafe")
+    return pc.dictionary_encode(array.take(pa.array(starts))), np.diff(starts, append=n)
 
 
 #: Smallest part of a CSV file read by a thread of its own (bytes).

@@ -23,7 +23,7 @@ from .._errors import InputError, MultitestError, abbreviate
 from .._format import restore_cell
 from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
-from ._batches import gather_batches, gather_csv
+from ._batches import csv_types, gather_batches, gather_csv
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
@@ -425,10 +425,9 @@ def _read_arrow(name, columns, kind, missing_ok=False):
 
     def gather(roles):
         # Every type given: inferring one keeps the text of the column.  Names as
-        # plain strings: coded by their runs (_batches._codes), cheaper than
+        # bytes (csv_types), coded by their runs (_batches._codes): cheaper than
         # pyarrow's dictionary of every row.
-        types = {c: pa.string() if r == "name" else
-                 pa.int32() if r == "integer" else pa.float64() for c, r in roles.items()}
+        types = csv_types(roles)
         convert = pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
                                         strings_can_be_null=False,
                                         quoted_strings_can_be_null=False)

@@ -22,7 +22,7 @@ import numpy as np
 
 from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
-from ._batches import _cuts, _Range, gather_batches
+from ._batches import _cuts, _Range, csv_types, gather_batches
 from ._results import (MAX_FOLD_NUMBER, PARQUET_SUFFIXES, _arrow, _Fallback, _header, _load,
                        _load_columns, _parquet_batches, _parquet_module, _raise_ragged,
                        _ValueRule, _wanted, input_parts, load_results)
@@ -293,8 +293,7 @@ def _arrow_range(path, start, stop, raw, columns, rule, missing_ok):
     integers = (columns["replication"], columns["fold"])
     roles = {raw[c]: t if t == "name" else "integer" if c in integers else "number"
              for c, t in wanted.items()}
-    types = {c: pa.string() if r == "name" else pa.int32() if r == "integer" else
-             pa.float64() for c, r in roles.items()}
+    types = csv_types(roles)
     convert = pcsv.ConvertOptions(include_columns=list(types), column_types=types,
                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
     read = pcsv.ReadOptions(column_names=list(raw.values()), use_threads=False)
