@@ -101,7 +101,8 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
     tables = stage_table_parts(ranking, all_intervals, per_part)
     # The tables with a row per data set are Python's work (the GIL): from FORK_CELLS
-    # cells a forked copy of this process writes them, on another CPU.
+    # cells a forked copy of this process writes most of them (_DATASET_TABLES), on
+    # another CPU.
     forked = ({name: tables.pop(name) for name in _DATASET_TABLES if name in tables}
               if _fork_tables(ranking) else {})
     join = _in_child(_write_tables, forked, staging, raw_csv) if forked else None
@@ -149,8 +150,10 @@ def _write_tables(tables, staging, raw_csv):
         _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
 
 
-#: The CSV tables with a row per data set (:func:`~multitest.outputs.stage_table_parts`).
-_DATASET_TABLES = ("ranks.csv", "orders.csv", "mean_errors.csv", "costs.csv")
+#: The CSV tables with a row per data set (:func:`~multitest.outputs.stage_table_parts`)
+#: that a forked child writes; ``ranks.csv`` (integers, the fastest) is written here,
+#: beside ``result.json``: the two processes take about as long.
+_DATASET_TABLES = ("orders.csv", "mean_errors.csv", "costs.csv")
 
 #: From this many (data set, algorithm) cells the tables with a row per data set are
 #: written by a forked process (forking costs about 10-30 ms; these tables take about
