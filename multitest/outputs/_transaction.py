@@ -568,7 +568,18 @@ def hash_written(path):
     >>> _digests(os.path.dirname(path), ["a.txt"])[0]["size"]
     3
     """
-    _EARLY_DIGESTS[path] = (_stamp(path), _digest(path))
+    keep_digests({path: digest_entry(path)})
+
+
+def digest_entry(path):
+    """What :func:`hash_written` keeps of `path`: its (size, mtime, inode) and digest
+    (taken by a forked writer, kept by its parent with :func:`keep_digests`)."""
+    return _stamp(path), _digest(path)
+
+
+def keep_digests(entries):
+    """Keep ``{path: digest_entry(path)}`` for the manifest (:func:`hash_written`)."""
+    _EARLY_DIGESTS.update(entries)
 
 
 def _stamp(path):

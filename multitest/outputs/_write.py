@@ -25,7 +25,7 @@ from ._csv import write_csv, write_csv_parts
 from ._json import is_large, write_json
 from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
 from ._tables import pairwise_frame, stage_table_parts
-from ._transaction import hash_written, transaction
+from ._transaction import digest_entry, hash_written, keep_digests, transaction
 
 __all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs", "TABLE_CELLS"]
 
@@ -105,7 +105,7 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     # another CPU.
     forked = ({name: tables.pop(name) for name in _DATASET_TABLES if name in tables}
               if _fork_tables(ranking) else {})
-    join = _in_child(_write_tables, forked, staging, raw_csv) if forked else None
+    join = _in_child(_write_hashed, forked, staging, raw_csv) if forked else None
     try:
         # The pairwise file of a large run and result.json are written by threads of
         # their own while this one writes the other tables: the pairwise file and its
@@ -138,7 +138,7 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
             join(end=True)
         raise
     if join is not None:
-        join()
+        keep_digests(join())
     if pairwise_written and not large:   # a small run's pairs are listed, as in one process
         shutil.rmtree(os.path.join(staging, PAIRWISE_FILE))
     return sorted(os.path.relpath(os.path.join(root, f), staging)
@@ -148,6 +148,14 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
 def _write_tables(tables, staging, raw_csv):
     for name, parts in tables.items():
         _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
+
+
+def _write_hashed(tables, staging, raw_csv):
+    """:func:`_write_tables`, then each file's digest for the manifest
+    (:func:`~multitest.outputs._transaction.digest_entry`), by path."""
+    _write_tables(tables, staging, raw_csv)
+    return {path: digest_entry(path) for path in
+            (os.path.join(staging, name) for name in tables)}
 
 
 #: The CSV tables with a row per data set (:func:`~multitest.outputs.stage_table_parts`)
@@ -168,7 +176,7 @@ def _fork_tables(ranking):
 
 def _in_child(function, *args):
     """Start ``function(*args)`` in a forked copy of this process; returns ``join()``,
-    which waits for it and raises its exception here (an
+    which waits for it and returns its result or raises its exception here (an
     :class:`~multitest.OutputError` if it died).  ``join(end=True)``, on an error of
     the parent, ends the child first: nothing is written once the transaction rolls back.
     The child also ends with this process (Linux), killed or not."""
@@ -192,31 +200,32 @@ def _in_child(function, *args):
         if not payload or os.waitstatus_to_exitcode(status) != 0:
             raise OutputError("the process writing the tables with a row per data set "
                               "ended before they were written (killed, or out of memory)")
-        outcome = pickle.loads(payload)
-        if outcome is not None:
+        done, outcome = pickle.loads(payload)
+        if not done:
             raise outcome
+        return outcome
     return join
 
 
 def _child(parent, write_end, function, args):
-    """The forked child of :func:`_in_child`: its outcome (None or the exception, pickled)
-    down the pipe `write_end`, then the end of the process (no exit handlers)."""
+    """The forked child of :func:`_in_child`: its outcome, ``(True, result)`` or
+    ``(False, exception)``, pickled down the pipe `write_end`, then the end of the
+    process (no exit handlers)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
     with contextlib.suppress(Exception):           # killed with the parent (Linux)
         import ctypes
 
         ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    outcome = None
     try:
         if os.getppid() != parent:   # the parent died before prctl
             os._exit(1)
-        function(*args)
+        outcome = (True, function(*args))
     except BaseException as exc:   # noqa: BLE001 - every failure goes to the parent
-        outcome = exc
+        outcome = (False, exc)
     try:
         payload = pickle.dumps(outcome)
     except Exception:   # noqa: BLE001 - an exception that does not pickle
-        payload = pickle.dumps(OutputError(one_line(repr(outcome))))
+        payload = pickle.dumps((False, OutputError(one_line(repr(outcome[1])))))
     try:
         with os.fdopen(write_end, "wb") as pipe:
             pipe.write(payload)
