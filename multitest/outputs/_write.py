@@ -129,10 +129,10 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
                     frame = frame[frame["mean_error_a"].notna()
                                   & frame["mean_error_b"].notna()]
                 _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
-            if extra is not None:
-                extra(staging)
             for job in jobs:
                 job.result()
+            if extra is not None:   # after the threads: figures fork processes of their own
+                extra(staging)
     except BaseException:
         if join is not None:
             join(end=True)
