@@ -539,3 +539,20 @@ def test_data_set_results_read_their_row_of_the_shared_arrays(example):
     assert frame.dtypes.unique().tolist() == [np.dtype(np.int64)]
     assert frame.loc["optdigits"].to_dict() == ranking.dataset("optdigits").ranks
     pd.testing.assert_frame_equal(ranking.ranks_frame(slice(3, 5)), frame.iloc[3:5])
+
+
+def test_a_digest_taken_early_is_used_only_for_the_file_it_read(tmp_path):
+    # Reference: hashlib.sha256 of the bytes on disk when the manifest is written.
+    import hashlib
+
+    from multitest.outputs import _transaction
+
+    path = tmp_path / "a.txt"
+    path.write_text("abc")
+    _transaction.hash_written(str(path))
+    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+        hashlib.sha256(b"abc").hexdigest()
+    _transaction.hash_written(str(path))
+    path.write_text("xyz")          # changed after it was hashed (same size): read again
+    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+        hashlib.sha256(b"xyz").hexdigest()

@@ -6,6 +6,10 @@ never a mix, and ``manifest.json`` says which.  ``result.json``
 (:mod:`~multitest.outputs._json`), the CSV tables (:mod:`~multitest.outputs._tables`) and,
 above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
 file (:mod:`~multitest.outputs._pairwise_file`) instead of ``pairwise.csv``.
+
+The files are written at the same time: the pairwise file and ``result.json`` on threads,
+and from :data:`FORK_CELLS` cells the largest tables by a forked copy of the process
+(on another CPU: formatting text holds the GIL), all into the transaction's staging folder.
 """
 
 from __future__ import annotations
@@ -18,7 +22,6 @@ import signal
 from concurrent.futures import ThreadPoolExecutor
 
 from .._errors import OutputError, one_line
-
 from ..engine._effects import pairwise_columns
 from ..engine._stage1 import usable_cpus
 from ._csv import write_csv, write_csv_parts
@@ -163,9 +166,9 @@ def _write_hashed(tables, staging, raw_csv):
 #: beside ``result.json``: the two processes take about as long.
 _DATASET_TABLES = ("orders.csv", "mean_errors.csv", "costs.csv")
 
-#: From this many (data set, algorithm) cells the tables with a row per data set are
-#: written by a forked process (forking costs about 10-30 ms; these tables take about
-#: 0.5 s of one CPU at S = 10,000 x L = 100).
+#: From this many (data set, algorithm) cells :data:`_DATASET_TABLES` are written by a
+#: forked process (forking costs about 10-30 ms; the three tables take about 0.4 s of
+#: one CPU at S = 10,000 x L = 100).
 FORK_CELLS = 1 << 18
 
 
