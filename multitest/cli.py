@@ -395,7 +395,7 @@ def _cmd_rank(args):
                dpi=settings["dpi"], raw_csv=settings["raw_csv"],
                all_intervals=settings["all_intervals"])
     _print_summary(ranking, settings["out"], elapsed)
-    return 0
+    return _end_process()
 
 
 def _rank_on_cluster(args, settings):
@@ -543,6 +543,22 @@ def _freeze():
     exit.  Objects made later are collected as usual."""
     if _COMMAND_LINE:
         gc.freeze()
+
+
+def _end_process():
+    """End a ``multitest rank`` of the command line, its output flushed, with status 0
+    (elsewhere return 0): the interpreter's own exit freed the objects of the libraries
+    and the ranking one by one (0.35 s of 2.7 s at S = 10000 x L = 100, 2026-11-24), and
+    the run has no exit handler to wait for (its files are committed, its threads idle)."""
+    if not _COMMAND_LINE:
+        return 0
+    code = 0
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):   # a closed pipe: what the interpreter would do
+            code = 120
+    os._exit(code)
 
 
 def main(argv=None):

@@ -260,9 +260,11 @@ def test_blocks_threads_and_differences_change_nothing(name, chunk, monkeypatch)
         assert table.pvalue_adjusted is table.pvalue
 
 
+@pytest.mark.parametrize("threads", [1, 3])      # blocks of data sets on threads
 @pytest.mark.parametrize("sort_elements", [1 << 24, 50])
 @pytest.mark.parametrize("S, L", [(40, 12), (3, 130)])   # int8 and int16 counts
-def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeypatch):
+def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, threads,
+                                                     monkeypatch):
     rng = np.random.default_rng(6)
     first, second = np.triu_indices(L, k=1)
     override = rng.random((S, first.size)) < rng.uniform(0, 0.6, (S, 1))
@@ -272,6 +274,7 @@ def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeyp
         pvalue_adjusted=np.zeros(override.shape), override=override,
         mean_errors=np.zeros((S, L)))
     monkeypatch.setattr(per_dataset, "_SORT_ELEMENTS", sort_elements)
+    monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
     orders = per_dataset._cost_ordered_sorts(table)
     for s in range(S):
         matrix = np.zeros((L, L), dtype=bool)

@@ -296,12 +296,17 @@ def test_write_csv_of_categorical_columns_equals_pandas(fast_cells, tmp_path, mo
     assert (tmp_path / "ours.csv").read_text().splitlines()[1] == "'=x,z,0.5"
 
 
+@pytest.mark.parametrize("forked", [False, True])
 @pytest.mark.parametrize("failing", ["pairwise.npz", "result.json", "orders.csv"])
-def test_a_failed_write_names_its_own_file(ranking, failing, tmp_path, monkeypatch):
-    # A full disk fails write() with an error naming no file; the pairwise file is written
-    # on a thread of its own meanwhile, so the error names the file whose writer failed
-    # (not the newest file of the folder), and the folder is left as it was.
+def test_a_failed_write_names_its_own_file(ranking, failing, forked, tmp_path, monkeypatch):
+    # A full disk fails write() with an error naming no file; the pairwise file and
+    # result.json are written on threads of their own meanwhile (and, forked, the tables
+    # with a row per data set by a child process), so the error names the file whose
+    # writer failed (not the newest file of the folder), and the folder is left as it was.
     from multitest.outputs import _write
+
+    monkeypatch.setattr(_write, "FORK_CELLS", 0 if forked else 10**12)
+    monkeypatch.setattr(_write, "usable_cpus", lambda: 2)
 
     def full(writer, name):
         def write(*args, **kwargs):
@@ -320,6 +325,55 @@ def test_a_failed_write_names_its_own_file(ranking, failing, tmp_path, monkeypat
     assert str(info.value) == (f"cannot write the output folder {out}: {out / failing}: "
                                "No space left on device")
     assert os.listdir(out) == []
+
+
+def _forked_writes(monkeypatch, tmp_path, action=None):
+    """write_csv_parts recording the process of each table in `tmp_path / "pids"` (outside
+    the output folder), and doing `action(name)` first in a forked child."""
+    from multitest.outputs import _write
+
+    parent, write = os.getpid(), _write.write_csv_parts
+
+    def recorded(parts, path, **kwargs):
+        with open(tmp_path / "pids", "a") as handle:
+            handle.write(f"{os.path.basename(path)} {os.getpid()}\n")
+        if action is not None and os.getpid() != parent:
+            action(os.path.basename(path))
+        return write(parts, path, **kwargs)
+    monkeypatch.setattr(_write, "write_csv_parts", recorded)
+    monkeypatch.setattr(_write, "FORK_CELLS", 0)
+    monkeypatch.setattr(_write, "usable_cpus", lambda: 2)
+
+
+def test_forked_tables_are_the_same_bytes(ranking, tmp_path, monkeypatch):
+    # Reference: the same ranking written in one process (FORK_CELLS above its size).
+    from multitest.outputs import _write
+
+    write_outputs(ranking, tmp_path / "one")
+    _forked_writes(monkeypatch, tmp_path)
+    written = write_outputs(ranking, tmp_path / "two")
+    assert sorted(os.listdir(tmp_path / "two")) == sorted(os.listdir(tmp_path / "one"))
+    for name in written:                # manifest.json aside: its run id and time differ
+        assert (tmp_path / "two" / name).read_bytes() == \
+                (tmp_path / "one" / name).read_bytes(), name
+    pids = dict(line.split() for line in (tmp_path / "pids").read_text().splitlines())
+    child = {name for name, pid in pids.items() if int(pid) != os.getpid()}
+    assert child == set(_write._DATASET_TABLES)
+
+
+def test_a_killed_table_writer_leaves_the_folder_as_it_was(ranking, tmp_path, monkeypatch):
+    import signal
+
+    def die(name):
+        if name == "mean_errors.csv":
+            os.kill(os.getpid(), signal.SIGKILL)
+    write_outputs(ranking, tmp_path / "out")
+    before = {n: (tmp_path / "out" / n).read_bytes() for n in os.listdir(tmp_path / "out")}
+    _forked_writes(monkeypatch, tmp_path, die)
+    with pytest.raises(MultitestError, match="ended before they were written"):
+        write_outputs(ranking, tmp_path / "out")
+    assert {n: (tmp_path / "out" / n).read_bytes()
+            for n in os.listdir(tmp_path / "out")} == before
 
 
 def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):
@@ -485,3 +539,20 @@ def test_data_set_results_read_their_row_of_the_shared_arrays(example):
     assert frame.dtypes.unique().tolist() == [np.dtype(np.int64)]
     assert frame.loc["optdigits"].to_dict() == ranking.dataset("optdigits").ranks
     pd.testing.assert_frame_equal(ranking.ranks_frame(slice(3, 5)), frame.iloc[3:5])
+
+
+def test_a_digest_taken_early_is_used_only_for_the_file_it_read(tmp_path):
+    # Reference: hashlib.sha256 of the bytes on disk when the manifest is written.
+    import hashlib
+
+    from multitest.outputs import _transaction
+
+    path = tmp_path / "a.txt"
+    path.write_text("abc")
+    _transaction.hash_written(str(path))
+    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+        hashlib.sha256(b"abc").hexdigest()
+    _transaction.hash_written(str(path))
+    path.write_text("xyz")          # changed after it was hashed (same size): read again
+    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+        hashlib.sha256(b"xyz").hexdigest()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import weakref
 
 import numpy as np
@@ -182,16 +183,18 @@ def second_pass_columns(ranking, all_pairs=False):
         return {}
     L = len(ranking.algorithms)
     intervals = bool(all_pairs) or L * (L - 1) // 2 <= INTERVAL_PAIRS_LIMIT
-    shared = _SECOND_PASS_COLUMNS.setdefault(ranking, {})  # JSON, CSV, figure and report
-    if intervals not in shared:
-        columns = _second_pass_columns(ranking, sp, intervals)
-        for values in columns.values():
-            values.setflags(write=False)
-        shared[intervals] = columns
-    return dict(shared[intervals])
+    with _SECOND_PASS_LOCK:   # result.json and the CSV tables are written by two threads
+        shared = _SECOND_PASS_COLUMNS.setdefault(ranking, {})  # JSON, CSV, figure, report
+        if intervals not in shared:
+            columns = _second_pass_columns(ranking, sp, intervals)
+            for values in columns.values():
+                values.setflags(write=False)
+            shared[intervals] = columns
+        return dict(shared[intervals])
 
 
 _SECOND_PASS_COLUMNS = weakref.WeakKeyDictionary()
+_SECOND_PASS_LOCK = threading.Lock()
 
 
 def second_pass_rows(ranking, all_pairs=False):

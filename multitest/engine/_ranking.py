@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -352,6 +353,19 @@ def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missi
     `missing`: the report of the missing-result policy; `keys`: the profile's sort keys
     of the results when the caller has them (``profile.keys``)."""
     keys = profile.keys(results.datasets, results.algorithms) if keys is None else keys
+    # The ranks of the mean errors (a sort of every row, leaving the GIL free) on a
+    # thread of their own while this one runs the second pass.
+    with ThreadPoolExecutor(1) as background:
+        ranked_errors = background.submit(rank_rows, per_dataset[0].table.mean_errors,
+                                          rtol=ERROR_TIE_RTOL)
+        return _ranking(results, profile, settings, per_dataset, input_notes, missing, keys,
+                        ranked_errors)
+
+
+def _ranking(results, profile, settings, per_dataset, input_notes, missing, keys,
+             ranked_errors):
+    """:func:`rank_datasets`, the ranks of the mean errors coming from `ranked_errors`
+    (a future)."""
     tolerance = _tolerance(settings, profile, results)
     bayes = _bayes(settings)
     pairwise_test = settings.pairwise_test if results.has_folds else None
@@ -367,7 +381,13 @@ def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missi
                      f"better) >= {bayes.threshold:g}")
     friedman_result = friedman_errors = second = control_result = None
     mean_errors = per_dataset[0].table.mean_errors
-    error_ranks = rank_rows(mean_errors, rtol=ERROR_TIE_RTOL)
+    if results.n_datasets >= 2:
+        friedman_result, second = run_second_pass(
+            ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
+            alpha=settings.alpha, correction=settings.posthoc_correction,
+            friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
+            bayes=bayes, tolerance=tolerance, absent=absent)
+    error_ranks = ranked_errors.result()
     if absent is not None:
         # missing='partial': ranks among the algorithms that ran (a missing error sorts
         # last), averaged where each ran; no Friedman test on an incomplete table.
@@ -375,11 +395,6 @@ def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missi
     if results.n_datasets >= 2:
         friedman_errors = (friedman(error_ranks, ties=settings.friedman_ties)
                            if absent is None else None)
-        friedman_result, second = run_second_pass(
-            ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
-            alpha=settings.alpha, correction=settings.posthoc_correction,
-            friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
-            bayes=bayes, tolerance=tolerance, absent=absent)
         friedman_result = friedman_result if absent is None else None
         final_order = second.order
         notes.append(second.gate)

@@ -114,7 +114,9 @@ def stage_table_parts(ranking, all_intervals=False, datasets=None):
             "final_position": [final_position[a] for a in algorithms]})]
         from ..engine._effects import second_pass_columns
 
-        tables["effect_sizes.csv"] = [_frame(second_pass_columns(ranking, all_intervals))]
+        # Made when written (result.json, written at the same time, shares the columns).
+        tables["effect_sizes.csv"] = (_frame(second_pass_columns(ranking, all_intervals))
+                                      for _ in range(1))
         if sp.posthoc is not None:
             i, j = np.triu_indices(len(algorithms), k=1)
             tables["posthoc.csv"] = [_frame({

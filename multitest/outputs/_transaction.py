@@ -550,6 +550,50 @@ def _digest(path):
     return {"size": os.path.getsize(path), "sha256": sha.hexdigest()}
 
 
+#: Digests taken by :func:`hash_written` as soon as a file was written, by path, with
+#: the (size, mtime, inode) they were taken at; the manifest uses each while these match.
+_EARLY_DIGESTS = {}
+
+
+def hash_written(path):
+    """Take the digest of the complete file `path` of a staging folder now (on the
+    thread that wrote it, while others still write): the manifest need not read it again.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> _ = open(path, "w").write("abc")
+    >>> hash_written(path)
+    >>> _digests(os.path.dirname(path), ["a.txt"])[0]["size"]
+    3
+    """
+    keep_digests({path: digest_entry(path)})
+
+
+def digest_entry(path):
+    """What :func:`hash_written` keeps of `path`: its (size, mtime, inode) and digest
+    (taken by a forked writer, kept by its parent with :func:`keep_digests`)."""
+    return _stamp(path), _digest(path)
+
+
+def keep_digests(entries):
+    """Keep ``{path: digest_entry(path)}`` for the manifest (:func:`hash_written`)."""
+    _EARLY_DIGESTS.update(entries)
+
+
+def _stamp(path):
+    info = os.stat(path)
+    return info.st_size, info.st_mtime_ns, info.st_ino
+
+
+def _early_digest(path):
+    """The digest of :func:`hash_written` of `path` if the file is unchanged since, else
+    its digest now."""
+    stamp, digest = _EARLY_DIGESTS.pop(path, (None, None))
+    return digest if stamp is not None and stamp == _stamp(path) else _digest(path)
+
+
 def _write_manifest(staging, run_id, settings, names):
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     doc = {"format": _FORMAT, "run_id": run_id, "created": created, "settings": settings,
@@ -568,10 +612,11 @@ def _digests(folder, names):
     hashed first on :data:`_HASH_THREADS` threads (the first error is raised)."""
     paths = [os.path.join(folder, n) for n in names]
     if len(paths) < 2:
-        return list(map(_digest, paths))
+        return list(map(_early_digest, paths))
     sizes = {p: os.path.getsize(p) for p in paths}
     with ThreadPoolExecutor(_HASH_THREADS) as pool:
-        jobs = {p: pool.submit(_digest, p) for p in sorted(paths, key=sizes.get, reverse=True)}
+        jobs = {p: pool.submit(_early_digest, p)
+                for p in sorted(paths, key=sizes.get, reverse=True)}
         return [jobs[p].result() for p in paths]
 
 

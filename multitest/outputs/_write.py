@@ -6,20 +6,29 @@ never a mix, and ``manifest.json`` says which.  ``result.json``
 (:mod:`~multitest.outputs._json`), the CSV tables (:mod:`~multitest.outputs._tables`) and,
 above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
 file (:mod:`~multitest.outputs._pairwise_file`) instead of ``pairwise.csv``.
+
+The files are written at the same time: the pairwise file and ``result.json`` on threads,
+and from :data:`FORK_CELLS` cells the largest tables by a forked copy of the process
+(on another CPU: formatting text holds the GIL), all into the transaction's staging folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import pickle
 import shutil
+import signal
 from concurrent.futures import ThreadPoolExecutor
 
+from .._errors import OutputError, one_line
 from ..engine._effects import pairwise_columns
+from ..engine._stage1 import usable_cpus
 from ._csv import write_csv, write_csv_parts
 from ._json import is_large, write_json
 from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
 from ._tables import pairwise_frame, stage_table_parts
-from ._transaction import transaction
+from ._transaction import digest_entry, hash_written, keep_digests, transaction
 
 __all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs", "TABLE_CELLS"]
 
@@ -92,34 +101,150 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     """
     large = is_large(ranking)
     effects = None if large else pairwise_columns(ranking)
-    # The pairwise file of a large run is written by a thread of its own while this one
-    # formats the tables: writing it and its CRC leave the GIL free.
-    with ThreadPoolExecutor(1) as background:
-        jobs = []
-        if ranking.results.has_folds and large and not pairwise_written:
-            jobs.append(background.submit(_named(write_pairwise_file), ranking,
-                                          os.path.join(staging, PAIRWISE_FILE)))
-        _named(_write_result)(ranking, os.path.join(staging, "result.json"), effects,
-                              all_intervals)
-        per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
-        for name, parts in stage_table_parts(ranking, all_intervals, per_part).items():
-            _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
-        if ranking.results.has_folds and not large:
-            pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE)) if pairwise_written
-                     else pairwise_frame(ranking))
-            frame = pairs.assign(**effects)
-            if ranking.missing is not None and ranking.missing.absent is not None:
-                # missing='partial': a pair with an unordered algorithm was not tested
-                frame = frame[frame["mean_error_a"].notna() & frame["mean_error_b"].notna()]
-            _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
-        if extra is not None:
-            extra(staging)
-        for job in jobs:
-            job.result()
+    per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
+    tables = stage_table_parts(ranking, all_intervals, per_part)
+    # The tables with a row per data set are Python's work (the GIL): from FORK_CELLS
+    # cells a forked copy of this process writes most of them (_DATASET_TABLES), on
+    # another CPU.
+    forked = ({name: tables.pop(name) for name in _DATASET_TABLES if name in tables}
+              if _fork_tables(ranking) else {})
+    join = _in_child(_write_hashed, forked, staging, raw_csv) if forked else None
+    try:
+        # The pairwise file of a large run and result.json are written by threads of
+        # their own while this one writes the other tables: the pairwise file and its
+        # CRC, and the over-data-sets effect sizes of result.json (numpy sorts), leave
+        # the GIL free.
+        with ThreadPoolExecutor(2) as background:
+            jobs = []
+            if ranking.results.has_folds and large and not pairwise_written:
+                jobs.append(background.submit(_named(_write_pairwise), ranking,
+                                              os.path.join(staging, PAIRWISE_FILE)))
+            jobs.append(background.submit(_named(_write_result), ranking,
+                                          os.path.join(staging, "result.json"), effects,
+                                          all_intervals))
+            _write_tables(tables, staging, raw_csv)
+            if ranking.results.has_folds and not large:
+                pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE))
+                         if pairwise_written else pairwise_frame(ranking))
+                frame = pairs.assign(**effects)
+                if ranking.missing is not None and ranking.missing.absent is not None:
+                    # missing='partial': a pair with an unordered algorithm was not tested
+                    frame = frame[frame["mean_error_a"].notna()
+                                  & frame["mean_error_b"].notna()]
+                _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
+            for job in jobs:
+                job.result()
+            if extra is not None:   # after the threads: figures fork processes of their own
+                extra(staging)
+    except BaseException:
+        if join is not None:
+            join(end=True)
+        raise
+    if join is not None:
+        keep_digests(join())
     if pairwise_written and not large:   # a small run's pairs are listed, as in one process
         shutil.rmtree(os.path.join(staging, PAIRWISE_FILE))
     return sorted(os.path.relpath(os.path.join(root, f), staging)
                   for root, _, files in os.walk(staging) for f in files)
+
+
+def _write_tables(tables, staging, raw_csv):
+    for name, parts in tables.items():
+        _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
+
+
+def _write_hashed(tables, staging, raw_csv):
+    """:func:`_write_tables`, then each file's digest for the manifest
+    (:func:`~multitest.outputs._transaction.digest_entry`), by path."""
+    _write_tables(tables, staging, raw_csv)
+    return {path: digest_entry(path) for path in
+            (os.path.join(staging, name) for name in tables)}
+
+
+#: The CSV tables with a row per data set (:func:`~multitest.outputs.stage_table_parts`)
+#: that a forked child writes; ``ranks.csv`` (integers, the fastest) is written here,
+#: beside ``result.json``: the two processes take about as long.
+_DATASET_TABLES = ("orders.csv", "mean_errors.csv", "costs.csv")
+
+#: From this many (data set, algorithm) cells :data:`_DATASET_TABLES` are written by a
+#: forked process (forking costs about 10-30 ms; the three tables take about 0.4 s of
+#: one CPU at S = 10,000 x L = 100).
+FORK_CELLS = 1 << 18
+
+
+def _fork_tables(ranking):
+    return (len(ranking.datasets) * len(ranking.algorithms) >= FORK_CELLS
+            and usable_cpus() > 1 and os.name == "posix")
+
+
+def _in_child(function, *args):
+    """Start ``function(*args)`` in a forked copy of this process; returns ``join()``,
+    which waits for it and returns its result or raises its exception here (an
+    :class:`~multitest.OutputError` if it died).  ``join(end=True)``, on an error of
+    the parent, ends the child first: nothing is written once the transaction rolls back.
+    The child also ends with this process (Linux), killed or not."""
+    read_end, write_end = os.pipe()
+    parent = os.getpid()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        _child(parent, write_end, function, args)
+    os.close(write_end)
+
+    def join(end=False):
+        if end:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        with os.fdopen(read_end, "rb") as pipe:
+            payload = pipe.read()
+        _, status = os.waitpid(pid, 0)
+        if end:
+            return
+        if not payload or os.waitstatus_to_exitcode(status) != 0:
+            raise OutputError("the process writing the tables with a row per data set "
+                              "ended before they were written (killed, or out of memory)")
+        done, outcome = pickle.loads(payload)
+        if not done:
+            raise outcome
+        return outcome
+    return join
+
+
+def _child(parent, write_end, function, args):
+    """The forked child of :func:`_in_child`: its outcome, ``(True, result)`` or
+    ``(False, exception)``, pickled down the pipe `write_end`, then the end of the
+    process (no exit handlers)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
+    with contextlib.suppress(Exception):           # killed with the parent (Linux)
+        import ctypes
+
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    try:
+        if os.getppid() != parent:   # the parent died before prctl
+            os._exit(1)
+        outcome = (True, function(*args))
+    except BaseException as exc:   # noqa: BLE001 - every failure goes to the parent
+        outcome = (False, exc)
+    try:
+        payload = pickle.dumps(outcome)
+    except Exception:   # noqa: BLE001 - an exception that does not pickle
+        payload = pickle.dumps((False, OutputError(one_line(repr(outcome[1])))))
+    try:
+        with os.fdopen(write_end, "wb") as pipe:
+            pipe.write(payload)
+    finally:
+        os._exit(0)
+
+
+#: ``prctl`` option: the signal a process gets when its parent ends.
+_PR_SET_PDEATHSIG = 1
+
+
+def _write_pairwise(ranking, path):
+    """:func:`write_pairwise_file`, hashed for the manifest on its own thread (87 MB at
+    S = 10,000 x L = 100: the commit need not read it again)."""
+    write_pairwise_file(ranking, path)
+    hash_written(path)
 
 
 def _write_result(ranking, path, effects, all_intervals):
