@@ -1,6 +1,6 @@
 """multitest.figures at the sizes of issue 20 item 4 (a report of 1000 data sets): the
 per-data-set DOT sources in one file (dataset_figures.dot) and the per-data-set figures and
-pages made in forked processes (multitest.figures._forked), with the same bytes as when
+pages made in forked processes (multitest._forked), with the same bytes as when
 made in one process.  The thresholds are lowered so that a run of 12 data sets takes the
 paths of 1000."""
 
@@ -14,7 +14,8 @@ import pytest
 from test_render_layout import long_name_results
 
 from multitest.cli import main
-from multitest.figures import DATASET_DOT, dot_sources, figures, map_forked
+from multitest._forked import map_forked
+from multitest.figures import DATASET_DOT, dot_sources, figures
 
 HAS_DOT = shutil.which("dot") is not None
 
@@ -23,7 +24,7 @@ def _large(monkeypatch, fork):
     """Every per-data-set table figure written directly, a page per data set, and the
     per-data-set work forked (``fork``) or in this process."""
     import multitest.figures._direct_svg as direct
-    import multitest.figures._forked as forked
+    import multitest._forked as forked
     import multitest.figures._report as report
 
     monkeypatch.setattr(direct, "DIRECT_SVG_FIGURES", 0)
@@ -50,7 +51,7 @@ def _hashes(out):
 
 
 def test_map_forked_runs_in_other_processes_in_order(monkeypatch):
-    import multitest.figures._forked as forked
+    import multitest._forked as forked
 
     monkeypatch.setattr(forked, "FORK_ABOVE", 0)
     items = list(range(37))
@@ -64,7 +65,7 @@ def test_map_forked_runs_in_other_processes_in_order(monkeypatch):
 
 
 def test_map_forked_raises_the_error_of_a_part(monkeypatch):
-    import multitest.figures._forked as forked
+    import multitest._forked as forked
 
     monkeypatch.setattr(forked, "FORK_ABOVE", 0)
 
@@ -75,14 +76,13 @@ def test_map_forked_raises_the_error_of_a_part(monkeypatch):
 
     with pytest.raises(OSError, match="No space left"):
         map_forked(fail_on_seven, range(20), jobs=2)
-    assert forked._WORK is None   # the next call may fork again
     assert map_forked(str, range(3), jobs=2) == ["0", "1", "2"]
 
 
 def test_a_killed_drawing_process_is_one_error_not_a_wait(monkeypatch):
     import signal
 
-    import multitest.figures._forked as forked
+    import multitest._forked as forked
     from multitest import OutputError
 
     monkeypatch.setattr(forked, "FORK_ABOVE", 0)
@@ -93,7 +93,7 @@ def test_a_killed_drawing_process_is_one_error_not_a_wait(monkeypatch):
             os.kill(os.getpid(), signal.SIGKILL)   # as the kernel's OOM killer would
         return k
 
-    with pytest.raises(OutputError, match="ended before its part was done"):
+    with pytest.raises(OutputError, match="making the per-data-set figures ended before it was done"):
         map_forked(killed_on_seven, range(20), jobs=2)
     assert map_forked(str, range(3), jobs=2) == ["0", "1", "2"]
 

@@ -6,13 +6,13 @@ there are; the result is one :class:`PairwiseTable` whose rows are the data sets
 
 from __future__ import annotations
 
-import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
+from .._forked import usable_cpus
 from .._progress import progress
 from ..stats._corrections import adjust_pvalues
 
@@ -416,20 +416,6 @@ class LazyRows(RowArray):
 
     def __repr__(self):
         return f"LazyRows(shape={self.shape}, recomputed on access)"
-
-
-def usable_cpus():
-    """CPUs this process may run on (its affinity where the system tells it).
-
-    Examples
-    --------
-    >>> usable_cpus() >= 1
-    True
-    """
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:   # not on Linux
-        return os.cpu_count() or 1
 
 
 def _threads():

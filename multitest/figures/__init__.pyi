@@ -20,8 +20,6 @@ from ._dot import ROW_EDGE_LIMIT as ROW_EDGE_LIMIT
 from ._dot import ROW_LIMIT as ROW_LIMIT
 from ._dot import WRAP as WRAP
 from ._dot import choose_drawing as choose_drawing
-from ._forked import FORK_ABOVE as FORK_ABOVE
-from ._forked import map_forked as map_forked
 from ._graphviz import DATASET_DOT as DATASET_DOT
 from ._graphviz import FORMATS as FORMATS
 from ._graphviz import SvgCache as SvgCache

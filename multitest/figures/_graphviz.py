@@ -25,7 +25,7 @@ from .._files import write_atomically
 from .._progress import progress
 from . import _direct_svg
 from ._direct_svg import is_table_figure, table_svg
-from ._forked import map_forked
+from .._forked import map_forked
 
 __all__ = ["FORMATS", "DATASET_DOT", "SvgCache", "dot_available", "render_svgs", "to_svg",
            "inline_svg", "combined_stems", "dot_sources"]

@@ -27,7 +27,7 @@ from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ._bayes import bayes_section_html
 from ._cd import power_warning
-from ._forked import map_forked
+from .._forked import map_forked
 from ._graphviz import (
     DATASET_DOT,
     combined_stems,

@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 from ._cd import render_cd_diagram
 from ._dot import ROW_LIMIT, choose_drawing, reduced_edge_count
-from ._forked import map_forked
+from .._forked import map_forked
 from ._graphviz import check_formats, draw_sources
 from ._stage_graphs import (
     render_final,
@@ -48,8 +48,8 @@ def figures(ranking, per_dataset=True):
     unique) unless ``per_dataset`` is false.  Every override graph of the run
     is drawn alike (:func:`~multitest.figures.choose_drawing` on the data set
     with the most edges in its transitive reduction).  Above
-    :data:`~multitest.figures.FORK_ABOVE` data sets their figures are built in
-    forked processes (:func:`~multitest.figures.map_forked`).
+    ``FORK_ABOVE`` (100) data sets their figures are built in forked processes
+    (``map_forked`` of ``multitest._forked``).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)

@@ -14,16 +14,12 @@ and from :data:`FORK_CELLS` cells the largest tables by a forked copy of the pro
 
 from __future__ import annotations
 
-import contextlib
 import os
-import pickle
 import shutil
-import signal
 from concurrent.futures import ThreadPoolExecutor
 
-from .._errors import OutputError, one_line
+from .._forked import can_fork, fork_call, usable_cpus
 from ..engine._effects import pairwise_columns
-from ..engine._stage1 import usable_cpus
 from ._csv import write_csv, write_csv_parts
 from ._json import is_large, write_json
 from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
@@ -108,7 +104,8 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     # another CPU.
     forked = ({name: tables.pop(name) for name in _DATASET_TABLES if name in tables}
               if _fork_tables(ranking) else {})
-    join = _in_child(_write_hashed, forked, staging, raw_csv) if forked else None
+    child = fork_call(_write_hashed, forked, staging, raw_csv,
+                      doing="writing the tables with a row per data set") if forked else None
     try:
         # The pairwise file of a large run and result.json are written by threads of
         # their own while this one writes the other tables: the pairwise file and its
@@ -136,12 +133,12 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
                 job.result()
             if extra is not None:   # after the threads: figures fork processes of their own
                 extra(staging)
-    except BaseException:
-        if join is not None:
-            join(end=True)
+    except BaseException:   # nothing is written once the transaction rolls back
+        if child is not None:
+            child.kill()
         raise
-    if join is not None:
-        keep_digests(join())
+    if child is not None:
+        keep_digests(child.result())
     if pairwise_written and not large:   # a small run's pairs are listed, as in one process
         shutil.rmtree(os.path.join(staging, PAIRWISE_FILE))
     return sorted(os.path.relpath(os.path.join(root, f), staging)
@@ -174,70 +171,7 @@ FORK_CELLS = 1 << 18
 
 def _fork_tables(ranking):
     return (len(ranking.datasets) * len(ranking.algorithms) >= FORK_CELLS
-            and usable_cpus() > 1 and os.name == "posix")
-
-
-def _in_child(function, *args):
-    """Start ``function(*args)`` in a forked copy of this process; returns ``join()``,
-    which waits for it and returns its result or raises its exception here (an
-    :class:`~multitest.OutputError` if it died).  ``join(end=True)``, on an error of
-    the parent, ends the child first: nothing is written once the transaction rolls back.
-    The child also ends with this process (Linux), killed or not."""
-    read_end, write_end = os.pipe()
-    parent = os.getpid()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        _child(parent, write_end, function, args)
-    os.close(write_end)
-
-    def join(end=False):
-        if end:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        with os.fdopen(read_end, "rb") as pipe:
-            payload = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        if end:
-            return
-        if not payload or os.waitstatus_to_exitcode(status) != 0:
-            raise OutputError("the process writing the tables with a row per data set "
-                              "ended before they were written (killed, or out of memory)")
-        done, outcome = pickle.loads(payload)
-        if not done:
-            raise outcome
-        return outcome
-    return join
-
-
-def _child(parent, write_end, function, args):
-    """The forked child of :func:`_in_child`: its outcome, ``(True, result)`` or
-    ``(False, exception)``, pickled down the pipe `write_end`, then the end of the
-    process (no exit handlers)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
-    with contextlib.suppress(Exception):           # killed with the parent (Linux)
-        import ctypes
-
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    try:
-        if os.getppid() != parent:   # the parent died before prctl
-            os._exit(1)
-        outcome = (True, function(*args))
-    except BaseException as exc:   # noqa: BLE001 - every failure goes to the parent
-        outcome = (False, exc)
-    try:
-        payload = pickle.dumps(outcome)
-    except Exception:   # noqa: BLE001 - an exception that does not pickle
-        payload = pickle.dumps((False, OutputError(one_line(repr(outcome[1])))))
-    try:
-        with os.fdopen(write_end, "wb") as pipe:
-            pipe.write(payload)
-    finally:
-        os._exit(0)
-
-
-#: ``prctl`` option: the signal a process gets when its parent ends.
-_PR_SET_PDEATHSIG = 1
+            and usable_cpus() > 1 and can_fork())
 
 
 def _write_pairwise(ranking, path):
