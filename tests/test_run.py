@@ -246,3 +246,18 @@ def test_workers_that_do_not_start_in_time_are_a_one_line_error(tmp_path, capsys
     assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "did not start within 0.001 s" in err, err
+
+
+def test_a_cluster_that_fails_to_start_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    # When a worker stuck starting is killed, Dask itself can fail (seen once under load:
+    # "AssertionError: Status.starting"); a traceback then ended the run.
+    import distributed
+
+    def failing_cluster(**kwargs):
+        raise AssertionError("Status.starting")
+    monkeypatch.setattr(distributed, "LocalCluster", failing_cluster)
+    path = _experiment(tmp_path)
+    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0, err
+    assert "the local cluster did not start (AssertionError: Status.starting)" in err, err

@@ -57,7 +57,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from .._errors import InputError, MultitestError
+from .._errors import InputError, MultitestError, one_line
 from ._batches import FoldBatches
 from ._experiment import (
     Experiment,
@@ -415,6 +415,10 @@ def _connect(workers, scheduler):
         except TimeoutError:
             raise MultitestError(f"the local cluster's workers did not start within "
                                  f"{WORKER_START_TIMEOUT:g} s") from None
+        except Exception as exc:   # noqa: BLE001 - e.g. Dask's AssertionError when the
+            # kill of a worker stuck starting fails: its words, on one line
+            raise MultitestError(f"the local cluster did not start ({type(exc).__name__}: "
+                                 f"{one_line(exc)})") from None
         yield stack.enter_context(Client(cluster))
 
 
