@@ -50,7 +50,7 @@ def usable_cpus():
 
 def can_fork():
     """Whether :func:`fork_call` can fork here (POSIX, not already in a child of it)."""
-    return os.name == "posix" and hasattr(os, "fork") and not _IN_CHILD
+    return os.name == "posix" and not _IN_CHILD
 
 
 class Forked:
