@@ -114,12 +114,17 @@ def test_sigkill_of_the_driver_takes_its_fit_processes_within_the_timeout(tmp_pa
                              "  hang: {estimator: run_estimators.Sleep, params: {seconds: 60}}\n",
                              "timeout: 4\n")
     run = _start(experiment, tmp_path / "out", "--workers", "1")
+    # Driver -> worker -> fit process.  Waited for by that shape, not by a count: a
+    # short-lived process the driver or the worker starts also counts in the group,
+    # and three processes could be seen before the fit process exists.
+    _kill_driver_when(run, lambda: _grandchildren(run.pid))
+
+
+def _kill_driver_when(run, ready):
+    """SIGKILL the driver `run` once `ready()` (within 180 s); every process of its group
+    must end within 4 s."""
     try:
-        # Driver -> worker -> fit process.  Waited for by that shape, not by a count: a
-        # short-lived process the driver or the worker starts also counts in the group,
-        # and three processes could be seen before the fit process exists.
-        fit = _wait(lambda: _grandchildren(run.pid), 180)
-        assert fit, _group(run.pid)
+        assert _wait(ready, 180), _group(run.pid)
         os.kill(run.pid, signal.SIGKILL)
         killed = time.monotonic()
         run.wait(timeout=30)
@@ -141,24 +146,14 @@ def test_sigkill_of_the_driver_takes_its_own_early_fit_process(tmp_path):
                              "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\n",
                              "timeout: 30\n")
     run = _start(experiment, tmp_path / "out", "--workers", "1")
-    try:
-        def leaves():    # the driver's children with no child: its own fit process
-            group = _group(run.pid)
-            return [pid for pid, parent in group.items()
-                    if parent == run.pid and pid not in group.values()]
 
-        # Driver -> worker -> fit process, and the driver's own fit process beside them.
-        assert _wait(lambda: _grandchildren(run.pid) and leaves(), 180), _group(run.pid)
-        os.kill(run.pid, signal.SIGKILL)
-        killed = time.monotonic()
-        run.wait(timeout=30)
-        gone = _wait(lambda: not _group(run.pid), 4)
-        elapsed = time.monotonic() - killed
-        left = _group(run.pid)
-    finally:
-        end_group(run, signal.SIGKILL)
-    assert gone, left
-    assert elapsed < 4
+    def leaves():    # the driver's children with no child: its own fit process
+        group = _group(run.pid)
+        return [pid for pid, parent in group.items()
+                if parent == run.pid and pid not in group.values()]
+
+    # Driver -> worker -> fit process, and the driver's own fit process beside them.
+    _kill_driver_when(run, lambda: _grandchildren(run.pid) and leaves())
 
 
 @pytest.mark.parametrize("isolate", ["true", "false"])
