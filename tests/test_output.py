@@ -325,6 +325,8 @@ def test_a_failed_write_names_its_own_file(ranking, failing, forked, tmp_path, m
     assert str(info.value) == (f"cannot write the output folder {out}: {out / failing}: "
                                "No space left on device")
     assert os.listdir(out) == []
+    from multitest.outputs import _transaction   # no digest of the failed run kept
+    assert not [p for p in _transaction._EARLY_DIGESTS if p.startswith(str(out))]
 
 
 def _forked_writes(monkeypatch, tmp_path, action=None):

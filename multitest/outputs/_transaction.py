@@ -166,6 +166,7 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
                 # failed or is committed); with one, it is the roll forward's source.
                 shutil.rmtree(staging, ignore_errors=True)
                 shutil.rmtree(os.path.join(out, _BACKUP + run_id), ignore_errors=True)
+            _forget_digests(staging)
 
 
 @contextlib.contextmanager
@@ -585,6 +586,14 @@ def keep_digests(entries):
 def _stamp(path):
     info = os.stat(path)
     return info.st_size, info.st_mtime_ns, info.st_ino
+
+
+def _forget_digests(staging):
+    """Drop the digests kept for files of `staging` (a failed run's were never used)."""
+    prefix = os.path.join(staging, "")
+    for path in list(_EARLY_DIGESTS):
+        if path.startswith(prefix):
+            _EARLY_DIGESTS.pop(path, None)
 
 
 def _early_digest(path):
