@@ -21,7 +21,8 @@ import signal
 
 from ._errors import OutputError, one_line
 
-__all__ = ["usable_cpus", "can_fork", "fork_call", "map_forked", "Forked", "FORK_ABOVE"]
+__all__ = ["usable_cpus", "can_fork", "fork_call", "map_forked", "Forked", "FORK_ABOVE",
+           "die_with_parent"]
 
 #: Up to this many items :func:`map_forked` works in this process: forking costs
 #: tens of milliseconds, more than a hundred small figures take.
@@ -140,13 +141,8 @@ def _child(parent, write_end, function, args):
     global _IN_CHILD
     _IN_CHILD = True
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
-    with contextlib.suppress(Exception):           # killed with the parent (Linux)
-        import ctypes
-
-        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
-        if os.getppid() != parent:   # the parent died before prctl
-            os._exit(1)
+        die_with_parent(parent)
         outcome = (True, function(*args))
     except BaseException as exc:   # noqa: BLE001 - every failure goes to the parent
         outcome = (False, exc)
@@ -159,6 +155,20 @@ def _child(parent, write_end, function, args):
             pipe.write(payload)
     finally:
         os._exit(0)
+
+
+def die_with_parent(parent):
+    """In a process forked from `parent`: be killed when it ends (SIGKILL included).
+
+    Linux's parent-death signal (elsewhere nothing); a parent that died before the
+    signal was set ends this process at once.
+    """
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def map_forked(function, items, jobs=None, doing="making the per-data-set figures"):

@@ -67,6 +67,8 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
+from .._forked import die_with_parent
+
 __all__ = ["Task", "run_task", "run_tasks", "fold_indices", "close_fit_processes", "EarlyFits",
            "MEASURES", "TIMED_MEASURES"]
 
@@ -222,7 +224,9 @@ class _FitProcess:
             if pid == 0:  # the child: never returns
                 code = 0
                 try:
-                    _die_with(parent)
+                    # Linux; elsewhere the fit's own alarm (_serve) bounds a fit whose
+                    # worker is gone by its timeout.
+                    die_with_parent(parent)
                     os.close(request_write)
                     os.close(reply_read)
                     _limit_threads()     # inherited from a worker; set here when forked
@@ -456,21 +460,6 @@ def _same(one, other):
 
 #: Seconds a fit process outlives its timeout when nobody kills it (its worker gone).
 TIMEOUT_GRACE = 2.0
-
-
-def _die_with(parent):
-    """In a fit process: end when the worker thread that forked it ends (SIGKILL included).
-
-    Linux's parent-death signal; elsewhere the fit's own alarm (:func:`_serve`)
-    bounds a fit whose worker is gone by its timeout.
-    """
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(1, signal.SIGKILL)       # PR_SET_PDEATHSIG
-    if os.getppid() != parent:              # the worker died before the signal was set
-        os._exit(1)
 
 
 def _serve(data, requests, replies, parent):
