@@ -10,6 +10,8 @@ functions with their own names, never a ``style`` argument.
 :func:`format_p`                a p-value in a table, a figure or the summary:
                                 3 significant digits, scientific below 0.001
 :func:`format_p_brief`          a p-value inside a sentence: 2 significant digits
+:func:`p_equals`                ``p = 0.0049`` (or ``p < 1e-300``): a p-value as the
+                                clause of a sentence or a label
 :func:`format_number`           any other number: ``digits`` significant digits
 :func:`format_rank`             an average rank or position: 2 decimals
 :func:`format_frequency`        a probability in a text table: 3 decimals,
@@ -36,7 +38,8 @@ import html
 import re
 import unicodedata
 
-__all__ = ["format_p", "format_p_brief", "format_number", "format_rank", "format_frequency", "format_share",
+__all__ = ["format_p", "format_p_brief", "p_equals", "P_FLOOR", "format_number", "format_rank",
+           "format_frequency", "format_share",
            "format_table", "printed_width", "escape_html", "escape_terminal", "neutralize_cell",
            "restore_cell", "FORMULA_START", "RAW_CSV_HELP"]
 
@@ -57,18 +60,28 @@ _NEUTRALIZED = re.compile(f"'+[{re.escape(FORMULA_START)}]")
 
 #: Below this a p-value is printed in scientific notation (fixed digits would be zeros).
 SCIENTIFIC_BELOW = 1e-3
+#: Below this a p-value prints as the bound ``<1e-300``: it has underflowed (to 0.0, or to
+#: a subnormal number with few digits left), and "0" would claim a certainty no test gives
+#: (the Friedman test of 1000 data sets underflows routinely).
+P_FLOOR = 1e-300
+_BELOW_FLOOR = "<1e-300"
 
 
-def format_p(p):
+def format_p(p, bound=True):
     """A p-value as tables, figures and the terminal summary print it.
 
     Three significant digits from :data:`SCIENTIFIC_BELOW` up, otherwise
-    scientific notation with three significant digits.
+    scientific notation with three significant digits; below :data:`P_FLOOR`
+    the bound ``<1e-300`` (see :func:`p_equals` for a sentence).
 
     Parameters
     ----------
     p : float
         NaN prints as ``nan``.
+    bound : bool, default True
+        Print the bound below :data:`P_FLOOR`.  False for a posterior share
+        (``1 - P(...)`` of a Bayesian test), whose 0 is what was computed (no
+        sample, or a probability rounded to 1), not an underflow.
 
     Returns
     -------
@@ -76,25 +89,61 @@ def format_p(p):
 
     Examples
     --------
-    >>> [format_p(p) for p in (0.0, 1e-300, 0.0049, 0.05, 0.999, 1.0)]
-    ['0.00e+00', '1.00e-300', '0.0049', '0.05', '0.999', '1']
+    >>> [format_p(p) for p in (0.0, 5e-324, 1e-300, 0.0049, 0.05, 0.999, 1.0)]
+    ['<1e-300', '<1e-300', '1.00e-300', '0.0049', '0.05', '0.999', '1']
     >>> format_p(float("nan"))
     'nan'
     """
     p = float(p)
+    if bound and p < P_FLOOR:
+        return _BELOW_FLOOR
     return f"{p:.3g}" if p >= SCIENTIFIC_BELOW else f"{p:.2e}"
 
 
-def format_p_brief(p):
+def format_p_brief(p, bound=True):
     """A p-value as a sentence prints it (the explanations of an order): two significant
-    digits, scientific below :data:`SCIENTIFIC_BELOW`.
+    digits, scientific below :data:`SCIENTIFIC_BELOW`; ``bound`` as in :func:`format_p`.
 
     Examples
     --------
     >>> [format_p_brief(p) for p in (0.0, 1e-300, 0.0049, 0.05, 0.999, 1.0)]
-    ['0.0e+00', '1.0e-300', '0.0049', '0.05', '1', '1']
+    ['<1e-300', '1.0e-300', '0.0049', '0.05', '1', '1']
     """
+    if bound and p < P_FLOOR:
+        return _BELOW_FLOOR
     return f"{p:.2g}" if p >= SCIENTIFIC_BELOW else f"{p:.1e}"
+
+
+def p_equals(p, label="p", *, brief=False, spaced=True, bound=True):
+    """A p-value as the clause of a sentence or a label: ``p = 0.0049``, and ``p < 1e-300``
+    below :data:`P_FLOOR` (never ``p = <1e-300``, nor ``p = 0``).
+
+    Parameters
+    ----------
+    p : float
+    label : str, default "p"
+        The name of the quantity (``p``, ``adjusted p``, ...).
+    brief : bool, default False
+        Two significant digits (:func:`format_p_brief`), else three (:func:`format_p`).
+    spaced : bool, default True
+        Spaces around the relation (``p = 0.05``), else none (``p=0.05``).
+    bound : bool, default True
+        As in :func:`format_p` (False: a Bayesian posterior share).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> p_equals(0.0123), p_equals(0.0), p_equals(0.0123, "adjusted p", brief=True)
+    ('p = 0.0123', 'p < 1e-300', 'adjusted p = 0.012')
+    >>> p_equals(0.0, spaced=False), p_equals(0.5, spaced=False)
+    ('p<1e-300', 'p=0.5')
+    """
+    text = (format_p_brief if brief else format_p)(p, bound)
+    relation, value = ("<", text[1:]) if text == _BELOW_FLOOR else ("=", text)
+    return f"{label} {relation} {value}" if spaced else f"{label}{relation}{value}"
 
 
 def format_number(value, digits=4):

@@ -7,6 +7,7 @@ as they were): the text of every output must not change.
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from multitest._format import (
@@ -17,12 +18,15 @@ from multitest._format import (
     format_p_brief,
     format_share,
     format_table,
+    p_equals,
     printed_width,
 )
 from multitest.engine._explain import _p as explain_p
 
 NAN = float("nan")
 P_VALUES = [0.0, 1e-300, 0.0049, 0.05, 0.999, 1.0, NAN]
+#: P-values that underflowed: what the former formatters printed as 0.00e+00 or 5.00e-324.
+UNDERFLOWED = [0.0, 5e-324, 2.2e-308, np.nextafter(1e-300, 0)]
 
 
 # -- the formatters the package had, before they were one (references) ----------------------
@@ -73,26 +77,63 @@ def _stability_table(header, rows, align):   # engine/_stability.py
 
 def test_format_p_exact_strings():
     assert [format_p(p) for p in P_VALUES] == \
-        ["0.00e+00", "1.00e-300", "0.0049", "0.05", "0.999", "1", "nan"]
+        ["<1e-300", "1.00e-300", "0.0049", "0.05", "0.999", "1", "nan"]
 
 
 def test_format_p_brief_exact_strings_and_the_sentence_of_the_explanations():
     assert [format_p_brief(p) for p in P_VALUES[:-1]] == \
-        ["0.0e+00", "1.0e-300", "0.0049", "0.05", "1", "1"]
+        ["<1e-300", "1.0e-300", "0.0049", "0.05", "1", "1"]
     assert [explain_p(p) for p in P_VALUES] == \
-        [" (p = 0.0e+00)", " (p = 1.0e-300)", " (p = 0.0049)", " (p = 0.05)", " (p = 1)",
+        [" (p < 1e-300)", " (p = 1.0e-300)", " (p = 0.0049)", " (p = 0.05)", " (p = 1)",
          " (p = 1)", ""]
     assert explain_p(None) == ""
 
 
 def test_p_values_print_as_every_former_formatter_printed_them():
+    # ... from 1e-300 up; below, see the next test
     rng = np.random.default_rng(16)
-    values = P_VALUES + [1e-3, np.nextafter(1e-3, 0), 0.00099951, 0.0009995, 0.99951]
+    values = P_VALUES[1:] + [1e-3, np.nextafter(1e-3, 0), 0.00099951, 0.0009995, 0.99951]
     values += (10.0 ** rng.uniform(-12, 0, 2000)).tolist() + rng.random(2000).tolist()
     for v in values:
         assert format_p(v) == _figures_p(v) == _report_p(v) == _summary_p(v), v
         assert format_p(np.float64(v)) == _summary_p(np.float64(v)), v
         assert explain_p(v) == _explain_p(v), v
+
+
+def test_an_underflowed_p_value_prints_as_a_bound_never_as_zero():
+    for p in UNDERFLOWED:
+        assert format_p(p) == format_p_brief(p) == "<1e-300", p
+        assert p_equals(p) == "p < 1e-300" and p_equals(p, spaced=False) == "p<1e-300"
+        assert explain_p(p) == " (p < 1e-300)"
+    assert p_equals(1e-300) == "p = 1.00e-300" and p_equals(0.05, "adjusted p") == \
+        "adjusted p = 0.05"
+
+
+def test_a_run_whose_p_values_underflow_says_below_1e_300_in_words_figures_and_report():
+    # 400 data sets ranking 6 algorithms alike: Friedman chi2 = S (k - 1) = 2000, df 5, whose
+    # survival function is about 10^-430 (below the smallest double: scipy.stats.chi2.sf
+    # gives 0.0 and logsf -inf); the Nemenyi p-value of the first and last one is subnormal.
+    from multitest import rank
+    from multitest.figures import render_cd_diagram, render_significance_matrix
+    from multitest.figures._report import _friedman_section
+    from multitest.outputs._summary import summary_text
+
+    S, names = 400, list("abcdef")
+    frame = pd.DataFrame({"dataset": np.repeat([f"d{i}" for i in range(S)], 6),
+                          "algorithm": names * S,
+                          "error": np.tile(np.arange(1, 7) / 10, S)
+                          + np.repeat(np.arange(S) / 1e4, 6)})
+    ranking = rank(frame, names[::-1])
+    assert ranking.friedman.statistic == 2000 and ranking.friedman.pvalue == 0.0
+    assert 0 < ranking.second_pass.posthoc.pvalues[0, 5] < 1e-300     # subnormal
+    text = summary_text(ranking)
+    assert "chi2 (corrected for ties) = 2000 (df 5), p < 1e-300;" in text
+    assert "e+00" not in text and "p = 0" not in text
+    assert "Friedman on error ranks p < 1e-300" in render_cd_diagram(ranking).source
+    cells = render_significance_matrix(ranking).source
+    assert cells.count(">&lt;1e-300</TD>") == 2 and "e+00" not in cells   # HTML-like label
+    html = _friedman_section(ranking)
+    assert html.count('<td class="num">&lt;1e-300</td>') == 3 and "e+00" not in html
 
 
 # -- numbers, probabilities ------------------------------------------------------------------

@@ -729,3 +729,32 @@ def test_figure_words_name_positions_and_error_ranks(ranking, tmp_path):
     assert "average ranks" not in cd
     final = (tmp_path / "final.svg").read_text()
     assert "avg position 5.00" in final and "avg error rank 2.45" in final
+
+
+def test_a_bayesian_test_names_its_number_in_every_figure(example):
+    # The bundled example with the Bayesian per-data-set test and second pass (golden run
+    # bayes_rope): their numbers are 1 - P(...), not p-values, and a 0 is what the Monte
+    # Carlo gave (no sample), never the bound of an underflowed p-value.
+    from multitest import load_profile, rank
+    from multitest.figures import (
+        render_final,
+        render_override_graph,
+        render_second_pass,
+        render_significance_matrix,
+    )
+
+    r = rank(example, load_profile("training_time"), test="bayes-correlated-t", rope=0.01,
+             threshold=0.9, second_pass="bayesian", seed=3)
+    final = render_final(r).source
+    assert "svr better than the cheaper sv2 (1 - P(practically better) = 0.00e+00)" in final
+    assert "(p = " not in final and "1e-300" not in final
+    second = render_second_pass(r).source
+    assert "numbers on the arrows: 1 - P(practically better)" in second
+    assert 'label="0.00e+00"' in second and 'label="p = ' not in second
+    for drawing, named in (("row", "numbers on the arrows"), ("matrix", "cells show")):
+        one = render_override_graph(r.dataset("australian"), r.settings, r.profile, drawing,
+                                    test=r.pairwise_test).source
+        assert f"{named}: 1 - P(costlier practically better)" in one or \
+            f"{named} 1 - P(costlier practically better)" in one
+        assert "p = " not in one and "p-value" not in one
+    assert "1e-300" not in render_significance_matrix(r).source

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import MultitestError
-from .._format import format_number, format_p_brief
+from .._format import format_number, p_equals
 from .._lazy import LazyModule
 from ._ordering import cost_ordered_sort
 
@@ -133,11 +133,11 @@ def ordinal(k):
     return f"{k}{suffix}"
 
 
-def _p(p, label="p"):
+def _p(p, label="p", bound=True):
     """`` (p = 0.012)`` after a comparison; nothing when there is no p-value."""
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return ""
-    return f" ({label} = {format_p_brief(p)})"
+    return f" ({p_equals(p, label, brief=True, bound=bound)})"
 
 
 def _names(names):
@@ -154,8 +154,9 @@ def _in_places(matrix, costs):
 class _Sentence:
     """The clauses of one explanation and the comparisons they state."""
 
-    def __init__(self, pvalues, order, better_words, label):
+    def __init__(self, pvalues, order, better_words, label, bound):
         self.pvalues, self.order, self.words, self.label = pvalues, order, better_words, label
+        self.bound = bound      # p-values print a bound below 1e-300 (format_p)
         self.parts, self.comparisons = [], []
 
     def p(self, q, r):
@@ -168,7 +169,7 @@ class _Sentence:
         self.comparisons.append(Comparison(subject=self.order[subject],
                                            other=self.order[other],
                                            significant=significant, pvalue=p))
-        return _p(p, self.label)
+        return _p(p, self.label, self.bound)
 
     def listed(self, places, against, subject_first, significant):
         """``x (p = ..), y (p = ..)``: each place compared with `against`, the subject of
@@ -182,11 +183,12 @@ class _Sentence:
             Comparison(subject=order[a], other=order[b], significant=significant,
                        pvalue=None if math.isnan(p) else p)
             for a, b, p in zip(subjects.tolist(), others.tolist(), values)]
-        return _names(order[q] + _p(p, self.label) for q, p in zip(places.tolist(), values))
+        return _names(order[q] + _p(p, self.label, self.bound)
+                      for q, p in zip(places.tolist(), values))
 
 
 def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="significantly better",
-                 differs=None, better=None, evidence="p"):
+                 differs=None, better=None, evidence="p", bound=True):
     """One :class:`Explanation` per position of a cost-ordered sort.
 
     For algorithm ``a`` at position ``k`` the sentence states every decision
@@ -226,6 +228,9 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
         placed after ``a`` is the better one with the smallest number.
     evidence : str, default 'p'
         What the number of a pair is called (``'adjusted p'``...).
+    bound : bool, default True
+        The number is a p-value: below 1e-300 it prints as ``p < 1e-300`` (an underflow);
+        False for a Bayesian posterior share, printed as computed.
 
     Returns
     -------
@@ -274,7 +279,7 @@ than the cheaper A, so the cost order puts it first.
     first_beater = np.minimum.accumulate(np.where(beats, np.arange(L), L)[:, ::-1],
                                          axis=1)[:, ::-1]
     return tuple(_explain_place(k, order, beats, different, cheaper, closer, first_beater,
-                                _Sentence(pvalues, order, better_words, evidence))
+                                _Sentence(pvalues, order, better_words, evidence, bound))
                  for k in range(L))
 
 
@@ -287,7 +292,7 @@ def _closest(candidates, k, say):
         return ""
     q = candidates[np.nanargmin(p)]
     say.compare(q, k, False)
-    return f" (closest: {say.order[q]}, {say.label} = {format_p_brief(say.p(q, k))})"
+    return f" (closest: {say.order[q]}, {p_equals(say.p(q, k), say.label, brief=True, bound=say.bound)})"
 
 
 def _blocked(later, blocker):
@@ -397,7 +402,8 @@ accurate than c45.
                         better_words=entry.better_words,
                         differs=sp.significant[np.ix_(index, index)],
                         better=sp.better[np.ix_(index, index)],
-                        evidence=_evidence(entry.evidence, sp.correction))
+                        evidence=_evidence(entry.evidence, sp.correction),
+                        bound=not entry.bayesian)
 
 
 def _evidence(label, correction):
@@ -425,7 +431,7 @@ def _explain_dataset(ranking):
         return explain_sort(r.order, r.prior_order, r.overrides(), pvalues,
                             better_words=f"practically more accurate with probability >= "
                             f"{ranking.settings.threshold:g}", better=better,
-                            evidence=test.evidence)
+                            evidence=test.evidence, bound=False)
     differs = pvalues < ranking.settings.alpha
     return explain_sort(r.order, r.prior_order, r.overrides(), pvalues, better_words=words,
                         differs=differs, better=better,

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import MultitestError
-from .._format import format_p
+from .._format import p_equals
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
 from ..inputs._missing import apply_missing
@@ -442,9 +442,9 @@ def positions_only_sentence(on_positions, on_errors, alpha):
     """
     if on_positions is None or not on_positions.pvalue < alpha <= on_errors.pvalue:
         return None
-    return (f"the Friedman test rejects on average positions (p = "
-            f"{format_p(on_positions.pvalue)}) but not on average error ranks (p = "
-            f"{format_p(on_errors.pvalue)}): the positions contain the cost order, and the "
+    return (f"the Friedman test rejects on average positions ("
+            f"{p_equals(on_positions.pvalue)}) but not on average error ranks ("
+            f"{p_equals(on_errors.pvalue)}): the positions contain the cost order, and the "
             "errors alone do not differ significantly")
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import MultitestError
-from .._format import format_p
+from .._format import p_equals
 from ..stats._bayesian import BayesSettings
 from ..stats._friedman import friedman
 from ..stats._skillings_mack import skillings_mack
@@ -350,7 +350,7 @@ _TIES_WORDS = {"corrected": "tie-corrected", "uncorrected": "without tie correct
 
 def _bayesian_gate_sentence(fr, bayes):
     bayes = BayesSettings() if bayes is None else bayes
-    return (f"Friedman test chi2={fr.statistic:.4g}, p={format_p(fr.pvalue)} "
+    return (f"Friedman test chi2={fr.statistic:.4g}, {p_equals(fr.pvalue, spaced=False)} "
             "(reported, not a gate): "
             f"the Bayesian signed-rank test (rope={bayes.rope:g}) is applied to every pair; a "
             f"costlier algorithm overrides when P(practically better) >= {bayes.threshold:g}.")
@@ -360,7 +360,7 @@ def _skillings_mack_sentence(sm, alpha, friedman_gate):
     verdict = "rejects" if sm.pvalue < alpha else "does not reject"
     text = (f"Skillings-Mack test (Friedman's test with missing cells) {verdict} equal "
             f"positions at alpha={alpha:g} (SM={sm.statistic:.4g}, df {sm.df}, "
-            f"p={format_p(sm.pvalue)}; {sm.n_blocks} data sets, {sm.n_missing} missing cells"
+            f"{p_equals(sm.pvalue, spaced=False)}; {sm.n_blocks} data sets, {sm.n_missing} missing cells"
             + (f", {sm.n_dropped} data set(s) with fewer than 2 algorithms not used"
                if sm.n_dropped else "") + ")")
     return text + _gate_outcome(sm.pvalue, alpha, friedman_gate)
@@ -369,7 +369,7 @@ def _skillings_mack_sentence(sm, alpha, friedman_gate):
 def _gate_sentence(fr, alpha, friedman_gate):
     verdict = "rejects" if fr.pvalue < alpha else "does not reject"
     text = (f"Friedman test {verdict} equal average positions at alpha={alpha:g} "
-            f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, p={format_p(fr.pvalue)})")
+            f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, {p_equals(fr.pvalue, spaced=False)})")
     if fr.all_tied:
         text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
     return text + _gate_outcome(fr.pvalue, alpha, friedman_gate)

@@ -27,6 +27,7 @@ import numpy as np
 
 from .._files import write_atomically
 from .._format import escape_html as _e
+from .._format import p_equals
 from ..engine._effects import INTERVAL_PAIRS_LIMIT
 
 __all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html"]
@@ -335,7 +336,7 @@ def _dataset_figure(ranking, result):
                      "decision": "override" if pair["override"] else "reverse" if rejected
                      else "none",
                      "note": None if effects is not None else
-                     f"statistic {pair['statistic']:.4g}, p = {pair['pvalue']:.3g}"})
+                     f"statistic {pair['statistic']:.4g}, {p_equals(pair['pvalue'])}"})
     test = ranking.pairwise_test.name
     if bayesian:
         title = f"{result.name}: Bayesian correlated t-test"

@@ -21,7 +21,7 @@ import graphviz
 import numpy as np
 
 from .._errors import MultitestError
-from .._format import format_p, format_rank
+from .._format import format_rank, p_equals
 from ._dot import FONT, _require_second_pass
 
 __all__ = ["render_cd_diagram", "cd_layout", "CDLayout", "cd_groups", "power_warning",
@@ -452,7 +452,7 @@ def _cd_caption(sp, n_datasets, error_ranks=None):
     if error_ranks is not None:
         average, fe = error_ranks
         best = int(np.argmin(average))
-        test = "" if fe is None else f"; Friedman on error ranks p = {format_p(fe.pvalue)}"
+        test = "" if fe is None else f"; Friedman on error ranks {p_equals(fe.pvalue)}"
         lines.append(f"by mean error alone: best average error rank {sp.algorithms[best]} "
                      f"({format_rank(average[best])}){test}")
     if not sp.applied:

@@ -21,7 +21,7 @@ import graphviz
 import numpy as np
 
 from .._errors import MultitestError
-from .._format import format_p
+from .._format import format_p, p_equals
 from ..engine._reduction import transitive_reduction
 
 __all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "MATRIX_P_LIMIT", "WRAP",
@@ -238,7 +238,8 @@ def _column_heads(names):
     return [_cell(f"<B>{_wrap(a, COLUMN_WRAP)}</B>", "CENTER", VALIGN="BOTTOM") for a in names]
 
 
-def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None):
+def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None,
+                evidence=("p", True)):
     """An order of algorithms and the overrides between them, drawn by size.
 
     Parameters
@@ -260,6 +261,10 @@ def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None)
     drawing : {'row', 'matrix', 'table'}, optional
         Chosen for every figure of the kind in a run (:func:`choose_drawing`);
         default: chosen for this figure alone.
+    evidence : (str, bool), default ("p", True)
+        What the number of an override is called, and whether it is a p-value
+        (printed as a bound below 1e-300, :func:`~multitest._format.format_p`);
+        a Bayesian test's is ``(its evidence, False)``.
 
     A row: boxes in one row, cheapest left, and the edges of the transitive
     reduction labelled with their p-values (the legend counts the hidden
@@ -274,13 +279,14 @@ def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None)
     if drawing == "row":
         listed = edges()
         return _order_row(name, prior_order, info, listed,
-                          _reduced_edges(prior_order, listed), legend)
+                          _reduced_edges(prior_order, listed), legend, evidence)
     n_edges = int(overrides.sum())
     g = _digraph(name)
     headings = ["#", "algorithm"] + [h for h, _ in next(iter(info.values()))]
     head = _heads(headings)
     if drawing == "matrix":
-        rows, drawing_line = _override_matrix(prior_order, info, overrides, edges, head)
+        rows, drawing_line = _override_matrix(prior_order, info, overrides, edges, head,
+                                              evidence)
     else:
         rows = [head + [_cell("<B>beaten by (costlier algorithms, cheapest first)</B>")]]
         for i, a in enumerate(prior_order):
@@ -296,9 +302,10 @@ def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None)
     return g
 
 
-def _override_matrix(prior_order, info, overrides, edges, head):
+def _override_matrix(prior_order, info, overrides, edges, head, evidence):
     """Rows of the override matrix and the line saying how to read it."""
     L = len(prior_order)
+    label, bound = evidence
     show_p = L <= MATRIX_P_LIMIT
     pvalues = {(a, b): p for a, b, p in edges()} if show_p else {}
     red, empty = f'<TD BGCOLOR="{_OVERRIDE_CELL}"></TD>', "<TD></TD>"
@@ -310,18 +317,19 @@ def _override_matrix(prior_order, info, overrides, edges, head):
         cells += [_cell(text, "RIGHT") for _, text in info[a]]
         for j, hit in enumerate(overrides[i].tolist()):
             p = pvalues.get((a, prior_order[j])) if hit else None
-            cells.append(diagonal if i == j else p_cell.format(format_p(p)) if p is not None
-                         else red if hit else empty)
+            cells.append(diagonal if i == j else p_cell.format(_text(format_p(p, bound)))
+                         if p is not None else red if hit else empty)
         rows.append(cells)
     n_edges = int(overrides.sum())
     line = (f"matrix of the {n_edges} overrides: the cell in row i, column j is coloured when "
             "the costlier j (column) is significantly better than the cheaper i (row)"
-            + ("; cells show its p-value" if show_p and pvalues else "")
+            + (("; cells show its p-value" if bound else f"; cells show {_text(label)}")
+               if show_p and pvalues else "")
             + "; rows and columns in cost order (cheapest first)")
     return rows, line
 
 
-def _order_row(name, prior_order, info, edges, drawn, legend):
+def _order_row(name, prior_order, info, edges, drawn, legend, evidence):
     # Top to bottom with every node on one rank: one row whatever the edges
     # (with rankdir=LR the spans of long edges push nodes up and down).
     g = _digraph(name, rankdir="TB")
@@ -335,10 +343,15 @@ def _order_row(name, prior_order, info, edges, drawn, legend):
     for a, b in zip(prior_order, prior_order[1:]):
         g.edge(ids[a], ids[b], style="invis", weight="10")
     # p-values as edge labels: dot places them in a band of their own above the
-    # row (at most ROW_EDGE_LIMIT of them), never on a box.
+    # row (at most ROW_EDGE_LIMIT of them), never on a box.  Another test's number
+    # (a Bayesian 1 - P(...)) is too long a name for every edge: the legend names it.
+    label, bound = evidence
     for a, b, p in drawn:
-        attrs = {} if p is None else {"label": f"p = {format_p(p)}"}
+        attrs = {} if p is None else {
+            "label": p_equals(p, bound=True) if bound else format_p(p, bound=False)}
         g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, **attrs)
+    named = [] if bound or not any(p is not None for *_, p in drawn) else \
+        [f"numbers on the arrows: {_text(label)}"]
     hidden = _hidden_line(len(edges), len(drawn))
-    g.attr("graph", label=_legend(legend + ([hidden] if hidden else [])))
+    g.attr("graph", label=_legend(legend + named + ([hidden] if hidden else [])))
     return g

@@ -89,7 +89,7 @@ def _table(header, rows, row_classes=None, numeric=(), body=()):
     return "".join(out)
 
 
-def _pair_rows(pairs, adjusted):
+def _pair_rows(pairs, adjusted, bound=True):
     """The ``<tr>`` of each pair of :meth:`~multitest.engine.DatasetResult.pairs`, as
     :func:`_table` writes them: one format string a row, each name escaped once, the
     numbers (digits, ``.``, ``e``, ``+``, ``-``, ``nan``, ``inf``: nothing to escape)
@@ -102,8 +102,8 @@ def _pair_rows(pairs, adjusted):
     num = '</td><td class="num">'
     return [f'<tr{_OVERRIDE_ROW if p["override"] else ""}><td>{names[p["a"]]}</td><td>'
             f'{names[p["b"]]}</td><td class="num">{format_number(p["statistic"])}{num}'
-            f'{format_p(p["pvalue"])}'
-            + (f'{num}{format_p(p["pvalue_adjusted"])}' if adjusted else "")
+            f'{_e(format_p(p["pvalue"], bound))}'
+            + (f'{num}{_e(format_p(p["pvalue_adjusted"], bound))}' if adjusted else "")
             + f'{num}{format_number(p["mean_error_a"])}{num}{format_number(p["mean_error_b"])}'
             f'</td><td>{"yes" if p["override"] else ""}</td></tr>'
             for p in pairs]
@@ -238,8 +238,9 @@ def _second_pass_section(ranking, figs):
     rows = [[p, a, format_number(sp.average_costs[index[a]]),
              format_rank(sp.average_ranks[index[a]]), final[a]]
             for p, a in enumerate(sp.prior_order, start=1)]
+    bound = not sp.method_entry.bayesian
     p = (lambda a, b: "") if sp.posthoc is None else (
-        lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]]))
+        lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
     edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
                                     ["cheaper", "costlier (better)", "p-value"], "→",
                                     "result.json (second_pass.edges)")
@@ -267,7 +268,9 @@ def _nemenyi_section(ranking, figs):
         text = "The Friedman test does not reject: no post-hoc test was applied. "
     warning = power_warning(sp, len(ranking.datasets))
     index = {a: i for i, a in enumerate(sp.algorithms)}
-    rows = [(a, b, "" if sp.posthoc is None else format_p(sp.posthoc.pvalues[index[a], index[b]]))
+    bound = not sp.method_entry.bayesian
+    rows = [(a, b, "" if sp.posthoc is None else
+             format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
             for a, b in sp.significant_pairs()]
     pairs, table = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–", "posthoc.csv")
     return (f'<section id="posthoc"><h2>{_e(title)}</h2>'
@@ -292,9 +295,11 @@ def _control_section(ranking):
             + "</section>")
 
 
-def _dataset_section(result, stem, figs, settings, error_rank, back="#contents", exact=True):
+def _dataset_section(result, stem, figs, settings, error_rank, back="#contents", exact=True,
+                     bound=True):
     """One data set; `error_rank`: ``{algorithm: rank of its mean error there}``; `exact`:
-    whether costs are compared exactly (no cost tolerance)."""
+    whether costs are compared exactly (no cost tolerance); `bound`: the test's numbers are
+    p-values (:func:`~multitest._format.format_p`)."""
     r = result
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
@@ -315,7 +320,7 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
         parts.append("<details><summary>Pairwise tests "
                      f"({len(pairs)} pairs, {sum(p['override'] for p in pairs)} overrides)"
                      "</summary>"
-                     + _table(header, (), body=_pair_rows(shown, adjusted))
+                     + _table(header, (), body=_pair_rows(shown, adjusted, bound))
                      + ("" if len(pairs) <= len(shown) else
                         f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
@@ -409,17 +414,20 @@ def _report_pages(ranking, graphs=None):
     page = None
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     exact = ranking.tolerance.exact
+    bound = not ranking.pairwise_test.bayesian     # p-values: a bound below 1e-300
     if paged:
         body.append(_datasets_table(ranking, stems))
 
         def page(k):
             r = ranking.datasets[k]
             section = _dataset_section(r, stems[k], figs, ranking.settings, error_ranks[k],
-                                       back="../report.html#datasets", exact=exact)
+                                       back="../report.html#datasets", exact=exact,
+                                       bound=bound)
             return stems[k], _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
-        body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact)
+        body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact,
+                                  bound=bound)
                  for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
     return _page("multitest report", body), page

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._format import format_number, format_p, format_rank
+from .._format import format_number, format_p, format_rank, p_equals
 from ..engine._ordering import sort_trace
 from ..engine._reduction import transitive_reduction
 from ._dot import (
@@ -58,7 +58,8 @@ __all__ = ["render_override_graph", "render_trace", "render_significance_matrix"
 
 # -- stage 2: the override graph of one data set ------------------------------------
 
-def render_override_graph(dataset_result, settings=None, profile=None, drawing=None):
+def render_override_graph(dataset_result, settings=None, profile=None, drawing=None,
+                          test=None):
     """The override graph of one data set.
 
     Algorithms stand in cost order (cheapest first) with their mean error,
@@ -80,6 +81,9 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
         The drawing of every override graph of the run
         (:func:`~multitest.figures.choose_drawing`); default: chosen for this
         data set alone.
+    test : multitest.stats.PairwiseTest, optional
+        The test of the run: what the number on an override is (a p-value, or a
+        Bayesian test's evidence); default a p-value.
 
     Returns
     -------
@@ -106,7 +110,14 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     if profile is not None:
         legend.append(_cost_unit_line(profile))
     return _order_view(f"override_{r.name}", r.prior_order, info, overrides,
-                       lambda: _override_edges(r, adjusted), legend, drawing)
+                       lambda: _override_edges(r, adjusted), legend, drawing,
+                       ("p", True) if test is None else _evidence(test))
+
+
+def _evidence(entry):
+    """What the number of an override of a test (``PairwiseTest`` or ``SecondPassMethod``)
+    is called, and whether it is a p-value (printed as a bound below 1e-300)."""
+    return (entry.evidence, False) if entry.bayesian else ("p", True)
 
 
 def _override_edges(r, adjusted):
@@ -281,6 +292,7 @@ def render_significance_matrix(ranking):
     if L > MATRIX_LIMIT:
         return _significance_list(sp, order)
     show_p = sp.posthoc is not None and sp.applied and L <= MATRIX_P_LIMIT
+    bound = _evidence(sp.method_entry)[1]
     coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
     diagonal = '<TD BGCOLOR="#dddddd"></TD>'
     names = [sp.algorithms[a] for a in order]
@@ -295,7 +307,7 @@ def render_significance_matrix(ranking):
             elif not sp.applied:
                 cells.append(_cell("&#8211;", "CENTER"))
             elif show_p:
-                cells.append(_cell(format_p(sp.posthoc.pvalues[a, b]), "RIGHT",
+                cells.append(_cell(_text(format_p(sp.posthoc.pvalues[a, b], bound)), "RIGHT",
                                    BGCOLOR=_SIGNIFICANT if hit else "white"))
             else:
                 cells.append(coloured if hit else empty)
@@ -386,7 +398,8 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
         legend.append(f"critical difference {format_rank(sp.critical_difference)}")
     if profile is not None:
         legend.append(f"cost profile {_text(profile.name)}; {_cost_unit_line(profile)}")
-    return _order_view("second_pass", sp.prior_order, info, overrides, edges, legend)
+    return _order_view("second_pass", sp.prior_order, info, overrides, edges, legend,
+                       evidence=_evidence(sp.method_entry))
 
 
 def render_final(ranking):
@@ -433,7 +446,8 @@ def render_final(ranking):
     legend = ["<B>final order</B>, best first (arrow: comes before); nodes: "
               + ("average position, average error rank, average cost" if sp is not None
                  else "mean error")]
-    legend += _deciding_lines(prior, overrides, edges, source)
+    legend += _deciding_lines(prior, overrides, edges, source, _evidence(
+        ranking.pairwise_test if sp is None else sp.method_entry))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
     legend.append(_cost_unit_line(ranking.profile))
@@ -441,7 +455,7 @@ def render_final(ranking):
     return g
 
 
-def _deciding_lines(prior, overrides, edges, source):
+def _deciding_lines(prior, overrides, edges, source, evidence):
     """Legend lines naming the overrides of the transitive reduction, which decide the order."""
     if not edges:
         return [f"no override in the {_text(source)}: the order is the cost order"]
@@ -452,7 +466,8 @@ def _deciding_lines(prior, overrides, edges, source):
     lines = [f"overrides that decide it ({_text(source)}; costlier significantly better than "
              f"cheaper){'' if not implied else f', {implied} more implied by these'}:"]
     lines += [f"&#160;&#160;{_text(b)} better than the cheaper {_text(a)}"
-              + ("" if p is None else f" (p = {format_p(p)})") for a, b, p in deciding]
+              + ("" if p is None else f" ({p_equals(p, evidence[0], bound=evidence[1])})")
+              for a, b, p in deciding]
     return lines
 
 

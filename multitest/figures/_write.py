@@ -63,7 +63,8 @@ def figures(ranking, per_dataset=True):
     drawing = override_drawing(ranking)
 
     def graphs(r):
-        return (render_override_graph(r, ranking.settings, ranking.profile, drawing),
+        return (render_override_graph(r, ranking.settings, ranking.profile, drawing,
+                                      ranking.pairwise_test),
                 render_trace(r))
 
     for stem, (override, trace) in zip(dataset_stems(ranking),

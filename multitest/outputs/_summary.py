@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._format import escape_terminal, format_p, format_rank, format_table
+from .._format import escape_terminal, format_rank, format_table, p_equals
 from ..engine._cost_ties import prior_text
 from ..inputs._results import WARNING_PREFIX
 
@@ -95,12 +95,12 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     fr, fe = ranking.friedman, ranking.friedman_errors
     if fr is not None:
         lines.append(f"Friedman on positions: chi2 ({fr.ties} for ties) = {fr.statistic:.4g} "
-                     f"(df {fr.df}), p = {format_p(fr.pvalue)}; "
+                     f"(df {fr.df}), {p_equals(fr.pvalue)}; "
                      f"Iman-Davenport F = {fr.iman_davenport_statistic:.4g} "
                      f"(df {fr.iman_davenport_df[0]}, {fr.iman_davenport_df[1]}), "
-                     f"p = {format_p(fr.iman_davenport_pvalue)}")
+                     f"{p_equals(fr.iman_davenport_pvalue)}")
         lines.append(f"Friedman on error ranks: chi2 ({fe.ties} for ties) = {fe.statistic:.4g} "
-                     f"(df {fe.df}), p = {format_p(fe.pvalue)}")
+                     f"(df {fe.df}), {p_equals(fe.pvalue)}")
     if sp is not None:
         cd = sp.critical_difference
         cd_text = f"critical difference {format_rank(cd)}; " if cd is not None else ""
