@@ -247,8 +247,16 @@ def rank(source, cost_order):
     if code:
         raise SystemExit(f"multitest rank failed: {code}")
 
+def cpu():      # of this process's threads and of the children it forked and reaped
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + c.ru_utime + c.ru_stime
+
 def timed(source, cost_order):
-    start = time.perf_counter(); rank(source, cost_order); return time.perf_counter() - start
+    start, used = time.perf_counter(), cpu(); rank(source, cost_order)
+    return time.perf_counter() - start, cpu() - used
+
+def median(values):
+    return sorted(values)[len(values) // 2]
 
 rank(tiny, tiny_order)                          # imports and first-call costs
 fixed, times = [], []
@@ -256,7 +264,9 @@ start = time.perf_counter()
 while len(times) < int(runs) or (len(times) < 25 and time.perf_counter() - start < 10):
     fixed.append(timed(tiny, tiny_order))       # the base input and the size alternated,
     times.append(timed(path, order))            # at least `runs` times and 10 s
-print(json.dumps({"fixed": sorted(fixed)[len(fixed) // 2], "s": sorted(times)[len(times) // 2],
+print(json.dumps({"fixed": median([w for w, _ in fixed]), "s": median([w for w, _ in times]),
+                  "fixed_cpu": median([c for _, c in fixed]),
+                  "cpu": median([c for _, c in times]),
                   "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -288,14 +298,16 @@ def curve(workdir, runs, quick, max_tests, sizes=None):
     the data sets, ...).  Each size runs in a fresh child that first ranks the base
     input once (imports, first calls), then alternates the base input and the size
     ``runs`` times and more up to 10 s (medians): the per-test cost is ``(time -
-    base) / (tests - base tests)``; the total per test is printed beside it.  The start-up of a fresh
+    base) / (tests - base tests)``; the total per test is printed beside it, and the
+    same per-test cost in CPU time (the process's threads and its reaped forked
+    children): the wall time falls where a run starts using both CPUs.  The start-up of a fresh
     ``multitest rank`` program is measured apart (``start-up``).
     """
     start = _csv(workdir, 2, 4)
     startup = median([_rank(*start, workdir / "out")["wall_s"] for _ in range(max(runs, 3))])
     print(f"curve: start-up of a fresh `multitest rank` on 2 x 4: {startup:.2f} s "
           "(interpreter, imports, a tiny run; not in the per-test costs)", flush=True)
-    rows = []
+    rows, cpu_rows = [], []
     for S, L in sizes or CURVE_SIZES:
         tests = S * L * (L - 1) // 2
         if tests > (1e6 if quick else max_tests):
@@ -305,22 +317,26 @@ def curve(workdir, runs, quick, max_tests, sizes=None):
         csv, order = _csv(workdir, S, L)
         result = python_child(_CURVE, base, base_order, csv, order, workdir / "out",
                               runs if tests < 1e8 else 1)
-        per = (result["s"] - result["fixed"]) / (tests - base_S * L * (L - 1) // 2)
+        more = tests - base_S * L * (L - 1) // 2
+        per = (result["s"] - result["fixed"]) / more
+        per_cpu = (result["cpu"] - result["fixed_cpu"]) / more
         rows.append((S, L, per))
+        cpu_rows.append(per_cpu)
         print(f"curve S={S:<6} L={L:<5} {tests:>12,} tests {result['s']:8.2f} s, "
               f"{1e9 * result['s'] / tests:8.1f} ns/test in all; fixed (S={base_S}) "
-              f"{result['fixed']:.3f} s; per test {1e9 * per:7.1f} ns; peak "
-              f"{result['peak_mb']:.0f} MB", flush=True)
+              f"{result['fixed']:.3f} s; per test {1e9 * per:7.1f} ns, of CPU "
+              f"{1e9 * per_cpu:7.1f} ns; peak {result['peak_mb']:.0f} MB", flush=True)
         if S * L > 2e5:
             csv.unlink()
             csv.with_suffix(".order").unlink()
     if not rows:
         return
-    middle = median([per for *_, per in rows])
-    for S, L, per in rows:
+    middle, middle_cpu = median([per for *_, per in rows]), median(cpu_rows)
+    for (S, L, per), per_cpu in zip(rows, cpu_rows):
         ok = middle / 1.5 <= per <= 1.5 * middle
         print(f"curve S={S:<6} L={L:<5} {1e9 * per:7.1f} ns/test = {per / middle:4.2f}x the "
-              f"median{'' if QUICK else ('  within 1.5x' if ok else '  NOT within 1.5x')}",
+              f"median{'' if QUICK else ('  within 1.5x' if ok else '  NOT within 1.5x')}; "
+              f"of CPU {1e9 * per_cpu:7.1f} ns/test = {per_cpu / middle_cpu:4.2f}x its median",
               flush=True)
     judged = [per for *_, per in rows]
     _say(f"curve {len(rows)} sizes, {rows[0][0]}x{rows[0][1]} to {rows[-1][0]}x{rows[-1][1]}: "

@@ -228,11 +228,10 @@ def test_summary_shortens_long_lists():
 
 
 @pytest.mark.parametrize("seed", [0, 1])
-def test_write_csv_writes_what_pandas_writes(tmp_path, monkeypatch, seed):
+def test_write_csv_writes_what_pandas_writes(tmp_path, seed):
     # Reference: pandas' own to_csv, byte for byte, on floats of every magnitude (the
     # shortest repr: 0.1, 1.0, 1e-300, 1e+22, 123456789.0), names needing quotes,
     # integers and booleans.
-    monkeypatch.setattr(_csv, "_CSV_FAST_CELLS", 0)
     rng = np.random.default_rng(seed)
     n = 500
     values = rng.uniform(0, 1, n) * 10.0 ** rng.integers(-300, 300, n)
@@ -270,7 +269,6 @@ def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
                           # few distinct values (each written once), +0.0 and -0.0 apart
                           "cost": rng.choice([0.0, -0.0, 0.5, 1e-300, 3.0, np.nan], rows)})
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_csv, "_CSV_FAST_CELLS", 0)
         patch.setattr(_csv, "_CSV_BATCH_ROWS", batch)
         write_csv(frame, os.path.join(folder, "ours.csv"))
         neutralize_frame(frame).to_csv(os.path.join(folder, "pandas.csv"), index=False)
@@ -279,12 +277,9 @@ def test_write_csv_equals_pandas_on_any_table(rows, batch, seed, names):
             assert ours.read() == theirs.read()
 
 
-@pytest.mark.parametrize("fast_cells", [0, 10**9])
-def test_write_csv_of_categorical_columns_equals_pandas(fast_cells, tmp_path, monkeypatch):
+def test_write_csv_of_categorical_columns_equals_pandas(tmp_path):
     # Reference: pandas' to_csv of the same cells as plain text columns, neutralised:
-    # categories needing quotes, OWASP's leading quote, a blank, through the fast writer
-    # (fast_cells 0) and through pandas (every table smaller than fast_cells).
-    monkeypatch.setattr(_csv, "_CSV_FAST_CELLS", fast_cells)
+    # categories needing quotes, OWASP's leading quote, a blank.
     frame = pd.DataFrame({
         "name": pd.Categorical.from_codes([0, 1, 2, 0, 3], categories=["=x", 'b,"c"', "", "k"]),
         "stage": pd.Categorical.from_codes([1, 1, 0, 0, 1], categories=["@q", "z"]),
@@ -485,8 +480,7 @@ def _partial_ranking(example):
 
 
 def _large_ranking():
-    # 700 data sets x 80 algorithms: the ranks and orders tables have more than
-    # _CSV_FAST_CELLS cells (written by the fast path whole, by pandas in small parts).
+    # 700 data sets x 80 algorithms: the ranks and orders tables whole, and in parts.
     rng = np.random.default_rng(7)
     S, L = 700, 80
     errors = (rng.uniform(0.1, 0.3, (S, 1, 1)) + np.linspace(0, 0.05, L)[None, :, None]
@@ -500,8 +494,8 @@ def _large_ranking():
 @pytest.mark.parametrize("which", ["complete", "partial", "large"])
 def test_stage_tables_written_in_parts_are_the_whole_tables(example, which, tmp_path):
     # Reference: the tables made whole (stage_tables) and written by write_csv; in parts of
-    # 1 or 650 data sets (a part above _CSV_FAST_CELLS cells, then a small one), 7 and
-    # all at once, byte for byte the same files.
+    # 1 or 650 data sets (a large part, then a small one), 7 and all at once, byte for
+    # byte the same files.
     ranking = {"complete": lambda: rank(example, "training_time"),
                "partial": lambda: _partial_ranking(example), "large": _large_ranking}[which]()
     whole = stage_tables(ranking)
