@@ -334,15 +334,22 @@ def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monk
 def test_load_results_of_a_name_not_utf8_is_one_input_error_naming_the_file(tmp_path,
                                                                            monkeypatch):
     # The fast path reads names as bytes; a Latin-1 name in a later part still ends as
-    # the text path's one line (pandas' UnicodeDecodeError), never as a name of bytes.
+    # the text path's one line, never as a name of bytes: the row (line) of its first
+    # byte that is no UTF-8 and where it is in the file (pandas' own message gave a
+    # position within a piece of the file).
     frame = _complete_frame().replace({"dataset": {"d49": "d\u00e9"}})
     path = tmp_path / "r.csv"
-    path.write_bytes(frame.to_csv(index=False).encode("latin-1"))
+    data = frame.to_csv(index=False).encode("latin-1")
+    path.write_bytes(data)
     monkeypatch.setattr(_batches, "PART_BYTES", 4096)
     monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 2048)
-    with pytest.raises(InputError, match="not a readable CSV file.*utf-8") as error:
+    with pytest.raises(InputError, match=r"not UTF-8 text \(byte 0xe9, the") as error:
         load_results(path)
+    where = data.index(b"\xe9")
     assert error.value.source == str(path)
+    assert error.value.row == data[:where].count(b"\n") + 1 == \
+        frame["dataset"].tolist().index("d\u00e9") + 2
+    assert f", the {where + 1:,}th of the file)" in str(error.value)
 
 _TRUNCATED_WHILE_READ = r"""
 import os, sys, threading
@@ -431,3 +438,16 @@ def test_a_bad_row_of_a_folder_names_its_file_and_row(tmp_path, example_frame):
     empty.mkdir()
     with pytest.raises(InputError, match="must hold Parquet files"):
         load_results(empty)
+
+
+def test_a_cost_table_not_utf8_is_one_input_error_naming_its_row(tmp_path):
+    # A Latin-1 data set name on line 3 of a wide cost table: 12 + 7 + 1 bytes before it.
+    from multitest.inputs import load_cost_table
+
+    path = tmp_path / "costs.csv"
+    path.write_bytes("dataset,a,b\nd1,1,2\nd\u00e9,3,4\n".encode("latin-1"))
+    with pytest.raises(InputError) as error:
+        load_cost_table(path)
+    assert (error.value.source, error.value.row) == (str(path), 3)
+    assert error.value.message == ("not UTF-8 text (byte 0xe9, the 21st of the file); save "
+                                   "the cost table as UTF-8")

@@ -38,6 +38,7 @@ from .._errors import InputError, MultitestError
 from ._automl import is_automl_file, read_automl
 from .._format import restore_cell
 from ._costs import CostProfile, load_profile, profile_from_order
+from ._encoding import not_utf8
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
            "load_cost_table", "profile_from_column", "experiment_folder", "experiment_costs",
@@ -182,7 +183,10 @@ def load_cost_table(path, name=None):
         frame = pd.read_csv(path, dtype=str, keep_default_na=False, skipinitialspace=True)
     except FileNotFoundError:
         raise InputError("no such file", source=path) from None
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise (not_utf8(path, "cost table") or InputError(
+            "not a readable CSV cost table (not UTF-8 text)", source=path)) from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise InputError(f"not a readable CSV cost table ({type(exc).__name__})",
                          source=path) from None
     if frame.shape[1] < 2:

@@ -24,6 +24,7 @@ from .._format import restore_cell
 from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
 from ._batches import csv_types, gather_batches, gather_csv
+from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
@@ -599,7 +600,10 @@ def _read(name):
     except (pd.errors.ParserError, pd.errors.ParserWarning):
         _raise_ragged(name)
         raise InputError("not a readable CSV file", source=name) from None
-    except (pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except UnicodeDecodeError:
+        raise (not_utf8(name) or InputError("not a readable CSV file (not UTF-8 text)",
+                                            source=name)) from None
+    except pd.errors.EmptyDataError as exc:
         detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
         raise InputError(f"not a readable CSV file ({abbreviate(detail)})", source=name) \
             from None
