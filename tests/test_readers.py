@@ -233,3 +233,13 @@ def test_reader_errors():
     assert load_results(from_cross_validate(one)).errors.ravel().tolist() == [-0.9, -0.8]
     with pytest.raises(MultitestError, match="at least 2 algorithms"):
         from_cross_validate({"nb": {"test_score": [1.0]}})
+
+
+@pytest.mark.parametrize("separator, words", [(";", "';'"), ("\t", "tabs")])
+def test_a_file_of_another_separator_is_named_as_such(tmp_path, separator, words):
+    # A spreadsheet's export with ';' (decimal-comma locales) or tabs: one header column.
+    path = tmp_path / "r.csv"
+    path.write_text(separator.join(["dataset", "algorithm", "fold", "error"]) + "\n"
+                    + separator.join(["d1", "a", "1", "0.1"]) + "\n")
+    with pytest.raises(InputError, match=f"separated by {words}; write it with commas"):
+        load_results(path)

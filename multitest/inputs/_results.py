@@ -639,7 +639,8 @@ def _resolve_columns(present, name, dataset, algorithm, replication, fold, value
     for field, column in (("dataset", dataset), ("algorithm", algorithm)):
         if column not in present:
             raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
-                             f"{abbreviate(', '.join(present), 200)}", source=name, field=column)
+                             f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}",
+                             source=name, field=column)
     replication = replication if replication in present else None
     fold = fold if fold in present else None
     if replication is not None and fold is None:
@@ -662,6 +663,16 @@ def _resolve_columns(present, name, dataset, algorithm, replication, fold, value
                          source=name, field=value)
     return {"dataset": dataset, "algorithm": algorithm, "replication": replication,
             "fold": fold, "value": value, "metric": metric}
+
+
+def _separator_hint(present):
+    """A hint when a one-column header holds another separator (a spreadsheet's export
+    with ';' or tabs): multitest reads comma-separated files."""
+    found = [s for s in (";", "\t", "|") if len(present) == 1 and s in present[0]]
+    if not found:
+        return ""
+    shown = "tabs" if found[0] == "\t" else f"'{found[0]}'"
+    return f" (one column: the file seems separated by {shown}; write it with commas)"
 
 
 def _resolve_kind(kind, value_column):
