@@ -243,3 +243,47 @@ def test_a_file_of_another_separator_is_named_as_such(tmp_path, separator, words
                     + separator.join(["d1", "a", "1", "0.1"]) + "\n")
     with pytest.raises(InputError, match=f"separated by {words}; write it with commas"):
         load_results(path)
+
+
+WIDE = "dataset,svm,knn,c45\niris,0.95,0.94,0.93\nwine,0.97,0.96,0.92\nglass,0.70,0.72,0.68\n"
+
+
+def test_a_wide_table_is_a_score_matrix_once_its_values_are_named(tmp_path):
+    # A published table: a row per data set, a column per algorithm. Reference: the long
+    # table pandas.melt makes of it, read as a score matrix.
+    path = tmp_path / "wide.csv"
+    path.write_text(WIDE)
+    with pytest.raises(InputError, match=r"a column per algorithm \(svm, knn, c45\)\? .*"
+                                         "--kind error, accuracy or accuracy-percent"):
+        load_results(path)
+    wide = pd.read_csv(path)
+    long = wide.melt(id_vars="dataset", var_name="algorithm", value_name="accuracy")
+    for source in (path, wide):
+        got = load_results(source, kind="accuracy")
+        want = load_results(long)
+        assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+        np.testing.assert_array_equal(got.errors, want.errors)
+    assert got.errors[0, 0, 0] == 1 - 0.95
+
+
+@pytest.mark.parametrize("row, text, message, field", [
+    (3, "wine,0.97,,0.92", "missing value", "knn"),
+    (3, "wine,0.97,abc,0.92", "not a finite number: 'abc'", "knn"),
+    (4, "iris,0.1,0.2,0.3", "data set iris has a second row (also at row 2)", "dataset"),
+    (3, ",0.97,0.96,0.92", "empty dataset name", "dataset")])
+def test_a_bad_cell_of_a_wide_table_is_named_by_its_row_and_column(tmp_path, row, text,
+                                                                  message, field):
+    lines = WIDE.splitlines()
+    lines[row - 1] = text
+    path = tmp_path / "wide.csv"
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError, match=re.escape(message)) as error:
+        load_results(path, kind="error")
+    assert (error.value.row, error.value.field) == (row, field)
+
+
+def test_a_wide_table_with_a_missing_cell_is_ranked_by_a_missing_policy(tmp_path):
+    path = tmp_path / "wide.csv"
+    path.write_text(WIDE.replace("wine,0.97,0.96,0.92", "wine,0.97,,0.92"))
+    results = load_results(path, kind="accuracy", allow_missing=True)
+    assert np.isnan(results.errors[1, 1, 0]) and np.isfinite(results.errors).sum() == 8

@@ -20,10 +20,11 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
-from .._format import restore_cell
 from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
 from ._batches import csv_types, gather_batches, gather_csv
+from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
+                     _first_bad, _key_columns, _numeric, _refuse, _strip_names)
 from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
@@ -268,10 +269,6 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
 
 #: File name endings read as Parquet (needs the ``parquet`` extra: pyarrow).
 PARQUET_SUFFIXES = (".parquet", ".pq")
-#: Largest magnitude of a value: squares of differences of larger ones overflow.
-MAX_ABS_VALUE = 1e100
-#: Largest magnitude of a replication or fold number.
-MAX_FOLD_NUMBER = 10 ** 9
 #: Rows of a piece of a Parquet file: pyarrow's default (65,536) spends a fifth more time
 #: on 10 M rows (work per piece), 2^20 rows held 1.7x the decoded arrays (1.4x here).
 #: Pieces are read by one thread: pyarrow's threads held up to 1.57x.
@@ -292,19 +289,17 @@ class _ValueRule:
         _resolve_kind(self.kind, "")   # an unknown kind is refused at once
 
 
-class _Fallback(Exception):
-    """The fast path met something it leaves to the text path (and its messages)."""
-
-
-def _is_number_dtype(dtype):
-    """Float or integer (not boolean): values the fast path takes as they are."""
-    return (pd.api.types.is_float_dtype(dtype) or pd.api.types.is_integer_dtype(dtype)) \
-        and not pd.api.types.is_bool_dtype(dtype)
 
 
 def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
           missing_ok=False):
     present = list(frame.columns) if present is None else present
+    algorithms = _wide_columns(present, columns)
+    if algorithms:
+        frame = _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok)
+        present = list(frame.columns)
+        columns = dict(columns, algorithm="algorithm", value="value", replication=None,
+                       fold=None, metric=None)
     columns = _resolve_columns(present, name, **columns)
     values, first_blank = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
@@ -665,6 +660,54 @@ def _resolve_columns(present, name, dataset, algorithm, replication, fold, value
             "fold": fold, "value": value, "metric": metric}
 
 
+def _wide_columns(present, columns):
+    """The algorithm columns of a wide table (a row per data set, a column per algorithm,
+    as published tables are), else None: no algorithm column, a data set column, and no
+    other column a long table would have (fold, replication, metric, a value name)."""
+    if columns["algorithm"] in present or columns["dataset"] not in present:
+        return None
+    long_names = {columns["replication"], columns["fold"], columns["metric"], columns["value"]}
+    others = [c for c in present if c != columns["dataset"]]
+    if len(others) < 2 or any(c in long_names or str(c).lower() in _ERROR_NAMES
+                              + _ACCURACY_NAMES for c in others):
+        return None
+    return others
+
+
+def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
+    """A wide table as the long one of a score matrix (``dataset, algorithm, value``),
+    every cell checked first so that a message names the row and column of the file."""
+    shown = ", ".join(map(str, algorithms[:4])) + (", ..." if len(algorithms) > 4 else "")
+    if rule.kind == "auto":
+        raise InputError(f"no column '{columns['algorithm']}': a table with a column per "
+                         f"algorithm ({abbreviate(shown)})? To read it as one value per data set "
+                         "and algorithm, say what the values are: --kind error, accuracy or "
+                         "accuracy-percent (kind= in Python)", source=name,
+                         field=columns["algorithm"])
+    values = []
+    for column in algorithms:
+        numbers, first_blank = _numeric(frame, column, name, row_offset, fast=False)
+        if first_blank is not None and not missing_ok:
+            raise InputError("missing value (NaN or empty); to rank anyway: --missing "
+                             "drop|worst|baseline:NAME|partial", source=name,
+                             row=first_blank, field=column)
+        values.append(numbers)
+    text = frame[columns["dataset"]].astype(str).str.strip()
+    empty = (text == "").to_numpy() | frame[columns["dataset"]].isna().to_numpy()
+    _refuse(empty, lambda i: "empty dataset name", source=name, row_offset=row_offset,
+            field=columns["dataset"])
+    def second_row(i):
+        first = int(np.flatnonzero((text == text.iloc[i]).to_numpy())[0]) + row_offset
+        return f"data set {abbreviate(text.iloc[i])} has a second row (also at row {first})"
+    _refuse(text.duplicated().to_numpy(), second_row, source=name, row_offset=row_offset,
+            field=columns["dataset"])
+    S, L = len(text), len(algorithms)
+    return pd.DataFrame({"dataset": np.repeat(text.to_numpy(dtype=object), L),
+                         "algorithm": np.tile(np.array([str(a).strip() for a in algorithms],
+                                                       dtype=object), S),
+                         "value": np.column_stack(values).ravel() if S else np.empty(0)})
+
+
 def _separator_hint(present):
     """A hint when a one-column header holds another separator (a spreadsheet's export
     with ';' or tabs): multitest reads comma-separated files."""
@@ -681,134 +724,6 @@ def _resolve_kind(kind, value_column):
     if kind != "auto":
         return kind
     return "accuracy" if value_column.lower() in _ACCURACY_NAMES else "error"
-
-
-def _first_bad(mask, row_offset):
-    """Row of the first offending entry: a file line (header = 1) or a frame position."""
-    return int(np.flatnonzero(mask)[0]) + row_offset
-
-
-def _numeric(frame, column, name, row_offset, fast):
-    """``(values, first blank row)``: NaN for an empty or NaN value, whose first row is given."""
-    raw = frame[column]
-    if fast:
-        if not _is_number_dtype(raw.dtype):
-            raise _Fallback
-        return _fast_values(raw.to_numpy(dtype=float)), None
-    as_text = raw.astype(str).str.strip()
-    missing = (as_text.isin(["", "nan", "NaN", "NA", "N/A", "null", "None"]).to_numpy()
-               | raw.isna().to_numpy())
-    first_blank = _first_bad(missing, row_offset) if missing.any() else None
-    numbers = np.where(missing, np.nan, _to_floats(as_text))
-    where = {"source": name, "row_offset": row_offset, "field": column}
-    _refuse(~np.isfinite(numbers) & ~missing,
-            lambda i: f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}", **where)
-    _refuse(np.abs(numbers) > MAX_ABS_VALUE,
-            lambda i: f"value {abbreviate(as_text.iloc[i])} is too large: the tests square "
-                      f"differences of values, which overflows beyond {MAX_ABS_VALUE:g}", **where)
-    return numbers, first_blank
-
-
-def _refuse(bad, message, *, source, row_offset, field):
-    """Raise the :class:`InputError` ``message(i)`` of the first bad row ``i``, if any."""
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise InputError(message(i), source=source, row=i + row_offset, field=field)
-
-
-def _to_floats(text):
-    """Text to float64, NaN where it is not a number (no overflow warning: 1e999 is inf)."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        return pd.to_numeric(text, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-
-
-def _within(numbers, bound):
-    """Whether every number is finite and at most ``bound`` in magnitude (NaN: no)."""
-    return numbers.size == 0 or bool(numbers.min() >= -bound and numbers.max() <= bound)
-
-
-def _fast_values(numbers):
-    """Values the fast paths accept as they are; anything else goes to the text path."""
-    if not _within(numbers, MAX_ABS_VALUE):
-        raise _Fallback
-    return numbers
-
-
-def _fast_integers(numbers):
-    """Replication or fold numbers of the fast paths, as int64 (else the text path)."""
-    if not _within(numbers, MAX_FOLD_NUMBER):
-        raise _Fallback
-    integers = numbers.astype(np.int64)
-    if not np.array_equal(integers, numbers):
-        raise _Fallback
-    return integers
-
-
-def _names(column, fast):
-    """``(codes, names)`` of a name column: stripped names in order of first appearance.
-
-    Factorizes the raw values first and strips only the distinct ones, so that
-    a million rows cost one hash pass.  The fast path gives up (``_Fallback``)
-    on a value that is not a string or is empty once stripped.
-    """
-    if fast:
-        if not pd.api.types.is_string_dtype(column.dtype):   # object or str columns
-            raise _Fallback
-        codes, uniques = pd.factorize(column.to_numpy(dtype=object))
-        if (len(uniques) and codes.min() < 0) or not all(isinstance(u, str) for u in uniques):
-            raise _Fallback
-    else:
-        codes, uniques = pd.factorize(column.to_numpy(dtype=object), use_na_sentinel=False)
-    return _strip_names(codes, uniques, check=fast)
-
-
-def _strip_names(codes, uniques, check=True):
-    """Codes of the stripped names (merging names equal once stripped) and the names.
-
-    A name written with OWASP's leading ``'`` by a CSV output of multitest is
-    read without it (:func:`multitest._format.restore_cell`).  With ``check``,
-    a name empty once stripped makes the fast path give up.
-    """
-    stripped = [restore_cell(str(u).strip()) for u in uniques]
-    if check and "" in stripped:
-        raise _Fallback
-    merged, names = pd.factorize(np.asarray(stripped, dtype=object))
-    return merged[codes] if len(names) < len(stripped) else codes, tuple(names)
-
-
-def _key_columns(frame, columns, name, row_offset, fast):
-    keys = {}
-    for role in ("dataset", "algorithm"):
-        if not fast:
-            text = frame[columns[role]].astype(str).str.strip()
-            empty = (text == "").to_numpy() | frame[columns[role]].isna().to_numpy()
-            if empty.any():
-                raise InputError(f"empty {role} name", source=name, field=columns[role],
-                                 row=_first_bad(empty, row_offset))
-            keys[role] = _names(text, fast)
-        else:
-            keys[role] = _names(frame[columns[role]], fast)
-    for role in ("replication", "fold"):
-        column = columns[role]
-        if column is None:
-            keys[role] = None
-            continue
-        if fast:
-            if not _is_number_dtype(frame[column].dtype):
-                raise _Fallback
-            keys[role] = _fast_integers(frame[column].to_numpy(dtype=float))
-            continue
-        text = frame[column].astype(str).str.strip()
-        numbers = _to_floats(text)
-        where = {"source": name, "row_offset": row_offset, "field": column}
-        _refuse(~np.isfinite(numbers) | (numbers != np.round(numbers)),
-                lambda i: f"{role} must be an integer, got {abbreviate(repr(text.iloc[i]))}",
-                **where)
-        _refuse(np.abs(numbers) > MAX_FOLD_NUMBER,
-                lambda i: f"{role} {abbreviate(text.iloc[i])} is out of range (at most "
-                          f"{MAX_FOLD_NUMBER:,} in magnitude)", **where)
-        keys[role] = numbers.astype(np.int64)
-    return keys
 
 
 def _to_error(values, kind, column, name, row_offset):

@@ -23,9 +23,10 @@ import numpy as np
 from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
 from ._batches import _cuts, _Range, csv_types, gather_batches
-from ._results import (MAX_FOLD_NUMBER, PARQUET_SUFFIXES, _arrow, _Fallback, _header, _load,
-                       _load_columns, _parquet_batches, _parquet_module, _raise_ragged,
-                       _ValueRule, _wanted, input_parts, load_results)
+from ._cells import MAX_FOLD_NUMBER, _Fallback
+from ._results import (PARQUET_SUFFIXES, _arrow, _header, _load, _load_columns,
+                       _parquet_batches, _parquet_module, _raise_ragged, _ValueRule, _wanted,
+                       input_parts, load_results)
 
 __all__ = ["InputPart", "load_part", "part_labels", "part_names", "split_input"]
 
