@@ -682,7 +682,7 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
         raise InputError(f"no column '{columns['algorithm']}': a table with a column per "
                          f"algorithm ({abbreviate(shown)})? To read it as one value per data set "
                          "and algorithm, say what the values are: --kind error, accuracy or "
-                         "accuracy-percent (kind= in Python)", source=name,
+                         "accuracy-percent (load_results(..., kind=...) in Python)", source=name,
                          field=columns["algorithm"])
     values = []
     for column in algorithms:
