@@ -292,7 +292,8 @@ def _closest(candidates, k, say):
         return ""
     q = candidates[np.nanargmin(p)]
     say.compare(q, k, False)
-    return f" (closest: {say.order[q]}, {p_equals(say.p(q, k), say.label, brief=True, bound=say.bound)})"
+    closest = p_equals(say.p(q, k), say.label, brief=True, bound=say.bound)
+    return f" (closest: {say.order[q]}, {closest})"
 
 
 def _blocked(later, blocker):
