@@ -130,3 +130,14 @@ def test_an_order_reads_no_yaml_and_imports_no_yaml_parser():
             "profile_from_order(['a', 'b']); print('yaml' in sys.modules)")
     assert python_prints(code) == "False"
     assert load_profile("training_time").source   # and a bundled profile still reads its YAML
+
+
+@pytest.mark.parametrize("text, row, field, key", [
+    ("name: x\ncosts: {a: 1, b: 2}\ncosts: {a: 3}\n", 3, "costs", "costs"),
+    ("name: x\ncosts:\n  a: 1\n  b: 2\n  a: 3\n", 5, "costs.a", "a")])
+def test_a_key_given_twice_is_refused_not_overwritten(tmp_path, text, row, field, key):
+    # YAML 1.2 forbids duplicate keys; PyYAML keeps the last, which silently dropped a's
+    # cost of 1 (or a whole costs mapping) and then blamed a missing algorithm.
+    with pytest.raises(InputError, match=f"key '{key}' given twice") as error:
+        load_profile(_yaml(tmp_path, text))
+    assert (error.value.row, error.value.field) == (row, field)

@@ -535,6 +535,11 @@ def _construct(node, path, lines, budget):
                 raise InputError("a key must be a plain value, not a list or mapping",
                                  source=budget.path, row=key_node.start_mark.line + 1)
             key = str(key_node.value)
+            if key in out:    # YAML forbids it; PyYAML would keep the last silently
+                raise InputError(f"key '{abbreviate(key)}' given twice (also on line "
+                                 f"{lines[path + (key,)]})", source=budget.path,
+                                 row=key_node.start_mark.line + 1,
+                                 field=".".join(map(str, path + (key,))))
             lines[path + (key,)] = key_node.start_mark.line + 1
             out[key] = _construct(value_node, path + (key,), lines, budget)
             lines[path + (key,)] = key_node.start_mark.line + 1
