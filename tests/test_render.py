@@ -748,6 +748,7 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
     final = render_final(r).source
     assert "svr better than the cheaper sv2 (1 - P(practically better) = 0.00e+00)" in final
     assert "(p = " not in final and "1e-300" not in final
+    assert "costlier practically better than cheaper" in final and "significantly" not in final
     second = render_second_pass(r).source
     assert "numbers on the arrows: 1 - P(practically better)" in second
     assert 'label="0.00e+00"' in second and 'label="p = ' not in second
@@ -756,5 +757,8 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
                                     test=r.pairwise_test).source
         assert f"{named}: 1 - P(costlier practically better)" in one or \
             f"{named} 1 - P(costlier practically better)" in one
-        assert "p = " not in one and "p-value" not in one
+        assert "p = " not in one and "p-value" not in one and "significantly" not in one
+        assert "the costlier j is practically more accurate with probability &gt;= 0.9 than" in one
+        assert "test bayes-correlated-t, rope 0.01, override when P(costlier practically " \
+            "better) &#8805; 0.9;" in one and "&#945;" not in one
     assert "1e-300" not in render_significance_matrix(r).source

@@ -415,7 +415,6 @@ def _evidence(label, correction):
 def _explain_dataset(ranking):
     """The explanations of a single data set, from its pairwise tests."""
     r = ranking.datasets[0]
-    words = "significantly more accurate"
     if not r.tested:
         return tuple(Explanation(position=k, algorithm=a, reason=(
             f"its value {format_number(r.mean_errors[a])} ranks {r.ranks[a]:g} among the "
@@ -428,11 +427,11 @@ def _explain_dataset(ranking):
     means = t.mean_errors[s][list(t.prior[s])]       # in prior order
     better = means[:, None] < means[None, :]
     test = ranking.pairwise_test
+    words = test.better_words(ranking.settings.threshold)
     if test.bayesian:      # its number is not a p-value, and only says "costlier better"
         return explain_sort(r.order, r.prior_order, r.overrides(), pvalues,
-                            better_words=f"practically more accurate with probability >= "
-                            f"{ranking.settings.threshold:g}", better=better,
-                            evidence=test.evidence, bound=False)
+                            better_words=words, better=better, evidence=test.evidence,
+                            bound=False)
     differs = pvalues < ranking.settings.alpha
     return explain_sort(r.order, r.prior_order, r.overrides(), pvalues, better_words=words,
                         differs=differs, better=better,

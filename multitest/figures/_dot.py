@@ -322,7 +322,8 @@ def _override_matrix(prior_order, info, overrides, edges, head, evidence):
         rows.append(cells)
     n_edges = int(overrides.sum())
     line = (f"matrix of the {n_edges} overrides: the cell in row i, column j is coloured when "
-            "the costlier j (column) is significantly better than the cheaper i (row)"
+            f"the costlier j (column) is {'significantly' if bound else 'practically'} better "
+            "than the cheaper i (row)"
             + (("; cells show its p-value" if bound else f"; cells show {_text(label)}")
                if show_p and pvalues else "")
             + "; rows and columns in cost order (cheapest first)")

@@ -100,11 +100,13 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     n_edges = int(overrides.sum())
     legend = [f"<B>{_text(r.name)}</B>: override graph (stage 2), cost order (cheapest first)"]
     if r.tested:
-        legend.append(f"override i &#8594; j: the costlier j is significantly more accurate "
-                      f"than the cheaper i ({n_edges} override{'s' if n_edges != 1 else ''})")
+        words = "significantly more accurate" if test is None else test.better_words(
+            None if settings is None else settings.threshold)
+        legend.append(f"override i &#8594; j: the costlier j is {_text(words)} than the cheaper i "
+                      f"({n_edges} override{'s' if n_edges != 1 else ''})")
     else:
         legend.append("score-matrix input: no pairwise test, no overrides; order by value")
-    line = _settings_line(settings, profile)
+    line = _settings_line(settings, profile, test)
     if line:
         legend.append(line)
     if profile is not None:
@@ -132,9 +134,12 @@ def _override_edges(r, adjusted):
             zip(prior[t.first[hit]].tolist(), prior[t.second[hit]].tolist(), pvalues)]
 
 
-def _settings_line(settings, profile):
+def _settings_line(settings, profile, test=None):
     parts = []
-    if settings is not None:
+    if settings is not None and test is not None and test.bayesian:
+        parts.append(f"test {_text(settings.test)}, rope {settings.rope:g}, override when "
+                     f"P(costlier practically better) &#8805; {settings.threshold:g}")
+    elif settings is not None:
         parts.append(f"test {_text(settings.test)}, &#945; = {settings.alpha:g}")
         if settings.correction != "none":
             parts.append(f"correction {_text(settings.correction)} (adjusted p on edges)")
@@ -463,7 +468,8 @@ def _deciding_lines(prior, overrides, edges, source, evidence):
     kept = transitive_reduction(np.asarray(overrides, dtype=bool))
     deciding = [(a, b, p) for a, b, p in edges if kept[position[a], position[b]]]
     implied = len(edges) - len(deciding)
-    lines = [f"overrides that decide it ({_text(source)}; costlier significantly better than "
+    how = "significantly" if evidence[1] else "practically"
+    lines = [f"overrides that decide it ({_text(source)}; costlier {how} better than "
              f"cheaper){'' if not implied else f', {implied} more implied by these'}:"]
     lines += [f"&#160;&#160;{_text(b)} better than the cheaper {_text(a)}"
               + ("" if p is None else f" ({p_equals(p, evidence[0], bound=evidence[1])})")

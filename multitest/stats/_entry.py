@@ -121,6 +121,24 @@ class PairwiseTest:
     bayesian: bool = False
     evidence: str = _P_VALUE
 
+    def better_words(self, threshold=None):
+        """What an override says of the costlier algorithm, in words: ``'significantly more
+        accurate'``, or for a Bayesian test ``'practically more accurate with probability
+        >= 0.95'`` (its ``threshold``; None: not said).
+
+        Examples
+        --------
+        >>> from multitest.stats import get_test
+        >>> get_test("kfold-t").better_words(0.95)
+        'significantly more accurate'
+        >>> get_test("bayes-correlated-t").better_words(0.9)
+        'practically more accurate with probability >= 0.9'
+        """
+        if not self.bayesian:
+            return "significantly more accurate"
+        return "practically more accurate" + (
+            "" if threshold is None else f" with probability >= {threshold:g}")
+
     def __post_init__(self):
         if self.interval is not None and not callable(self.interval):
             raise MultitestError(f"pairwise test '{self.name}': `interval` must be a function "
