@@ -752,6 +752,10 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
     second = render_second_pass(r).source
     assert "numbers on the arrows: 1 - P(practically better)" in second
     assert 'label="0.00e+00"' in second and 'label="p = ' not in second
+    from multitest.figures import render_second_pass_trace, render_trace
+    for trace in (render_trace(r.dataset("australian"), r.pairwise_test).source,
+                  render_second_pass_trace(r).source):
+        assert "nothing remaining is practically better" in trace and "significantly" not in trace
     for drawing, named in (("row", "numbers on the arrows"), ("matrix", "cells show")):
         one = render_override_graph(r.dataset("australian"), r.settings, r.profile, drawing,
                                     test=r.pairwise_test).source

@@ -116,6 +116,12 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
                        ("p", True) if test is None else _evidence(test))
 
 
+def _how(entry):
+    """How an override of a test is better: ``'significantly'`` (a p-value below alpha) or
+    ``'practically'`` (a Bayesian test's posterior probability)."""
+    return "practically" if entry.bayesian else "significantly"
+
+
 def _evidence(entry):
     """What the number of an override of a test (``PairwiseTest`` or ``SecondPassMethod``)
     is called, and whether it is a p-value (printed as a bound below 1e-300)."""
@@ -150,8 +156,9 @@ def _settings_line(settings, profile, test=None):
 
 # -- stage 3: the sort trace ------------------------------------------------------
 
-def _trace_graph(name, title, prior_order, overrides):
-    """The steps of a cost-ordered sort; ``overrides`` is the boolean matrix in prior order.
+def _trace_graph(name, title, prior_order, overrides, how="significantly"):
+    """The steps of a cost-ordered sort; ``overrides`` is the boolean matrix in prior order;
+    ``how`` an override is better (``'practically'``: a Bayesian test's).
 
     Without an override the sort takes the cost order, and one row says so.  Up
     to :data:`ROW_LIMIT` algorithms: a grid, one row per step and one column per
@@ -163,7 +170,7 @@ def _trace_graph(name, title, prior_order, overrides):
     if not overrides.any():
         return _trace_collapsed(name, title, prior_order)
     if len(prior_order) > ROW_LIMIT:
-        return _trace_table(name, title, prior_order, overrides)
+        return _trace_table(name, title, prior_order, overrides, how)
     steps = sort_trace(overrides)
     g = _digraph(name)
     head = _heads(["step"]) + _column_heads(prior_order)
@@ -191,9 +198,9 @@ def _trace_graph(name, title, prior_order, overrides):
     g.attr("graph", label=_legend([
         f"<B>{title}</B>: cost-ordered topological sort, one row per step, algorithms in "
         "cost order (cheapest left)",
-        "candidate: nothing remaining is significantly better; the cheapest candidate is "
+        f"candidate: nothing remaining is {how} better; the cheapest candidate is "
         "taken (filled) and gets the next position;",
-        "beaten by: the remaining algorithms significantly better than it (overrides); "
+        f"beaten by: the remaining algorithms {how} better than it (overrides); "
         "#k: placed at step k"]))
     return g
 
@@ -214,12 +221,12 @@ def _trace_collapsed(name, title, prior_order):
     return g
 
 
-def _trace_table(name, title, prior_order, overrides):
+def _trace_table(name, title, prior_order, overrides, how):
     # Steps in prior positions: every candidate named.
     steps = sort_trace(overrides)
     g = _digraph(name)
     rows = [[_cell("<B>step</B>"), _cell("<B>taken</B>"), _cell("<B>remaining</B>"),
-             _cell("<B>candidates (nothing remaining is significantly better), cheapest "
+             _cell(f"<B>candidates (nothing remaining is {how} better), cheapest "
                    "first</B>")]]
     for k, step in enumerate(steps, start=1):
         cut = _wrap(", ".join(prior_order[i] for i in step.candidates), 100)
@@ -242,10 +249,11 @@ def render_second_pass_trace(ranking):
     graphviz.Digraph
     """
     sp = _require_second_pass(ranking, "render_second_pass_trace")
-    return _trace_graph("second_pass_trace", "second pass", sp.prior_order, sp.overrides())
+    return _trace_graph("second_pass_trace", "second pass", sp.prior_order, sp.overrides(),
+                        _how(sp.method_entry))
 
 
-def render_trace(dataset_result):
+def render_trace(dataset_result, test=None):
     """The topological-sort trace of one data set, one row per step.
 
     The columns are the algorithms in cost order; in each row the candidates
@@ -257,6 +265,9 @@ def render_trace(dataset_result):
     Parameters
     ----------
     dataset_result : multitest.engine.DataSetResult
+    test : multitest.stats.PairwiseTest, optional
+        The run's test: a Bayesian test's overrides are "practically" better;
+        default "significantly".
 
     Returns
     -------
@@ -274,7 +285,8 @@ def render_trace(dataset_result):
         g.attr("graph", label=_legend([f"<B>{_text(r.name)}</B>: score-matrix input, no "
                                        "pairwise test: ordered by value (ties by cost)"]))
         return g
-    return _trace_graph(f"trace_{r.name}", _text(r.name), r.prior_order, r.overrides())
+    return _trace_graph(f"trace_{r.name}", _text(r.name), r.prior_order, r.overrides(),
+                        "significantly" if test is None else _how(test))
 
 
 # -- stage 4: the significance matrix of the post-hoc test ----------------------------

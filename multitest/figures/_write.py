@@ -65,7 +65,7 @@ def figures(ranking, per_dataset=True):
     def graphs(r):
         return (render_override_graph(r, ranking.settings, ranking.profile, drawing,
                                       ranking.pairwise_test),
-                render_trace(r))
+                render_trace(r, ranking.pairwise_test))
 
     for stem, (override, trace) in zip(dataset_stems(ranking),
                                        map_forked(graphs, ranking.datasets)):
