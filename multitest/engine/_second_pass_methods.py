@@ -164,7 +164,7 @@ _METHODS = (
     _paired("sign", "sign test of the mean errors", caption="sign test over data sets"),
     SecondPassMethod(
         name="bayesian", description="Bayesian signed-rank test of the mean errors (ROPE, "
-        "threshold); not gated by the Friedman test", caption="bayesian",
+        "threshold); not gated by the Friedman test", caption="Bayesian signed-rank test",
         title="Post-hoc stage (bayesian)",
         better_words="practically better (bayesian signed-rank test over data sets)",
         posthoc=_bayesian, better=_more_probably_better, bayesian=True,

@@ -286,6 +286,11 @@ def _second_pass_figure(ranking):
     decisions = {"override": "significantly different, the costlier is better: an override",
                  "reverse": f"significantly different, the cheaper {criterion}",
                  "none": "no significant difference"}
+    if bayesian:      # decided by a posterior probability, as on one data set
+        t = ranking.settings.threshold
+        decisions = {"override": f"P(costlier practically better) ≥ {t:g}: override",
+                     "reverse": f"P(cheaper practically better) ≥ {t:g}",
+                     "none": "neither probability reaches the threshold"}
     return pairs_figure_svg(rows, title=title, threshold=ranking.settings.threshold
                             if bayesian else None,
                             rope=ranking.settings.rope if bayesian else 0.0,

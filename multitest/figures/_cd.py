@@ -459,7 +459,8 @@ def _cd_caption(sp, n_datasets, error_ranks=None):
         lines.append(f"{sp.gate_name} does not reject at \u03b1 = {sp.alpha:g}: no post-hoc "
                      "test applied, no groups drawn")
         return lines
-    text = f"{method}, \u03b1 = {sp.alpha:g}"
+    # A Bayesian second pass decides by probabilities (the gate sentence gives them), no alpha
+    text = method if sp.method_entry.bayesian else f"{method}, \u03b1 = {sp.alpha:g}"
     if sp.correction != "none":
         text += f", {sp.correction} correction"
     if sp.critical_difference is not None:

@@ -241,8 +241,9 @@ def _second_pass_section(ranking, figs):
     bound = not sp.method_entry.bayesian
     p = (lambda a, b: "") if sp.posthoc is None else (
         lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
+    number = "p-value" if bound else sp.method_entry.evidence
     edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
-                                    ["cheaper", "costlier (better)", "p-value"], "→",
+                                    ["cheaper", "costlier (better)", number], "→",
                                     "result.json (second_pass.edges)")
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
     return ('<section id="second-pass"><h2>Second pass</h2>'
@@ -272,7 +273,8 @@ def _nemenyi_section(ranking, figs):
     rows = [(a, b, "" if sp.posthoc is None else
              format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
             for a, b in sp.significant_pairs()]
-    pairs, table = _pairs_html(rows, ["algorithm", "algorithm", "p-value"], "–", "posthoc.csv")
+    number = "p-value" if bound else sp.method_entry.evidence
+    pairs, table = _pairs_html(rows, ["algorithm", "algorithm", number], "–", "posthoc.csv")
     return (f'<section id="posthoc"><h2>{_e(title)}</h2>'
             + (f'<p class="note">{_e(warning)}</p>' if warning else "")
             + f"<p>{_e(text)}Pairs found different: {pairs}</p>{table}"
@@ -296,10 +298,10 @@ def _control_section(ranking):
 
 
 def _dataset_section(result, stem, figs, settings, error_rank, back="#contents", exact=True,
-                     bound=True):
+                     number=("p-value", True)):
     """One data set; `error_rank`: ``{algorithm: rank of its mean error there}``; `exact`:
-    whether costs are compared exactly (no cost tolerance); `bound`: the test's numbers are
-    p-values (:func:`~multitest._format.format_p`)."""
+    whether costs are compared exactly (no cost tolerance); `number`: what the test's
+    numbers are called, and whether they are p-values (:func:`~multitest._format.format_p`)."""
     r = result
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
@@ -313,14 +315,14 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
     pairs = r.pairs()
     if pairs:
         adjusted = settings.correction != "none"
-        header = ["cheaper", "costlier", "statistic", "p-value"] + (
+        header = ["cheaper", "costlier", "statistic", number[0]] + (
             ["adjusted p"] if adjusted else []) + ["mean error (cheaper)",
                                                     "mean error (costlier)", "override"]
         shown = pairs[:PAIRWISE_ROWS_LIMIT]
         parts.append("<details><summary>Pairwise tests "
                      f"({len(pairs)} pairs, {sum(p['override'] for p in pairs)} overrides)"
                      "</summary>"
-                     + _table(header, (), body=_pair_rows(shown, adjusted, bound))
+                     + _table(header, (), body=_pair_rows(shown, adjusted, number[1]))
                      + ("" if len(pairs) <= len(shown) else
                         f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
@@ -414,7 +416,8 @@ def _report_pages(ranking, graphs=None):
     page = None
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     exact = ranking.tolerance.exact
-    bound = not ranking.pairwise_test.bayesian     # p-values: a bound below 1e-300
+    test = ranking.pairwise_test     # p-values print a bound below 1e-300; a Bayesian 1 - P not
+    number = (test.evidence, False) if test.bayesian else ("p-value", True)
     if paged:
         body.append(_datasets_table(ranking, stems))
 
@@ -422,12 +425,12 @@ def _report_pages(ranking, graphs=None):
             r = ranking.datasets[k]
             section = _dataset_section(r, stems[k], figs, ranking.settings, error_ranks[k],
                                        back="../report.html#datasets", exact=exact,
-                                       bound=bound)
+                                       number=number)
             return stems[k], _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
         body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact,
-                                  bound=bound)
+                                  number=number)
                  for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
     return _page("multitest report", body), page
