@@ -187,10 +187,15 @@ def test_csv_parts_read_at_once_give_the_codes_and_numbers_of_the_whole_file(
         np.testing.assert_array_equal(numbers[column], one_numbers[column])
 
 
-def test_csv_parts_fall_back_to_one_part_on_a_quote_or_too_many_rows(tmp_path, monkeypatch):
+def test_csv_parts_fall_back_to_one_part_on_a_quoted_line_break_or_too_many_rows(
+        tmp_path, monkeypatch):
+    # Quoted names ("d1,x") are read in parts (a cut at a line end is outside every
+    # quoted field); a quoted line break ("d1\nx": a cut may fall inside it) or more rows
+    # than room was kept for, read again as one part. Reference: pandas.factorize.
     frame = _shuffled_frame(2000, 1)
-    quoted = tmp_path / "q.csv"
+    quoted, broken = tmp_path / "q.csv", tmp_path / "b.csv"
     frame.assign(dataset=frame["dataset"] + ",x").to_csv(quoted, index=False)   # "d1,x"
+    frame.assign(dataset=frame["dataset"] + "\nx").to_csv(broken, index=False)  # "d1\nx"
     calls = []
     real = _batches._gather_parts
 
@@ -203,13 +208,16 @@ def test_csv_parts_fall_back_to_one_part_on_a_quote_or_too_many_rows(tmp_path, m
                         lambda *a, **k: retried.append(1) or gather_batches(*a, **k))
     plain = tmp_path / "p.csv"
     frame.to_csv(plain, index=False)
-    for path, want in ((quoted, frame.assign(dataset=frame["dataset"] + ",x")),
-                       (plain, frame)):
+    with pytest.raises(pa.ArrowInvalid, match="newlines_in_values"):
+        _gather_csv(broken, 3)         # read again as one part, which pyarrow refuses:
+    assert calls == retried == [1]     # load_results then takes the text path
+    for path, want, again in ((quoted, frame.assign(dataset=frame["dataset"] + ",x"), []),
+                              (plain, frame, [1])):
         if path == plain:   # room kept for 10 rows a part: more rows than that
             monkeypatch.setattr(_batches, "_room", lambda name, start, stop: 10)
         calls.clear(), retried.clear()
         numbers, names = _gather_csv(path, 3)
-        assert calls == retried == [1]    # tried in parts, then read as one
+        assert calls == [1] and retried == again    # tried in parts, then read as one?
         codes, uniques = pd.factorize(want["dataset"])
         np.testing.assert_array_equal(names["dataset"][0], codes)
         assert names["dataset"][1] == tuple(uniques)
@@ -451,3 +459,18 @@ def test_a_cost_table_not_utf8_is_one_input_error_naming_its_row(tmp_path):
     assert (error.value.source, error.value.row) == (str(path), 3)
     assert error.value.message == ("not UTF-8 text (byte 0xe9, the 21st of the file); save "
                                    "the cost table as UTF-8")
+
+
+@pytest.mark.parametrize("suffix", [",x", "\nx"])
+def test_load_results_of_quoted_names_in_parts_is_the_file(tmp_path, monkeypatch, suffix):
+    # Quoted names, read in parts (",x") or, with a quoted line break, as the text path
+    # reads them ("\nx"): the same Results as the file read whole by pandas.
+    frame = _complete_frame().assign(dataset=lambda f: f["dataset"] + suffix)
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    monkeypatch.setattr(_batches, "PART_BYTES", 4096)
+    monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 2048)
+    got, want = load_results(path), load_results(pd.read_csv(path))
+    assert (got.datasets, got.algorithms) == (want.datasets, want.algorithms)
+    assert got.datasets[0].endswith(suffix)
+    np.testing.assert_array_equal(got.errors, want.errors)

@@ -122,7 +122,7 @@ def test_a_csv_file_with_a_quoted_line_break_is_one_part(tmp_path, range_bytes, 
 
 @pytest.mark.parametrize("chunk_bytes", [1, 2, 5, 2 ** 24])
 def test_quoted_line_ends_are_found_across_chunk_borders(tmp_path, chunk_bytes):
-    from multitest.inputs._split import _quoted_line_end
+    from multitest.inputs._batches import _quoted_line_end
 
     cases = {'a,"b\nc",d\n': True, 'a,"b""\nc"\n': True, 'a,"b""c"\nd,e\n': False,
              '"x",y\n"z",w\r\n': False, 'a,b\n': False, '"a""",b\n"c\r"\n': True}

@@ -296,8 +296,9 @@ _PART_SPARE = 1.1
 
 
 class _Retry(Exception):
-    """A part of a CSV file cut at line ends held a quote (a cut may have fallen inside
-    a quoted field) or more rows than room was kept for: read the file as one part."""
+    """A cut of a CSV file at a line end may have fallen inside a quoted field (one holds
+    a line break) or a part held more rows than room was kept for: read the file as one
+    part."""
 
 
 def gather_csv(name, read_options, convert_options, columns, estimate_rows,
@@ -310,9 +311,10 @@ def gather_csv(name, read_options, convert_options, columns, estimate_rows,
     file, at an offset estimated from the lengths of its first lines with room
     to spare (unused pages cost no memory); then each part's name codes are
     mapped to the codes of the whole file (names in order of first appearance,
-    as read in one go) and the parts moved together.  A file holding a quote
-    character, or a part with more rows than room was kept for, is read again
-    as one part.  pyarrow's errors (``ArrowInvalid``: a ragged row, a bad
+    as read in one go) and the parts moved together.  A file with a quoted field
+    holding a line break (found by :func:`_quoted_line_end` once a part has met a
+    quote), or a part with more rows than room was kept for, is read again as one
+    part.  pyarrow's errors (``ArrowInvalid``: a ragged row, a bad
     number) and the decoding's ``LookupError`` come out as they are.
 
     Examples
@@ -385,16 +387,41 @@ def _gather_parts(name, header, starts, size, read_options, convert_options, col
         try:
             done = [part(0)] + [future.result() for future in held]
         except Exception:
-            if any(quoted):
+            if any(quoted) and _quoted_line_end(name):
                 raise _Retry from None
             raise
         finally:
             for future in held:
                 future.cancel()
-    if any(quoted):
+    # A cut at a line end fell inside a quoted field only if one holds a line break: the
+    # parts are right unless one does (one scan of the file's quotes, not a second read).
+    if any(quoted) and _quoted_line_end(name):
         raise _Retry
     whole.join(done, offsets)
     return whole.finish()
+
+
+def _quoted_line_end(path, chunk_bytes=2 ** 24):
+    """Whether a quoted field of the CSV file holds a line break (``\\n`` or ``\\r``).
+
+    Cuts at line ends (of :func:`gather_csv`'s parts, of the cluster's ranges) and the
+    line-wise search for a data set's end hold only without one.  In a valid CSV file a quote is doubled inside a quoted field, so a byte is
+    inside one when an odd number of quotes precede it: one pass over the file, chunks
+    without a quote (``bytes.find``) skipped while outside a field.
+    """
+    inside = False
+    with open(path, "rb") as handle:
+        while chunk := handle.read(chunk_bytes):
+            if not inside and b'"' not in chunk:
+                continue
+            data = np.frombuffer(chunk, dtype=np.uint8)
+            quotes = np.flatnonzero(data == ord('"'))
+            ends = np.flatnonzero((data == ord("\n")) | (data == ord("\r")))
+            before = np.searchsorted(quotes, ends) + inside      # quotes before each end
+            if np.any(before % 2 == 1):
+                return True
+            inside = (quotes.size + inside) % 2 == 1
+    return False
 
 
 def _room(name, start, stop):

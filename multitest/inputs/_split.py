@@ -18,11 +18,9 @@ import os
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-import numpy as np
-
 from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
-from ._batches import _cuts, _Range, csv_types, gather_batches
+from ._batches import _cuts, _quoted_line_end, _Range, csv_types, gather_batches
 from ._cells import MAX_FOLD_NUMBER, _Fallback
 from ._results import (PARQUET_SUFFIXES, _arrow, _header, _load, _load_columns,
                        _parquet_batches, _parquet_module, _raise_ragged, _ValueRule, _wanted,
@@ -169,29 +167,6 @@ def _range_parts(path, dataset, range_bytes):
     if not cuts:
         return [InputPart(path=path)]
     return [InputPart(path=path, span=span) for span in zip([0, *cuts], [*cuts, size])]
-
-
-def _quoted_line_end(path, chunk_bytes=2 ** 24):
-    """Whether a quoted field of the CSV file holds a line break (``\\n`` or ``\\r``).
-
-    Cuts at line ends and the line-wise search for a data set's end hold only without
-    one.  In a valid CSV file a quote is doubled inside a quoted field, so a byte is
-    inside one when an odd number of quotes precede it: one pass over the file, chunks
-    without a quote (``bytes.find``) skipped while outside a field.
-    """
-    inside = False
-    with open(path, "rb") as handle:
-        while chunk := handle.read(chunk_bytes):
-            if not inside and b'"' not in chunk:
-                continue
-            data = np.frombuffer(chunk, dtype=np.uint8)
-            quotes = np.flatnonzero(data == ord('"'))
-            ends = np.flatnonzero((data == ord("\n")) | (data == ord("\r")))
-            before = np.searchsorted(quotes, ends) + inside      # quotes before each end
-            if np.any(before % 2 == 1):
-                return True
-            inside = (quotes.size + inside) % 2 == 1
-    return False
 
 
 def load_part(part, **options):
