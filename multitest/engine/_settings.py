@@ -336,7 +336,8 @@ OPTIONS = (
            "only)", _INPUT, default="error", metavar="POLICY"),
     Option("value", _text, "column holding the values", _INPUT, role="command",
            default_text="the one named error/accuracy/...", metavar="COLUMN"),
-    Option("kind", _choice(VALUE_KINDS), "how values become errors", _INPUT, role="command",
+    Option("kind", _choice(VALUE_KINDS), "how values become errors (needed for a wide table: "
+           "a column per algorithm)", _INPUT, role="command",
            default_text="auto: from the column name", choices=VALUE_KINDS),
     Option("higher_is_better", _names, "metrics (of a 'metric' column) whose higher values "
            "are better, besides the well-known auc, accuracy, f1, r2...", _INPUT,
