@@ -415,3 +415,87 @@ def test_second_pass_intervals_for_the_pairs_shown_or_on_request(tmp_path):
     assert json.loads((every / "manifest.json").read_text())["settings"]["all_intervals"]
     assert all(r["ci_high"] is None for r in
                json.loads((default / "result.json").read_text())["second_pass"]["effect_sizes"])
+
+
+def _adversarial_column(rng, kind, S):
+    """One column of differences of ``S`` data sets, of the given kind (see below)."""
+    if kind == "mean errors":          # 4 decimals: heavy ties and 1-ulp variants of them
+        return np.round(rng.uniform(0.1, 0.4, S), 4) - np.round(rng.uniform(0.1, 0.4, S), 4)
+    if kind == "rounded":
+        return np.round(rng.normal(rng.normal(0, 0.02), 0.03, S), int(rng.integers(1, 4)))
+    if kind == "zeros":                # zeros dropped: n below S (and below 50 at S = 50)
+        d = np.round(rng.normal(0.01, 0.03, S), 3)
+        d[rng.random(S) < rng.uniform(0.02, 0.3)] = 0.0
+        return d
+    if kind == "constant":             # W not finite at the ends, or one value apart
+        d = np.full(S, 0.125)
+        d[:int(rng.integers(0, 3))] = -0.25
+        return d
+    if kind == "two values":
+        return np.where(rng.random(S) < rng.uniform(0.2, 0.8), 0.3, -0.2)
+    if kind == "large":
+        return rng.normal(0, 1, S) * 10.0 ** int(rng.choice([-300, 150, 300, 307]))
+    if kind == "ulps":                 # equal values one ulp apart
+        return np.nextafter(np.full(S, 0.1), rng.choice([-1.0, 1.0], S))
+    if kind == "progression":          # a Walsh average on every multiple of half the step
+        return np.arange(S) / S - rng.uniform(0, 0.5)
+    if kind == "integers":
+        return rng.integers(-3, 5, S).astype(float)
+    return rng.standard_cauchy(S) * 0.01       # heavy tails: bins far from even
+
+
+_KINDS = ("mean errors", "rounded", "zeros", "constant", "two values", "large", "ulps",
+          "progression", "integers", "cauchy")
+
+
+@pytest.mark.parametrize("S", [50, 51, 63, 64, 100, 257, 1000])
+def test_selected_intervals_equal_the_sorted_walsh_on_adversarial_samples(S, monkeypatch):
+    # Property: the selected path (pivots from binned values, then random draws) gives
+    # the floats of the sorted-Walsh reference path (every Walsh average formed and
+    # sorted, the step function bisected on them), bit for bit, on every kind of sample
+    # above, at three levels; 6 seeds of every kind at S <= 257, 2 at S = 1000 (about
+    # 15 s in all).
+    seeds = 2 if S == 1000 else 6
+    for seed in range(seeds):
+        rng = np.random.default_rng([S, seed])
+        d = np.column_stack([_adversarial_column(rng, kind, S) for kind in _KINDS])
+        for level in (0.95, 0.5, 0.999):
+            _assert_selected_is_sorted(d, level, monkeypatch)
+
+
+def test_selected_intervals_do_not_depend_on_the_first_pivots(monkeypatch):
+    # The pivots change the time only: without the binned pivots (every row drawn at
+    # random from its first round on) the floats are the same.
+    module = multitest.stats._effect_sizes
+    rng = np.random.default_rng(11)
+    d = np.column_stack([_adversarial_column(rng, kind, 300) for kind in _KINDS])
+    binned = _column_intervals(d, 0.95)
+    calls = []
+
+    def no_pivots(samples, lo_rank, hi_rank, base):
+        calls.append(base.size)
+        return np.full((base.size, 2), np.nan)
+
+    monkeypatch.setattr(module, "_histogram_pivots", no_pivots)
+    for got, expected in zip(_column_intervals(d, 0.95), binned):
+        assert_array_equal(got, expected)
+    assert calls
+
+
+def test_histogram_pivots_bracket_the_ranks_of_evenly_spread_samples():
+    # The binned counts bound the ranks of their pivots: on values spread evenly (the
+    # mean errors above) both pivots of every rank bracket it, counted by brute force.
+    module = multitest.stats._effect_sizes
+    rng = np.random.default_rng(5)
+    xs = np.sort(np.column_stack([_adversarial_column(rng, "mean errors", 200)
+                                  for _ in range(4)]).T, axis=1)
+    N = 200 * 201 // 2
+    base = np.repeat(np.arange(4), 3)
+    lo_rank = np.tile([N // 2 - 1, N // 4, 3 * N // 4], 4)
+    pivots = module._histogram_pivots(xs, lo_rank, lo_rank + 8, base)
+    for k, b in enumerate(base):
+        i, j = np.triu_indices(200)
+        walsh = (xs[b, i] + xs[b, j]) / 2
+        assert np.sum(walsh <= pivots[k, 0]) <= lo_rank[k]
+        assert np.sum(walsh <= pivots[k, 1]) > lo_rank[k] + 8
+        assert np.sum((walsh > pivots[k, 0]) & (walsh <= pivots[k, 1])) < 2 * 200

@@ -543,12 +543,19 @@ def _walsh_positions(xs, v, lo, hi, base):
     guess = np.empty((m, n), dtype=np.intp)
     cuts = np.flatnonzero(np.diff(base)) + 1
     for a, b in zip(np.concatenate(([0], cuts)).tolist(), np.append(cuts, m).tolist()):
-        guess[a:b] = np.searchsorted(xs[a], threshold[a:b], side="right")
-    guess = guess[:, ::-1]
+        guess[a:b, ::-1] = np.searchsorted(xs[a], threshold[a:b], side="right")
     np.clip(guess, lo, hi, out=guess)
-    rows, v = np.arange(m)[:, None], v[:, None]
-    wrong = (guess < hi) & ((xs + xs[rows, np.minimum(guess, n - 1)]) / 2 <= v)
-    wrong |= (guess > lo) & ((xs + xs[rows, np.maximum(guess - 1, 0)]) / 2 > v)
+    flat, at, v = xs.ravel(), guess + (np.arange(m) * n)[:, None], v[:, None]
+    # (xs[i] + xs[guess]) / 2 <= v where guess < hi, or (xs[i] + xs[guess - 1]) / 2 > v
+    # where guess > lo: wrong (flat indices beyond a row's ends are not used)
+    right = flat.take(np.minimum(at, flat.size - 1))
+    right += xs
+    right /= 2
+    wrong = (right <= v) & (guess < hi)
+    left = flat.take(at - 1)
+    left += xs
+    left /= 2
+    wrong |= (left > v) & (guess > lo)
     r, i = np.nonzero(wrong)
     if r.size:
         guess[r, i] = _bisect_walsh(xs, r, i, v[r, 0], lo[r, i], hi[r, i])
