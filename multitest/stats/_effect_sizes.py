@@ -333,6 +333,9 @@ _CANDIDATES_PER_VALUE, _CANDIDATES_AT_LEAST = 2, 512
 #: Random Walsh averages drawn per sample and round: at most, one per this many
 #: candidates, and at least; rounds at most.
 _DRAWS, _DRAWS_PER, _DRAWS_AT_LEAST, _ROUNDS = 1024, 16, 128, 12
+#: A bound refused in its window is searched in all the sorted Walsh averages of a sample
+#: of up to this many values (45 150 of them, about 2 ms), in its bracket above.
+_SORTED_REFUSED_UP_TO = 300
 #: Bins of the first pivots (:func:`_histogram_pivots`): at most (2 n rounded up to a
 #: power of 2 below that), and the margin of a pivot beyond its bound, in bins.
 _BINS_AT_MOST, _PIVOT_MARGIN = 4096, 0.5
@@ -449,12 +452,15 @@ def _narrow(xs, base, active, pivots, lo_rank, hi_rank, bracket):
     """Move the ends of the ``active`` rows' brackets (in place) to their ``pivots``
     (``(rows, 2)``: low and high, NaN for none) where the exact counts show that the
     pivots still bracket the ranks."""
-    n = xs.shape[1]
-    both = np.repeat(active, 2)       # each row's two pivots side by side
-    positions = _walsh_positions(xs[both], np.nan_to_num(pivots.ravel()),
-                                 bracket.start[both], bracket.stop[both],
-                                 base[both]).reshape(active.size, 2, n)
-    counts = (positions - np.arange(n)).sum(axis=2)
+    m, n = xs.shape
+    every = active.size == m          # no copies of every row
+
+    def rows_of(values):
+        return values if every else values[active]
+
+    positions = _walsh_positions(rows_of(xs), np.nan_to_num(pivots), rows_of(bracket.start),
+                                 rows_of(bracket.stop), rows_of(base))
+    counts = positions.sum(axis=2) - n * (n - 1) // 2
     up = ~np.isnan(pivots[:, 0]) & (counts[:, 0] <= lo_rank[active])
     down = ~np.isnan(pivots[:, 1]) & (counts[:, 1] > hi_rank[active])
     rows = active[up]
@@ -530,8 +536,9 @@ def _walsh_draws(xs, start, stop, sizes, rng, count):
 
 
 def _walsh_positions(xs, v, lo, hi, base):
-    """Per sorted row and ``i``: the first ``j`` in ``lo[i]..hi[i]`` (``lo[i] >= i``)
-    with ``(xs[i] + xs[j]) / 2 > v`` (``hi[i]`` if none below it is).
+    """Per sorted row, pivot ``v[:, p]`` and ``i``: the first ``j`` in ``lo[i]..hi[i]``
+    (``lo[i] >= i``) with ``(xs[i] + xs[j]) / 2 > v`` (``hi[i]`` if none below it is),
+    shape ``(rows, pivots, n)``.
 
     A binary search for ``2 v - xs[i]`` (rounded) per ``i`` gives the place (one
     search per sample: consecutive rows with the same ``base`` together); it is kept
@@ -539,26 +546,27 @@ def _walsh_positions(xs, v, lo, hi, base):
     on those comparisons: every comparison is one the sorted path makes.
     """
     m, n = xs.shape
-    threshold = 2 * v[:, None] - xs[:, ::-1]        # ascending thresholds search faster
-    guess = np.empty((m, n), dtype=np.intp)
+    threshold = 2 * v[:, :, None] - xs[:, None, ::-1]      # ascending: searched faster
+    guess = np.empty(threshold.shape, dtype=np.intp)
     cuts = np.flatnonzero(np.diff(base)) + 1
     for a, b in zip(np.concatenate(([0], cuts)).tolist(), np.append(cuts, m).tolist()):
-        guess[a:b, ::-1] = np.searchsorted(xs[a], threshold[a:b], side="right")
+        guess[a:b, :, ::-1] = np.searchsorted(xs[a], threshold[a:b], side="right")
+    lo, hi, x, v = lo[:, None], hi[:, None], xs[:, None], v[:, :, None]
     np.clip(guess, lo, hi, out=guess)
-    flat, at, v = xs.ravel(), guess + (np.arange(m) * n)[:, None], v[:, None]
+    flat, at = xs.ravel(), guess + (np.arange(m) * n)[:, None, None]
     # (xs[i] + xs[guess]) / 2 <= v where guess < hi, or (xs[i] + xs[guess - 1]) / 2 > v
     # where guess > lo: wrong (flat indices beyond a row's ends are not used)
     right = flat.take(np.minimum(at, flat.size - 1))
-    right += xs
+    right += x
     right /= 2
     wrong = (right <= v) & (guess < hi)
     left = flat.take(at - 1)
-    left += xs
+    left += x
     left /= 2
     wrong |= (left > v) & (guess > lo)
-    r, i = np.nonzero(wrong)
+    r, p, i = np.nonzero(wrong)
     if r.size:
-        guess[r, i] = _bisect_walsh(xs, r, i, v[r, 0], lo[r, i], hi[r, i])
+        guess[r, p, i] = _bisect_walsh(xs, r, i, v[r, p, 0], lo[r, 0, i], hi[r, 0, i])
     return guess
 
 
@@ -603,11 +611,14 @@ def _selected_roots(xs, zq, bracket, lo_rank, hi_rank, v, sizes):
     crossing of ``W = zq`` is near rank ``N - T+`` with ``T+ = n (n + 1) / 4 +
     zq sd``.  The Walsh averages of ranks ``rank - 4`` to ``rank + 4`` are checked
     (``W - zq >= 0`` just below the first, ``< 0`` just above the last) and
-    searched; a row failing that is checked at its bracket's ends (``W - zq >= 0``
-    just above the low end, ``< 0`` just above the high end) and searched in the
-    bracket, and one failing that in its sorted Walsh averages.
+    searched.  A row failing that (``W`` in floats need not be monotone: see
+    ``test_selected_bounds_where_w_in_floats_is_not_monotone``) is searched in its
+    sorted Walsh averages, as the sorted path searches it, if it has at most
+    :data:`_SORTED_REFUSED_UP_TO` values; with more, it is checked at its bracket's
+    ends (``W - zq >= 0`` just above the low end, ``< 0`` just above the high end) and
+    searched in the bracket, and searched in its sorted Walsh averages if that fails.
     """
-    m = xs.shape[0]
+    m, n = xs.shape
     out, done = np.full(m, np.nan), np.zeros(m, dtype=bool)
     good = np.flatnonzero(bracket.narrowed)
     if good.size:
@@ -626,7 +637,7 @@ def _selected_roots(xs, zq, bracket, lo_rank, hi_rank, v, sizes):
             xs[rows], values, offsets[inside], zq[rows], first[inside], last[inside])]
         done[rows] = True
     rest = np.flatnonzero(~done & bracket.narrowed)
-    if rest.size:
+    if rest.size and n > _SORTED_REFUSED_UP_TO:
         ok = _crossing_inside(xs[rest], _bracket_rows(bracket, rest), zq[rest])
         at = np.searchsorted(good, rest[ok])
         out[rest[ok]] = values[offsets[at] + _step_positions(
