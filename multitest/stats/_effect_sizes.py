@@ -349,8 +349,9 @@ def _selected_intervals(x, level):
     where ``W - zq`` crosses zero: at a point between two consecutive Walsh averages
     ``T+`` is the number above it, so the rank of the crossing follows from ``zq``
     (:func:`_bound_ranks`).  The Walsh averages around the median and around both
-    crossings are bracketed together (:func:`_walsh_bracket`, from one sample of
-    every row), and each bound is searched in its bracket (:func:`_selected_roots`).
+    crossings are bracketed together (:func:`_walsh_bracket`: the first pivots of the
+    three from one convolution per row), and each bound is searched in its bracket
+    (:func:`_selected_roots`).
     A row whose bracket fails (heavy ties) is searched in its sorted Walsh averages.
     """
     xs = np.sort(x, axis=1)
@@ -376,7 +377,7 @@ def _selected_median_and_roots(xs, rows, zq):
     lo_rank = np.concatenate([np.full(m, first), lo_bound])[order]
     hi_rank = np.concatenate([np.full(m, half), hi_bound])[order]
     stacked = xs[base]
-    bracket = _walsh_bracket(xs, base, lo_rank, hi_rank)
+    bracket = _walsh_bracket(xs, stacked, base, lo_rank, hi_rank)
     narrowed = np.flatnonzero(bracket.narrowed)
     values, sizes = _walsh_candidates(stacked[narrowed], bracket.start[narrowed],
                                       bracket.stop[narrowed])
@@ -420,14 +421,13 @@ class _Bracket:
     narrowed: np.ndarray
 
 
-def _walsh_bracket(samples, base, lo_rank, hi_rank):
-    """The Walsh averages of ranks ``lo_rank..hi_rank`` of each sorted row ``samples[base]``
-    and a few thousand around them (:class:`_Bracket`).  The first pivots come from
+def _walsh_bracket(samples, xs, base, lo_rank, hi_rank):
+    """The Walsh averages of ranks ``lo_rank..hi_rank`` of each sorted row ``xs``, which is
+    ``samples[base]``, and a few thousand around them (:class:`_Bracket`).  The first pivots come from
     counts of binned values (:func:`_histogram_pivots`), the next ones are random Walsh
     averages (seeded); only the time depends on the pivots: each is kept where the exact
     count below it shows that it brackets the ranks.  ``base`` is non-decreasing: the
     rows of a sample are consecutive (:func:`_walsh_positions`)."""
-    xs = samples[base]
     m, n = xs.shape
     bracket = _Bracket(start=np.broadcast_to(np.arange(n), (m, n)).copy(),
                        stop=np.full((m, n), n), below=np.zeros(m, dtype=np.int64),
