@@ -257,7 +257,7 @@ def sign_test_pvalues(wins, trials, alternative="two-sided"):
     return np.where(trials == 0, 1.0, pvalue)
 
 
-def _signed_rank_sums(d):
+def _signed_rank_sums(d, kind=None):
     """Signed-rank summaries of each row of `d`, zeros dropped.
 
     Returns T+ (sum of the average ranks of |d| over positive d), the number
@@ -271,12 +271,14 @@ def _signed_rank_sums(d):
     lowest bit, and zeros sort first. A positive d at sorted position j
     (0-based) has rank ``j + 1 - zeros`` if untied; tie groups then move each
     of their positive members to the middle of the group, which touches the
-    tied values only.
+    tied values only.  ``kind``: the sorting algorithm (:meth:`numpy.ndarray.sort`; the
+    keys are integers, so every algorithm sorts them alike): ``"stable"`` merges the runs
+    of a row whose ``|d|`` falls then rises, as ``d - shift`` of a sorted row does.
     """
     n_rows, n_cols = d.shape
     key = np.abs(d).view(np.uint64) << np.uint64(1)
     key |= d > 0
-    key.sort(axis=1)
+    key.sort(axis=1, kind=kind)
     positive = (key & 1).astype(np.float64)
     magnitude = key >> 1
     zeros = np.count_nonzero(magnitude == 0, axis=1)
