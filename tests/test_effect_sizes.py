@@ -180,9 +180,9 @@ def test_column_intervals_equal_the_scalar_reference_bit_for_bit(S, m, decimals,
     # Rounding makes ties (exact branch off, tie-corrected W); zeros are dropped per
     # column, so the columns have different sizes; S >= 50 takes the normal branch.
     # A bound may be another crossing of W - zq than the reference's bisection finds:
-    # the tie correction makes R's W non-monotone (R's own uniroot finds one of them:
-    # S=116, m=2, decimals=3, zeros=0.375, level=0.99, seed=321 gives -0.792 here,
-    # -0.793 by the reference, -0.79305 by R 4's wilcox.test).
+    # R's W (tie-corrected, in floats) is not monotone, and R's uniroot finds one of
+    # them: S=116, m=2, decimals=3, zeros=0.375, level=0.99, seed=321 gives -0.792 here,
+    # -0.793 by the reference, -0.79305 by R 4's wilcox.test.
     rng = np.random.default_rng(seed)
     d = np.round(rng.normal(rng.normal(0, 0.5), 1.0, (S, m)), decimals)
     d[rng.random((S, m)) < zeros] = 0.0
