@@ -696,6 +696,7 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
     empty = (text == "").to_numpy() | frame[columns["dataset"]].isna().to_numpy()
     _refuse(empty, lambda i: "empty dataset name", source=name, row_offset=row_offset,
             field=columns["dataset"])
+
     def second_row(i):
         first = int(np.flatnonzero((text == text.iloc[i]).to_numpy())[0]) + row_offset
         return f"data set {abbreviate(text.iloc[i])} has a second row (also at row {first})"
