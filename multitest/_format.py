@@ -12,6 +12,7 @@ functions with their own names, never a ``style`` argument.
 :func:`format_p_brief`          a p-value inside a sentence: 2 significant digits
 :func:`p_equals`                ``p = 0.0049`` (or ``p < 1e-300``): a p-value as the
                                 clause of a sentence or a label
+:func:`ordinal`                 ``1st``, ``2nd``, ``1,402nd``: a position or a byte
 :func:`format_number`           any other number: ``digits`` significant digits
 :func:`format_rank`             an average rank or position: 2 decimals
 :func:`format_frequency`        a probability in a text table: 3 decimals,
@@ -38,10 +39,10 @@ import html
 import re
 import unicodedata
 
-__all__ = ["format_p", "format_p_brief", "p_equals", "P_FLOOR", "format_number", "format_rank",
-           "format_frequency", "format_share",
-           "format_table", "printed_width", "escape_html", "escape_terminal", "neutralize_cell",
-           "restore_cell", "FORMULA_START", "RAW_CSV_HELP"]
+__all__ = ["format_p", "format_p_brief", "p_equals", "P_FLOOR", "ordinal", "format_number",
+           "format_rank", "format_frequency", "format_share", "format_table", "printed_width",
+           "escape_html", "escape_terminal", "neutralize_cell", "restore_cell", "FORMULA_START",
+           "RAW_CSV_HELP"]
 
 #: Characters a terminal would act on rather than show: C0 controls but line feed and tab
 #: (ESC starts CSI and OSC sequences, BEL rings, CR and BS overwrite), DEL, C1 controls
@@ -144,6 +145,19 @@ def p_equals(p, label="p", *, brief=False, spaced=True, bound=True):
     text = (format_p_brief if brief else format_p)(p, bound)
     relation, value = ("<", text[1:]) if text == _BELOW_FLOOR else ("=", text)
     return f"{label} {relation} {value}" if spaced else f"{label}{relation}{value}"
+
+
+def ordinal(k):
+    """``1st``, ``2nd``, ``3rd``, ``4th``, ..., ``11th``, ``21st``, ``1,402nd``.
+
+    Examples
+    --------
+    >>> [ordinal(k) for k in (1, 2, 3, 4, 11, 12, 13, 21, 102, 111, 1402)]
+    ['1st', '2nd', '3rd', '4th', '11th', '12th', '13th', '21st', '102nd', '111th', '1,402nd']
+    """
+    k = int(k)
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k:,}{suffix}"
 
 
 def format_number(value, digits=4):

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._errors import MultitestError
-from .._format import format_number, p_equals
+from .._format import format_number, ordinal, p_equals
 from .._lazy import LazyModule
 from ._ordering import cost_ordered_sort
 
@@ -124,13 +124,6 @@ class FriedmanPower:
                 f"would have had power {self.power:.2f}, and the same average positions would "
                 f"reject from {self.datasets_needed} data sets on."
                 + (" Until then the final order is the cost order." if gate else ""))
-
-
-def ordinal(k):
-    """``1st``, ``2nd``, ``3rd``, ``4th``, ..., ``11th``, ``21st``."""
-    k = int(k)
-    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
-    return f"{k}{suffix}"
 
 
 def _p(p, label="p", bound=True):

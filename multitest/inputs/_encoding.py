@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 
 from .._errors import InputError
+from .._format import ordinal
 
 __all__: list[str] = []     # used by the readers of multitest.inputs only
 
@@ -55,6 +56,5 @@ def _error(path, what, block, exc, offset, lines):
     byte = exc.object[exc.start]
     where = offset + start + 1
     row = lines + block[:start].count(b"\n")
-    suffix = "th" if 10 <= where % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(where % 10, "th")
-    return InputError(f"not UTF-8 text (byte 0x{byte:02x}, the {where:,}{suffix} of the file); "
+    return InputError(f"not UTF-8 text (byte 0x{byte:02x}, the {ordinal(where)} of the file); "
                       f"save the {what} as UTF-8", source=path, row=row)
