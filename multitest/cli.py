@@ -572,7 +572,7 @@ def _one_blas_thread(argv):
 
     Stage 1 and the writers run threads (and a forked writer) of their own on every CPU;
     OpenBLAS's own threads, started by the large products of stage 1, only waited for
-    work there, spinning: 0.2 s of CPU at S = 10000 x L = 100 (2 CPUs, 2026-11-24).
+    work there, spinning: 0.1-0.2 s of CPU at S = 10000 x L = 100 (2 CPUs, 2026-11-24).
     Forked writers and a local cluster's workers inherit the setting.
     """
     if _COMMAND_LINE and argv[:1] != ["run"] and "numpy" not in sys.modules:
