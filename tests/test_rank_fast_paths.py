@@ -77,3 +77,22 @@ def test_cost_ordered_sorts_take_the_cheapest_unbeaten_node(L):
             expected.append(node)
             remaining.remove(node)
         assert got[s].tolist() == expected
+
+
+@pytest.mark.parametrize("array", [
+    np.random.default_rng(0).random((40, 7, 10)), np.array([2], dtype=np.int32),
+    np.asarray(["ds1", "dataset é"], dtype=str), np.empty((0, 3)),
+    np.packbits(np.random.default_rng(1).random(999) < 0.5),
+    np.arange(12, dtype=np.uint16).reshape(3, 4)])
+def test_npy_members_are_the_bytes_of_write_array(array, monkeypatch):
+    # Reference: numpy.lib.format.write_array into a file-like object, byte for byte
+    # (chunks of 64 bytes here: the data handed over in several views).
+    import io
+
+    from multitest.outputs import _pairwise_file
+
+    monkeypatch.setattr(_pairwise_file, "_NPY_CHUNK", 64)
+    ours, numpys = io.BytesIO(), io.BytesIO()
+    _pairwise_file._write_npy(ours, array)
+    np.lib.format.write_array(numpys, array, allow_pickle=False)
+    assert ours.getvalue() == numpys.getvalue()
