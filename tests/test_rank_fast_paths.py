@@ -96,3 +96,21 @@ def test_npy_members_are_the_bytes_of_write_array(array, monkeypatch):
     _pairwise_file._write_npy(ours, array)
     np.lib.format.write_array(numpys, array, allow_pickle=False)
     assert ours.getvalue() == numpys.getvalue()
+
+
+@pytest.mark.parametrize("cells", [1, 7, 1 << 20])
+def test_pair_differences_are_the_two_gathers_bit_for_bit(cells):
+    # Reference: scores[:, a] - scores[:, b] of every pair (numpy), compared by bit
+    # pattern (NaN, infinities, -0.0): pairs in runs of one first algorithm (the
+    # triangle, in a permuted order) and pairs in no order.
+    from multitest.stats._posthoc import _pair_differences
+
+    rng = np.random.default_rng(2)
+    scores = rng.choice([0.1, 0.25, np.nan, np.inf, -0.0, 0.0, 1e-300], (23, 9))
+    i, j = np.triu_indices(9, k=1)
+    perm = rng.permutation(9)
+    with np.errstate(invalid="ignore"):
+        for a, b in ((perm[i], perm[j]), (rng.integers(0, 9, 40), rng.integers(0, 9, 40))):
+            got = np.concatenate([d for _, d in _pair_differences(scores, a, b, cells)])
+            expected = (scores[:, a] - scores[:, b]).T
+            assert np.array_equal(got.view(np.uint64), expected.view(np.uint64))
