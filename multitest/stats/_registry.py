@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from importlib import metadata
 
 from .._errors import MultitestError, UnknownTestError
 from ._bayesian import POSTERIOR_EVIDENCE, _credible_interval, bayes_correlated_t
@@ -214,6 +213,8 @@ def _wrap(func, name=None):
 def _entry_points():
     global _ENTRY_POINTS
     if _ENTRY_POINTS is None:
+        from importlib import metadata   # 10 ms to import: only when a name is not built in
+
         _ENTRY_POINTS = {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
     return _ENTRY_POINTS
 
