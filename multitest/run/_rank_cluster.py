@@ -319,6 +319,11 @@ class _BitRows(RowArray):
                             count=self.shape[1]).view(bool)
         return row[rest[0]] if rest else row
 
+    def __array__(self, dtype=None, copy=None):
+        # The booleans of every data set at once are what these bits save (8x the memory)
+        raise TypeError("the decisions of a cluster run are read one data set at a time "
+                        "(or counted by .sum())")
+
     def sum(self):
         """The number of overrides in all (the bits set)."""
         if self._counts is None:
