@@ -756,6 +756,10 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
     for trace in (render_trace(r.dataset("australian"), r.pairwise_test).source,
                   render_second_pass_trace(r).source):
         assert "nothing remaining is practically better" in trace and "significantly" not in trace
+    from multitest.engine import explain_order
+    words = " ".join(e.sentence for e in explain_order(r))
+    assert "(none of them is more probably better)" in words
+    assert "significance" not in words and "(p = " not in words
     for drawing, named in (("row", "numbers on the arrows"), ("matrix", "cells show")):
         one = render_override_graph(r.dataset("australian"), r.settings, r.profile, drawing,
                                     test=r.pairwise_test).source

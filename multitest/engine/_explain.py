@@ -278,8 +278,9 @@ than the cheaper A, so the cost order puts it first.
 
 def _closest(candidates, k, say):
     """`` (closest: b, p = 0.072)``: the candidate with the smallest number."""
-    if not candidates.size:
-        return " (none of them is better, even without significance)"
+    if not candidates.size:    # a Bayesian test's criterion: the more probable direction
+        return (" (none of them is better, even without significance)" if say.bound else
+                " (none of them is more probably better)")
     p = say.pvalues[candidates, k]
     if not np.isfinite(p).any():
         return ""
