@@ -238,6 +238,18 @@ def _column_heads(names):
     return [_cell(f"<B>{_wrap(a, COLUMN_WRAP)}</B>", "CENTER", VALIGN="BOTTOM") for a in names]
 
 
+def _evidence(entry):
+    """What the number of an override of a test (``PairwiseTest`` or ``SecondPassMethod``)
+    is called, and whether it is a p-value (printed as a bound below 1e-300)."""
+    return (entry.evidence, False) if entry.bayesian else ("p", True)
+
+
+def _how(is_p):
+    """How an override is better: ``'significantly'`` (its number a p-value below alpha) or
+    ``'practically'`` (a Bayesian test's posterior probability)."""
+    return "significantly" if is_p else "practically"
+
+
 def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None,
                 evidence=("p", True)):
     """An order of algorithms and the overrides between them, drawn by size.
@@ -322,7 +334,7 @@ def _override_matrix(prior_order, info, overrides, edges, head, evidence):
         rows.append(cells)
     n_edges = int(overrides.sum())
     line = (f"matrix of the {n_edges} overrides: the cell in row i, column j is coloured when "
-            f"the costlier j (column) is {'significantly' if bound else 'practically'} better "
+            f"the costlier j (column) is {_how(bound)} better "
             "than the cheaper i (row)"
             + (("; cells show its p-value" if bound else f"; cells show {_text(label)}")
                if show_p and pvalues else "")

@@ -26,6 +26,7 @@ from .._format import format_number, format_p, format_rank
 from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ._bayes import bayes_section_html
+from ._dot import _evidence
 from ._cd import power_warning
 from .._forked import map_forked
 from ._graphviz import (
@@ -87,6 +88,13 @@ def _table(header, rows, row_classes=None, numeric=(), body=()):
     out += body
     out.append("</tbody></table>")
     return "".join(out)
+
+
+def _heading(entry):
+    """``(column heading, whether a p-value)`` of the numbers of a test's pairs: a p-value
+    prints a bound below 1e-300, a Bayesian ``1 - P(...)`` as computed."""
+    label, bound = _evidence(entry)
+    return ("p-value" if bound else label), bound
 
 
 def _pair_rows(pairs, adjusted, bound=True):
@@ -238,10 +246,9 @@ def _second_pass_section(ranking, figs):
     rows = [[p, a, format_number(sp.average_costs[index[a]]),
              format_rank(sp.average_ranks[index[a]]), final[a]]
             for p, a in enumerate(sp.prior_order, start=1)]
-    bound = not sp.method_entry.bayesian
+    number, bound = _heading(sp.method_entry)
     p = (lambda a, b: "") if sp.posthoc is None else (
         lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
-    number = "p-value" if bound else sp.method_entry.evidence
     edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
                                     ["cheaper", "costlier (better)", number], "→",
                                     "result.json (second_pass.edges)")
@@ -269,11 +276,10 @@ def _nemenyi_section(ranking, figs):
         text = "The Friedman test does not reject: no post-hoc test was applied. "
     warning = power_warning(sp, len(ranking.datasets))
     index = {a: i for i, a in enumerate(sp.algorithms)}
-    bound = not sp.method_entry.bayesian
+    number, bound = _heading(sp.method_entry)
     rows = [(a, b, "" if sp.posthoc is None else
              format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
             for a, b in sp.significant_pairs()]
-    number = "p-value" if bound else sp.method_entry.evidence
     pairs, table = _pairs_html(rows, ["algorithm", "algorithm", number], "–", "posthoc.csv")
     return (f'<section id="posthoc"><h2>{_e(title)}</h2>'
             + (f'<p class="note">{_e(warning)}</p>' if warning else "")
@@ -416,8 +422,7 @@ def _report_pages(ranking, graphs=None):
     page = None
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     exact = ranking.tolerance.exact
-    test = ranking.pairwise_test     # p-values print a bound below 1e-300; a Bayesian 1 - P not
-    number = (test.evidence, False) if test.bayesian else ("p-value", True)
+    number = _heading(ranking.pairwise_test)
     if paged:
         body.append(_datasets_table(ranking, stems))
 

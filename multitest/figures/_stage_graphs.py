@@ -41,7 +41,9 @@ from ._dot import (
     _column_heads,
     _cost_unit_line,
     _digraph,
+    _evidence,
     _heads,
+    _how,
     _label,
     _legend,
     _order_view,
@@ -114,18 +116,6 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     return _order_view(f"override_{r.name}", r.prior_order, info, overrides,
                        lambda: _override_edges(r, adjusted), legend, drawing,
                        ("p", True) if test is None else _evidence(test))
-
-
-def _how(entry):
-    """How an override of a test is better: ``'significantly'`` (a p-value below alpha) or
-    ``'practically'`` (a Bayesian test's posterior probability)."""
-    return "practically" if entry.bayesian else "significantly"
-
-
-def _evidence(entry):
-    """What the number of an override of a test (``PairwiseTest`` or ``SecondPassMethod``)
-    is called, and whether it is a p-value (printed as a bound below 1e-300)."""
-    return (entry.evidence, False) if entry.bayesian else ("p", True)
 
 
 def _override_edges(r, adjusted):
@@ -250,7 +240,7 @@ def render_second_pass_trace(ranking):
     """
     sp = _require_second_pass(ranking, "render_second_pass_trace")
     return _trace_graph("second_pass_trace", "second pass", sp.prior_order, sp.overrides(),
-                        _how(sp.method_entry))
+                        _how(_evidence(sp.method_entry)[1]))
 
 
 def render_trace(dataset_result, test=None):
@@ -286,7 +276,7 @@ def render_trace(dataset_result, test=None):
                                        "pairwise test: ordered by value (ties by cost)"]))
         return g
     return _trace_graph(f"trace_{r.name}", _text(r.name), r.prior_order, r.overrides(),
-                        "significantly" if test is None else _how(test))
+                        _how(test is None or _evidence(test)[1]))
 
 
 # -- stage 4: the significance matrix of the post-hoc test ----------------------------
@@ -480,9 +470,8 @@ def _deciding_lines(prior, overrides, edges, source, evidence):
     kept = transitive_reduction(np.asarray(overrides, dtype=bool))
     deciding = [(a, b, p) for a, b, p in edges if kept[position[a], position[b]]]
     implied = len(edges) - len(deciding)
-    how = "significantly" if evidence[1] else "practically"
-    lines = [f"overrides that decide it ({_text(source)}; costlier {how} better than "
-             f"cheaper){'' if not implied else f', {implied} more implied by these'}:"]
+    lines = [f"overrides that decide it ({_text(source)}; costlier {_how(evidence[1])} better "
+             f"than cheaper){'' if not implied else f', {implied} more implied by these'}:"]
     lines += [f"&#160;&#160;{_text(b)} better than the cheaper {_text(a)}"
               + ("" if p is None else f" ({p_equals(p, evidence[0], bound=evidence[1])})")
               for a, b, p in deciding]
