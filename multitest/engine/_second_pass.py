@@ -360,7 +360,8 @@ def _skillings_mack_sentence(sm, alpha, friedman_gate):
     verdict = "rejects" if sm.pvalue < alpha else "does not reject"
     text = (f"Skillings-Mack test (Friedman's test with missing cells) {verdict} equal "
             f"positions at alpha={alpha:g} (SM={sm.statistic:.4g}, df {sm.df}, "
-            f"{p_equals(sm.pvalue, spaced=False)}; {sm.n_blocks} data sets, {sm.n_missing} missing cells"
+            f"{p_equals(sm.pvalue, spaced=False)}; {sm.n_blocks} data sets, "
+            f"{sm.n_missing} missing cells"
             + (f", {sm.n_dropped} data set(s) with fewer than 2 algorithms not used"
                if sm.n_dropped else "") + ")")
     return text + _gate_outcome(sm.pvalue, alpha, friedman_gate)
@@ -369,7 +370,8 @@ def _skillings_mack_sentence(sm, alpha, friedman_gate):
 def _gate_sentence(fr, alpha, friedman_gate):
     verdict = "rejects" if fr.pvalue < alpha else "does not reject"
     text = (f"Friedman test {verdict} equal average positions at alpha={alpha:g} "
-            f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, {p_equals(fr.pvalue, spaced=False)})")
+            f"(chi2={fr.statistic:.4g} {_TIES_WORDS[fr.ties]}, "
+            f"{p_equals(fr.pvalue, spaced=False)})")
     if fr.all_tied:
         text += " [all algorithms tied on every data set: no information, chi2=0, p=1]"
     return text + _gate_outcome(fr.pvalue, alpha, friedman_gate)

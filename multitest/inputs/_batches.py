@@ -405,9 +405,10 @@ def _quoted_line_end(path, chunk_bytes=2 ** 24):
     """Whether a quoted field of the CSV file holds a line break (``\\n`` or ``\\r``).
 
     Cuts at line ends (of :func:`gather_csv`'s parts, of the cluster's ranges) and the
-    line-wise search for a data set's end hold only without one.  In a valid CSV file a quote is doubled inside a quoted field, so a byte is
-    inside one when an odd number of quotes precede it: one pass over the file, chunks
-    without a quote (``bytes.find``) skipped while outside a field.
+    line-wise search for a data set's end hold only without one.  In a valid CSV file a
+    quote is doubled inside a quoted field, so a byte is inside one when an odd number of
+    quotes precede it: one pass over the file, chunks without a quote (``bytes.find``)
+    skipped while outside a field.
     """
     inside = False
     with open(path, "rb") as handle:
