@@ -423,11 +423,11 @@ class _Bracket:
 
 def _walsh_bracket(samples, xs, base, lo_rank, hi_rank):
     """The Walsh averages of ranks ``lo_rank..hi_rank`` of each sorted row ``xs``, which is
-    ``samples[base]``, and a few thousand around them (:class:`_Bracket`).  The first pivots come from
-    counts of binned values (:func:`_histogram_pivots`), the next ones are random Walsh
-    averages (seeded); only the time depends on the pivots: each is kept where the exact
-    count below it shows that it brackets the ranks.  ``base`` is non-decreasing: the
-    rows of a sample are consecutive (:func:`_walsh_positions`)."""
+    ``samples[base]``, and a few thousand around them (:class:`_Bracket`).  The first
+    pivots come from counts of binned values (:func:`_histogram_pivots`), the next ones
+    are random Walsh averages (seeded); only the time depends on the pivots: each is kept
+    where the exact count below it shows that it brackets the ranks.  ``base`` is
+    non-decreasing: the rows of a sample are consecutive (:func:`_walsh_positions`)."""
     m, n = xs.shape
     bracket = _Bracket(start=np.broadcast_to(np.arange(n), (m, n)).copy(),
                        stop=np.full((m, n), n), below=np.zeros(m, dtype=np.int64),
