@@ -18,7 +18,7 @@ import time
 from . import __version__, example_path
 from ._errors import InputError, MultitestError, abbreviate, one_line
 from ._format import RAW_CSV_HELP, escape_terminal
-from ._lazy import import_in_background
+from ._lazy import collector_paused, import_in_background
 
 __all__ = ["main"]
 
@@ -170,7 +170,8 @@ def _add_analysis_parsers(sub):
 def _add_run_parser(sub):
     run = sub.add_parser("run", help="run learners under cross-validation and measure their "
                          "costs (needs the 'run' extra)", description="Fit every algorithm on "
-                         "every fold of every data set of EXPERIMENT on a Dask cluster; write "
+                         "every fold of every data set of EXPERIMENT, in processes of this machine "
+                         "or on a Dask cluster; write "
                          "DIR/results.csv, DIR/costs/*.yaml and DIR/provenance.json. Re-running "
                          "resumes from the store DIR/store.sqlite.")
     run.add_argument("experiment", metavar="EXPERIMENT.yaml", help="the experiment file")
@@ -179,6 +180,10 @@ def _add_run_parser(sub):
                      help="worker processes of the local cluster (default: CPUs)")
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="use an existing Dask scheduler instead of a local cluster")
+    run.add_argument("--cluster-after", metavar="SECONDS",
+                     help="a local run fits in N processes forked from this one and starts "
+                     "its Dask cluster once the folds left are estimated at more than SECONDS "
+                     "per process (default 10; 0: at once)")
     run.add_argument("--timeout", metavar="SECONDS",
                      help="kill and record a fit that runs longer: positive finite seconds, "
                      "or 'none' for no limit (overrides the experiment's timeout)")
@@ -517,18 +522,21 @@ def _cmd_tests(args):
 
 
 def _cmd_run(args):
-    from .run._runner import run_experiment
+    with collector_paused():
+        from .run._runner import run_experiment
 
     try:
         result = run_experiment(args.experiment, args.out, workers=args.workers,
-                                scheduler=args.scheduler, timeout=args.timeout,
+                                scheduler=args.scheduler, cluster_after=args.cluster_after,
+                                timeout=args.timeout,
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
     except KeyboardInterrupt:
         _say("multitest: interrupted; the folds finished so far are kept in the store: run "
              "the same command again to resume", error=True)
         return 130
     _say(result.summary())
-    return 0
+    # Dask, once started, keeps exit handlers of its own: the interpreter's exit runs them.
+    return 0 if "distributed" in sys.modules else _end_process()
 
 
 #: Whether :func:`main` runs a real command line (not a call from Python).
@@ -546,10 +554,12 @@ def _freeze():
 
 
 def _end_process():
-    """End a ``multitest rank`` of the command line, its output flushed, with status 0
-    (elsewhere return 0): the interpreter's own exit freed the objects of the libraries
-    and the ranking one by one (0.35 s of 2.7 s at S = 10000 x L = 100, 2026-11-24), and
-    the run has no exit handler to wait for (its files are committed, its threads idle)."""
+    """End a ``multitest rank`` (or a ``multitest run`` that started no cluster) of the
+    command line, its output flushed, with status 0 (elsewhere return 0): the
+    interpreter's own exit freed the objects of the libraries and the ranking one by one
+    (0.35 s of 2.7 s at S = 10000 x L = 100; 0.2-0.3 s with scikit-learn loaded,
+    2026-11-24), and the command has no exit handler to wait for (its files are
+    committed, its threads idle, its fit processes reaped)."""
     if not _COMMAND_LINE:
         return 0
     code = 0

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("sklearn")
-from sklearn.datasets import load_iris  # noqa: E402
+from sklearn.datasets import load_iris, load_wine  # noqa: E402
 from sklearn.metrics import accuracy_score  # noqa: E402
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
@@ -395,7 +395,7 @@ def test_closing_a_fit_process_is_bounded_when_its_pipe_is_held_elsewhere(monkey
     from multitest.run import _measure as measure
 
     monkeypatch.setattr(measure, "CLOSE_GRACE", 0.3)
-    process = measure._FitProcess(IRIS)
+    process = measure._FitProcess({"iris": IRIS})
     held = os.dup(process.requests)    # what the other process holds
     statuses = []
     closer = threading.Thread(target=lambda: statuses.append(process.close()), daemon=True)
@@ -415,8 +415,8 @@ def test_a_fit_process_closes_the_pipes_of_the_others():
     # parent side (else the first child would not see its pipe close).
     from multitest.run import _measure as measure
 
-    first = measure._FitProcess(IRIS)
-    second = measure._FitProcess(IRIS)
+    first = measure._FitProcess({"iris": IRIS})
+    second = measure._FitProcess({"iris": IRIS})
     try:   # a fold done: the second child is past its start
         task = _task("sklearn.naive_bayes.GaussianNB")
         assert second.call((fold_indices(IRIS[1], task), task), None)[0] == "ok"
@@ -440,7 +440,7 @@ def test_a_request_to_a_dead_fit_process_is_not_a_wait_for_ever(tmp_path):
     X = np.repeat(IRIS[0], 200, axis=0)     # 30,000 rows: a request of about 240 KB
     data = (X, np.repeat(IRIS[1], 200))
     pid_file = tmp_path / "pid"
-    process = measure._FitProcess(data)
+    process = measure._FitProcess({"iris": data})
     task = _task("run_estimators.LeaveChild", {"pid_file": str(pid_file), "seconds": 60.0})
     split = fold_indices(data[1], task)
     try:
@@ -479,7 +479,7 @@ def test_early_fits_give_the_rows_of_run_task_and_hand_back_the_folds_not_begun(
     from multitest.run import EarlyFits
 
     tasks = _early_tasks(tmp_path / "go")
-    early = EarlyFits.start(IRIS, tasks)
+    early = EarlyFits.start({"iris": IRIS}, tasks)
     try:
         finished = []
         assert _wait_for(lambda: finished.extend(early.rows()) or len(finished) >= 2)
@@ -507,8 +507,9 @@ def test_early_fits_killed_mid_fold_leave_nothing_running(tmp_path):
     from multitest.run import EarlyFits
     from multitest.run import _measure as measure
 
-    early = EarlyFits.start(IRIS, _early_tasks(tmp_path / "never")[2:3])
-    pid, pidfd = early._process.pid, early._pidfd
+    early = EarlyFits.start({"iris": IRIS}, _early_tasks(tmp_path / "never")[2:3])
+    ((process, pidfd),) = early._slots
+    pid = process.pid
     assert _wait_for(lambda: early.stop())      # the waiting fold has begun
     started = time.monotonic()
     early.close(kill=True)
@@ -527,9 +528,10 @@ def test_a_process_forked_during_early_fits_holds_none_of_their_descriptors(tmp_
     # kill at the end of every run).  Reference: /proc/self/fd of the forked process.
     from multitest.run import EarlyFits
 
-    early = EarlyFits.start(IRIS, _early_tasks(tmp_path / "go")[2:3])
+    early = EarlyFits.start({"iris": IRIS}, _early_tasks(tmp_path / "go")[2:3])
     try:
-        ends = (early._process.requests, early._process.replies, early._pidfd)
+        ((process, pidfd),) = early._slots
+        ends = (process.requests, process.replies, pidfd)
         mine = {os.readlink(f"/proc/self/fd/{fd}") for fd in ends}
         pid = os.fork()
         if pid == 0:   # the forked process: exit status 0 if it holds none of them
@@ -541,3 +543,56 @@ def test_a_process_forked_during_early_fits_holds_none_of_their_descriptors(tmp_
         (tmp_path / "go").touch()
         early.close()
     assert [row["status"] for row in early.rows()] == ["ok"]
+
+
+def test_early_fits_share_the_folds_among_their_slots_and_end_a_dead_slot(tmp_path):
+    # Two fit processes forked from this process, each holding both data sets, take the
+    # folds in order.  Reference: run_task on each fold (the worker's path): same loss,
+    # score and model size.  A fit process killed mid-fold is that fold's error and its
+    # slot ends: the other slot fits the rest; once no slot lives the folds left are
+    # estimated at infinity (the runner's cue to start its cluster).
+    from multitest.run import EarlyFits
+
+    wine = load_wine(return_X_y=True)
+    datasets = {"iris": IRIS, "wine": wine}
+    tree = ("sklearn.tree.DecisionTreeClassifier", {"random_state": 0})
+    tasks = [_task(*tree, dataset=name, replication=r, fold=f)
+             for name in datasets for r in (1, 2) for f in (1, 2)]
+    early = EarlyFits.start(datasets, tasks, slots=2)
+    try:
+        assert early.slots == 2
+        rows = early.rows(wait=True)
+    finally:
+        early.close()
+    assert early.ended and early.seconds_left() == 0.0
+    assert sorted(row["replication"] * 10 + row["fold"] for row in rows) == \
+        sorted(t.replication * 10 + t.fold for t in tasks)
+    by_key = {tuple(row[k] for k in ("dataset", "algorithm", "replication", "fold")): row
+              for row in rows}
+    for task in tasks:
+        alone = run_task(datasets[task.dataset], task)
+        for field in ("status", "loss", "score", "model_size"):
+            assert by_key[task.key][field] == alone[field], (task.key, field)
+
+    waiting = [_task("run_estimators.WaitFor", {"path": str(tmp_path / "never")},
+                     algorithm="w", replication=r) for r in (1, 2, 3, 4)]
+    early = EarlyFits.start(datasets, waiting, slots=2)
+    try:
+        assert _wait_for(lambda: len(early.stop()) == 2)    # both slots took a fold
+    finally:
+        early.close(kill=True)
+    statuses = sorted(row["status"] for row in early.rows())
+    assert statuses == ["error", "error"] and early.ended
+
+    early = EarlyFits.start(datasets, waiting, slots=1)
+    try:
+        assert _wait_for(lambda: early.seconds_left() > 0)
+        ((process, _),) = early._slots
+        os.kill(process.pid, signal.SIGKILL)     # the slot's fit process dies
+        assert _wait_for(lambda: early.ended)
+        (row,) = early.rows()
+        assert row["status"] == "error" and "signal SIGKILL" in row["error"], row
+        assert early.seconds_left() == float("inf")   # 3 folds left, no slot
+        assert len(early.stop()) == 1
+    finally:
+        early.close(kill=True)

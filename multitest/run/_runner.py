@@ -58,6 +58,7 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError, one_line
+from .._lazy import collector_paused
 from ._batches import FoldBatches
 from ._experiment import (
     Experiment,
@@ -155,8 +156,8 @@ def require_extra():
             raise MultitestError(EXTRA_MESSAGE)
 
 
-def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=None,
-                   retry_failed=False, show_progress=True, raw_csv=False):
+def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_after=None,
+                   timeout=None, retry_failed=False, show_progress=True, raw_csv=False):
     """Run an experiment (or resume it) and write its folder.
 
     Parameters
@@ -170,6 +171,12 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     scheduler : str, optional
         Address of an existing Dask scheduler (``tcp://host:8786``); then
         `workers` is ignored.
+    cluster_after : float, optional
+        A local run (no `scheduler`) fits its folds in `workers` processes
+        forked from this one, and starts its Dask cluster only once the folds
+        left are estimated at more than `cluster_after` seconds per process
+        (default :data:`CLUSTER_AFTER_SECONDS`; 0: at once).  Not with
+        `scheduler`.
     timeout : float or "none", optional
         Seconds per fit, positive and finite, or ``"none"`` for no limit
         (overrides the experiment's ``timeout``).
@@ -201,11 +208,16 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise MultitestError(f"`workers` must be a positive integer, got {workers!r}")
+    if cluster_after is not None and scheduler is not None:
+        raise MultitestError("`cluster_after` is for the local cluster: not with `scheduler`")
+    cluster_after = CLUSTER_AFTER_SECONDS if cluster_after is None else \
+        _seconds(cluster_after, "cluster_after", zero=True)
     start = time.time()
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
     timeout = experiment.timeout if timeout is None else parse_timeout(timeout)
-    check_estimators(experiment)
+    with collector_paused():     # the learners' libraries are imported here
+        check_estimators(experiment)
     _check_metric(experiment)
     if timeout is not None and not experiment.isolate:
         raise MultitestError("`timeout` needs each fit in its own process: the experiment "
@@ -227,10 +239,12 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
         data = {spec.name: loaded[i] if i in loaded else load_dataset(experiment, i)
                 for i, spec in enumerate(experiment.datasets)
                 if any(t.dataset == spec.name for t in todo)}
-        engine = {"scheduler": scheduler or "local", "workers": workers}
+        engine = {"scheduler": scheduler or "local", "workers": workers} | \
+            ({} if scheduler else {"cluster_after": cluster_after})
         run = store.start_run(len(todo), {"argv": sys.argv, "engine": engine})
         computed, lost, failed, worker_info = _execute(store, run, todo, data, len(tasks),
-                                                       workers, scheduler, show_progress)
+                                                       workers, scheduler, cluster_after,
+                                                       show_progress)
         store.finish_run(run, computed)
         frame = store.frame()
         reused = len(tasks) - len(todo)
@@ -265,13 +279,21 @@ def parse_timeout(value):
     """
     if isinstance(value, str) and value.strip().lower() == "none":
         return None
+    return _seconds(value, "timeout", or_none=True)
+
+
+def _seconds(value, name, zero=False, or_none=False):
+    """`value` as a finite number of seconds, positive (or with `zero`, non-negative)."""
     try:
         seconds = float(value)
     except (TypeError, ValueError):
         seconds = float("nan")
-    if isinstance(value, bool) or not (math.isfinite(seconds) and seconds > 0):
-        raise MultitestError("`timeout` must be a positive finite number of seconds or "
-                             f"'none', got {value!r}")
+    if isinstance(value, bool) or not (math.isfinite(seconds)
+                                       and (seconds >= 0 if zero else seconds > 0)):
+        sign = "non-negative" if zero else "positive"
+        other = " or 'none'" if or_none else ""
+        raise MultitestError(f"`{name}` must be a {sign} finite number of seconds{other}, "
+                             f"got {value!r}")
     return seconds
 
 
@@ -422,12 +444,84 @@ def _connect(workers, scheduler):
         yield stack.enter_context(Client(cluster))
 
 
-def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
-    """Submit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``.
+def _execute(store, run, todo, data, total, workers, scheduler, cluster_after, show_progress):
+    """Fit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``.
 
-    On the local cluster the folds of the first data set begin at once, in a
-    fit process of the driver, while Dask is imported and the cluster starts
-    (:class:`~multitest.run._measure.EarlyFits`); the workers get the rest.
+    A local run begins in the driver, before Dask is imported: as many fit
+    processes forked from it as the cluster would have workers fit the folds
+    in order (:class:`~multitest.run._measure.EarlyFits`).  A run whose folds
+    end without the folds left ever promising more than `cluster_after`
+    seconds of work per process ends there, with no cluster: the cluster's start (Dask's imports, a scheduler, workers, the
+    data sent to each) would only take CPU from the fits.  Otherwise, and at
+    once with ``--scheduler`` or folds that run in the worker (``isolate:
+    false``), the cluster takes the folds not begun: :func:`_on_cluster`.
+    """
+    if not todo:   # complete: no engine to start
+        return 0, 0, 0, {}
+    from .._progress import progress
+
+    slots = workers or os.cpu_count() or 1
+    isolated = [t for t in todo if t.isolate]
+    early = EarlyFits.start(data, isolated, slots) if scheduler is None else None
+    counts = {"computed": 0, "lost": 0, "failed": 0}
+    try:
+        with progress(total, "run", enabled=None if show_progress else False) as bar:
+            bar.update(total - len(todo))
+
+            def commit(rows):    # one transaction for the folds that ended together
+                store.record(rows, run)
+                failed = sum(row["status"] != "ok" for row in rows)
+                counts["computed"] += len(rows)
+                counts["failed"] += failed
+                bar.update(len(rows), failed=failed)
+
+            local = [] if early is None or len(isolated) < len(todo) else \
+                _fit_locally(early, commit, cluster_after)
+            if local is None:
+                worker_info = {"driver": {**_machine(), "fit_processes": early.slots}}
+            else:
+                worker_info = _on_cluster(run, todo, data, workers, scheduler, early, local,
+                                          commit, counts, bar)
+    except BaseException:    # interrupted, the store's fault, no cluster: its folds end now
+        if early is not None:
+            early.close(kill=True)
+        raise
+    if early is not None:
+        early.close()
+    return counts["computed"], counts["lost"], counts["failed"], worker_info
+
+
+#: Seconds of work per fit process, estimated from the folds left (:meth:`EarlyFits.
+#: seconds_left`), past which a local run starts its cluster (``cluster_after``).  On one machine the cluster
+#: fits no faster than the driver's own fit processes (as many, on the same CPUs); it
+#: brings the engine's retries of a lost worker and its batches, for about 1 s of wall
+#: time to start on a 2-CPU machine (``benchmarks/bench_runner.py``): a tenth of the
+#: run it serves, at most.
+CLUSTER_AFTER_SECONDS = 10.0
+#: Seconds between two looks at the driver's fits while none ends.
+_LOOK_SECONDS = 0.25
+
+
+def _fit_locally(early, commit, cluster_after):
+    """Commit the driver's folds as they end: None once all of them are done, or the rows
+    committed so far once the folds left are worth a cluster (or no fit process lives)."""
+    done = []
+    while True:
+        ended = early.ended     # before the rows: no row of a slot is missed
+        if rows := early.rows(timeout=None if ended else _LOOK_SECONDS):
+            commit(rows)
+            done += rows
+        left = early.seconds_left()
+        if left > cluster_after:
+            return done
+        if ended:
+            return None if left == 0 else done
+
+
+def _on_cluster(run, todo, data, workers, scheduler, early, done, commit, counts, bar):
+    """:func:`_execute` on the cluster, the driver's own fits (`early`, if any, having
+    committed the rows `done`) handing over their folds not begun; the workers' machines.
+
     The folds go out in batches sized by the measured CPU time of the folds
     before them (:class:`~multitest.run._batches.FoldBatches`), at most two
     batches per worker at a time.  The folds of a batch whose workers all
@@ -436,56 +530,27 @@ def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
     the cluster, where only its own crash can kill its worker; dying there
     too makes it the fold's error.
     """
-    if not todo:   # complete: no engine to start
-        return 0, 0, 0, {}
-    head = [t for t in todo if t.dataset == todo[0].dataset and t.isolate]
-    early = EarlyFits.start(data[todo[0].dataset], head) if scheduler is None else None
-    try:
-        result = _on_cluster(store, run, todo, data, total, workers, scheduler, show_progress,
-                             early)
-    except BaseException:    # interrupted, the store's fault, no cluster: its fold ends now
-        if early is not None:
-            early.close(kill=True)
-        raise
-    if early is not None:
-        early.close()
-    return result
-
-
-def _on_cluster(store, run, todo, data, total, workers, scheduler, show_progress, early):
-    """:func:`_execute` once the early fits (if any) have begun."""
     from distributed import KilledWorker, as_completed
 
-    from .._progress import progress
-
-    counts = {"computed": 0, "lost": 0, "failed": 0}
-    with _client(workers, scheduler) as client, \
-            progress(total, "run", enabled=None if show_progress else False) as bar:
+    with _client(workers, scheduler) as client:
         worker_info = client.run(_machine)
         shared = _share(client, run, data)
         slots = max(len(worker_info), 1)
-        reused = total - len(todo)
         if early is not None:    # the cluster is up: the workers take the folds not begun
             begun = early.stop()
             todo = [t for t in todo if t.key not in begun]
         batches, futures, pending = FoldBatches(todo, slots), {}, as_completed()
+        batches.learn(done)
         names = itertools.count()
 
         def submit(tasks, name):
             return client.submit(run_tasks, shared[tasks[0].dataset], tasks, pure=False,
                                  key=f"multitest-run{run}-{name}")
 
-        def commit(rows):    # one transaction for the folds of a batch
-            store.record(rows, run)
-            failed = sum(row["status"] != "ok" for row in rows)
-            counts["computed"] += len(rows)
-            counts["failed"] += failed
-            bar.update(len(rows), failed=failed)
-
-        def commit_early(wait=False):    # the driver's own folds, one by one as they end
-            for row in early.rows(wait) if early is not None else ():
-                batches.learn([row])
-                commit([row])
+        def commit_early(wait=False):    # the driver's own folds, as they end
+            if rows := early.rows(wait) if early is not None else ():
+                batches.learn(rows)
+                commit(rows)
 
         def lose(exc, n):    # the engine's failure (worker lost): not stored
             counts["lost"] += n
@@ -498,7 +563,6 @@ def _on_cluster(store, run, todo, data, total, workers, scheduler, show_progress
                 futures[future] = batch
                 pending.add(future)
 
-        bar.update(reused)
         commit_early()
         for _ in range(2 * slots):
             send()
@@ -536,7 +600,7 @@ def _on_cluster(store, run, todo, data, total, workers, scheduler, show_progress
                 future.release()
             commit([row])
         client.run(close_fit_processes)
-    return counts["computed"], counts["lost"], counts["failed"], worker_info
+    return worker_info
 
 
 def _share(client, run, data):
