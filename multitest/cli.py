@@ -170,8 +170,8 @@ def _add_analysis_parsers(sub):
 def _add_run_parser(sub):
     run = sub.add_parser("run", help="run learners under cross-validation and measure their "
                          "costs (needs the 'run' extra)", description="Fit every algorithm on "
-                         "every fold of every data set of EXPERIMENT, in processes of this machine "
-                         "or on a Dask cluster; write "
+                         "every fold of every data set of EXPERIMENT, in processes of this "
+                         "machine or on a Dask cluster; write "
                          "DIR/results.csv, DIR/costs/*.yaml and DIR/provenance.json. Re-running "
                          "resumes from the store DIR/store.sqlite.")
     run.add_argument("experiment", metavar="EXPERIMENT.yaml", help="the experiment file")

@@ -523,7 +523,7 @@ class EarlyFits:
         if kill:     # through the pidfd: never a signal to a reaped, reused process id
             with _forking:
                 for _, pidfd in self._slots:
-                    with contextlib.suppress(ProcessLookupError, OSError):
+                    with contextlib.suppress(ProcessLookupError):
                         signal.pidfd_send_signal(pidfd, signal.SIGKILL)
         for thread in self._threads:
             thread.join()

@@ -451,8 +451,9 @@ def _execute(store, run, todo, data, total, workers, scheduler, cluster_after, s
     processes forked from it as the cluster would have workers fit the folds
     in order (:class:`~multitest.run._measure.EarlyFits`).  A run whose folds
     end without the folds left ever promising more than `cluster_after`
-    seconds of work per process ends there, with no cluster: the cluster's start (Dask's imports, a scheduler, workers, the
-    data sent to each) would only take CPU from the fits.  Otherwise, and at
+    seconds of work per process ends there, with no cluster: the cluster's
+    start (Dask's imports, a scheduler, workers, the data sent to each) would
+    only take CPU from the fits.  Otherwise, and at
     once with ``--scheduler`` or folds that run in the worker (``isolate:
     false``), the cluster takes the folds not begun: :func:`_on_cluster`.
     """
@@ -492,11 +493,11 @@ def _execute(store, run, todo, data, total, workers, scheduler, cluster_after, s
 
 
 #: Seconds of work per fit process, estimated from the folds left (:meth:`EarlyFits.
-#: seconds_left`), past which a local run starts its cluster (``cluster_after``).  On one machine the cluster
-#: fits no faster than the driver's own fit processes (as many, on the same CPUs); it
-#: brings the engine's retries of a lost worker and its batches, for about 1 s of wall
-#: time to start on a 2-CPU machine (``benchmarks/bench_runner.py``): a tenth of the
-#: run it serves, at most.
+#: seconds_left`), past which a local run starts its cluster (``cluster_after``).  On one
+#: machine the cluster fits no faster than the driver's own fit processes (as many, on
+#: the same CPUs); it brings the engine's retries of a lost worker and its batches, for
+#: about 1 s of wall time to start on a 2-CPU machine (``benchmarks/bench_runner.py``): a
+#: tenth of the run it serves, at most.
 CLUSTER_AFTER_SECONDS = 10.0
 #: Seconds between two looks at the driver's fits while none ends.
 _LOOK_SECONDS = 0.25
@@ -511,11 +512,10 @@ def _fit_locally(early, commit, cluster_after):
         if rows := early.rows(timeout=None if ended else _LOOK_SECONDS):
             commit(rows)
             done += rows
-        left = early.seconds_left()
-        if left > cluster_after:
+        if early.seconds_left() > cluster_after:    # infinite if folds are left, no slot
             return done
         if ended:
-            return None if left == 0 else done
+            return None
 
 
 def _on_cluster(run, todo, data, workers, scheduler, early, done, commit, counts, bar):
