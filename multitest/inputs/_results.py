@@ -337,12 +337,22 @@ def _csv_rows(name, **options):
 
 
 def _header(name):
-    """``{stripped name: raw name}`` of the header line, or None (duplicated names)."""
+    """``{stripped name: raw name}`` of the header line, or None (no header, or blank names
+    given twice, as trailing commas make); InputError if a name is given twice."""
     with _csv_rows(name) as reader:
         header = next(reader, None)
     if not header:
         return None
-    raw = {c.strip(): c for c in header}
+    raw = {}
+    for number, column in enumerate(header, 1):
+        stripped = column.strip()
+        if stripped and stripped in raw:
+            first = 1 + [c.strip() for c in header].index(stripped)
+            raise InputError(f"column '{abbreviate(stripped)}' is named twice in the header "
+                             f"(columns {first} and {number}): which one holds the data is "
+                             "not said; name each column once", source=name, row=1,
+                             field=stripped)
+        raw[stripped] = column
     return raw if len(raw) == len(header) else None
 
 
@@ -586,6 +596,7 @@ def _parquet_batches(files, raw, name, columns, kind, missing_ok=False):
 def _read(name):
     """The text path: every field as text, exactly as written."""
     try:
+        _header(name)     # a name given twice: refused, not renamed by pandas
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             frame = pd.read_csv(name, dtype=str, keep_default_na=False, skipinitialspace=True,
@@ -734,7 +745,8 @@ def _to_error(values, kind, column, name, row_offset):
         raise InputError("kind accuracy-percent, but every value is at most 1: these are "
                          "accuracies between 0 and 1, not percentages (use kind accuracy)",
                          source=name, field=column)
-    percent = kind == "accuracy-percent" or (kind == "accuracy" and np.nanmax(values) > 1)
+    percent = kind == "accuracy-percent" or (
+        kind == "accuracy" and np.max(values, initial=-np.inf, where=~np.isnan(values)) > 1)
     top = 100.0 if percent else 1.0
     bad = (values < 0) | (values > top)
     if bad.any():

@@ -227,6 +227,12 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     loaded = {}
     digests = _digests(experiment, loaded)
     tasks = _tasks(experiment, timeout, digests)
+    # Every data set is loaded and checked before the folder is touched: a data set
+    # refused leaves no folder (nor store) behind.  A resumed run reads those it will
+    # not fit again too; their files were read for their digests already.
+    for i in range(len(experiment.datasets)):
+        if i not in loaded:
+            loaded[i] = load_dataset(experiment, i)
     out = os.path.abspath(os.fspath(out))
     # The folder is locked from before the store opens to after the outputs are written:
     # a second run (or any other writer) on it stops at once with one line.
@@ -235,10 +241,9 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
             Store(store_path) as store:
         done = store.done()
         todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
-        # Every data set a fold needs is loaded and checked before the first fit.
-        data = {spec.name: loaded[i] if i in loaded else load_dataset(experiment, i)
-                for i, spec in enumerate(experiment.datasets)
-                if any(t.dataset == spec.name for t in todo)}
+        needed = {t.dataset for t in todo}
+        data = {spec.name: loaded[i] for i, spec in enumerate(experiment.datasets)
+                if spec.name in needed}
         engine = {"scheduler": scheduler or "local", "workers": workers} | \
             ({} if scheduler else {"cluster_after": cluster_after})
         run = store.start_run(len(todo), {"argv": sys.argv, "engine": engine})
