@@ -180,6 +180,11 @@ def test_experiment_defaults_and_fields(tmp_path):
     (GOOD.replace("metric", "metric") + "timeout: -1\n", "row 7, field 'timeout'"),
     (GOOD + "color: red\n", "row 7, field 'color'"),
     (GOOD + "isolate: false\ntimeout: 5\n", "row 8, field 'timeout'"),
+    # 1 x 2 x 10^8 x 3 folds: the tasks alone filled the memory, silently, for minutes.
+    (GOOD.replace("replications: 2", "replications: 100000000"),
+     "row 6, field 'cv': 600,000,000 folds in all (1 data set(s) x 2 algorithms x "
+     "100,000,000 replications x 3 folds); one experiment runs at most 1,000,000"),
+    (GOOD + "repeats: 101\n", "row 7, field 'repeats': must be at most 100"),
 ])
 def test_experiment_errors_name_file_row_and_field(tmp_path, text, where):
     path = _write(tmp_path, text)
@@ -197,6 +202,16 @@ def test_estimator_and_dataset_errors_are_found_before_running(tmp_path):
     path = _write(tmp_path, GOOD.replace("GaussianNB", "NoSuchThing"))
     with pytest.raises(InputError, match=r"field 'algorithms.nb.estimator': cannot import"):
         check_estimators(load_experiment(path))
+    # A value scikit-learn's own constraints refuse (every fold's fit failed, exit 0).
+    path = _write(tmp_path, GOOD.replace("max_depth: 2", "max_depth: -2"))
+    with pytest.raises(InputError, match=r"row 5, field 'algorithms.tree.params': "
+                                         r"sklearn.tree.DecisionTreeClassifier refuses the "
+                                         r"parameters: The 'max_depth' parameter"):
+        check_estimators(load_experiment(path))
+    # An estimator that declares no constraints (not scikit-learn's own) is not checked so.
+    path = _write(tmp_path, GOOD.replace("sklearn.tree.DecisionTreeClassifier, params: "
+                                         "{max_depth: 2}", "run_estimators.Sleep"))
+    check_estimators(load_experiment(path))
     exp = load_experiment(_write(tmp_path, GOOD.replace("sklearn: iris", "sklearn: titanic")))
     with pytest.raises(InputError, match="row 2.*no bundled scikit-learn data set 'titanic'"):
         load_dataset(exp, 0)
