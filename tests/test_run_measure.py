@@ -4,12 +4,15 @@ References: scikit-learn's own StratifiedKFold, accuracy_score and pickle (the f
 errors and model sizes must equal what they give); known allocations for the peak
 memory (an estimator that writes exactly N bytes); known durations for the timeout.
 """
+import contextlib
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -321,6 +324,48 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
                        "'tcp://127.0.0.1:9'"):
         run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",
                                   show_progress=False)
+    # A server of another kind: one that answers the handshake with an HTTP page (Dask
+    # read its first bytes as a frame of 3 EiB: a MemoryError traceback), one that waits
+    # for a request of its own (Dask waited for the handshake for ever).
+    for answer, words in ((b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n", ""),
+                          (None, "nothing answered as one within 2s")):
+        with _server(answer) as address:
+            started = time.monotonic()
+            with pytest.raises(MultitestError, match=f"cannot reach a Dask scheduler at "
+                               f"'{address}' \\(.*{words}"):
+                run_module.run_experiment(experiment, tmp_path / "out", scheduler=address,
+                                          show_progress=False)
+            assert time.monotonic() - started < 30
+
+
+@contextlib.contextmanager
+def _server(answer):
+    """A TCP server on the loopback that sends `answer` to each connection (None: nothing)
+    and keeps it open; its address."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.05)   # a close from another thread does not end an accept
+    held, done = [], threading.Event()
+
+    def serve():
+        while not done.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            held.append(connection)
+            if answer is not None:
+                connection.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join(10)
+        listener.close()
+        for connection in held:
+            connection.close()
 
 
 def test_an_estimator_missing_on_the_worker_is_the_folds_error():

@@ -411,16 +411,45 @@ def _client(workers, scheduler):
         yield client
 
 
+def _handshake(address):
+    """Complete one handshake with the Dask scheduler at `address` within
+    :data:`CONNECT_TIMEOUT`, or raise (TimeoutError if nothing answered in time).
+
+    Dask's own connection bounds the TCP connect but waits for the handshake for ever: a
+    server of another kind that reads before it answers (an HTTP server) held the command
+    with no end.  In a thread of its own: the caller's may run an event loop (Jupyter).
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dask.utils import parse_timedelta
+    from distributed.comm import connect
+
+    seconds = parse_timedelta(CONNECT_TIMEOUT)
+
+    async def handshake():
+        comm = await connect(address, timeout=seconds)
+        await comm.close()
+
+    with ThreadPoolExecutor(1, thread_name_prefix="multitest-handshake") as pool:
+        pool.submit(asyncio.run, asyncio.wait_for(handshake(), seconds)).result()
+
+
 @contextlib.contextmanager
 def _connect(workers, scheduler):
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
         try:
+            _handshake(scheduler)
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, ValueError, TypeError) as exc:
+        except TimeoutError:
             raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
-                                 f"({type(exc).__name__}: {exc})") from None
+                                 f"(nothing answered as one within {CONNECT_TIMEOUT})") from None
+        except Exception as exc:   # noqa: BLE001 - unreachable, or another server there: a
+            # garbage handshake fails anywhere (a 403 page read as a frame length of 3 EiB)
+            raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
+                                 f"({type(exc).__name__}: {one_line(exc)})") from None
         with client:
             yield client
         return
