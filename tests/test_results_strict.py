@@ -207,6 +207,24 @@ def test_parquet_errors_name_the_row(tmp_path):
         load_results(tmp_path / "x.parquet")
     with pytest.raises(InputError, match="no such file"):
         load_results(tmp_path / "absent.parquet")
+    # A schema naming a column twice (pyarrow allows it): said so, for a whole file and for
+    # a part of row groups (the cluster's), where pyarrow's "Multiple matches for
+    # FieldRef.Name(error)" message was shown.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from multitest.inputs import load_part, split_input
+
+    table = pa.Table.from_pandas(_frame(S=2, L=3), preserve_index=False)
+    pq.write_table(table.append_column("error", table["error"]), tmp_path / "d.parquet",
+                   row_group_size=10)
+    message = (r"d.parquet, field 'error': column 'error' is named twice in the schema "
+               r"\(columns 5 and 6\)")
+    with pytest.raises(InputError, match=message):
+        load_results(tmp_path / "d.parquet")
+    part = split_input(tmp_path / "d.parquet", group_rows=1)[0]
+    with pytest.raises(InputError, match=message):
+        load_part(part)
 
 
 def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):

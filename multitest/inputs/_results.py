@@ -343,17 +343,25 @@ def _header(name):
         header = next(reader, None)
     if not header:
         return None
+    raw = _columns_named_once(header, name, row=1)
+    return raw if len(raw) == len(header) else None
+
+
+def _columns_named_once(names, source, row=None):
+    """``{stripped name: name}`` of a header (`row` 1) or a Parquet schema (no row);
+    InputError if a name is given twice (blank names, of trailing commas, may be)."""
     raw = {}
-    for number, column in enumerate(header, 1):
-        stripped = column.strip()
+    for number, column in enumerate(names, 1):
+        stripped = str(column).strip()
         if stripped and stripped in raw:
-            first = 1 + [c.strip() for c in header].index(stripped)
-            raise InputError(f"column '{abbreviate(stripped)}' is named twice in the header "
+            first = 1 + [str(c).strip() for c in names].index(stripped)
+            where = "header" if row is not None else "schema"
+            raise InputError(f"column '{abbreviate(stripped)}' is named twice in the {where} "
                              f"(columns {first} and {number}): which one holds the data is "
-                             "not said; name each column once", source=name, row=1,
+                             "not said; name each column once", source=source, row=row,
                              field=stripped)
         raw[stripped] = column
-    return raw if len(raw) == len(header) else None
+    return raw
 
 
 def _wanted(raw, columns):
@@ -531,6 +539,8 @@ def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
     except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
         raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
                          source=parts[0]) from None
+    for part, schema in zip(parts, schemas):
+        _columns_named_once(schema, part)
     present = schemas[0]
     names = [c for c in present if str(c).strip() in (columns["dataset"], columns["algorithm"])]
     raw = {str(c).strip(): c for c in present}
