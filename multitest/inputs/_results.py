@@ -695,6 +695,15 @@ def _wide_columns(present, columns):
     return others
 
 
+#: Names of the rows a published table adds below its data sets (compared in lower case,
+#: without a final '.' or ':'); a wide table with one is refused (:func:`_melted`).
+SUMMARY_ROWS = frozenset({
+    "average", "avg", "mean", "median", "std", "sd", "stdev", "std. dev", "total", "sum",
+    "rank", "ranks", "average rank", "avg rank", "avg. rank", "mean rank", "average ranking",
+    "w/t/l", "win/tie/loss", "wins", "losses", "ties", "count", "best", "worst",
+})
+
+
 def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
     """A wide table as the long one of a score matrix (``dataset, algorithm, value``),
     every cell checked first so that a message names the row and column of the file."""
@@ -705,6 +714,13 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
                          "and algorithm, say what the values are: --kind error, accuracy or "
                          "accuracy-percent (load_results(..., kind=...) in Python)", source=name,
                          field=columns["algorithm"])
+    text = frame[columns["dataset"]].astype(str).str.strip()
+    summary = text.str.lower().str.strip(".: ").isin(SUMMARY_ROWS).to_numpy() \
+        | text.str.startswith(("*", "†", "‡")).to_numpy()
+    _refuse(summary, lambda i: f"{abbreviate(repr(text.iloc[i]))} looks like a summary or "
+                               "a note of a published table, not a data set (its cells would "
+                               "be ranked as one); remove the row, or rename the data set",
+            source=name, row_offset=row_offset, field=columns["dataset"])
     values = []
     for column in algorithms:
         numbers, first_blank = _numeric(frame, column, name, row_offset, fast=False)
@@ -713,7 +729,6 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
                              "drop|worst|baseline:NAME|partial", source=name,
                              row=first_blank, field=column)
         values.append(numbers)
-    text = frame[columns["dataset"]].astype(str).str.strip()
     empty = (text == "").to_numpy() | frame[columns["dataset"]].isna().to_numpy()
     _refuse(empty, lambda i: "empty dataset name", source=name, row_offset=row_offset,
             field=columns["dataset"])
