@@ -294,6 +294,17 @@ def test_a_bad_cell_of_a_wide_table_is_named_by_its_row_and_column(tmp_path, row
     assert (error.value.row, error.value.field) == (row, field)
 
 
+@pytest.mark.parametrize("header", ["Dataset", "data set", "DATA_SET"])
+def test_a_key_column_spelt_otherwise_is_named_in_the_error(tmp_path, header):
+    path = tmp_path / "wide.csv"
+    path.write_text(WIDE.replace("dataset", header, 1))
+    with pytest.raises(InputError, match=re.escape(f"missing column 'dataset' (the dataset); "
+                                                   f"columns are {header}, svm, knn, c45 "
+                                                   f"('{header}' is spelt otherwise: rename "
+                                                   "it 'dataset')")):
+        load_results(path, kind="accuracy")
+
+
 def test_a_wide_table_with_a_missing_cell_is_ranked_by_a_missing_policy(tmp_path):
     path = tmp_path / "wide.csv"
     path.write_text(WIDE.replace("wine,0.97,0.96,0.92", "wine,0.97,,0.92"))

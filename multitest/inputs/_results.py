@@ -655,8 +655,8 @@ def _resolve_columns(present, name, dataset, algorithm, replication, fold, value
     for field, column in (("dataset", dataset), ("algorithm", algorithm)):
         if column not in present:
             raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
-                             f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}",
-                             source=name, field=column)
+                             f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}"
+                             f"{_spelling_hint(present, column)}", source=name, field=column)
     replication = replication if replication in present else None
     fold = fold if fold in present else None
     if replication is not None and fold is None:
@@ -743,6 +743,15 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
                          "algorithm": np.tile(np.array([str(a).strip() for a in algorithms],
                                                        dtype=object), S),
                          "value": np.column_stack(values).ravel() if S else np.empty(0)})
+
+
+def _spelling_hint(present, column):
+    """A hint when a column differs from the one looked for only in case, spaces, '_' or
+    '-' (``Dataset``, ``data set``): key columns are matched exactly."""
+    def key(name):
+        return "".join(ch for ch in str(name).lower() if ch not in " _-")
+    close = [c for c in present if key(c) == key(column)]
+    return f" ('{abbreviate(close[0])}' is spelt otherwise: rename it '{column}')" if close else ""
 
 
 def _separator_hint(present):
