@@ -327,7 +327,8 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
     # A server of another kind: one that answers the handshake with an HTTP page (Dask
     # read its first bytes as a frame of 3 EiB: a MemoryError traceback), one that waits
     # for a request of its own (Dask waited for the handshake for ever).
-    for answer, words in ((b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n", ""),
+    for answer, words in ((b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
+                           "a server answered, not as one: "),
                           (None, "nothing answered as one within 2s")):
         with _server(answer) as address:
             started = time.monotonic()

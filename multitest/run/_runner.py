@@ -448,8 +448,9 @@ def _connect(workers, scheduler):
                                  f"(nothing answered as one within {CONNECT_TIMEOUT})") from None
         except Exception as exc:   # noqa: BLE001 - unreachable, or another server there: a
             # garbage handshake fails anywhere (a 403 page read as a frame length of 3 EiB)
+            other = "" if isinstance(exc, OSError) else "a server answered, not as one: "
             raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
-                                 f"({type(exc).__name__}: {one_line(exc)})") from None
+                                 f"({other}{type(exc).__name__}: {one_line(exc)})") from None
         with client:
             yield client
         return
