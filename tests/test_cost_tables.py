@@ -90,6 +90,8 @@ def test_cli_costs_from_csv_table_and_column(tmp_path, capsys):
     ("dataset,a,b\nd1,1,2\nd2,-1,2\n", "row 3, field 'a': cost must not be negative"),
     ("dataset,a,b\nd1,1,2\nd1,1,2\n", "row 3, field 'dataset': data set 'd1' is given twice"),
     ("dataset\nd1\n", "row 1: a cost table needs a data set column"),
+    ("dataset,a,b\nd1,1,2\nd2,1e300,2\n", r"row 3, field 'a': cost 1e\+300 is too large "
+                                        r"\(at most 1e\+100"),
 ])
 def test_bad_cost_tables_name_file_row_and_field(tmp_path, text, message):
     path = tmp_path / "costs.csv"
@@ -111,6 +113,11 @@ def test_bad_columns_and_mappings(tmp_path):
         as_profile("column:fit_time")
     with pytest.raises(InputError, match="field 'b': cost must not be negative"):
         as_profile({"a": 1, "b": -2})
+    with pytest.raises(InputError, match=r"field 'b': cost 1e\+200 is too large"):
+        as_profile({"a": 1, "b": 1e200})
+    frame.loc[3, "fit_time"] = 1e300
+    with pytest.raises(InputError, match=r"row 3, field 'fit_time': cost 1e\+300 is too large"):
+        profile_from_column(frame, "fit_time")
     with pytest.raises(MultitestError, match="either one cost per algorithm"):
         as_profile({"a": 1, "d": {"a": 1}})
     with pytest.raises(InputError, match=r"no cost for algorithm\(s\) a1"):

@@ -80,6 +80,11 @@ def test_lexicographic_and_weighted_bundled_examples(example):
     ("costs: {a: 1, b: -2}\n", r"row 1, field 'costs.b': cost must not be negative"),
     ("costs:\n  a: 1\n  b:\n", r"row 3, field 'costs.b': missing cost"),
     ("costs:\n  a: 1\n  b: fast\n", r"row 3, field 'costs.b': cost must be a finite number"),
+    # The mean over two data sets of 1.5e308 is infinite: a traceback of the JSON writer.
+    ("costs:\n  a: 1\n  b: 1.5e+308\n", r"row 3, field 'costs.b': cost 1.5e\+308 is too large "
+                                      r"\(at most 1e\+100: costs are summed"),
+    ("costs:\n  a: 1\n  b: '1e-3'\n", r"row 3, field 'costs.b': cost must be a finite number, "
+                                     r"got '1e-3'"),     # quoted: text
     ("cost: {a: 1}\n", r"row 1, field 'cost': unknown key 'cost'; valid keys are"),
     ("name: x\n", r"needs exactly one of costs, per_dataset, order"),
     ("costs: {a: 1}\nnormalization: mean\n", r"row 2, field 'normalization': normalization "
@@ -115,6 +120,16 @@ def test_cycle_and_yaml_keys_stay_text(tmp_path):
     # YAML 1.1 would read the key `no` as False and `1` as an integer.
     profile = load_profile(_yaml(tmp_path, "costs: {no: 1, 1: 2}\n"))
     np.testing.assert_array_equal(profile.cost_matrix(["d"], ["no", "1"]), [[1, 2]])
+
+
+def test_numbers_with_an_exponent_are_numbers_as_in_yaml_1_2(tmp_path):
+    # PyYAML (YAML 1.1) reads 1e-3 and 2.5e10 as text (a float needs a dot and a signed
+    # exponent there); YAML 1.2's core schema, and a user, read numbers.  Reference: the
+    # floats Python parses from the same text.
+    text = "costs: {a: 1e-3, b: 2.5e10, c: 1E6, d: .5e1, e: 7, f: 1.0e+3}\n"
+    profile = load_profile(_yaml(tmp_path, text))
+    np.testing.assert_array_equal(profile.cost_matrix(["d"], list("abcdef")),
+                                  [[1e-3, 2.5e10, 1e6, 5.0, 7.0, 1e3]])
 
 
 def test_bundled_list():

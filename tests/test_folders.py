@@ -281,6 +281,24 @@ def test_two_runs_on_one_folder_are_kept_apart_for_the_whole_run(tmp_path):
     assert provenance["cv"]["seed"] == 1
 
 
+def test_a_task_that_fails_leaves_no_empty_folder_it_created(tmp_path):
+    # hold() creates a missing folder; if the task fails before writing anything, the
+    # folder goes again.  A folder that existed, or that holds a file, stays.
+    class Refused(Exception):
+        pass
+
+    new, existing, written = (tmp_path / name for name in ("new", "existing", "written"))
+    existing.mkdir()
+    for out in (new, existing, written):
+        with pytest.raises(Refused), hold(out):
+            if out == written:
+                (out / "store.sqlite").write_bytes(b"")
+            raise Refused
+    assert not new.exists()
+    assert existing.is_dir() and not any(existing.iterdir())
+    assert [p.name for p in written.iterdir()] == ["store.sqlite"]
+
+
 def test_the_children_of_a_killed_writer_do_not_keep_its_lock(tmp_path):
     """A forked child (a Dask worker, a fit process) closes its copy of the lock: once the
     writer is SIGKILLed, the folder is free although the child still lives."""

@@ -270,7 +270,19 @@ def test_a_wide_table_is_a_score_matrix_once_its_values_are_named(tmp_path):
     (3, "wine,0.97,,0.92", "missing value", "knn"),
     (3, "wine,0.97,abc,0.92", "not a finite number: 'abc'", "knn"),
     (4, "iris,0.1,0.2,0.3", "data set iris has a second row (also at row 2)", "dataset"),
-    (3, ",0.97,0.96,0.92", "empty dataset name", "dataset")])
+    (3, ",0.97,0.96,0.92", "empty dataset name", "dataset"),
+    # Cells as tables print them: each gets what to write instead.
+    (3, "wine,97%,0.96,0.92", "not a finite number: '97%' (a percentage sign: write the "
+                              "number alone; accuracies in percent are --kind "
+                              "accuracy-percent)", "svm"),
+    (3, "wine,0.97 ± 0.01,0.96,0.92", "not a finite number: '0.97 ± 0.01' (a mean and its "
+                                      "deviation: write one number per cell", "svm"),
+    (3, "wine,0.97,0.96†,0.92", "not a finite number: '0.96†' (a mark of the table", "knn"),
+    # The rows a published table adds below its data sets would be ranked as data sets.
+    (4, "Average,0.87,0.87,0.84", "'Average' looks like a summary or a note of a published "
+                                  "table, not a data set", "dataset"),
+    (4, "Avg. rank:,1.7,1.7,2.7", "'Avg. rank:' looks like a summary", "dataset"),
+    (4, "* p < 0.05,,,", "'* p < 0.05' looks like a summary or a note", "dataset")])
 def test_a_bad_cell_of_a_wide_table_is_named_by_its_row_and_column(tmp_path, row, text,
                                                                   message, field):
     lines = WIDE.splitlines()
@@ -280,6 +292,17 @@ def test_a_bad_cell_of_a_wide_table_is_named_by_its_row_and_column(tmp_path, row
     with pytest.raises(InputError, match=re.escape(message)) as error:
         load_results(path, kind="error")
     assert (error.value.row, error.value.field) == (row, field)
+
+
+@pytest.mark.parametrize("header", ["Dataset", "data set", "DATA_SET"])
+def test_a_key_column_spelt_otherwise_is_named_in_the_error(tmp_path, header):
+    path = tmp_path / "wide.csv"
+    path.write_text(WIDE.replace("dataset", header, 1))
+    with pytest.raises(InputError, match=re.escape(f"missing column 'dataset' (the dataset); "
+                                                   f"columns are {header}, svm, knn, c45 "
+                                                   f"('{header}' is spelt otherwise: rename "
+                                                   "it 'dataset')")):
+        load_results(path, kind="accuracy")
 
 
 def test_a_wide_table_with_a_missing_cell_is_ranked_by_a_missing_policy(tmp_path):

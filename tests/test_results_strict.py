@@ -61,6 +61,16 @@ CASES = {
                         r"for 'error'"),
     "header only": (lambda lines: lines.__delitem__(slice(1, None)),
                     r"row 2: no data rows \(only a header\)"),
+    # An accuracy column: its scale is read from the values, of which there are none (a
+    # traceback of NumPy's nanmax on an empty array before).
+    "header only, accuracies": (lambda lines: lines.__setitem__(
+        slice(None), [HEADER.replace("error", "accuracy")]),
+        r"row 2: no data rows \(only a header\)"),
+    # pandas renamed the second 'error' to 'error.1' and the first was ranked, silently.
+    "a column named twice": (lambda lines: lines.__setitem__(
+        slice(None), [HEADER + ",error"] + [line + ",0.5" for line in lines[1:]]),
+        r"row 1, field 'error': column 'error' is named twice in the header "
+        r"\(columns 5 and 6\)"),
     "1e308 error": (_set(4, 4, "1e308"),
                     r"row 4, field 'error': value 1e308 is too large"),
     "-1e308 error": (_set(4, 4, "-1e308"),
@@ -117,6 +127,17 @@ def test_long_names_and_values_are_abbreviated(where, reader, tmp_path):
     message = str(info.value)
     assert len(message) < 600 + len(str(path)) and "characters)" in message
     assert "\n" not in message
+
+
+def test_blank_column_names_of_trailing_commas_are_read(reader, tmp_path):
+    # A spreadsheet's export with two empty columns at the end: two blank names are not a
+    # name given twice.  Reference: the same file without them.
+    path = tmp_path / "trailing.csv"
+    plain = _rows().splitlines()
+    path.write_text("\n".join(line + ",," for line in plain) + "\n")
+    (tmp_path / "plain.csv").write_text("\n".join(plain) + "\n")
+    got, want = load_results(str(path)), load_results(str(tmp_path / "plain.csv"))
+    np.testing.assert_array_equal(got.errors, want.errors)
 
 
 def test_long_column_name_is_abbreviated(tmp_path):
@@ -186,6 +207,24 @@ def test_parquet_errors_name_the_row(tmp_path):
         load_results(tmp_path / "x.parquet")
     with pytest.raises(InputError, match="no such file"):
         load_results(tmp_path / "absent.parquet")
+    # A schema naming a column twice (pyarrow allows it): said so, for a whole file and for
+    # a part of row groups (the cluster's), where pyarrow's "Multiple matches for
+    # FieldRef.Name(error)" message was shown.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from multitest.inputs import load_part, split_input
+
+    table = pa.Table.from_pandas(_frame(S=2, L=3), preserve_index=False)
+    pq.write_table(table.append_column("error", table["error"]), tmp_path / "d.parquet",
+                   row_group_size=10)
+    message = (r"d.parquet, field 'error': column 'error' is named twice in the schema "
+               r"\(columns 5 and 6\)")
+    with pytest.raises(InputError, match=message):
+        load_results(tmp_path / "d.parquet")
+    part = split_input(tmp_path / "d.parquet", group_rows=1)[0]
+    with pytest.raises(InputError, match=message):
+        load_part(part)
 
 
 def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):

@@ -138,8 +138,8 @@ def test_the_first_folds_begin_in_the_driver_while_the_cluster_starts(tmp_path,
 def test_a_short_run_fits_in_the_driver_alone_with_the_same_rows(local_run, short_run):
     # 40 folds of small fits: the folds left never promise 10 s of work per process, so
     # the run's two fit processes, forked from the driver (this process), fit them all
-    # and no cluster starts (no Dask imported by the run).  Every error and score equals
-    # the cluster run's, fold by fold.
+    # and no cluster starts (no Dask imported by the run).  Every error and model size
+    # equals the cluster run's, fold by fold (the workers' data arrive pickled).
     out, result = short_run
     assert (result.total, result.computed, result.failed, result.lost) == (40, 40, 0, 0)
     provenance = json.loads((out / "provenance.json").read_text())
@@ -152,7 +152,8 @@ def test_a_short_run_fits_in_the_driver_alone_with_the_same_rows(local_run, shor
     key = ["dataset", "algorithm", "replication", "fold"]
     short = pd.read_csv(out / "results.csv")
     cluster = pd.read_csv(local_run[0] / "results.csv")
-    pd.testing.assert_frame_equal(short[key + ["error"]], cluster[key + ["error"]])
+    pd.testing.assert_frame_equal(short[key + ["error", "model_size"]],
+                                  cluster[key + ["error", "model_size"]])
     assert (short["error"].notna()).all()
 
 

@@ -4,12 +4,15 @@ References: scikit-learn's own StratifiedKFold, accuracy_score and pickle (the f
 errors and model sizes must equal what they give); known allocations for the peak
 memory (an estimator that writes exactly N bytes); known durations for the timeout.
 """
+import contextlib
 import os
 import pickle
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -66,6 +69,12 @@ def test_error_time_and_model_size_equal_a_plain_fit(isolate):
     assert len(row["repeats"]) == 3
     assert row["fit_time"] == np.median([r["fit_time"] for r in row["repeats"]])
     assert 0 < row["fit_cpu_time"] and 0 < row["fit_time"] < 5
+    # The data unpickled (a copy of each dtype, which Dask's serializer of arrays does not
+    # make but a pickle does): the same model size (1,783 bytes against 1,749 before
+    # _native_dtype).
+    received = pickle.loads(pickle.dumps(IRIS, protocol=pickle.HIGHEST_PROTOCOL))
+    assert received[1].dtype is not IRIS[1].dtype
+    assert run_task(received, task)["model_size"] == row["model_size"]
 
 
 def test_scorer_metric_gives_a_loss():
@@ -174,6 +183,11 @@ def test_experiment_defaults_and_fields(tmp_path):
     (GOOD.replace("metric", "metric") + "timeout: -1\n", "row 7, field 'timeout'"),
     (GOOD + "color: red\n", "row 7, field 'color'"),
     (GOOD + "isolate: false\ntimeout: 5\n", "row 8, field 'timeout'"),
+    # 1 x 2 x 10^8 x 3 folds: the tasks alone filled the memory, silently, for minutes.
+    (GOOD.replace("replications: 2", "replications: 100000000"),
+     "row 6, field 'cv': 600,000,000 folds in all (1 data set(s) x 2 algorithms x "
+     "100,000,000 replications x 3 folds); one experiment runs at most 1,000,000"),
+    (GOOD + "repeats: 101\n", "row 7, field 'repeats': must be at most 100"),
 ])
 def test_experiment_errors_name_file_row_and_field(tmp_path, text, where):
     path = _write(tmp_path, text)
@@ -191,6 +205,16 @@ def test_estimator_and_dataset_errors_are_found_before_running(tmp_path):
     path = _write(tmp_path, GOOD.replace("GaussianNB", "NoSuchThing"))
     with pytest.raises(InputError, match=r"field 'algorithms.nb.estimator': cannot import"):
         check_estimators(load_experiment(path))
+    # A value scikit-learn's own constraints refuse (every fold's fit failed, exit 0).
+    path = _write(tmp_path, GOOD.replace("max_depth: 2", "max_depth: -2"))
+    with pytest.raises(InputError, match=r"row 5, field 'algorithms.tree.params': "
+                                         r"sklearn.tree.DecisionTreeClassifier refuses the "
+                                         r"parameters: The 'max_depth' parameter"):
+        check_estimators(load_experiment(path))
+    # An estimator that declares no constraints (not scikit-learn's own) is not checked so.
+    path = _write(tmp_path, GOOD.replace("sklearn.tree.DecisionTreeClassifier, params: "
+                                         "{max_depth: 2}", "run_estimators.Sleep"))
+    check_estimators(load_experiment(path))
     exp = load_experiment(_write(tmp_path, GOOD.replace("sklearn: iris", "sklearn: titanic")))
     with pytest.raises(InputError, match="row 2.*no bundled scikit-learn data set 'titanic'"):
         load_dataset(exp, 0)
@@ -300,6 +324,49 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
                        "'tcp://127.0.0.1:9'"):
         run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",
                                   show_progress=False)
+    # A server of another kind: one that answers the handshake with an HTTP page (Dask
+    # read its first bytes as a frame of 3 EiB: a MemoryError traceback), one that waits
+    # for a request of its own (Dask waited for the handshake for ever).
+    for answer, words in ((b"HTTP/1.1 403 Forbidden\r\nContent-Length: 0\r\n\r\n",
+                           "a server answered, not as one: "),
+                          (None, "nothing answered as one within 2s")):
+        with _server(answer) as address:
+            started = time.monotonic()
+            with pytest.raises(MultitestError, match=f"cannot reach a Dask scheduler at "
+                               f"'{address}' \\(.*{words}"):
+                run_module.run_experiment(experiment, tmp_path / "out", scheduler=address,
+                                          show_progress=False)
+            assert time.monotonic() - started < 30
+
+
+@contextlib.contextmanager
+def _server(answer):
+    """A TCP server on the loopback that sends `answer` to each connection (None: nothing)
+    and keeps it open; its address."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.05)   # a close from another thread does not end an accept
+    held, done = [], threading.Event()
+
+    def serve():
+        while not done.is_set():
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            held.append(connection)
+            if answer is not None:
+                connection.sendall(answer)
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield f"tcp://127.0.0.1:{listener.getsockname()[1]}"
+    finally:
+        done.set()
+        thread.join(10)
+        listener.close()
+        for connection in held:
+            connection.close()
 
 
 def test_an_estimator_missing_on_the_worker_is_the_folds_error():

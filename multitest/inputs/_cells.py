@@ -7,6 +7,8 @@ typed by a reader) raise :class:`_Fallback` for the text path to find and name i
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -50,11 +52,31 @@ def _numeric(frame, column, name, row_offset, fast):
     numbers = np.where(missing, np.nan, _to_floats(as_text))
     where = {"source": name, "row_offset": row_offset, "field": column}
     _refuse(~np.isfinite(numbers) & ~missing,
-            lambda i: f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}", **where)
+            lambda i: f"not a finite number: {abbreviate(repr(as_text.iloc[i]))}"
+                      f"{_cell_hint(as_text.iloc[i])}", **where)
     _refuse(np.abs(numbers) > MAX_ABS_VALUE,
             lambda i: f"value {abbreviate(as_text.iloc[i])} is too large: the tests square "
                       f"differences of values, which overflows beyond {MAX_ABS_VALUE:g}", **where)
     return numbers, first_blank
+
+
+#: A number followed by what published tables add to it.
+_DECORATED = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*(?P<rest>.+)")
+
+
+def _cell_hint(text):
+    """What to do with a number as tables print it (``80%``, ``80.1 ± 1.2``, ``0.85*``)."""
+    found = _DECORATED.fullmatch(text)
+    rest = found["rest"].strip() if found else ""
+    if rest == "%":
+        return (" (a percentage sign: write the number alone; accuracies in percent are "
+                "--kind accuracy-percent)")
+    if rest.startswith(("±", "+-", "+/-", "(")):
+        return (" (a mean and its deviation: write one number per cell, the mean; a file "
+                "of the results of every fold is better)")
+    if rest and set(rest) <= set("*†‡§¶^"):
+        return " (a mark of the table, such as * or †: write the number alone)"
+    return ""
 
 
 def _refuse(bad, message, *, source, row_offset, field):

@@ -37,7 +37,7 @@ import pandas as pd
 from .._errors import InputError, MultitestError
 from ._automl import is_automl_file, read_automl
 from .._format import restore_cell
-from ._costs import CostProfile, load_profile, profile_from_order
+from ._costs import MAX_COST, CostProfile, load_profile, profile_from_order, too_large
 from ._encoding import not_utf8
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
@@ -107,6 +107,8 @@ def _check_cost(value, source, row, field):
     if value < 0:
         raise InputError(f"cost must not be negative, got {value!r}", source=source, row=row,
                          field=field)
+    if value > MAX_COST:
+        raise InputError(too_large("cost", repr(value)), source=source, row=row, field=field)
     return float(value)
 
 
@@ -282,9 +284,20 @@ def _cost_column(frame, column, source, offset):
         | values.lt(0)
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
-        raise InputError(f"cost must be a finite number >= 0, got {frame[column].iloc[i]!r}",
+        shown = _shown(frame[column].iloc[i])
+        raise InputError(f"cost must be a finite number >= 0, got {shown}",
                          source=source, row=i + offset, field=column)
+    if (huge := values.gt(MAX_COST)).any():
+        i = int(huge.to_numpy().nonzero()[0][0])
+        raise InputError(too_large("cost", _shown(frame[column].iloc[i])), source=source,
+                         row=i + offset, field=column)
     return values
+
+
+def _shown(value):
+    """`value` as written in a message: a NumPy number as the Python one (``-1.0``, not
+    ``np.float64(-1.0)``)."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def experiment_folder(path, costs=None):

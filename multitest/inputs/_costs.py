@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field, replace
 from importlib import resources
 
@@ -359,8 +360,20 @@ def _costs(node, lines, path, base, seen, prefix=("costs",)):
     return out
 
 
+#: Largest cost (or weight) accepted: costs are summed over data sets and algorithms (means,
+#: normalizations), which overflow to infinity from about 1.8e308.
+MAX_COST = 1e100
+
+
+def too_large(what, shown):
+    """The message of a cost (or weight) above :data:`MAX_COST`."""
+    return (f"{what} {shown} is too large (at most {MAX_COST:g}: costs are summed over data "
+            "sets and algorithms, which would overflow)")
+
+
 def _number(value, what, path, row, field, *, positive):
-    """``value`` as a finite float ``>= 0`` (``> 0`` if ``positive``), else InputError."""
+    """``value`` as a finite float ``>= 0`` (``> 0`` if ``positive``) and at most
+    :data:`MAX_COST`, else InputError."""
     number = None
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
@@ -374,6 +387,8 @@ def _number(value, what, path, row, field, *, positive):
         rule = "be positive" if positive else "not be negative"
         raise InputError(f"{what} must {rule}, got {_show(value)}", source=path, row=row,
                          field=field)
+    if number > MAX_COST:
+        raise InputError(too_large(what, _show(value)), source=path, row=row, field=field)
     return number
 
 
@@ -520,11 +535,20 @@ class _Budget:
                              source=self.path, row=node.start_mark.line + 1)
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+#: Numbers with an exponent that YAML 1.1 (PyYAML) reads as text unless they have a dot
+#: and a signed exponent (``1e-3``, ``2.5e10``, ``1E6``): numbers, as in YAML 1.2.
+_EXPONENT_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)[eE][-+]?[0-9]+")
+
+
 def _construct(node, path, lines, budget):
     """Plain Python from a YAML node, recording the line of every key.
 
     Mapping keys stay strings exactly as written, so algorithms named ``no``
-    or ``1`` are not turned into booleans or numbers.
+    or ``1`` are not turned into booleans or numbers.  A value written
+    ``1e-3`` is the number, as YAML 1.2 reads it (PyYAML, YAML 1.1, gave the
+    text ``'1e-3'``: a cost refused as "not a number", an estimator's ``C``
+    refused by scikit-learn); quoted, it stays text.
     """
     budget.spend(node, len(path))
     lines[path] = node.start_mark.line + 1
@@ -546,6 +570,8 @@ def _construct(node, path, lines, budget):
         return out
     if isinstance(node, yaml.SequenceNode):
         return [_construct(item, path + (i,), lines, budget) for i, item in enumerate(node.value)]
+    if node.tag == _STR_TAG and node.style is None and _EXPONENT_FLOAT.fullmatch(node.value):
+        return float(node.value)
     try:
         return budget.scalars.construct_object(node)
     except (ValueError, yaml.YAMLError) as exc:   # e.g. an integer of 5000 digits

@@ -337,13 +337,31 @@ def _csv_rows(name, **options):
 
 
 def _header(name):
-    """``{stripped name: raw name}`` of the header line, or None (duplicated names)."""
+    """``{stripped name: raw name}`` of the header line, or None (no header, or blank names
+    given twice, as trailing commas make); InputError if a name is given twice."""
     with _csv_rows(name) as reader:
         header = next(reader, None)
     if not header:
         return None
-    raw = {c.strip(): c for c in header}
+    raw = _columns_named_once(header, name, row=1)
     return raw if len(raw) == len(header) else None
+
+
+def _columns_named_once(names, source, row=None):
+    """``{stripped name: name}`` of a header (`row` 1) or a Parquet schema (no row);
+    InputError if a name is given twice (blank names, of trailing commas, may be)."""
+    raw = {}
+    for number, column in enumerate(names, 1):
+        stripped = str(column).strip()
+        if stripped and stripped in raw:
+            first = 1 + [str(c).strip() for c in names].index(stripped)
+            where = "header" if row is not None else "schema"
+            raise InputError(f"column '{abbreviate(stripped)}' is named twice in the {where} "
+                             f"(columns {first} and {number}): which one holds the data is "
+                             "not said; name each column once", source=source, row=row,
+                             field=stripped)
+        raw[stripped] = column
+    return raw
 
 
 def _wanted(raw, columns):
@@ -521,6 +539,8 @@ def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
     except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
         raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
                          source=parts[0]) from None
+    for part, schema in zip(parts, schemas):
+        _columns_named_once(schema, part)
     present = schemas[0]
     names = [c for c in present if str(c).strip() in (columns["dataset"], columns["algorithm"])]
     raw = {str(c).strip(): c for c in present}
@@ -586,6 +606,7 @@ def _parquet_batches(files, raw, name, columns, kind, missing_ok=False):
 def _read(name):
     """The text path: every field as text, exactly as written."""
     try:
+        _header(name)     # a name given twice: refused, not renamed by pandas
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
             frame = pd.read_csv(name, dtype=str, keep_default_na=False, skipinitialspace=True,
@@ -634,8 +655,8 @@ def _resolve_columns(present, name, dataset, algorithm, replication, fold, value
     for field, column in (("dataset", dataset), ("algorithm", algorithm)):
         if column not in present:
             raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
-                             f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}",
-                             source=name, field=column)
+                             f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}"
+                             f"{_spelling_hint(present, column)}", source=name, field=column)
     replication = replication if replication in present else None
     fold = fold if fold in present else None
     if replication is not None and fold is None:
@@ -674,6 +695,15 @@ def _wide_columns(present, columns):
     return others
 
 
+#: Names of the rows a published table adds below its data sets (compared in lower case,
+#: without a final '.' or ':'); a wide table with one is refused (:func:`_melted`).
+SUMMARY_ROWS = frozenset({
+    "average", "avg", "mean", "median", "std", "sd", "stdev", "std. dev", "total", "sum",
+    "rank", "ranks", "average rank", "avg rank", "avg. rank", "mean rank", "average ranking",
+    "w/t/l", "win/tie/loss", "wins", "losses", "ties", "count", "best", "worst",
+})
+
+
 def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
     """A wide table as the long one of a score matrix (``dataset, algorithm, value``),
     every cell checked first so that a message names the row and column of the file."""
@@ -684,6 +714,13 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
                          "and algorithm, say what the values are: --kind error, accuracy or "
                          "accuracy-percent (load_results(..., kind=...) in Python)", source=name,
                          field=columns["algorithm"])
+    text = frame[columns["dataset"]].astype(str).str.strip()
+    summary = text.str.lower().str.strip(".: ").isin(SUMMARY_ROWS).to_numpy() \
+        | text.str.startswith(("*", "†", "‡")).to_numpy()
+    _refuse(summary, lambda i: f"{abbreviate(repr(text.iloc[i]))} looks like a summary or "
+                               "a note of a published table, not a data set (its cells would "
+                               "be ranked as one); remove the row, or rename the data set",
+            source=name, row_offset=row_offset, field=columns["dataset"])
     values = []
     for column in algorithms:
         numbers, first_blank = _numeric(frame, column, name, row_offset, fast=False)
@@ -692,7 +729,6 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
                              "drop|worst|baseline:NAME|partial", source=name,
                              row=first_blank, field=column)
         values.append(numbers)
-    text = frame[columns["dataset"]].astype(str).str.strip()
     empty = (text == "").to_numpy() | frame[columns["dataset"]].isna().to_numpy()
     _refuse(empty, lambda i: "empty dataset name", source=name, row_offset=row_offset,
             field=columns["dataset"])
@@ -707,6 +743,15 @@ def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
                          "algorithm": np.tile(np.array([str(a).strip() for a in algorithms],
                                                        dtype=object), S),
                          "value": np.column_stack(values).ravel() if S else np.empty(0)})
+
+
+def _spelling_hint(present, column):
+    """A hint when a column differs from the one looked for only in case, spaces, '_' or
+    '-' (``Dataset``, ``data set``): key columns are matched exactly."""
+    def key(name):
+        return "".join(ch for ch in str(name).lower() if ch not in " _-")
+    close = [c for c in present if key(c) == key(column)]
+    return f" ('{abbreviate(close[0])}' is spelt otherwise: rename it '{column}')" if close else ""
 
 
 def _separator_hint(present):
@@ -734,7 +779,8 @@ def _to_error(values, kind, column, name, row_offset):
         raise InputError("kind accuracy-percent, but every value is at most 1: these are "
                          "accuracies between 0 and 1, not percentages (use kind accuracy)",
                          source=name, field=column)
-    percent = kind == "accuracy-percent" or (kind == "accuracy" and np.nanmax(values) > 1)
+    percent = kind == "accuracy-percent" or (
+        kind == "accuracy" and np.max(values, initial=-np.inf, where=~np.isnan(values)) > 1)
     top = 100.0 if percent else 1.0
     bad = (values < 0) | (values > top)
     if bad.any():

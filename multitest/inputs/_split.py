@@ -22,7 +22,8 @@ from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
 from ._batches import _cuts, _quoted_line_end, _Range, csv_types, gather_batches
 from ._cells import MAX_FOLD_NUMBER, _Fallback
-from ._results import (PARQUET_SUFFIXES, _arrow, _header, _load, _load_columns,
+from ._results import (PARQUET_SUFFIXES, _arrow, _columns_named_once, _header, _load,
+                       _load_columns,
                        _parquet_batches, _parquet_module, _raise_ragged, _ValueRule, _wanted,
                        input_parts, load_results)
 
@@ -223,7 +224,7 @@ def _load_groups(part, options):
              if str(c).strip() in (columns["dataset"], columns["algorithm"])]
     handle = pq.ParquetFile(part.path, read_dictionary=names)
     rows = _RowGroups(handle, part.groups)
-    raw = {str(c).strip(): c for c in handle.schema_arrow.names}
+    raw = _columns_named_once(handle.schema_arrow.names, part.path)
     try:
         return (_parquet_batches([rows], raw, part.path, columns, rule, missing_ok),
                 rows.metadata.num_rows)

@@ -173,9 +173,10 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
 def hold(out, *, no_links=(), command=None):
     """Hold the lock of ``out`` for a whole task, not only for its final write.
 
-    The folder is created if missing, locked (a second writer, or a second
-    task, gets a one-line :class:`~multitest._errors.OutputError`) and what a
-    killed run left is repaired.  A :func:`transaction` into ``out`` inside
+    The folder is created if missing (and removed again if the task fails
+    while it is empty), locked (a second writer, or a second task, gets a
+    one-line :class:`~multitest._errors.OutputError`) and what a killed run
+    left is repaired.  A :func:`transaction` into ``out`` inside
     the ``with`` block, in the same process, uses the lock held here.
 
     Parameters
@@ -216,22 +217,29 @@ def hold(out, *, no_links=(), command=None):
     out = os.fspath(out)
     if os.path.lexists(out) and not os.path.isdir(out):
         raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
-    with contextlib.ExitStack() as stack:
-        try:
-            os.makedirs(out, exist_ok=True)
-            _refuse_links(out, no_links)
-            key = _identity(out)
-            if key in _HELD:
-                raise OutputError(f"{abbreviate(out)} is already held by this process")
-            stack.enter_context(_Lock(out))
-            _HELD[key] = out
-            stack.callback(_HELD.pop, key)
-            recover(out)
-            if command is not None:
-                _check_kind(out, _read_manifest(out), {"command": command})
-        except OSError as exc:
-            raise _output_error(exc, out, None) from None
-        yield out
+    created = not os.path.lexists(out)
+    try:
+        with contextlib.ExitStack() as stack:
+            try:
+                os.makedirs(out, exist_ok=True)
+                _refuse_links(out, no_links)
+                key = _identity(out)
+                if key in _HELD:
+                    raise OutputError(f"{abbreviate(out)} is already held by this process")
+                stack.enter_context(_Lock(out))
+                _HELD[key] = out
+                stack.callback(_HELD.pop, key)
+                recover(out)
+                if command is not None:
+                    _check_kind(out, _read_manifest(out), {"command": command})
+            except OSError as exc:
+                raise _output_error(exc, out, None) from None
+            yield out
+    except BaseException:
+        if created:   # a task that failed before writing anything leaves no empty folder
+            with contextlib.suppress(OSError):
+                os.rmdir(out)
+        raise
 
 
 def _commit(out, staging, run_id, settings, inputs, on_step):

@@ -31,6 +31,7 @@ import hashlib
 import json
 import math
 import os
+import warnings
 from dataclasses import dataclass, field
 
 from .._errors import InputError, MultitestError
@@ -47,6 +48,12 @@ _TOP_KEYS = ("name", "datasets", "algorithms", "cv", "metric", "repeats", "timeo
              "isolate", "openml_cache")
 _CV_KEYS = ("replications", "folds", "seed")
 DEFAULT_OPENML_CACHE = os.path.join("~", ".cache", "multitest", "openml")
+#: Most folds of one experiment (data sets x algorithms x replications x folds): each is a
+#: task held in memory and a row of the store.  A run of 100 data sets x 50 algorithms
+#: under 10x10 cross-validation has 500,000.
+MAX_FOLDS = 1_000_000
+#: Most fits of the first fold of each (data set, algorithm), for the noise of the costs.
+MAX_REPEATS = 100
 #: The classification data sets shipped inside scikit-learn (no download).
 _BUNDLED = ("breast_cancer", "digits", "iris", "wine")
 
@@ -150,11 +157,18 @@ def load_experiment(path):
             fail(f"unknown key; valid keys are {', '.join(_CV_KEYS)}", "cv", key)
     replications = _integer(cv.get("replications", 5), 1, fail, "cv", "replications")
     folds = _integer(cv.get("folds", 2), 2, fail, "cv", "folds")
+    if (total := len(datasets) * len(algorithms) * replications * folds) > MAX_FOLDS:
+        fail(f"{total:,} folds in all ({len(datasets)} data set(s) x {len(algorithms)} "
+             f"algorithms x {replications:,} replications x {folds:,} folds); one "
+             f"experiment runs at most {MAX_FOLDS:,}", "cv")
     seed = _integer(cv.get("seed", 0), 0, fail, "cv", "seed")
     metric = data.get("metric", "error")
     if not isinstance(metric, str) or not metric.strip():
         fail("must be 'error' or a scikit-learn scorer name", "metric")
     repeats = _integer(data.get("repeats", 3), 1, fail, "repeats")
+    if repeats > MAX_REPEATS:
+        fail(f"must be at most {MAX_REPEATS} (fits of each first fold, for the noise of the "
+             f"costs), got {repeats:,}", "repeats")
     timeout = data.get("timeout")
     if isinstance(timeout, str) and timeout.strip().lower() == "none":
         timeout = None
@@ -335,11 +349,20 @@ def check_estimators(experiment):
                              field=f"algorithms.{spec.name}.estimator") from None
     for spec, cls in zip(experiment.algorithms, classes):
         try:
-            cls(**spec.params).get_params()
+            _check_params(cls(**spec.params))
         except Exception as exc:   # any refusal of the parameters is the user's input
             source, row = experiment.where("algorithms", spec.name, "params")
             raise InputError(f"{spec.estimator} refuses the parameters: {exc}", source=source,
                              row=row, field=f"algorithms.{spec.name}.params") from None
+
+
+def _check_params(estimator):
+    """Ask `estimator` for its parameters and, if its class declares their constraints as
+    scikit-learn's do (``_parameter_constraints``, checked first by their ``fit``), check
+    them: ``max_depth: -2`` is refused before the run, not by every fold."""
+    estimator.get_params()
+    if isinstance(getattr(type(estimator), "_parameter_constraints", None), dict):
+        estimator._validate_params()
 
 
 def load_dataset(experiment, index):
@@ -426,9 +449,11 @@ def _openml(spec, cache, source, row, field):
     from sklearn.datasets import fetch_openml
 
     try:
-        bunch = fetch_openml(data_id=int(spec.location), data_home=cache, as_frame=True,
-                             parser="auto", n_retries=1, delay=0.1,
-                             target_column=spec.target or "default-target")
+        with warnings.catch_warnings():   # its retry is not the user's to see: one line
+            warnings.filterwarnings("ignore", "A network error occurred", UserWarning)
+            bunch = fetch_openml(data_id=int(spec.location), data_home=cache, as_frame=True,
+                                 parser="auto", n_retries=1, delay=0.1,
+                                 target_column=spec.target or "default-target")
     except (OSError, ValueError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise InputError(f"cannot fetch OpenML data set {spec.location} and it is not in the "

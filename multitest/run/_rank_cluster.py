@@ -114,6 +114,10 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
         os.mkdir(os.path.join(staging, PAIRWISE_FILE))
         with _client(workers, scheduler) as client:
             head = client.submit(_answer, _algorithms, parts[0], options, pure=False).result()
+            if isinstance(head, MultitestError) and len(parts) > 1:
+                # A data set split over files makes the first part incomplete: said as such.
+                names = [client.submit(_names, part, options, pure=False) for part in parts]
+                _check_partitioned(parts, client.gather(names))
             _raise_errors([head])
             futures = [client.submit(_answer, _part_task, k, part, head, profile, settings,
                                      options, staging, pure=False, retries=TASK_RETRIES)
@@ -145,6 +149,13 @@ def _algorithms(part, options):
     return load_part(part, **options)[0].algorithms
 
 
+def _names(part, options):
+    """``{"datasets": names, "lines": rows}`` of `part`, from its data set column alone
+    (:func:`~multitest.inputs.part_names`), as :func:`_check_partitioned` reads answers."""
+    datasets, lines = part_names(part, options.get("dataset", "dataset"))
+    return {"datasets": datasets, "lines": lines}
+
+
 def _answer(task, *args):
     """``task(*args)``, or the :class:`~multitest.MultitestError` it raised as the answer:
     a fault of the input is said once by the client, not retried nor logged by Dask."""
@@ -169,8 +180,7 @@ def _part_task(k, part, algorithms, profile, settings, options, staging):
     try:
         return _ranked_part(k, part, algorithms, profile, settings, options, staging)
     except MultitestError as exc:
-        datasets, lines = part_names(part, options.get("dataset", "dataset"))
-        return {"error": exc, "datasets": datasets, "lines": lines}
+        return {"error": exc, **_names(part, options)}
 
 
 def _ranked_part(k, part, algorithms, profile, settings, options, staging):

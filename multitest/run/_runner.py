@@ -227,6 +227,12 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     loaded = {}
     digests = _digests(experiment, loaded)
     tasks = _tasks(experiment, timeout, digests)
+    # Every data set is loaded and checked before the folder is touched: a data set
+    # refused leaves no folder (nor store) behind.  A resumed run reads those it will
+    # not fit again too; their files were read for their digests already.
+    for i in range(len(experiment.datasets)):
+        if i not in loaded:
+            loaded[i] = load_dataset(experiment, i)
     out = os.path.abspath(os.fspath(out))
     # The folder is locked from before the store opens to after the outputs are written:
     # a second run (or any other writer) on it stops at once with one line.
@@ -235,10 +241,9 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
             Store(store_path) as store:
         done = store.done()
         todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
-        # Every data set a fold needs is loaded and checked before the first fit.
-        data = {spec.name: loaded[i] if i in loaded else load_dataset(experiment, i)
-                for i, spec in enumerate(experiment.datasets)
-                if any(t.dataset == spec.name for t in todo)}
+        needed = {t.dataset for t in todo}
+        data = {spec.name: loaded[i] for i, spec in enumerate(experiment.datasets)
+                if spec.name in needed}
         engine = {"scheduler": scheduler or "local", "workers": workers} | \
             ({} if scheduler else {"cluster_after": cluster_after})
         run = store.start_run(len(todo), {"argv": sys.argv, "engine": engine})
@@ -406,16 +411,46 @@ def _client(workers, scheduler):
         yield client
 
 
+def _handshake(address):
+    """Complete one handshake with the Dask scheduler at `address` within
+    :data:`CONNECT_TIMEOUT`, or raise (TimeoutError if nothing answered in time).
+
+    Dask's own connection bounds the TCP connect but waits for the handshake for ever: a
+    server of another kind that reads before it answers (an HTTP server) held the command
+    with no end.  In a thread of its own: the caller's may run an event loop (Jupyter).
+    """
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dask.utils import parse_timedelta
+    from distributed.comm import connect
+
+    seconds = parse_timedelta(CONNECT_TIMEOUT)
+
+    async def handshake():
+        comm = await connect(address, timeout=seconds)
+        await comm.close()
+
+    with ThreadPoolExecutor(1, thread_name_prefix="multitest-handshake") as pool:
+        pool.submit(asyncio.run, asyncio.wait_for(handshake(), seconds)).result()
+
+
 @contextlib.contextmanager
 def _connect(workers, scheduler):
     from distributed import Client, LocalCluster
 
     if scheduler is not None:
         try:
+            _handshake(scheduler)
             client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, ValueError, TypeError) as exc:
+        except TimeoutError:
             raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
-                                 f"({type(exc).__name__}: {exc})") from None
+                                 f"(nothing answered as one within {CONNECT_TIMEOUT})") from None
+        except Exception as exc:   # noqa: BLE001 - unreachable, or another server there: a
+            # garbage handshake fails anywhere (a 403 page read as a frame length of 3 EiB)
+            other = "" if isinstance(exc, OSError) else "a server answered, not as one: "
+            raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
+                                 f"({other}{type(exc).__name__}: {one_line(exc)})") from None
         with client:
             yield client
         return
