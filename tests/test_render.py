@@ -666,6 +666,12 @@ def test_dpi_is_checked_on_the_command_line(tmp_path, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and "dpi" in err[0] and ">= 1" in err[0]
     assert not (tmp_path / "out").exists()
+    # 100000 dots per inch kept Graphviz on one figure for over a minute and 2.4 GB.
+    code = main(["rank", example_path(), "--costs", "training_time", "--out",
+                 str(tmp_path / "out"), "--format", "png", "--dpi", "100000", "-q"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == ["multitest: error: `dpi` must be at most 1,200, got 100000"]
+    assert not (tmp_path / "out").exists()
 
 
 def test_svg_to_dot_translates_every_element(ranking):

@@ -10,6 +10,7 @@ from helpers import make_frame
 from multitest import MultitestError, load_results, profile_from_order, rank
 from multitest.engine import second_pass
 from multitest.engine._stability import (
+    MAX_DRAWS,
     _bootstrap_orders,
     stability,
     stability_text,
@@ -287,6 +288,15 @@ def test_bad_parameters(example, options, parameter):
     with pytest.raises(MultitestError, match=f"`{parameter}`"):
         stability(example, "training_time", n_bootstrap=options.pop("n_bootstrap", 5),
                   **options)
+
+
+def test_more_draws_than_fit_at_once_are_refused(example):
+    # 10^8 resamples of the report's 38 data sets asked NumPy for 28 GiB of draws: a
+    # MemoryError traceback.  The limit counts resamples x data sets.
+    n = MAX_DRAWS // example.n_datasets + 1
+    with pytest.raises(MultitestError, match=f"`n_bootstrap` \\(--bootstrap\\): {n:,} resamples "
+                       f"of {example.n_datasets} data sets are {n * example.n_datasets:,} draws"):
+        stability(example, "training_time", n_bootstrap=n)
 
 
 def test_stability_text_aligns_on_the_printed_names():

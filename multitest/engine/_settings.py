@@ -75,13 +75,20 @@ def _nonnegative(value, label):
     return float(value)
 
 
-def _count(minimum):
-    """An integer ``>= minimum``."""
+def _count(minimum, maximum=None):
+    """An integer ``>= minimum`` (and ``<= maximum``)."""
     def check(value, label):
         if not _is_integer(value) or value < minimum:
             raise MultitestError(f"{label} must be an integer >= {minimum}, got {value!r}")
+        if maximum is not None and value > maximum:
+            raise MultitestError(f"{label} must be at most {maximum:,}, got {value!r}")
         return int(value)
     return check
+
+
+#: Highest resolution of PNG figures: print quality is 300-600; --dpi 100000 kept Graphviz
+#: drawing one figure for over a minute and 2.4 GB.
+MAX_DPI = 1200
 
 
 def _choice(allowed):
@@ -352,7 +359,7 @@ OPTIONS = (
            kind="names"),
     Option("report", _boolean, "write DIR/report.html", _OUTPUT, role="command",
            commands=("rank",), kind="boolean", switch=True),
-    Option("dpi", _count(1), "resolution of PNG figures, dots per inch", _OUTPUT,
+    Option("dpi", _count(1, MAX_DPI), "resolution of PNG figures, dots per inch", _OUTPUT,
            role="command", commands=("rank",), metavar="N", kind="integer",
            default_text="Graphviz's 96"),
     Option("bootstrap", _count(1), "number of resamples", _STABILITY, role="stability",

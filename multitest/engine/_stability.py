@@ -55,6 +55,9 @@ RANK_OPTIONS = tuple(o.name for o in options_of("stability", ("setting", "select
 _OWN_OPTIONS = {o.name: o for o in options_of("stability", ("stability",))}
 
 DEFAULT_N_BOOTSTRAP = _OWN_OPTIONS["n_bootstrap"].default
+#: Most data sets drawn in all (resamples x data sets): the draws are one array of 8-byte
+#: integers (10^8 resamples of 38 data sets asked for 28 GiB: a MemoryError traceback).
+MAX_DRAWS = 2**28
 DEFAULT_ALPHAS = _OWN_OPTIONS["alphas"].default
 
 # How many of the most frequent resampled orders the text and JSON list.
@@ -280,6 +283,11 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     keys = profile.keys(resolved.datasets, algorithms)
     tolerance = CostTolerance.parse(settings.cost_tolerance).with_noise(
         profile.noise_matrix(resolved.datasets, algorithms))
+    if n_bootstrap * S > MAX_DRAWS:
+        raise MultitestError(f"`n_bootstrap` (--bootstrap): {n_bootstrap:,} resamples of {S:,} "
+                             f"data sets are {n_bootstrap * S:,} draws, held at once; at most "
+                             f"{MAX_DRAWS:,} ({MAX_DRAWS * 8 / 2**30:g} GiB): ask for fewer "
+                             "resamples")
     draws = np.random.default_rng(seed).integers(0, S, size=(n_bootstrap, S))
     orders, applied = _bootstrap_orders(
         ranks, mean_errors, keys, algorithms, draws, method=settings.second_pass,
