@@ -21,7 +21,7 @@ import signal
 
 from ._errors import OutputError, one_line
 
-__all__ = ["usable_cpus", "can_fork", "fork_call", "map_forked", "Forked", "FORK_ABOVE",
+__all__ = ["usable_cpus", "max_workers", "can_fork", "fork_call", "map_forked", "Forked", "FORK_ABOVE",
            "die_with_parent"]
 
 #: Up to this many items :func:`map_forked` works in this process: forking costs
@@ -47,6 +47,20 @@ def usable_cpus():
         return len(os.sched_getaffinity(0))
     except AttributeError:   # not on Linux
         return os.cpu_count() or 1
+
+
+def max_workers():
+    """The most worker processes a command starts: 4 per usable CPU (at least 8).
+
+    Each is a Python process with the data it works on (100-200 MB); ``--workers 1000``
+    would start a thousand of them on any machine.
+
+    Examples
+    --------
+    >>> max_workers() >= 8
+    True
+    """
+    return max(8, 4 * usable_cpus())
 
 
 def can_fork():

@@ -239,6 +239,8 @@ def test_a_data_set_in_two_files_is_refused_in_one_line(split, tmp_path):
 @pytest.mark.parametrize("extra, message", [
     (["--workers", "2"], "give --out"),
     (["--workers", "0", "--out", "o"], "must be an integer >= 1"),
+    # Not a million worker processes (each a Python process with its data): refused.
+    (["--workers", "1000000", "--out", "o"], "must be at most"),
     (["--workers", "1", "--scheduler", "tcp://127.0.0.1:1", "--out", "o"], "not both"),
     (["--workers", "1", "--datasets", "ds0001,ds0002", "--out", "o"], "--datasets: not with"),
     (["--workers", "1", "--missing", "drop", "--out", "o"], "is not run on a cluster"),

@@ -314,6 +314,9 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
     experiment = _write(tmp_path, GOOD)
     with pytest.raises(MultitestError, match="`workers` must be a positive integer, got 0"):
         run_module.run_experiment(experiment, tmp_path / "out", workers=0)
+    with pytest.raises(MultitestError, match=r"`workers` must be at most \d+ \(4 per CPU\), "
+                                             "got 1000000"):
+        run_module.run_experiment(experiment, tmp_path / "out", workers=10**6)
     for timeout in (-1, float("inf"), "inf", float("nan"), "soon"):
         with pytest.raises(MultitestError, match="`timeout` must be a positive finite number"):
             run_module.run_experiment(experiment, tmp_path / "out", timeout=timeout)

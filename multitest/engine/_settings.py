@@ -24,6 +24,7 @@ import numpy as np
 
 from .._errors import MultitestError
 from .._format import RAW_CSV_HELP
+from .._forked import max_workers
 from ..inputs._costs import CostProfile, bundled_profiles
 from ..inputs._design import parse_test_train_ratio
 from ..inputs._missing import check_missing_policy
@@ -89,6 +90,14 @@ def _count(minimum, maximum=None):
 #: Highest resolution of PNG figures: print quality is 300-600; --dpi 100000 kept Graphviz
 #: drawing one figure for over a minute and 2.4 GB.
 MAX_DPI = 1200
+
+
+def _workers(value, label):
+    """A number of worker processes: an integer from 1 to :func:`~multitest._forked.max_workers`."""
+    value = _count(1)(value, label)
+    if value > max_workers():
+        raise MultitestError(f"{label} must be at most {max_workers()} (4 per CPU), got {value}")
+    return value
 
 
 def _choice(allowed):
@@ -384,7 +393,7 @@ OPTIONS = (
            _OUTPUT, role="command", commands=("rank",), kind="boolean", switch=True),
     Option("raw_csv", _boolean, RAW_CSV_HELP, _OUTPUT,
            role="command", commands=("rank", "stability"), kind="boolean", switch=True),
-    Option("workers", _count(1), "rank a Parquet or CSV file, or a folder of them (each data "
+    Option("workers", _workers, "rank a Parquet or CSV file, or a folder of them (each data "
            "set's rows together, in one file), in tasks on a local Dask cluster of N processes "
            "on 127.0.0.1: a task per file, per run of a Parquet file's row groups or per "
            f"range of about {RANGE_BYTES // 2 ** 20} MB of a CSV file; needs --out",

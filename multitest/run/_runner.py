@@ -58,6 +58,7 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError, one_line
+from .._forked import max_workers
 from .._lazy import collector_paused
 from ._batches import FoldBatches
 from ._experiment import (
@@ -208,6 +209,9 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)
                                 or workers < 1):
         raise MultitestError(f"`workers` must be a positive integer, got {workers!r}")
+    if workers is not None and workers > max_workers():
+        raise MultitestError(f"`workers` must be at most {max_workers()} (4 per CPU), got "
+                             f"{workers}")
     if cluster_after is not None and scheduler is not None:
         raise MultitestError("`cluster_after` is for the local cluster: not with `scheduler`")
     cluster_after = CLUSTER_AFTER_SECONDS if cluster_after is None else \
