@@ -115,6 +115,13 @@ def test_bad_columns_and_mappings(tmp_path):
         as_profile({"a": 1, "b": -2})
     with pytest.raises(InputError, match=r"field 'b': cost 1e\+200 is too large"):
         as_profile({"a": 1, "b": 1e200})
+    # The mapping's own check, a twin of the YAML one: float(10**400) was an OverflowError
+    # traceback, and a NumPy number printed as np.float64(-2.0).
+    with pytest.raises(InputError, match=r"field 'b': cost must be a finite number, got an "
+                                         r"integer of 401 digits"):
+        as_profile({"a": 1, "b": 10**400})
+    with pytest.raises(InputError, match=r"field 'b': cost must not be negative, got -2.0$"):
+        as_profile({"a": 1, "b": np.float64(-2)})
     frame.loc[3, "fit_time"] = 1e300
     with pytest.raises(InputError, match=r"row 3, field 'fit_time': cost 1e\+300 is too large"):
         profile_from_column(frame, "fit_time")

@@ -27,8 +27,6 @@ array([[3., 1.],
 from __future__ import annotations
 
 import json
-import math
-import numbers
 import os
 
 import numpy as np
@@ -37,7 +35,8 @@ import pandas as pd
 from .._errors import InputError, MultitestError
 from ._automl import is_automl_file, read_automl
 from .._format import restore_cell
-from ._costs import MAX_COST, CostProfile, load_profile, profile_from_order, too_large
+from ._costs import (MAX_COST, CostProfile, _number, _show, load_profile, profile_from_order,
+                     too_large)
 from ._encoding import not_utf8
 
 __all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
@@ -100,16 +99,7 @@ def as_profile(costs, results=None, *, name=None):
 
 
 def _check_cost(value, source, row, field):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) \
-            or not math.isfinite(value):
-        raise InputError(f"cost must be a finite number, got {value!r}", source=source, row=row,
-                         field=field)
-    if value < 0:
-        raise InputError(f"cost must not be negative, got {value!r}", source=source, row=row,
-                         field=field)
-    if value > MAX_COST:
-        raise InputError(too_large("cost", repr(value)), source=source, row=row, field=field)
-    return float(value)
+    return _number(value, "cost", source, row, field, positive=False)
 
 
 def profile_from_mapping(mapping, name="costs"):
@@ -284,20 +274,14 @@ def _cost_column(frame, column, source, offset):
         | values.lt(0)
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
-        shown = _shown(frame[column].iloc[i])
+        shown = _show(frame[column].iloc[i])
         raise InputError(f"cost must be a finite number >= 0, got {shown}",
                          source=source, row=i + offset, field=column)
     if (huge := values.gt(MAX_COST)).any():
         i = int(huge.to_numpy().nonzero()[0][0])
-        raise InputError(too_large("cost", _shown(frame[column].iloc[i])), source=source,
+        raise InputError(too_large("cost", _show(frame[column].iloc[i])), source=source,
                          row=i + offset, field=column)
     return values
-
-
-def _shown(value):
-    """`value` as written in a message: a NumPy number as the Python one (``-1.0``, not
-    ``np.float64(-1.0)``)."""
-    return repr(value.item() if isinstance(value, np.generic) else value)
 
 
 def experiment_folder(path, costs=None):

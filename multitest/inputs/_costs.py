@@ -10,6 +10,7 @@ lexicographically or by a weighted sum of normalized costs.
 from __future__ import annotations
 
 import math
+import numbers
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -372,10 +373,10 @@ def too_large(what, shown):
 
 
 def _number(value, what, path, row, field, *, positive):
-    """``value`` as a finite float ``>= 0`` (``> 0`` if ``positive``) and at most
-    :data:`MAX_COST`, else InputError."""
+    """``value`` (a real number, NumPy's too) as a finite float ``>= 0`` (``> 0`` if
+    ``positive``) and at most :data:`MAX_COST`, else InputError: every reader of costs."""
     number = None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
         try:
             number = float(value)
         except OverflowError:   # an integer of hundreds of digits
@@ -393,6 +394,10 @@ def _number(value, what, path, row, field, *, positive):
 
 
 def _show(value):
+    """`value` as a message writes it: a NumPy number as the Python one (``-1.0``, not
+    ``np.float64(-1.0)``), a very long integer by its number of digits."""
+    if isinstance(value, np.generic):
+        value = value.item()
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) > 10 ** 20:
         return f"an integer of {len(str(abs(value)))} digits"
     return abbreviate(repr(value))
