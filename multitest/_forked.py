@@ -21,8 +21,8 @@ import signal
 
 from ._errors import OutputError, one_line
 
-__all__ = ["usable_cpus", "max_workers", "can_fork", "fork_call", "map_forked", "Forked", "FORK_ABOVE",
-           "die_with_parent"]
+__all__ = ["usable_cpus", "max_workers", "can_fork", "fork_call", "map_forked", "Forked",
+           "FORK_ABOVE", "die_with_parent"]
 
 #: Up to this many items :func:`map_forked` works in this process: forking costs
 #: tens of milliseconds, more than a hundred small figures take.

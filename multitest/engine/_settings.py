@@ -76,13 +76,13 @@ def _nonnegative(value, label):
     return float(value)
 
 
-def _count(minimum, maximum=None):
-    """An integer ``>= minimum`` (and ``<= maximum``)."""
+def _count(minimum, maximum=None, why=""):
+    """An integer ``>= minimum`` (and ``<= maximum``, the bound's reason `why`)."""
     def check(value, label):
         if not _is_integer(value) or value < minimum:
             raise MultitestError(f"{label} must be an integer >= {minimum}, got {value!r}")
         if maximum is not None and value > maximum:
-            raise MultitestError(f"{label} must be at most {maximum:,}, got {value!r}")
+            raise MultitestError(f"{label} must be at most {maximum:,}{why}, got {value!r}")
         return int(value)
     return check
 
@@ -93,11 +93,9 @@ MAX_DPI = 1200
 
 
 def _workers(value, label):
-    """A number of worker processes: an integer from 1 to :func:`~multitest._forked.max_workers`."""
-    value = _count(1)(value, label)
-    if value > max_workers():
-        raise MultitestError(f"{label} must be at most {max_workers()} (4 per CPU), got {value}")
-    return value
+    """A number of worker processes: an integer from 1 to :func:`~multitest._forked.max_workers`
+    (asked when a value is checked)."""
+    return _count(1, max_workers(), " (4 per CPU)")(value, label)
 
 
 def _choice(allowed):

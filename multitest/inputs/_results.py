@@ -539,11 +539,9 @@ def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
     except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
         raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
                          source=parts[0]) from None
-    for part, schema in zip(parts, schemas):
-        _columns_named_once(schema, part)
+    raw = [_columns_named_once(schema, part) for part, schema in zip(parts, schemas)][0]
     present = schemas[0]
     names = [c for c in present if str(c).strip() in (columns["dataset"], columns["algorithm"])]
-    raw = {str(c).strip(): c for c in present}
     if all(schema == present for schema in schemas):
         try:
             files = [pq.ParquetFile(part, read_dictionary=names) for part in parts]

@@ -439,6 +439,12 @@ def _handshake(address):
         pool.submit(asyncio.run, asyncio.wait_for(handshake(), seconds)).result()
 
 
+def _local_workers(workers):
+    """Processes fitting at once on this machine (fit processes, then the local cluster's
+    workers): `workers`, by default the number of CPUs."""
+    return workers or os.cpu_count() or 1
+
+
 @contextlib.contextmanager
 def _connect(workers, scheduler):
     from distributed import Client, LocalCluster
@@ -463,7 +469,7 @@ def _connect(workers, scheduler):
     with dask.config.set(_LOCAL), contextlib.ExitStack() as stack:
         try:
             cluster = stack.enter_context(LocalCluster(
-                n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
+                n_workers=_local_workers(workers), threads_per_worker=1,
                 processes=True, host="127.0.0.1",
                 # Every server of the cluster, HTTP ones included, on the loopback.
                 dashboard_address="127.0.0.1:0", worker_dashboard_address="127.0.0.1:0",
@@ -500,9 +506,9 @@ def _execute(store, run, todo, data, total, workers, scheduler, cluster_after, s
         return 0, 0, 0, {}
     from .._progress import progress
 
-    slots = workers or os.cpu_count() or 1
     isolated = [t for t in todo if t.isolate]
-    early = EarlyFits.start(data, isolated, slots) if scheduler is None else None
+    early = EarlyFits.start(data, isolated, _local_workers(workers)) \
+        if scheduler is None else None
     counts = {"computed": 0, "lost": 0, "failed": 0}
     try:
         with progress(total, "run", enabled=None if show_progress else False) as bar:
