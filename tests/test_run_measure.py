@@ -573,6 +573,30 @@ def test_early_fits_give_the_rows_of_run_task_and_hand_back_the_folds_not_begun(
     assert early.rows() == [] and early.stop() == begun      # idempotent
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, early fits: Linux")
+def test_early_fits_inherit_one_thread_per_pool_and_leave_the_drivers_pools_as_they_were(
+        tmp_path):
+    # A fit process that set the limit itself restarted OpenBLAS's threads, which spun beside
+    # its first folds (a depth-1 tree's fit: 22-49 ms against 5 ms).  Reference: the fit
+    # process's /proc/self/task (one thread) and threadpoolctl's pool sizes.
+    import json
+
+    from threadpoolctl import threadpool_info
+
+    from multitest.run import EarlyFits
+
+    before = threadpool_info()
+    task = _task("run_estimators.Threads", {"path": str(tmp_path / "threads.json")})
+    early = EarlyFits.start({"iris": IRIS}, [task])
+    try:
+        (row,) = early.rows(wait=True)
+    finally:
+        early.close()
+    assert row["status"] == "ok", row.get("error")
+    assert json.loads((tmp_path / "threads.json").read_text()) == {"threads": 1, "pools": [1]}
+    assert threadpool_info() == before
+
+
 def test_early_fits_killed_mid_fold_leave_nothing_running(tmp_path):
     from multitest.run import EarlyFits
     from multitest.run import _measure as measure
