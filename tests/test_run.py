@@ -8,6 +8,8 @@ and the errors must equal scikit-learn fits done by hand on sklearn's Stratified
 """
 import json
 import os
+import subprocess
+import sys
 import textwrap
 
 import numpy as np
@@ -290,6 +292,45 @@ def test_timeouts_are_recorded_and_rank_refuses_an_empty_folder(tmp_path, capsys
     assert main(["rank", str(tmp_path / "out"), "--costs", "fit_time", "--missing",
                  "drop"]) == 2
     assert "policy drop leaves no data set to rank" in capsys.readouterr().err
+
+
+def _death_signal():
+    """This process's parent-death signal (Linux's prctl PR_GET_PDEATHSIG), 0 if none."""
+    import ctypes
+
+    value = ctypes.c_int()
+    ctypes.CDLL(None).prctl(2, ctypes.byref(value))
+    return value.value
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl: Linux")
+def test_the_local_clusters_workers_die_with_the_driver_and_only_they():
+    # Dask's own watch (a pipe only the driver should hold) failed when two workers held
+    # each other's: both ran on after their driver's SIGTERM (test_run_signals covers the
+    # run).  Reference: the kernel's parent-death signal of each worker; a process forked
+    # after the cluster closed has none.
+    import signal
+
+    from multitest.run import _runner
+
+    with _runner._connect(2, None) as client:
+        signals = client.run(_death_signal)
+    assert sorted(signals.values()) == [signal.SIGKILL] * 2
+    pid = os.fork()
+    if pid == 0:
+        os._exit(_death_signal())
+    assert os.waitpid(pid, 0)[1] == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity: Linux")
+def test_the_default_number_of_workers_is_the_cpus_this_process_may_use():
+    # A container allowed one of the machine's CPUs starts one worker, not os.cpu_count().
+    # Reference: the affinity mask the program sets itself.
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from multitest.run._runner import _local_workers; print(_local_workers(None))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "1"
 
 
 def test_workers_that_do_not_start_in_time_are_a_one_line_error(tmp_path, capsys,

@@ -58,7 +58,7 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError, one_line
-from .._forked import max_workers
+from .._forked import children_die_with_this_process, max_workers, usable_cpus
 from .._lazy import collector_paused
 from ._batches import FoldBatches
 from ._experiment import (
@@ -441,8 +441,8 @@ def _handshake(address):
 
 def _local_workers(workers):
     """Processes fitting at once on this machine (fit processes, then the local cluster's
-    workers): `workers`, by default the number of CPUs."""
-    return workers or os.cpu_count() or 1
+    workers): `workers`, by default the CPUs this process may use."""
+    return workers or usable_cpus()
 
 
 @contextlib.contextmanager
@@ -467,6 +467,7 @@ def _connect(workers, scheduler):
     import dask
 
     with dask.config.set(_LOCAL), contextlib.ExitStack() as stack:
+        stack.enter_context(children_die_with_this_process())   # the workers
         try:
             cluster = stack.enter_context(LocalCluster(
                 n_workers=_local_workers(workers), threads_per_worker=1,
