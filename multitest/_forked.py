@@ -187,7 +187,8 @@ def die_with_parent(parent):
 
 @contextlib.contextmanager
 def children_die_with_this_process():
-    """Inside, every process forked from this one (by any thread) is killed when it ends.
+    """Inside, every process forked from this one (by any thread) is killed when it ends,
+    and leaves Ctrl-C to it (ignores SIGINT).
 
     For the local Dask cluster's workers, forked from the driver.  Dask ends a worker
     whose parent is gone through a pipe that only the parent should hold open; but a
@@ -212,6 +213,8 @@ def _after_fork_in_child():
     global _DIE_WITH
     parent, _DIE_WITH = _DIE_WITH, None
     if parent is not None and parent != os.getpid():
+        with contextlib.suppress(ValueError):     # not Python's main thread
+            signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the parent's to handle
         die_with_parent(parent)
 
 

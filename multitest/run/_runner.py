@@ -412,7 +412,32 @@ def _client(workers, scheduler):
     import dask
 
     with dask.config.set(_QUIET), _connect(workers, scheduler) as client:
+        _drop_abandoned_waits(client.loop.asyncio_loop)
         yield client
+
+
+def _drop_abandoned_waits(loop):
+    """Drop, on the client's event `loop`, the report of a wait abandoned by its caller.
+
+    A ``client.gather`` that Ctrl-C or SIGTERM interrupts leaves Dask's tasks waiting for
+    its futures; the client's close ends them with ``AllExit``, which nobody awaits any
+    more, and asyncio printed "Task exception was never retrieved" and a traceback after
+    the command's one line (``rank --workers 2``, 2026-11-24).  Every other report goes
+    where it went.
+    """
+    from distributed.client import AllExit
+
+    report = loop.get_exception_handler()
+
+    def handler(loop, context):
+        if isinstance(context.get("exception"), AllExit):
+            return
+        if report is None:
+            loop.default_exception_handler(context)
+        else:
+            report(loop, context)
+
+    loop.set_exception_handler(handler)
 
 
 def _handshake(address):
