@@ -327,6 +327,8 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
                        "'tcp://127.0.0.1:9'"):
         run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",
                                   show_progress=False)
+    # The store it opened holds no fold: removed again, with the folder it created.
+    assert not (tmp_path / "out").exists()
     # A server of another kind: one that answers the handshake with an HTTP page (Dask
     # read its first bytes as a frame of 3 EiB: a MemoryError traceback), one that waits
     # for a request of its own (Dask waited for the handshake for ever).
@@ -340,6 +342,7 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
                 run_module.run_experiment(experiment, tmp_path / "out", scheduler=address,
                                           show_progress=False)
             assert time.monotonic() - started < 30
+            assert not (tmp_path / "out").exists()
 
 
 @contextlib.contextmanager

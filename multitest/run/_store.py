@@ -97,6 +97,31 @@ def _value(row, column, run):
     return json.dumps(value) if column == "repeats" and value is not None else value
 
 
+@contextlib.contextmanager
+def removed_unless_it_holds_folds(path):
+    """Inside, a failure removes the store at `path` again if it did not exist before and
+    holds no fold: a run that stops before its first fold is stored (an unreachable
+    scheduler, a cluster that does not start, Ctrl-C) leaves no empty store behind.  A
+    store that cannot be read is kept, as every store that holds a fold."""
+    created = not os.path.lexists(path)
+    try:
+        yield
+    except BaseException:
+        if created and os.path.isfile(path) and _holds_no_fold(path):
+            for name in (path, path + "-wal", path + "-shm"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(name)
+        raise
+
+
+def _holds_no_fold(path):
+    try:
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            return db.execute("SELECT COUNT(*) FROM folds").fetchone()[0] == 0
+    except sqlite3.Error:
+        return False
+
+
 class Store:
     """The folds of one experiment folder.
 
