@@ -428,6 +428,8 @@ def _drop_abandoned_waits(loop):
     from distributed.client import AllExit
 
     report = loop.get_exception_handler()
+    if getattr(report, "drops_abandoned_waits", False):   # a loop of an earlier client
+        return
 
     def handler(loop, context):
         if isinstance(context.get("exception"), AllExit):
@@ -437,6 +439,7 @@ def _drop_abandoned_waits(loop):
         else:
             report(loop, context)
 
+    handler.drops_abandoned_waits = True
     loop.set_exception_handler(handler)
 
 

@@ -109,7 +109,7 @@ def removed_unless_it_holds_folds(path):
     except BaseException:
         if created and os.path.isfile(path) and _holds_no_fold(path):
             for name in (path, path + "-wal", path + "-shm"):
-                with contextlib.suppress(FileNotFoundError):
+                with contextlib.suppress(OSError):    # the failure is the one to report
                     os.remove(name)
         raise
 
