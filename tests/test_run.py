@@ -362,3 +362,23 @@ def test_a_cluster_that_fails_to_start_is_a_one_line_error(tmp_path, capsys, mon
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0, err
     assert "the local cluster did not start (AssertionError: Status.starting)" in err, err
+
+
+def test_a_scheduler_with_no_worker_is_waited_for_within_a_bound(tmp_path, monkeypatch, capsys):
+    # A scheduler with no worker: its tasks waited for ever, with no word.  Now one line
+    # says the run waits, and after the bound (2 s here, 120 s by default) the run stops
+    # with one line, leaving no folder behind.
+    from multitest import MultitestError
+    from multitest.run import _runner
+
+    monkeypatch.setattr(_runner, "WORKER_START_TIMEOUT", 2.0)
+    monkeypatch.setenv("MULTITEST_QUIET", "0")
+    with dask_cluster(str(tmp_path), n_workers=0) as (address, _):
+        with pytest.raises(MultitestError, match=f"^`scheduler`: no worker joined the Dask "
+                           f"scheduler at '{address}' within 2 s: start one \\(dask worker "
+                           f"{address}\\) or leave out --scheduler$"):
+            run_experiment(_experiment(tmp_path), tmp_path / "out", scheduler=address,
+                           show_progress=False)
+    assert capsys.readouterr().err == ("multitest: waiting up to 2 s for a worker to join "
+                                       f"the Dask scheduler at {address}\n")
+    assert not (tmp_path / "out").exists()

@@ -58,6 +58,7 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError, one_line
+from .._format import escape_terminal
 from .._forked import children_die_with_this_process, max_workers, usable_cpus
 from .._lazy import collector_paused
 from ._batches import FoldBatches
@@ -473,6 +474,25 @@ def _local_workers(workers):
     return workers or usable_cpus()
 
 
+def _wait_for_a_worker(client, address):
+    """Wait, saying so, up to :data:`WORKER_START_TIMEOUT` for a worker to join the
+    scheduler at `address` if it has none: its tasks waited for ever, with no word."""
+    from .._progress import is_quiet
+
+    if client.nthreads():
+        return
+    if not is_quiet():
+        print(escape_terminal(f"multitest: waiting up to {WORKER_START_TIMEOUT:g} s for a "
+                              f"worker to join the Dask scheduler at {address}"),
+              file=sys.stderr, flush=True)
+    try:
+        client.wait_for_workers(1, timeout=WORKER_START_TIMEOUT)
+    except TimeoutError:
+        raise MultitestError(f"`scheduler`: no worker joined the Dask scheduler at {address!r} "
+                             f"within {WORKER_START_TIMEOUT:g} s: start one (dask worker "
+                             f"{address}) or leave out --scheduler") from None
+
+
 @contextlib.contextmanager
 def _connect(workers, scheduler):
     from distributed import Client, LocalCluster
@@ -490,6 +510,7 @@ def _connect(workers, scheduler):
             raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
                                  f"({other}{type(exc).__name__}: {one_line(exc)})") from None
         with client:
+            _wait_for_a_worker(client, scheduler)
             yield client
         return
     import dask
