@@ -3,9 +3,11 @@
 Every finished fold is one row, committed as soon as it arrives (the folds of
 one batch, which arrive together, in one transaction), so a run killed at any
 moment (SIGKILL included) keeps every fold it had received.  Re-running the
-experiment asks the store what is done and submits only the rest.  SQLite in WAL mode with ``synchronous=NORMAL`` keeps
-committed transactions across a crash of the process; only a power failure
-may lose the last few.
+experiment asks the store what is done and submits only the rest.  SQLite in WAL
+mode with ``synchronous=NORMAL`` keeps committed transactions across a crash of
+the process; only a power failure may lose the last few.  A run that stops before
+its first fold is stored removes the store it created
+(:func:`removed_unless_it_holds_folds`).
 
 Only the process driving the run (the Dask client) opens the store: workers
 return rows, the driver writes them.
