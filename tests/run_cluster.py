@@ -70,3 +70,17 @@ def end_group(process, sig):
     """Send `sig` to the session group led by `process` (one the tests started)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, sig)
+
+
+def group_processes(pgid):
+    """Live (not zombie) processes of process group `pgid`: ``{pid: parent pid}``."""
+    found = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found[int(name)] = int(fields[1])
+    return found

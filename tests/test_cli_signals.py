@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from cli_helpers import checksums
-from run_cluster import ENV, end_group
+from run_cluster import ENV, end_group, group_processes
 
 ALGORITHMS = [f"a{j}" for j in range(20)]
 
@@ -46,20 +46,6 @@ def _rank(results, out):
         start_new_session=True)
 
 
-def _alive(pgid):
-    """Live (not zombie) processes of process group `pgid`."""
-    found = []
-    for name in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{name}/stat") as handle:
-                fields = handle.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            found.append(int(name))
-    return found
-
-
 def _stop_while_writing(results, out, how):
     """Send `how` once the command writes into `out`; its exit status, standard error and
     whether every process of its group ended within 20 s."""
@@ -77,9 +63,9 @@ def _stop_while_writing(results, out, how):
             os.kill(rank.pid, how)
         _, stderr = rank.communicate(timeout=60)
         deadline = time.monotonic() + 20
-        while _alive(rank.pid) and time.monotonic() < deadline:
+        while group_processes(rank.pid) and time.monotonic() < deadline:
             time.sleep(0.05)
-        return rank.returncode, stderr, not _alive(rank.pid)
+        return rank.returncode, stderr, not group_processes(rank.pid)
     finally:
         end_group(rank, signal.SIGKILL)
 

@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("sklearn")
 pytest.importorskip("distributed")
 from cli_helpers import assert_one_line_error, run_cli  # noqa: E402
-from run_cluster import ENV, end_group  # noqa: E402
+from run_cluster import ENV, end_group, group_processes  # noqa: E402
 
 from multitest.run import Store  # noqa: E402
 
@@ -37,24 +37,9 @@ def _start(experiment, out, *options):
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
-def _group(pgid):
-    """Live (not zombie) processes of process group `pgid`: ``{pid: parent pid}``."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                found[int(name)] = int(fields[1])
-    return found
-
-
 def _grandchildren(pid):
     """The processes of `pid`'s group whose parent is a child of `pid`."""
-    group = _group(pid)
+    group = group_processes(pid)
     children = {child for child, parent in group.items() if parent == pid}
     return [process for process, parent in group.items() if parent in children]
 
@@ -93,7 +78,7 @@ def test_ctrl_c_stops_the_run_with_one_line_and_nothing_left_running(tmp_path):
         _, stderr = run.communicate(timeout=180)
         # nothing left running: a process that leaked would never end; 60 s for a loaded
         # machine to tear the cluster down
-        assert _wait(lambda: not _group(run.pid), 60), _group(run.pid)
+        assert _wait(lambda: not group_processes(run.pid), 60), group_processes(run.pid)
     finally:
         end_group(run, signal.SIGKILL)
     assert run.returncode == 130
@@ -124,13 +109,13 @@ def _kill_driver_when(run, ready, how=signal.SIGKILL, within=4):
     """Signal `how` to the driver `run` once `ready()` (within 180 s); every process of its
     group must end within `within` seconds.  The driver's exit status and standard error."""
     try:
-        assert _wait(ready, 180), _group(run.pid)
+        assert _wait(ready, 180), group_processes(run.pid)
         os.kill(run.pid, how)
         killed = time.monotonic()
         _, stderr = run.communicate(timeout=30)
-        gone = _wait(lambda: not _group(run.pid), within)
+        gone = _wait(lambda: not group_processes(run.pid), within)
         elapsed = time.monotonic() - killed
-        left = _group(run.pid)
+        left = group_processes(run.pid)
     finally:
         end_group(run, signal.SIGKILL)
     assert gone, left
@@ -172,7 +157,7 @@ def test_sigkill_of_the_driver_takes_its_own_early_fit_process(tmp_path):
     run = _start(experiment, tmp_path / "out", "--workers", "1")
 
     def leaves():    # the driver's children with no child: its own fit process
-        group = _group(run.pid)
+        group = group_processes(run.pid)
         return [pid for pid, parent in group.items()
                 if parent == run.pid and pid not in group.values()]
 
