@@ -8,11 +8,14 @@ give exit status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import gc
 import json
 import os
+import signal
 import sys
+import threading
 import time
 
 from . import __version__, example_path
@@ -177,7 +180,8 @@ def _add_run_parser(sub):
     run.add_argument("experiment", metavar="EXPERIMENT.yaml", help="the experiment file")
     run.add_argument("--out", metavar="DIR", required=True, help="the experiment folder")
     run.add_argument("--workers", type=int, metavar="N",
-                     help="worker processes of the local cluster (default: CPUs)")
+                     help="worker processes of the local cluster (default: the CPUs this "
+                          "process may use)")
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="use an existing Dask scheduler instead of a local cluster")
     run.add_argument("--cluster-after", metavar="SECONDS",
@@ -530,10 +534,10 @@ def _cmd_run(args):
                                 scheduler=args.scheduler, cluster_after=args.cluster_after,
                                 timeout=args.timeout,
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
-    except KeyboardInterrupt:
-        _say("multitest: interrupted; the folds finished so far are kept in the store: run "
-             "the same command again to resume", error=True)
-        return 130
+    except KeyboardInterrupt as stop:
+        _say(f"multitest: {_stopped(stop)}; the folds finished so far are kept in the store: "
+             "run the same command again to resume", error=True)
+        return _stop_status(stop)
     _say(result.summary())
     # Dask, once started, keeps exit handlers of its own: the interpreter's exit runs them.
     return 0 if "distributed" in sys.modules else _end_process()
@@ -590,6 +594,51 @@ def _one_blas_thread(argv):
             os.environ.setdefault(name, value)
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM received by the process of a command line (:func:`_terminate_as_interrupt`)."""
+
+
+def _stopped(stop):
+    return "terminated" if isinstance(stop, _Terminated) else "interrupted"
+
+
+def _stop_status(stop):
+    """The shell's status of a process ended by the signal: 128 + its number."""
+    return 128 + (signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT)
+
+
+def _terminate(signum, frame):
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # a second one ends the process at once
+    raise _Terminated
+
+
+def _default_termination_in_child():
+    """A process forked from the command's (a writer, a fit process, a local worker)
+    ends on SIGTERM at once, as a process does by default."""
+    if signal.getsignal(signal.SIGTERM) is _terminate:
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def _terminate_as_interrupt():
+    """On a real command line, SIGTERM (what ``timeout``, ``kill`` and service managers
+    send) stops the command as Ctrl-C does: its outputs as they were (a folder it created
+    removed again, a run's stored folds kept), one line, exit status 143, instead of an
+    end where it stands with a staging folder left for the next writer to remove."""
+    if not _COMMAND_LINE or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+os.register_at_fork(after_in_child=_default_termination_in_child)
+
+
 def main(argv=None):
     """Entry point of the ``multitest`` command."""
     global _COMMAND_LINE
@@ -609,7 +658,8 @@ def main(argv=None):
                "explain": _cmd_explain,
                "stability": _cmd_stability, "run": _cmd_run}[args.command]
     try:
-        return command(args)
+        with _terminate_as_interrupt():
+            return command(args)
     except MultitestError as exc:
         _say(f"multitest: error: {one_line(exc)}", error=True)
         return 2
@@ -617,9 +667,9 @@ def main(argv=None):
         where = f"{exc.filename}: " if exc.filename else ""
         _say(f"multitest: error: {one_line(where + (exc.strerror or str(exc)))}", error=True)
         return 2
-    except KeyboardInterrupt:
-        _say("multitest: interrupted; no output was changed", error=True)
-        return 130
+    except KeyboardInterrupt as stop:
+        _say(f"multitest: {_stopped(stop)}; no output was changed", error=True)
+        return _stop_status(stop)
     finally:
         set_quiet(was_quiet)
 

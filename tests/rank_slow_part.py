@@ -31,4 +31,5 @@ ARGS = sys.argv[2:]
 if ARGS[0] == "--small-parts":
     _split.RANGE_BYTES, _split.GROUP_ROWS = int(ARGS[1]), int(ARGS[2])
     ARGS = ARGS[3:]
-sys.exit(main(ARGS))
+sys.argv[1:] = ARGS
+sys.exit(main())      # as the command line runs it

@@ -41,8 +41,9 @@ def dask_cluster(folder, n_workers=2):
                                      "--name", f"test-worker-{i}"] + loopback, **common)
                    for i in range(n_workers)]
         started += workers
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(n_workers, timeout=300)
+        if n_workers:
+            with Client(address, timeout="30s") as client:
+                client.wait_for_workers(n_workers, timeout=300)
         yield address, workers
     finally:
         for process in started:
@@ -69,3 +70,17 @@ def end_group(process, sig):
     """Send `sig` to the session group led by `process` (one the tests started)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, sig)
+
+
+def group_processes(pgid):
+    """Live (not zombie) processes of process group `pgid`: ``{pid: parent pid}``."""
+    found = {}
+    for name in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found[int(name)] = int(fields[1])
+    return found

@@ -321,7 +321,7 @@ def test_load_results_reads_a_large_csv_in_parts_as_the_text_path(tmp_path, monk
     frame.to_csv(path, index=False)
     monkeypatch.setattr(_batches, "PART_BYTES", 4096)
     monkeypatch.setattr(_batches, "MAX_PARTS", 5)
-    monkeypatch.setattr(_batches.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(_batches, "usable_cpus", lambda: 8)
     monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 2048)
     parts = []
     real = _batches._gather_parts
@@ -364,7 +364,7 @@ import os, sys, threading
 from multitest import InputError, load_results
 from multitest.inputs import _batches, _results
 _batches.PART_BYTES, _batches.MAX_PARTS = 4096, 3
-_batches.os.cpu_count = lambda: 8
+_batches.usable_cpus = lambda: 8
 _results._ARROW_BLOCK_SIZE = 2048
 real, once = _batches._read_range, threading.Lock()
 

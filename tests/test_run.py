@@ -8,6 +8,8 @@ and the errors must equal scikit-learn fits done by hand on sklearn's Stratified
 """
 import json
 import os
+import subprocess
+import sys
 import textwrap
 
 import numpy as np
@@ -292,6 +294,45 @@ def test_timeouts_are_recorded_and_rank_refuses_an_empty_folder(tmp_path, capsys
     assert "policy drop leaves no data set to rank" in capsys.readouterr().err
 
 
+def _death_signal():
+    """This process's parent-death signal (Linux's prctl PR_GET_PDEATHSIG), 0 if none."""
+    import ctypes
+
+    value = ctypes.c_int()
+    ctypes.CDLL(None).prctl(2, ctypes.byref(value))
+    return value.value
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="prctl: Linux")
+def test_the_local_clusters_workers_die_with_the_driver_and_only_they():
+    # Dask's own watch (a pipe only the driver should hold) failed when two workers held
+    # each other's: both ran on after their driver's SIGTERM (test_run_signals covers the
+    # run).  Reference: the kernel's parent-death signal of each worker; a process forked
+    # after the cluster closed has none.
+    import signal
+
+    from multitest.run import _runner
+
+    with _runner._connect(2, None) as client:
+        signals = client.run(_death_signal)
+    assert sorted(signals.values()) == [signal.SIGKILL] * 2
+    pid = os.fork()
+    if pid == 0:
+        os._exit(_death_signal())
+    assert os.waitpid(pid, 0)[1] == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity: Linux")
+def test_the_default_number_of_workers_is_the_cpus_this_process_may_use():
+    # A container allowed one of the machine's CPUs starts one worker, not os.cpu_count().
+    # Reference: the affinity mask the program sets itself.
+    code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
+            "from multitest.run._runner import _local_workers; print(_local_workers(None))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    assert done.stdout.strip() == "1"
+
+
 def test_workers_that_do_not_start_in_time_are_a_one_line_error(tmp_path, capsys,
                                                                   monkeypatch):
     # Dask's nanny waits for its worker's start for ever unless given death_timeout; a
@@ -321,3 +362,23 @@ def test_a_cluster_that_fails_to_start_is_a_one_line_error(tmp_path, capsys, mon
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0, err
     assert "the local cluster did not start (AssertionError: Status.starting)" in err, err
+
+
+def test_a_scheduler_with_no_worker_is_waited_for_within_a_bound(tmp_path, monkeypatch, capsys):
+    # A scheduler with no worker: its tasks waited for ever, with no word.  Now one line
+    # says the run waits, and after the bound (2 s here, 120 s by default) the run stops
+    # with one line, leaving no folder behind.
+    from multitest import MultitestError
+    from multitest.run import _runner
+
+    monkeypatch.setattr(_runner, "WORKER_START_TIMEOUT", 2.0)
+    monkeypatch.setenv("MULTITEST_QUIET", "0")
+    with dask_cluster(str(tmp_path), n_workers=0) as (address, _):
+        with pytest.raises(MultitestError, match=f"^`scheduler`: no worker joined the Dask "
+                           f"scheduler at '{address}' within 2 s: start one \\(dask worker "
+                           f"{address}\\) or leave out --scheduler$"):
+            run_experiment(_experiment(tmp_path), tmp_path / "out", scheduler=address,
+                           show_progress=False)
+    assert capsys.readouterr().err == ("multitest: waiting up to 2 s for a worker to join "
+                                       f"the Dask scheduler at {address}\n")
+    assert not (tmp_path / "out").exists()

@@ -327,6 +327,8 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
                        "'tcp://127.0.0.1:9'"):
         run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",
                                   show_progress=False)
+    # The store it opened holds no fold: removed again, with the folder it created.
+    assert not (tmp_path / "out").exists()
     # A server of another kind: one that answers the handshake with an HTTP page (Dask
     # read its first bytes as a frame of 3 EiB: a MemoryError traceback), one that waits
     # for a request of its own (Dask waited for the handshake for ever).
@@ -340,6 +342,7 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
                 run_module.run_experiment(experiment, tmp_path / "out", scheduler=address,
                                           show_progress=False)
             assert time.monotonic() - started < 30
+            assert not (tmp_path / "out").exists()
 
 
 @contextlib.contextmanager
@@ -571,6 +574,30 @@ def test_early_fits_give_the_rows_of_run_task_and_hand_back_the_folds_not_begun(
                 assert row[field] == alone[field], field
     assert len(finished[0]["repeats"]) == 2
     assert early.rows() == [] and early.stop() == begun      # idempotent
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, early fits: Linux")
+def test_early_fits_inherit_one_thread_per_pool_and_leave_the_drivers_pools_as_they_were(
+        tmp_path):
+    # A fit process that set the limit itself restarted OpenBLAS's threads, which spun beside
+    # its first folds (a depth-1 tree's fit: 22-49 ms against 5 ms).  Reference: the fit
+    # process's /proc/self/task (one thread) and threadpoolctl's pool sizes.
+    import json
+
+    from threadpoolctl import threadpool_info
+
+    from multitest.run import EarlyFits
+
+    before = threadpool_info()
+    task = _task("run_estimators.Threads", {"path": str(tmp_path / "threads.json")})
+    early = EarlyFits.start({"iris": IRIS}, [task])
+    try:
+        (row,) = early.rows(wait=True)
+    finally:
+        early.close()
+    assert row["status"] == "ok", row.get("error")
+    assert json.loads((tmp_path / "threads.json").read_text()) == {"threads": 1, "pools": [1]}
+    assert threadpool_info() == before
 
 
 def test_early_fits_killed_mid_fold_leave_nothing_running(tmp_path):

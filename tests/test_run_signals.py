@@ -1,11 +1,11 @@
 """multitest.run: signals and faults (issue 17, item 4), through the CLI as real processes.
 
 Ctrl-C (SIGINT to the whole process group, as a terminal sends it) stops a run with one line
-and exit 130, nothing of the run left running and its committed folds kept; SIGKILL of the
-driver takes its fit processes with it well within the fit timeout; a learner that crashes
-its process loses only its own folds, with and without ``isolate``; ``--timeout`` takes
-positive finite seconds or ``none``.  Each run leads its own session: the tests end only
-the processes of that session, and every wait is bounded.
+and exit 130 (SIGTERM to the driver: exit 143), nothing of the run left running and its
+committed folds kept; SIGKILL of the driver takes its fit processes with it well within the
+fit timeout; a learner that crashes its process loses only its own folds, with and without
+``isolate``; ``--timeout`` takes positive finite seconds or ``none``.  Each run leads its
+own session: the tests end only the processes of that session, and every wait is bounded.
 """
 import os
 import signal
@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("sklearn")
 pytest.importorskip("distributed")
 from cli_helpers import assert_one_line_error, run_cli  # noqa: E402
-from run_cluster import ENV, end_group  # noqa: E402
+from run_cluster import ENV, end_group, group_processes  # noqa: E402
 
 from multitest.run import Store  # noqa: E402
 
@@ -37,24 +37,9 @@ def _start(experiment, out, *options):
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
 
 
-def _group(pgid):
-    """Live (not zombie) processes of process group `pgid`: ``{pid: parent pid}``."""
-    found = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                found[int(name)] = int(fields[1])
-    return found
-
-
 def _grandchildren(pid):
     """The processes of `pid`'s group whose parent is a child of `pid`."""
-    group = _group(pid)
+    group = group_processes(pid)
     children = {child for child, parent in group.items() if parent == pid}
     return [process for process, parent in group.items() if parent in children]
 
@@ -93,7 +78,7 @@ def test_ctrl_c_stops_the_run_with_one_line_and_nothing_left_running(tmp_path):
         _, stderr = run.communicate(timeout=180)
         # nothing left running: a process that leaked would never end; 60 s for a loaded
         # machine to tear the cluster down
-        assert _wait(lambda: not _group(run.pid), 60), _group(run.pid)
+        assert _wait(lambda: not group_processes(run.pid), 60), group_processes(run.pid)
     finally:
         end_group(run, signal.SIGKILL)
     assert run.returncode == 130
@@ -120,21 +105,45 @@ def test_sigkill_of_the_driver_takes_its_fit_processes_within_the_timeout(tmp_pa
     _kill_driver_when(run, lambda: _grandchildren(run.pid))
 
 
-def _kill_driver_when(run, ready):
-    """SIGKILL the driver `run` once `ready()` (within 180 s); every process of its group
-    must end within 4 s."""
+def _kill_driver_when(run, ready, how=signal.SIGKILL, within=4):
+    """Signal `how` to the driver `run` once `ready()` (within 180 s); every process of its
+    group must end within `within` seconds.  The driver's exit status and standard error."""
     try:
-        assert _wait(ready, 180), _group(run.pid)
-        os.kill(run.pid, signal.SIGKILL)
+        assert _wait(ready, 180), group_processes(run.pid)
+        os.kill(run.pid, how)
         killed = time.monotonic()
-        run.wait(timeout=30)
-        gone = _wait(lambda: not _group(run.pid), 4)
+        _, stderr = run.communicate(timeout=30)
+        gone = _wait(lambda: not group_processes(run.pid), within)
         elapsed = time.monotonic() - killed
-        left = _group(run.pid)
+        left = group_processes(run.pid)
     finally:
         end_group(run, signal.SIGKILL)
     assert gone, left
-    assert elapsed < 4
+    assert elapsed < within
+    return run.returncode, stderr
+
+
+def test_sigterm_of_the_driver_stops_a_cluster_of_two_workers_as_ctrl_c_does(tmp_path):
+    # SIGTERM (what `timeout` and service managers send, to the driver only) stops the run
+    # as Ctrl-C does: one line, exit 143, the stored folds kept.  Two workers that held
+    # each other's Dask watch pipe outlived a driver that SIGTERM ended where it stood (2
+    # runs of 6, 30 s and more): the workers now die with the driver whatever the order
+    # of their forks.  Three runs: the order of the forks varies from run to run.
+    experiment = _experiment(tmp_path, SLOW)
+    for attempt in range(3):
+        out = tmp_path / f"out{attempt}"
+        run = _start(experiment, out, "--workers", "2", "--cluster-after", "0")
+        # Driver -> 2 workers -> their fit processes.
+        status, stderr = _kill_driver_when(run, lambda: len(_grandchildren(run.pid)) == 2,
+                                           signal.SIGTERM, within=20)
+        assert status == 143
+        assert stderr.strip().splitlines() == [
+            "multitest: terminated; the folds finished so far are kept in the store: run "
+            "the same command again to resume"]
+    kept = _stored(out)
+    code, output, stderr = run_cli("run", experiment, "--out", out, "--workers", "2")
+    assert code == 0, stderr
+    assert f"{8 - kept} computed, {kept} from the store" in output
 
 
 def test_sigkill_of_the_driver_takes_its_own_early_fit_process(tmp_path):
@@ -148,7 +157,7 @@ def test_sigkill_of_the_driver_takes_its_own_early_fit_process(tmp_path):
     run = _start(experiment, tmp_path / "out", "--workers", "1")
 
     def leaves():    # the driver's children with no child: its own fit process
-        group = _group(run.pid)
+        group = group_processes(run.pid)
         return [pid for pid, parent in group.items()
                 if parent == run.pid and pid not in group.values()]
 

@@ -25,7 +25,7 @@ from .._files import write_atomically
 from .._progress import progress
 from . import _direct_svg
 from ._direct_svg import is_table_figure, table_svg
-from .._forked import map_forked
+from .._forked import map_forked, usable_cpus
 
 __all__ = ["FORMATS", "DATASET_DOT", "SvgCache", "dot_available", "render_svgs", "to_svg",
            "inline_svg", "combined_stems", "dot_sources"]
@@ -247,7 +247,7 @@ def _render_folder(folder, stems, formats, jobs, dpi=None):
     # Bigger graphs first so that the workers end together.
     sizes = {f: os.path.getsize(os.path.join(folder, f)) for f in files}
     files.sort(key=lambda f: -sizes[f])
-    jobs = max(1, min(jobs or os.cpu_count() or 1, len(files)))
+    jobs = max(1, min(jobs or usable_cpus(), len(files)))
     failures = []
     with progress(len(files), "drawing figures") as bar, \
             ThreadPoolExecutor(max_workers=jobs) as pool:

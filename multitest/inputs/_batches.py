@@ -23,6 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
+from .._forked import usable_cpus
+
 __all__: list[str] = []     # used by the readers of multitest.inputs only
 
 #: Room kept beyond the estimated number of rows before the arrays grow.
@@ -334,7 +336,7 @@ def gather_csv(name, read_options, convert_options, columns, estimate_rows,
     """
     size = os.path.getsize(name)
     smallest = PART_BYTES if parts is None else 1
-    parts = min(MAX_PARTS, os.cpu_count() or 1) if parts is None else parts
+    parts = min(MAX_PARTS, usable_cpus()) if parts is None else parts
     header, cuts = _cuts(name, size, parts, smallest)
     if cuts:
         try:

@@ -402,16 +402,17 @@ class EarlyFits:
         self._changed = threading.Condition(self._lock)
         self._slots = []
         try:
-            for _ in range(max(1, min(slots, len(tasks)))):
-                process = _FitProcess(datasets)
-                try:
-                    pidfd = os.pidfd_open(process.pid)
-                except OSError:     # a Linux before 5.3
-                    process.close()
-                    raise
-                # Not kept by processes forked later.
-                _parent_ends.add((os.getpid(), pidfd))
-                self._slots.append((process, pidfd))
+            with _children_single_threaded():
+                for _ in range(max(1, min(slots, len(tasks)))):
+                    process = _FitProcess(datasets)
+                    try:
+                        pidfd = os.pidfd_open(process.pid)
+                    except OSError:     # a Linux before 5.3
+                        process.close()
+                        raise
+                    # Not kept by processes forked later.
+                    _parent_ends.add((os.getpid(), pidfd))
+                    self._slots.append((process, pidfd))
         except OSError:
             for process, _ in self._slots:
                 process.close()
@@ -794,6 +795,24 @@ def _limit_threads():
         from threadpoolctl import threadpool_limits
 
         _limits.append(threadpool_limits(limits=1))
+
+
+@contextlib.contextmanager
+def _children_single_threaded():
+    """Processes forked inside inherit :func:`_limit_threads`; this one's pools are restored.
+
+    Set by each fresh child instead, the limit took 12-19 ms there and the child's
+    OpenBLAS threads then spun beside its first folds: their fit times came out 2-10x
+    their later ones (a depth-1 tree: 22-49 ms against 5 ms; 2-CPU VM, 2026-11-24).
+    """
+    if _limits:     # this process is limited already (a worker): its children inherit it
+        yield
+        return
+    _limit_threads()
+    try:
+        yield
+    finally:
+        _limits.pop().restore_original_limits()
 
 
 def _single_threaded(estimator):

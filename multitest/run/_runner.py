@@ -58,7 +58,8 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError, one_line
-from .._forked import max_workers
+from .._format import escape_terminal
+from .._forked import children_die_with_this_process, max_workers, usable_cpus
 from .._lazy import collector_paused
 from ._batches import FoldBatches
 from ._experiment import (
@@ -76,7 +77,7 @@ from ._measure import (
     close_fit_processes,
     run_tasks,
 )
-from ._store import KEY, STORE_FILE, Store
+from ._store import KEY, STORE_FILE, Store, removed_unless_it_holds_folds
 
 __all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra", "parse_timeout"]
 
@@ -242,7 +243,7 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     # a second run (or any other writer) on it stops at once with one line.
     store_path = os.path.join(out, STORE_FILE)
     with _signals(), hold(out, no_links=(STORE_FILE,), command=_COMMAND), \
-            Store(store_path) as store:
+            removed_unless_it_holds_folds(store_path), Store(store_path) as store:
         done = store.done()
         todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
         needed = {t.dataset for t in todo}
@@ -412,7 +413,35 @@ def _client(workers, scheduler):
     import dask
 
     with dask.config.set(_QUIET), _connect(workers, scheduler) as client:
+        _drop_abandoned_waits(client.loop.asyncio_loop)
         yield client
+
+
+def _drop_abandoned_waits(loop):
+    """Drop, on the client's event `loop`, the report of a wait abandoned by its caller.
+
+    A ``client.gather`` that Ctrl-C or SIGTERM interrupts leaves Dask's tasks waiting for
+    its futures; the client's close ends them with ``AllExit``, which nobody awaits any
+    more, and asyncio printed "Task exception was never retrieved" and a traceback after
+    the command's one line (``rank --workers 2``, 2026-11-24).  Every other report goes
+    where it went.
+    """
+    from distributed.client import AllExit
+
+    report = loop.get_exception_handler()
+    if getattr(report, "drops_abandoned_waits", False):   # a loop of an earlier client
+        return
+
+    def handler(loop, context):
+        if isinstance(context.get("exception"), AllExit):
+            return
+        if report is None:
+            loop.default_exception_handler(context)
+        else:
+            report(loop, context)
+
+    handler.drops_abandoned_waits = True
+    loop.set_exception_handler(handler)
 
 
 def _handshake(address):
@@ -441,8 +470,27 @@ def _handshake(address):
 
 def _local_workers(workers):
     """Processes fitting at once on this machine (fit processes, then the local cluster's
-    workers): `workers`, by default the number of CPUs."""
-    return workers or os.cpu_count() or 1
+    workers): `workers`, by default the CPUs this process may use."""
+    return workers or usable_cpus()
+
+
+def _wait_for_a_worker(client, address):
+    """Wait, saying so, up to :data:`WORKER_START_TIMEOUT` for a worker to join the
+    scheduler at `address` if it has none: its tasks waited for ever, with no word."""
+    from .._progress import is_quiet
+
+    if client.nthreads():
+        return
+    if not is_quiet():
+        print(escape_terminal(f"multitest: waiting up to {WORKER_START_TIMEOUT:g} s for a "
+                              f"worker to join the Dask scheduler at {address}"),
+              file=sys.stderr, flush=True)
+    try:
+        client.wait_for_workers(1, timeout=WORKER_START_TIMEOUT)
+    except TimeoutError:
+        raise MultitestError(f"`scheduler`: no worker joined the Dask scheduler at {address!r} "
+                             f"within {WORKER_START_TIMEOUT:g} s: start one (dask worker "
+                             f"{address}) or leave out --scheduler") from None
 
 
 @contextlib.contextmanager
@@ -462,11 +510,13 @@ def _connect(workers, scheduler):
             raise MultitestError(f"`scheduler`: cannot reach a Dask scheduler at {scheduler!r} "
                                  f"({other}{type(exc).__name__}: {one_line(exc)})") from None
         with client:
+            _wait_for_a_worker(client, scheduler)
             yield client
         return
     import dask
 
     with dask.config.set(_LOCAL), contextlib.ExitStack() as stack:
+        stack.enter_context(children_die_with_this_process())   # the workers
         try:
             cluster = stack.enter_context(LocalCluster(
                 n_workers=_local_workers(workers), threads_per_worker=1,

@@ -3,9 +3,11 @@
 Every finished fold is one row, committed as soon as it arrives (the folds of
 one batch, which arrive together, in one transaction), so a run killed at any
 moment (SIGKILL included) keeps every fold it had received.  Re-running the
-experiment asks the store what is done and submits only the rest.  SQLite in WAL mode with ``synchronous=NORMAL`` keeps
-committed transactions across a crash of the process; only a power failure
-may lose the last few.
+experiment asks the store what is done and submits only the rest.  SQLite in WAL
+mode with ``synchronous=NORMAL`` keeps committed transactions across a crash of
+the process; only a power failure may lose the last few.  A run that stops before
+its first fold is stored removes the store it created
+(:func:`removed_unless_it_holds_folds`).
 
 Only the process driving the run (the Dask client) opens the store: workers
 return rows, the driver writes them.
@@ -95,6 +97,31 @@ def _value(row, column, run):
         return run
     value = row.get(column)
     return json.dumps(value) if column == "repeats" and value is not None else value
+
+
+@contextlib.contextmanager
+def removed_unless_it_holds_folds(path):
+    """Inside, a failure removes the store at `path` again if it did not exist before and
+    holds no fold: a run that stops before its first fold is stored (an unreachable
+    scheduler, a cluster that does not start, Ctrl-C) leaves no empty store behind.  A
+    store that cannot be read is kept, as every store that holds a fold."""
+    created = not os.path.lexists(path)
+    try:
+        yield
+    except BaseException:
+        if created and os.path.isfile(path) and _holds_no_fold(path):
+            for name in (path, path + "-wal", path + "-shm"):
+                with contextlib.suppress(OSError):    # the failure is the one to report
+                    os.remove(name)
+        raise
+
+
+def _holds_no_fold(path):
+    try:
+        with contextlib.closing(sqlite3.connect(path)) as db:
+            return db.execute("SELECT COUNT(*) FROM folds").fetchone()[0] == 0
+    except sqlite3.Error:
+        return False
 
 
 class Store:
