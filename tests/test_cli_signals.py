@@ -75,11 +75,11 @@ STOPS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated"
 
 @pytest.mark.parametrize("how, status, word", STOPS)
 def test_a_stopped_rank_leaves_no_folder_it_created(results, tmp_path, how, status, word):
-    out = tmp_path / "new"
+    out = tmp_path / "new" / "run"
     code, stderr, ended = _stop_while_writing(results, out, how)
     assert (code, stderr) == (status, f"multitest: {word}; no output was changed\n")
     assert ended
-    assert not out.exists()
+    assert not (tmp_path / "new").exists()      # nor the parent it made
 
 
 @pytest.mark.parametrize("how, status, word", STOPS)

@@ -267,3 +267,18 @@ def test_outdir_out_that_is_a_file_is_refused(tmp_path):
         write_run(str(path), NEW)
     assert str(info.value) == f"{path} exists and is not a folder; choose another --out"
     assert path.read_text() == "the user's file"
+
+
+def test_outdir_a_failed_writer_removes_the_parents_it_created_and_only_they(tmp_path):
+    # `--out new/run/deeper` failing left `new/run` behind (only the last folder was removed);
+    # a parent that holds something else, and every folder above it, stays.
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "notes.txt").write_text("the user's")
+    for out, gone, stays in ((tmp_path / "new" / "run" / "deeper", tmp_path / "new", tmp_path),
+                             (tmp_path / "kept" / "run" / "deeper", tmp_path / "kept" / "run",
+                              tmp_path / "kept")):
+        with pytest.raises(RuntimeError, match="the writer failed"):
+            with transaction(out):
+                raise RuntimeError("the writer failed")
+        assert not gone.exists() and stays.is_dir()
+    assert (tmp_path / "kept" / "notes.txt").read_text() == "the user's"

@@ -173,8 +173,8 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
 def hold(out, *, no_links=(), command=None):
     """Hold the lock of ``out`` for a whole task, not only for its final write.
 
-    The folder is created if missing (and removed again if the task fails
-    while it is empty), locked (a second writer, or a second task, gets a
+    The folder is created if missing, with its missing parents (and those
+    removed again if the task fails while they are empty), locked (a second writer, or a second task, gets a
     one-line :class:`~multitest._errors.OutputError`) and what a killed run
     left is repaired.  A :func:`transaction` into ``out`` inside
     the ``with`` block, in the same process, uses the lock held here.
@@ -217,7 +217,7 @@ def hold(out, *, no_links=(), command=None):
     out = os.fspath(out)
     if os.path.lexists(out) and not os.path.isdir(out):
         raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
-    created = not os.path.lexists(out)
+    created = _missing_folders(out)
     try:
         with contextlib.ExitStack() as stack:
             try:
@@ -236,10 +236,24 @@ def hold(out, *, no_links=(), command=None):
                 raise _output_error(exc, out, None) from None
             yield out
     except BaseException:
-        if created:   # a task that failed before writing anything leaves no empty folder
-            with contextlib.suppress(OSError):
-                os.rmdir(out)
+        # A task that failed before writing anything leaves no empty folder it created
+        # (``--out new/run`` neither ``new/run`` nor ``new``).
+        for folder in created:
+            try:
+                os.rmdir(folder)
+            except OSError:    # not empty (another task's files), or gone
+                break
         raise
+
+
+def _missing_folders(out):
+    """The folders that creating `out` creates: `out` and its missing parents, deepest first."""
+    missing = []
+    folder = os.path.abspath(out)
+    while not os.path.lexists(folder) and folder != os.path.dirname(folder):
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    return missing
 
 
 def _commit(out, staging, run_id, settings, inputs, on_step):
