@@ -535,9 +535,10 @@ def _cmd_run(args):
                                 timeout=args.timeout,
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
     except KeyboardInterrupt as stop:
-        _say(f"multitest: {_stopped(stop)}; the folds finished so far are kept in the store: "
-             "run the same command again to resume", error=True)
-        return _stop_status(stop)
+        word, status = _stopped(stop)
+        _say(f"multitest: {word}; the folds finished so far are kept in the store: run the "
+             "same command again to resume", error=True)
+        return status
     _say(result.summary())
     # Dask, once started, keeps exit handlers of its own: the interpreter's exit runs them.
     return 0 if "distributed" in sys.modules else _end_process()
@@ -599,12 +600,11 @@ class _Terminated(KeyboardInterrupt):
 
 
 def _stopped(stop):
-    return "terminated" if isinstance(stop, _Terminated) else "interrupted"
-
-
-def _stop_status(stop):
-    """The shell's status of a process ended by the signal: 128 + its number."""
-    return 128 + (signal.SIGTERM if isinstance(stop, _Terminated) else signal.SIGINT)
+    """The word of a stopped command's line and its exit status: 128 + the signal's number,
+    as a shell reports a process that signal ended."""
+    if isinstance(stop, _Terminated):
+        return "terminated", 128 + signal.SIGTERM
+    return "interrupted", 128 + signal.SIGINT
 
 
 def _terminate(signum, frame):
@@ -668,8 +668,9 @@ def main(argv=None):
         _say(f"multitest: error: {one_line(where + (exc.strerror or str(exc)))}", error=True)
         return 2
     except KeyboardInterrupt as stop:
-        _say(f"multitest: {_stopped(stop)}; no output was changed", error=True)
-        return _stop_status(stop)
+        word, status = _stopped(stop)
+        _say(f"multitest: {word}; no output was changed", error=True)
+        return status
     finally:
         set_quiet(was_quiet)
 

@@ -173,10 +173,10 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
 def hold(out, *, no_links=(), command=None):
     """Hold the lock of ``out`` for a whole task, not only for its final write.
 
-    The folder is created if missing, with its missing parents (and those
-    removed again if the task fails while they are empty), locked (a second writer, or a second task, gets a
-    one-line :class:`~multitest._errors.OutputError`) and what a killed run
-    left is repaired.  A :func:`transaction` into ``out`` inside
+    The folder is created if missing, with its missing parents (those removed
+    again if the task fails while they are empty), locked (a second writer, or
+    a second task, gets a one-line :class:`~multitest._errors.OutputError`) and
+    what a killed run left is repaired.  A :func:`transaction` into ``out`` inside
     the ``with`` block, in the same process, uses the lock held here.
 
     Parameters

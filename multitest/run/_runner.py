@@ -77,7 +77,7 @@ from ._measure import (
     close_fit_processes,
     run_tasks,
 )
-from ._store import KEY, STORE_FILE, Store, removed_unless_it_holds_folds
+from ._store import KEY, STORE_FILE, Store
 
 __all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra", "parse_timeout"]
 
@@ -243,7 +243,7 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     # a second run (or any other writer) on it stops at once with one line.
     store_path = os.path.join(out, STORE_FILE)
     with _signals(), hold(out, no_links=(STORE_FILE,), command=_COMMAND), \
-            removed_unless_it_holds_folds(store_path), Store(store_path) as store:
+            Store(store_path) as store:
         done = store.done()
         todo = [t for t in tasks if _needed(t, done.get(t.key), retry_failed)]
         needed = {t.dataset for t in todo}

@@ -6,8 +6,7 @@ moment (SIGKILL included) keeps every fold it had received.  Re-running the
 experiment asks the store what is done and submits only the rest.  SQLite in WAL
 mode with ``synchronous=NORMAL`` keeps committed transactions across a crash of
 the process; only a power failure may lose the last few.  A run that stops before
-its first fold is stored removes the store it created
-(:func:`removed_unless_it_holds_folds`).
+its first fold is stored removes the store it created (:meth:`Store.__exit__`).
 
 Only the process driving the run (the Dask client) opens the store: workers
 return rows, the driver writes them.
@@ -99,42 +98,19 @@ def _value(row, column, run):
     return json.dumps(value) if column == "repeats" and value is not None else value
 
 
-@contextlib.contextmanager
-def removed_unless_it_holds_folds(path):
-    """Inside, a failure removes the store at `path` again if it did not exist before and
-    holds no fold: a run that stops before its first fold is stored (an unreachable
-    scheduler, a cluster that does not start, Ctrl-C) leaves no empty store behind.  A
-    store that cannot be read is kept, as every store that holds a fold."""
-    created = not os.path.lexists(path)
-    try:
-        yield
-    except BaseException:
-        if created and os.path.isfile(path) and _holds_no_fold(path):
-            for name in (path, path + "-wal", path + "-shm"):
-                with contextlib.suppress(OSError):    # the failure is the one to report
-                    os.remove(name)
-        raise
-
-
-def _holds_no_fold(path):
-    try:
-        with contextlib.closing(sqlite3.connect(path)) as db:
-            return db.execute("SELECT COUNT(*) FROM folds").fetchone()[0] == 0
-    except sqlite3.Error:
-        return False
-
-
 class Store:
     """The folds of one experiment folder.
 
     Parameters
     ----------
     path : str
-        The SQLite file (created when missing).
+        The SQLite file (created when missing; used as a context manager, removed again
+        when the block fails before a fold is stored in it).
     """
 
     def __init__(self, path):
         self.path = path
+        self._created = not os.path.lexists(path)
         for name in (path, path + "-wal", path + "-shm"):
             if os.path.islink(name):
                 raise OutputError("is a symbolic link; multitest opens no link in its folder: "
@@ -181,9 +157,23 @@ class Store:
     def __exit__(self, *exc):
         if exc[0] is None:
             self.close()
-        else:
-            self._abandon()
+            return False
+        # A run that stops before its first fold is stored (an unreachable scheduler, a
+        # cluster that does not start, Ctrl-C) leaves no empty store it created.
+        empty = self._created and self._holds_no_fold()
+        self._abandon()
+        if empty:
+            for name in (self.path, self.path + "-wal", self.path + "-shm"):
+                with contextlib.suppress(OSError):    # the failure is the one to report
+                    os.remove(name)
         return False
+
+    def _holds_no_fold(self):
+        """Whether no fold is stored; false if that cannot be read (the store is kept)."""
+        try:
+            return self._db.execute("SELECT COUNT(*) FROM folds").fetchone()[0] == 0
+        except sqlite3.Error:
+            return False
 
     def start_run(self, submitted, info):
         """Open a run record; returns its number (stored with every fold it computes)."""
