@@ -364,6 +364,38 @@ def test_a_cluster_that_fails_to_start_is_a_one_line_error(tmp_path, capsys, mon
     assert "the local cluster did not start (AssertionError: Status.starting)" in err, err
 
 
+def test_a_frozen_worker_does_not_hold_the_run(tmp_path, monkeypatch):
+    # A worker that stops answering (its process stopped, its machine cut off) held the run
+    # for ever in Client.run and Client.replicate, which wait for every worker; once Dask
+    # retired it, Client.run raised CommClosedError (a traceback).  Now each call on every
+    # worker is bounded (WORKER_CALL_TIMEOUT: 2 s here, 30 s by default), Dask retires the
+    # worker (worker-ttl: 3 s here, 5 minutes by default; a worker without a nanny, which
+    # Dask would first wait 30 s to restart it) and the live one fits every fold.
+    import signal
+    import time
+
+    from run_cluster import end_group
+
+    from multitest.run import _runner
+
+    monkeypatch.setattr(_runner, "WORKER_CALL_TIMEOUT", 2.0)
+    with dask_cluster(str(tmp_path), n_workers=2, worker_options=["--no-nanny"],
+                      env={"DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "3s"}) as (address,
+                                                                                workers):
+        end_group(workers[1], signal.SIGSTOP)
+        try:
+            start = time.monotonic()
+            result = run_experiment(_experiment(tmp_path), tmp_path / "out",
+                                    scheduler=address, show_progress=False)
+            took = time.monotonic() - start
+        finally:    # its scheduler gone, a worker woken up would try to reach it for 30 s
+            end_group(workers[1], signal.SIGKILL)
+    assert (result.computed, result.failed, result.lost) == (result.total, 0, 0)
+    assert took < 120    # a bound for a loaded machine (6 s quiet)
+    workers = json.loads((tmp_path / "out" / "provenance.json").read_text())["workers"]
+    assert len(workers) == 2 and None in workers.values()    # the frozen one: not known
+
+
 def test_a_scheduler_with_no_worker_is_waited_for_within_a_bound(tmp_path, monkeypatch, capsys):
     # A scheduler with no worker: its tasks waited for ever, with no word.  Now one line
     # says the run waits, and after the bound (2 s here, 120 s by default) the run stops

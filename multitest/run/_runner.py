@@ -96,6 +96,11 @@ _COMMAND = "run"
 CONNECT_TIMEOUT = "30s"
 #: Seconds a worker of the local cluster has to start (and to reach its scheduler).
 WORKER_START_TIMEOUT = 120.0
+#: Seconds the workers have to answer a call made on each of them (their machine, the end
+#: of their fit processes) or to take their copies of the data sets, after which the run
+#: goes on without: a worker frozen or cut off (its process stopped, its machine gone)
+#: answers nothing, and Dask itself retires it only after ``worker-ttl`` (5 minutes).
+WORKER_CALL_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -628,7 +633,7 @@ def _on_cluster(run, todo, data, workers, scheduler, early, done, commit, counts
     from distributed import KilledWorker, as_completed
 
     with _client(workers, scheduler) as client:
-        worker_info = client.run(_machine)
+        worker_info = _on_every_worker(client, _machine)
         shared = _share(client, run, data)
         slots = max(len(worker_info), 1)
         if early is not None:    # the cluster is up: the workers take the folds not begun
@@ -694,7 +699,7 @@ def _on_cluster(run, todo, data, workers, scheduler, early, done, commit, counts
             finally:
                 future.release()
             commit([row])
-        client.run(close_fit_processes)
+        _on_every_worker(client, close_fit_processes)   # else they end with their worker
     return worker_info
 
 
@@ -708,9 +713,42 @@ def _share(client, run, data):
     shared = {name: client.submit(_identity, value, pure=False,
                                   key=f"multitest-run{run}-data-{i}")
               for i, (name, value) in enumerate(data.items())}
-    # On every worker: a fold can run wherever a core is free, with no transfer.
-    client.replicate(list(shared.values()))
+    # On every worker: a fold can run wherever a core is free, with no transfer.  A worker
+    # that takes no copy in time gets the data with its first fold of the data set.
+    _bounded(client, client._replicate, list(shared.values()))
     return shared
+
+
+def _on_every_worker(client, function):
+    """``{worker address: function()}`` on every worker; None for a worker that did not
+    answer (gone, or raised), every value None when one did not answer within
+    :data:`WORKER_CALL_TIMEOUT` seconds."""
+    answers = _bounded(client, client._run, function, on_error="return")
+    if answers is None:
+        return dict.fromkeys(client.scheduler_info()["workers"])
+    return {address: None if isinstance(answer, Exception) else answer
+            for address, answer in answers.items()}
+
+
+def _bounded(client, coroutine_function, *args, **kwargs):
+    """``client.sync(coroutine_function, *args, **kwargs)``; None after
+    :data:`WORKER_CALL_TIMEOUT` s or when a worker left on the way.
+
+    Dask's public ``Client.run`` and ``Client.replicate`` wait for every worker for
+    ever; their coroutines (``_run``, ``_replicate``) take the bound of ``Client.sync``,
+    which cancels them when it passes.
+    """
+    import asyncio
+
+    try:
+        return client.sync(coroutine_function, *args, **kwargs,
+                           callback_timeout=WORKER_CALL_TIMEOUT)
+    # TimeoutError: one class with asyncio's from Python 3.11 on; OSError: Dask's
+    # CommClosedError, a worker removed while the call waited on it
+    except (TimeoutError, asyncio.TimeoutError, OSError) as exc:
+        logging.getLogger("multitest").debug("%s: not every worker answered: %r",
+                                             coroutine_function.__name__, exc)
+        return None
 
 
 def _identity(value):
