@@ -536,8 +536,9 @@ def _cmd_run(args):
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
     except KeyboardInterrupt as stop:
         word, status = _stopped(stop)
-        _say(f"multitest: {word}; the folds finished so far are kept in the store: run the "
-             "same command again to resume", error=True)
+        with contextlib.suppress(OSError):    # a terminal that hung up takes no line
+            _say(f"multitest: {word}; the folds finished so far are kept in the store: run "
+                 "the same command again to resume", error=True)
         return status
     _say(result.summary())
     # Dask, once started, keeps exit handlers of its own: the interpreter's exit runs them.
@@ -595,45 +596,62 @@ def _one_blas_thread(argv):
             os.environ.setdefault(name, value)
 
 
+#: Signals that stop a command as Ctrl-C does, with the word of its line: SIGTERM (what
+#: ``timeout``, ``kill`` and service managers send) and SIGHUP (its terminal closed).
+_STOP_SIGNALS = {signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
+
+
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM received by the process of a command line (:func:`_terminate_as_interrupt`)."""
+    """A stop signal received by the process of a command line
+    (:func:`_terminate_as_interrupt`); ``signum``: which."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _stopped(stop):
     """The word of a stopped command's line and its exit status: 128 + the signal's number,
     as a shell reports a process that signal ended."""
     if isinstance(stop, _Terminated):
-        return "terminated", 128 + signal.SIGTERM
+        return _STOP_SIGNALS[stop.signum], 128 + stop.signum
     return "interrupted", 128 + signal.SIGINT
 
 
 def _terminate(signum, frame):
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # a second one ends the process at once
-    raise _Terminated
+    for number in _STOP_SIGNALS:    # a second one ends the process at once
+        signal.signal(number, signal.SIG_DFL)
+    raise _Terminated(signal.Signals(signum))
 
 
 def _default_termination_in_child():
     """A process forked from the command's (a writer, a fit process, a local worker)
-    ends on SIGTERM at once, as a process does by default."""
-    if signal.getsignal(signal.SIGTERM) is _terminate:
-        with contextlib.suppress(ValueError):
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    ends on a stop signal at once, as a process does by default."""
+    for number in _STOP_SIGNALS:
+        if signal.getsignal(number) is _terminate:
+            with contextlib.suppress(ValueError):
+                signal.signal(number, signal.SIG_DFL)
 
 
 @contextlib.contextmanager
 def _terminate_as_interrupt():
-    """On a real command line, SIGTERM (what ``timeout``, ``kill`` and service managers
-    send) stops the command as Ctrl-C does: its outputs as they were (a folder it created
-    removed again, a run's stored folds kept), one line, exit status 143, instead of an
-    end where it stands with a staging folder left for the next writer to remove."""
+    """On a real command line, SIGTERM and SIGHUP stop the command as Ctrl-C does: its
+    outputs as they were (a folder it created removed again, a run's stored folds kept),
+    one line, exit status 128 + the signal's number (143, 129), instead of an end where it
+    stands with a staging folder left for the next writer to remove.  A signal ignored when
+    the command started (``nohup``) stays ignored."""
     if not _COMMAND_LINE or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {number: signal.getsignal(number) for number in _STOP_SIGNALS}
+    for number, handler in previous.items():
+        if handler is signal.SIG_DFL:
+            signal.signal(number, _terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 os.register_at_fork(after_in_child=_default_termination_in_child)
@@ -669,7 +687,8 @@ def main(argv=None):
         return 2
     except KeyboardInterrupt as stop:
         word, status = _stopped(stop)
-        _say(f"multitest: {word}; no output was changed", error=True)
+        with contextlib.suppress(OSError):    # a terminal that hung up takes no line
+            _say(f"multitest: {word}; no output was changed", error=True)
         return status
     finally:
         set_quiet(was_quiet)
