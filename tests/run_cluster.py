@@ -27,7 +27,8 @@ def dask_cluster(folder, n_workers=2, env=None, worker_options=()):
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
     address_file = os.path.join(folder, "scheduler.json")
     log = open(os.path.join(folder, "cluster.log"), "w")
-    common = dict(env=ENV | (env or {}), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    common = dict(env=ENV | (env or {}), stdout=log, stderr=subprocess.STDOUT,
+                  start_new_session=True)
     loopback = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
     started = [subprocess.Popen([dask, "scheduler", "--port", "0", "--scheduler-file",
                                  address_file] + loopback, **common)]

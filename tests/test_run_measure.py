@@ -1,4 +1,5 @@
-"""Tests of multitest.run._measure and multitest.run._experiment: one fold, measured; experiment files.
+"""Tests of multitest.run._measure and multitest.run._experiment: one fold, measured;
+experiment files.
 
 References: scikit-learn's own StratifiedKFold, accuracy_score and pickle (the folds,
 errors and model sizes must equal what they give); known allocations for the peak
