@@ -439,3 +439,31 @@ def test_report_from_figures_built_once(ranking, report, tmp_path):
     path = tmp_path / "report.html"
     write_report(ranking, path, graphs=figures(ranking))
     assert path.read_text(encoding="utf-8") == report.read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+@pytest.mark.parametrize("datasets", [1, 4])
+def test_a_score_matrix_report_says_it_was_ordered_by_value(tmp_path, datasets):
+    # A score matrix (one value per data set and algorithm) with --report stopped with a
+    # traceback (no stage-1 test: ranking.pairwise_test is None); with one data set the
+    # final figure said "no override ...: the order is the cost order" although the order
+    # is by value, and the override graph quoted an alpha no test used.
+    from multitest.cli import main
+
+    path = tmp_path / "wide.csv"
+    values = np.array([[0.30, 0.10, 0.20], [0.31, 0.12, 0.22], [0.29, 0.11, 0.25],
+                       [0.33, 0.14, 0.21]])[:datasets]
+    path.write_text("dataset,a,b,c\n" + "".join(f"d{i},{','.join(map(str, row))}\n"
+                                                for i, row in enumerate(values)))
+    out = tmp_path / "out"
+    assert main(["rank", str(path), "--kind", "error", "--order", "a,b,c", "--out", str(out),
+                 "--report", "--format", "svg", "--quiet"]) == 0
+    final = html.unescape(re.sub(r"<[^>]+>", " ", (out / "final.svg").read_text()))
+    override = html.unescape((out / "override_d0.svg").read_text())
+    report = html.unescape((out / "report.html").read_text())
+    if datasets == 1:
+        assert "ordered by value (ties by cost)" in final and "cost order" not in final
+        assert "no pairwise test (a score matrix); no second pass (one data set)." in report
+    else:
+        assert "second pass nemenyi at alpha 0.05" in report
+    assert "score-matrix input" in override and "α" not in override

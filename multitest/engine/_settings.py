@@ -546,8 +546,9 @@ class Settings:
             second = f"second pass {self.second_pass}" + \
                 ("" if alpha_used else f" at alpha {self.alpha:g}")
             alpha_used = True
-        unused = "" if alpha_used else (f"; alpha {self.alpha:g} only for the intervals and "
-                                        "tests reported, not the order")
+        # A score matrix of one data set has neither: no interval, no test to quote alpha for
+        unused = "" if alpha_used or not (second_pass or bayesian) else (
+            f"; alpha {self.alpha:g} only for the intervals and tests reported, not the order")
         return f"{first}; {second}{unused}"
 
     def to_dict(self):
