@@ -339,15 +339,16 @@ def _needs_out(settings, command):
                              f"--out DIR {given[0]})")
 
 
-def _results_input(args, settings):
-    """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv)."""
+def _results_input(args, settings, notes):
+    """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv);
+    what the reading found to say is added to `notes` (printed once the command succeeds)."""
     from .inputs._results import input_parts
 
     settings["results"] = args.results
     if os.path.isdir(args.results) and not input_parts(args.results):   # else partitioned
         from .inputs._cost_tables import experiment_folder
 
-        settings["results"], settings["costs"], notes = experiment_folder(args.results,
+        settings["results"], settings["costs"], found = experiment_folder(args.results,
                                                                           settings["costs"])
         if settings.get("profiles"):   # stability: the same names as --costs
             from .inputs._cost_tables import experiment_costs
@@ -355,16 +356,22 @@ def _results_input(args, settings):
             settings["profiles"] = [experiment_costs(args.results, p) for p in
                                     _option("stability", "profiles").validate(
                                         settings["profiles"])]
-        for note in notes:
-            _say(f"multitest: note: {note}", error=True)
+        notes.extend(found)
     return settings["results"]
 
 
-def _load(args, settings):
+def _say_notes(notes):
+    """The notes of the reading, on standard error: after the command succeeded, so that a
+    failure is one line."""
+    for note in notes:
+        _say(f"multitest: note: {note}", error=True)
+
+
+def _load(args, settings, notes):
     from .inputs._automl import is_automl_file
     from .inputs._results import load_results
 
-    path = _results_input(args, settings)
+    path = _results_input(args, settings, notes)
     results = load_results(path, **{k: settings[k] for k in ("value", "kind",
                                                              "higher_is_better",
                                                              "lower_is_better")
@@ -372,8 +379,8 @@ def _load(args, settings):
                            allow_missing=settings.get("missing") not in (None, "error"))
     if settings["costs"] is None and settings["order"] is None and is_automl_file(path):
         settings["costs"] = "column:duration"
-        _say("multitest: note: the AutoML benchmark layout: costs are the durations "
-             "(--costs column:duration)", error=True)
+        notes.append("the AutoML benchmark layout: costs are the durations "
+                     "(--costs column:duration)")
     return results
 
 
@@ -393,7 +400,8 @@ def _cmd_rank(args):
     # writers and the summary used once ranked.
     import_in_background("scipy.special", *(_WRITERS if settings["out"] else ()),
                          "multitest.outputs._summary")
-    results = _load(args, settings)
+    notes = []
+    results = _load(args, settings, notes)
     ranking = rank(results, _profile(settings),
                    **_keywords(settings, "rank", ("setting", "selection")))
     elapsed = time.perf_counter() - start
@@ -403,6 +411,7 @@ def _cmd_rank(args):
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"],
                all_intervals=settings["all_intervals"])
+    _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
     return _end_process()
 
@@ -421,7 +430,8 @@ def _rank_on_cluster(args, settings):
         raise MultitestError(f"{selection[0]}: not with --workers/--scheduler (rank a folder "
                              "holding only the data sets and algorithms to rank)")
     start = time.perf_counter()
-    _results_input(args, settings)
+    notes = []
+    _results_input(args, settings, notes)
     load_options = {k: settings[k] for k in ("value", "kind", "higher_is_better",
                                              "lower_is_better") if settings[k] is not None}
     formats, report = settings["format"], settings["report"]
@@ -432,6 +442,7 @@ def _rank_on_cluster(args, settings):
         extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
         inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"],
         all_intervals=settings["all_intervals"])
+    _say_notes(notes)
     _print_summary(ranking, settings["out"], time.perf_counter() - start)
     return 0
 
@@ -444,7 +455,8 @@ def _cmd_stability(args):
 
     settings = _settings(args, "stability")
     _needs_out(settings, "stability")
-    results = _load(args, settings)
+    notes = []
+    results = _load(args, settings, notes)
     start = time.perf_counter()
     profile = _profile(settings)
     result = stability(results, profile,
@@ -476,6 +488,7 @@ def _cmd_stability(args):
                 from .figures._stability import write_stability_report
 
                 write_stability_report(result, os.path.join(staging, "stability.html"))
+    _say_notes(notes)
     _say(stability_text(result))
     _say(f"\n(analysed in {elapsed:.2f} s)")
     if settings["out"]:

@@ -9,10 +9,7 @@ array of errors.
 
 from __future__ import annotations
 
-import contextlib
-import csv
 import os
-import sys
 import warnings
 from dataclasses import dataclass
 
@@ -30,6 +27,7 @@ from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
 from ._parts import csv_parts, join_parts
+from ._rows import _csv_rows, _raise_ragged
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
            "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts", "input_parts"]
@@ -325,17 +323,6 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
         + "; ".join(notes),))
 
 
-@contextlib.contextmanager
-def _csv_rows(name, **options):
-    """:func:`csv.reader` of a file, with no limit on the length of a field."""
-    limit = csv.field_size_limit(sys.maxsize)
-    try:
-        with open(name, newline="", encoding="utf-8-sig", errors="replace") as handle:
-            yield csv.reader(handle, **options)
-    finally:
-        csv.field_size_limit(limit)
-
-
 def _header(name):
     """``{stripped name: raw name}`` of the header line, or None (no header, or blank names
     given twice, as trailing commas make); InputError if a name is given twice."""
@@ -624,29 +611,6 @@ def _read(name):
     frame.columns = [str(c).strip() for c in frame.columns]
     # Line numbers in messages count the header as line 1.
     return frame, name, 2
-
-
-def _raise_ragged(name):
-    """Raise the error of the first row whose field count differs from the header's."""
-    try:
-        with _csv_rows(name, skipinitialspace=True) as reader:
-            header = [c.strip() for c in next(reader, [])]
-            for fields in reader:
-                if fields and len(fields) != len(header):
-                    break
-            else:
-                return
-    except (OSError, csv.Error):
-        return
-    n, m = len(fields), len(header)
-    if n > m:
-        raise InputError(f"{n} fields under a {m}-column header: the value after "
-                         f"'{abbreviate(header[-1])}' has no column (a decimal comma, as in "
-                         "0,2884? write 0.2884 or quote the field)", source=name,
-                         row=reader.line_num, field=header[-1])
-    raise InputError(f"{n} fields under a {m}-column header: no value for "
-                     f"'{abbreviate(header[n])}'", source=name, row=reader.line_num,
-                     field=header[n])
 
 
 def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
