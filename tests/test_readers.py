@@ -310,3 +310,28 @@ def test_a_wide_table_with_a_missing_cell_is_ranked_by_a_missing_policy(tmp_path
     path.write_text(WIDE.replace("wine,0.97,0.96,0.92", "wine,0.97,,0.92"))
     results = load_results(path, kind="accuracy", allow_missing=True)
     assert np.isnan(results.errors[1, 1, 0]) and np.isfinite(results.errors).sum() == 8
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("extra", [[], ["--workers", "2"]])
+def test_a_pipe_or_a_device_is_refused_at_once(tmp_path, kind, extra):
+    # A FIFO nobody writes to blocked the reader for ever; /dev/zero grew it to gigabytes
+    # (no line end).  Neither can be read twice, as the readers do: one line, exit 2.
+    import os
+    import subprocess
+    import sys
+
+    from run_cluster import ENV
+
+    if kind == "fifo":
+        path = str(tmp_path / "results.csv")
+        os.mkfifo(path)
+    else:
+        path = "/dev/zero"
+    done = subprocess.run([sys.executable, "-m", "multitest.cli", "rank", path, "--order",
+                           "a,b", "--out", str(tmp_path / "out"), *extra], env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, f"multitest: error: {path}: not a regular "
+                                              "file (a pipe, a device or a socket): save the "
+                                              "results in a file and give its path\n")
+    assert not (tmp_path / "out").exists()

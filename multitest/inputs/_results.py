@@ -27,7 +27,7 @@ from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
 from ._parts import csv_parts, join_parts
-from ._rows import _csv_rows, _raise_ragged
+from ._rows import _csv_rows, _raise_ragged, check_file_or_folder
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
            "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts", "input_parts"]
@@ -236,6 +236,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False,
                      missing_ok=allow_missing)
     name = os.fspath(source)
+    check_file_or_folder(name)
     if name.lower().endswith(PARQUET_SUFFIXES):
         return _load_parquet(name, columns, kind, allow_missing)
     if os.path.isdir(name):

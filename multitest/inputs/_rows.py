@@ -1,16 +1,32 @@
-"""A CSV file read row by row with :mod:`csv`: where a reader that stopped at a bad row
-finds which row it was, and the first row whose number of fields differs from the header's.
+"""A results file read row by row with :mod:`csv`: where a reader that stopped at a bad row
+finds which row it was, and the first row whose number of fields differs from the header's;
+and what a results path may be.
 """
 
 from __future__ import annotations
 
 import contextlib
 import csv
+import os
+import stat
 import sys
 
 from .._errors import InputError, abbreviate
 
 __all__: list[str] = []     # used by the readers of multitest.inputs only
+
+
+def check_file_or_folder(name):
+    """Refuse a results path that is neither a regular file nor a folder: a FIFO (a pipe, a
+    shell's ``<(...)``) cannot be read twice and may wait for ever for a writer, a device
+    (``/dev/zero``) may never end.  A missing path is left to the readers' own message."""
+    try:
+        mode = os.stat(name).st_mode
+    except (OSError, ValueError):
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError("not a regular file (a pipe, a device or a socket): save the results "
+                         "in a file and give its path", source=name)
 
 
 @contextlib.contextmanager
