@@ -335,3 +335,16 @@ def test_a_pipe_or_a_device_is_refused_at_once(tmp_path, kind, extra):
                                               "file (a pipe, a device or a socket): save the "
                                               "results in a file and give its path\n")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"value": "fold"}, "`value`: column 'fold' is already the fold column; name another column"),
+    ({"value": "dataset"}, "`value`: column 'dataset' is already the dataset column"),
+    ({"algorithm": "dataset"}, "`algorithm`: column 'dataset' is already the dataset column"),
+])
+def test_a_column_named_for_two_roles_is_refused(tmp_path, options, message):
+    # --value fold was a KeyError traceback (the fold numbers taken as the errors).
+    path = tmp_path / "r.csv"
+    path.write_text("dataset,algorithm,fold,error\nd,a,1,0.1\nd,a,2,0.2\nd,b,1,0.3\nd,b,2,0.4\n")
+    with pytest.raises(MultitestError, match=re.escape(message)):
+        load_results(path, **options)

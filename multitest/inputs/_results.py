@@ -225,6 +225,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
                           os.fspath(source))
     columns = {"dataset": dataset, "algorithm": algorithm, "replication": replication,
                "fold": fold, "value": value, "metric": metric}
+    _one_role_per_column(columns)
     kind = _ValueRule(kind=kind, higher_is_better=tuple(higher_is_better),
                       lower_is_better=tuple(lower_is_better))
     if isinstance(source, pd.DataFrame):
@@ -612,6 +613,15 @@ def _read(name):
     frame.columns = [str(c).strip() for c in frame.columns]
     # Line numbers in messages count the header as line 1.
     return frame, name, 2
+
+
+def _one_role_per_column(columns):
+    """Refuse a column named for two roles (``value='fold'``: the fold numbers as errors)."""
+    roles = {}
+    for role, column in columns.items():
+        if column is not None and roles.setdefault(column, role) != role:
+            raise MultitestError(f"`{role}`: column {abbreviate(column)!r} is already the "
+                                 f"{roles[column]} column; name another column")
 
 
 def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
