@@ -518,10 +518,10 @@ class Settings:
         >>> from multitest.engine import Settings
         >>> print(Settings.from_options().decision_rules())
         test combined-5x2cv-f, alpha 0.05, correction none; second pass nemenyi
-        >>> print(Settings.from_options(test="bayes-correlated-t").decision_rules())
+        >>> print(Settings.from_options(test='bayes-correlated-t').decision_rules())
         test bayes-correlated-t (override when P(costlier practically better) >= 0.95,
         rope 0); second pass nemenyi at alpha 0.05
-        >>> print(Settings.from_options(test="bayes-correlated-t", second_pass="bayesian",
+        >>> print(Settings.from_options(test='bayes-correlated-t', second_pass='bayesian',
         ...                             rope=0.01).decision_rules())
         test bayes-correlated-t (override when P(costlier practically better) >= 0.95,
         rope 0.01); second pass bayesian (the same rule); alpha 0.05 only for the
