@@ -21,8 +21,9 @@ Cases, each a fresh process, alternated ``--runs`` times (medians):
 - ``run, N fits``: ``python -m multitest.cli run EXPERIMENT --out DIR --workers 2``,
   wall time from start to exit; and its fixed cost, **start to first fit**: the
   earliest ``started`` of the folds in its store (when the first fold was begun, in the
-  driver's own fit process or a worker's) minus the time the process was started; ``added``: that minus the
-  bare loop's start to first fit in the same alternation (the part the runner adds).
+  driver's own fit process or a worker's) minus the time the process was started;
+  ``added``: that minus the bare loop's start to first fit in the same alternation (the
+  part the runner adds).
 - ``reference`` (``--reference CHECKOUT``): the same two runs from another checkout
   (``PYTHONPATH``), alternated with ours in the same minute.
 

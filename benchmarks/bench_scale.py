@@ -339,10 +339,11 @@ def curve(workdir, runs, quick, max_tests, sizes=None):
               f"of CPU {1e9 * per_cpu:7.1f} ns/test = {per_cpu / middle_cpu:4.2f}x its median",
               flush=True)
     judged = [per for *_, per in rows]
+    within = max(judged) <= 1.5 * middle and min(judged) >= middle / 1.5
     _say(f"curve {len(rows)} sizes, {rows[0][0]}x{rows[0][1]} to {rows[-1][0]}x{rows[-1][1]}: "
          f"median {1e9 * middle:.1f} ns/test (start-up {startup:.2f} s apart); largest / median "
          f"{max(judged) / middle:.2f}x, smallest / median {min(judged) / middle:.2f}x"
-         f"{'' if QUICK else '  target within 1.5x: ' + ('met' if max(judged) <= 1.5 * middle and min(judged) >= middle / 1.5 else 'NOT met')}")
+         f"{'' if QUICK else '  target within 1.5x: ' + ('met' if within else 'NOT met')}")
 
 
 def report(workdir, runs, quick):

@@ -148,7 +148,8 @@ import scikit_posthocs as sp
 
 data = np.load(sys.argv[1])
 case, runs, out = sys.argv[2], int(sys.argv[3]), sys.argv[4]
-pilot_size, limit, subset_pairs, seed = int(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7]), int(sys.argv[8])
+pilot_size, limit = int(sys.argv[5]), float(sys.argv[6])
+subset_pairs, seed = int(sys.argv[7]), int(sys.argv[8])
 report = {"version": sp.__version__}
 arrays = {}
 

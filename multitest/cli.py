@@ -339,15 +339,16 @@ def _needs_out(settings, command):
                              f"--out DIR {given[0]})")
 
 
-def _results_input(args, settings):
-    """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv)."""
+def _results_input(args, settings, notes):
+    """The results file, and an experiment folder of `multitest run` resolved (DIR/results.csv);
+    what the reading found to say is added to `notes` (printed once the command succeeds)."""
     from .inputs._results import input_parts
 
     settings["results"] = args.results
     if os.path.isdir(args.results) and not input_parts(args.results):   # else partitioned
         from .inputs._cost_tables import experiment_folder
 
-        settings["results"], settings["costs"], notes = experiment_folder(args.results,
+        settings["results"], settings["costs"], found = experiment_folder(args.results,
                                                                           settings["costs"])
         if settings.get("profiles"):   # stability: the same names as --costs
             from .inputs._cost_tables import experiment_costs
@@ -355,16 +356,22 @@ def _results_input(args, settings):
             settings["profiles"] = [experiment_costs(args.results, p) for p in
                                     _option("stability", "profiles").validate(
                                         settings["profiles"])]
-        for note in notes:
-            _say(f"multitest: note: {note}", error=True)
+        notes.extend(found)
     return settings["results"]
 
 
-def _load(args, settings):
+def _say_notes(notes):
+    """The notes of the reading, on standard error: after the command succeeded, so that a
+    failure is one line."""
+    for note in notes:
+        _say(f"multitest: note: {note}", error=True)
+
+
+def _load(args, settings, notes):
     from .inputs._automl import is_automl_file
     from .inputs._results import load_results
 
-    path = _results_input(args, settings)
+    path = _results_input(args, settings, notes)
     results = load_results(path, **{k: settings[k] for k in ("value", "kind",
                                                              "higher_is_better",
                                                              "lower_is_better")
@@ -372,8 +379,8 @@ def _load(args, settings):
                            allow_missing=settings.get("missing") not in (None, "error"))
     if settings["costs"] is None and settings["order"] is None and is_automl_file(path):
         settings["costs"] = "column:duration"
-        _say("multitest: note: the AutoML benchmark layout: costs are the durations "
-             "(--costs column:duration)", error=True)
+        notes.append("the AutoML benchmark layout: costs are the durations "
+                     "(--costs column:duration)")
     return results
 
 
@@ -393,7 +400,8 @@ def _cmd_rank(args):
     # writers and the summary used once ranked.
     import_in_background("scipy.special", *(_WRITERS if settings["out"] else ()),
                          "multitest.outputs._summary")
-    results = _load(args, settings)
+    notes = []
+    results = _load(args, settings, notes)
     ranking = rank(results, _profile(settings),
                    **_keywords(settings, "rank", ("setting", "selection")))
     elapsed = time.perf_counter() - start
@@ -403,6 +411,7 @@ def _cmd_rank(args):
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"],
                all_intervals=settings["all_intervals"])
+    _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
     return _end_process()
 
@@ -421,7 +430,8 @@ def _rank_on_cluster(args, settings):
         raise MultitestError(f"{selection[0]}: not with --workers/--scheduler (rank a folder "
                              "holding only the data sets and algorithms to rank)")
     start = time.perf_counter()
-    _results_input(args, settings)
+    notes = []
+    _results_input(args, settings, notes)
     load_options = {k: settings[k] for k in ("value", "kind", "higher_is_better",
                                              "lower_is_better") if settings[k] is not None}
     formats, report = settings["format"], settings["report"]
@@ -432,6 +442,7 @@ def _rank_on_cluster(args, settings):
         extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
         inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"],
         all_intervals=settings["all_intervals"])
+    _say_notes(notes)
     _print_summary(ranking, settings["out"], time.perf_counter() - start)
     return 0
 
@@ -444,7 +455,8 @@ def _cmd_stability(args):
 
     settings = _settings(args, "stability")
     _needs_out(settings, "stability")
-    results = _load(args, settings)
+    notes = []
+    results = _load(args, settings, notes)
     start = time.perf_counter()
     profile = _profile(settings)
     result = stability(results, profile,
@@ -476,6 +488,7 @@ def _cmd_stability(args):
                 from .figures._stability import write_stability_report
 
                 write_stability_report(result, os.path.join(staging, "stability.html"))
+    _say_notes(notes)
     _say(stability_text(result))
     _say(f"\n(analysed in {elapsed:.2f} s)")
     if settings["out"]:
@@ -536,8 +549,9 @@ def _cmd_run(args):
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
     except KeyboardInterrupt as stop:
         word, status = _stopped(stop)
-        _say(f"multitest: {word}; the folds finished so far are kept in the store: run the "
-             "same command again to resume", error=True)
+        with contextlib.suppress(OSError):    # a terminal that hung up takes no line
+            _say(f"multitest: {word}; the folds finished so far are kept in the store: run "
+                 "the same command again to resume", error=True)
         return status
     _say(result.summary())
     # Dask, once started, keeps exit handlers of its own: the interpreter's exit runs them.
@@ -595,45 +609,62 @@ def _one_blas_thread(argv):
             os.environ.setdefault(name, value)
 
 
+#: Signals that stop a command as Ctrl-C does, with the word of its line: SIGTERM (what
+#: ``timeout``, ``kill`` and service managers send) and SIGHUP (its terminal closed).
+_STOP_SIGNALS = {signal.SIGTERM: "terminated", signal.SIGHUP: "hung up"}
+
+
 class _Terminated(KeyboardInterrupt):
-    """SIGTERM received by the process of a command line (:func:`_terminate_as_interrupt`)."""
+    """A stop signal received by the process of a command line
+    (:func:`_terminate_as_interrupt`); ``signum``: which."""
+
+    def __init__(self, signum):
+        super().__init__(signum)
+        self.signum = signum
 
 
 def _stopped(stop):
     """The word of a stopped command's line and its exit status: 128 + the signal's number,
     as a shell reports a process that signal ended."""
     if isinstance(stop, _Terminated):
-        return "terminated", 128 + signal.SIGTERM
+        return _STOP_SIGNALS[stop.signum], 128 + stop.signum
     return "interrupted", 128 + signal.SIGINT
 
 
 def _terminate(signum, frame):
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)   # a second one ends the process at once
-    raise _Terminated
+    for number in _STOP_SIGNALS:    # a second one ends the process at once
+        signal.signal(number, signal.SIG_DFL)
+    raise _Terminated(signal.Signals(signum))
 
 
 def _default_termination_in_child():
     """A process forked from the command's (a writer, a fit process, a local worker)
-    ends on SIGTERM at once, as a process does by default."""
-    if signal.getsignal(signal.SIGTERM) is _terminate:
-        with contextlib.suppress(ValueError):
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    ends on a stop signal at once, as a process does by default."""
+    for number in _STOP_SIGNALS:
+        if signal.getsignal(number) is _terminate:
+            with contextlib.suppress(ValueError):
+                signal.signal(number, signal.SIG_DFL)
 
 
 @contextlib.contextmanager
 def _terminate_as_interrupt():
-    """On a real command line, SIGTERM (what ``timeout``, ``kill`` and service managers
-    send) stops the command as Ctrl-C does: its outputs as they were (a folder it created
-    removed again, a run's stored folds kept), one line, exit status 143, instead of an
-    end where it stands with a staging folder left for the next writer to remove."""
+    """On a real command line, SIGTERM and SIGHUP stop the command as Ctrl-C does: its
+    outputs as they were (a folder it created removed again, a run's stored folds kept),
+    one line, exit status 128 + the signal's number (143, 129), instead of an end where it
+    stands with a staging folder left for the next writer to remove.  A signal ignored when
+    the command started (``nohup``) stays ignored."""
     if not _COMMAND_LINE or threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {number: signal.getsignal(number) for number in _STOP_SIGNALS}
+    for number, handler in previous.items():
+        if handler is signal.SIG_DFL:
+            signal.signal(number, _terminate)
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 os.register_at_fork(after_in_child=_default_termination_in_child)
@@ -669,7 +700,8 @@ def main(argv=None):
         return 2
     except KeyboardInterrupt as stop:
         word, status = _stopped(stop)
-        _say(f"multitest: {word}; no output was changed", error=True)
+        with contextlib.suppress(OSError):    # a terminal that hung up takes no line
+            _say(f"multitest: {word}; no output was changed", error=True)
         return status
     finally:
         set_quiet(was_quiet)

@@ -14,8 +14,10 @@ ENV = dict(os.environ, PYTHONPATH=os.pathsep.join([TESTS, ROOT]), MULTITEST_QUIE
 
 
 @contextlib.contextmanager
-def dask_cluster(folder, n_workers=2):
+def dask_cluster(folder, n_workers=2, env=None, worker_options=()):
     """Yield ``(address, worker processes)``; on exit end exactly the processes started.
+    `env`: more environment variables of the scheduler and the workers (Dask's settings);
+    `worker_options`: more options of ``dask worker``.
 
     Each process leads a session of its own (``start_new_session``), so its group holds
     it and the children it started (a worker's nanny and the worker) and nothing else.
@@ -25,7 +27,8 @@ def dask_cluster(folder, n_workers=2):
     dask = os.path.join(os.path.dirname(sys.executable), "dask")
     address_file = os.path.join(folder, "scheduler.json")
     log = open(os.path.join(folder, "cluster.log"), "w")
-    common = dict(env=ENV, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    common = dict(env=ENV | (env or {}), stdout=log, stderr=subprocess.STDOUT,
+                  start_new_session=True)
     loopback = ["--host", "127.0.0.1", "--dashboard-address", "127.0.0.1:0"]
     started = [subprocess.Popen([dask, "scheduler", "--port", "0", "--scheduler-file",
                                  address_file] + loopback, **common)]
@@ -38,7 +41,8 @@ def dask_cluster(folder, n_workers=2):
                 "the scheduler did not start"
             time.sleep(0.1)
         workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1",
-                                     "--name", f"test-worker-{i}"] + loopback, **common)
+                                     "--name", f"test-worker-{i}", *worker_options] + loopback,
+                                    **common)
                    for i in range(n_workers)]
         started += workers
         if n_workers:

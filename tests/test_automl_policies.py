@@ -91,3 +91,27 @@ def test_partial_ranks_through_the_command_line(tmp_path, capsys):
     assert len(result["datasets"]["kc1"]["order"]) == 5
     assert len(result["datasets"]["vehicle"]["order"]) == 5
     assert len(result["final_order"]) == 7
+
+
+def test_a_failure_after_reading_is_one_line_and_the_note_comes_with_success(tmp_path,
+                                                                             capsys):
+    # The note "costs are the durations" was printed as soon as the file was read, so a
+    # refusal after it (the default test needs 5x2 cv; these are 10 folds) made two lines.
+    assert main(["rank", str(AUTOML), "-q", "--missing", "drop"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("multitest: error: test 'combined-5x2cv-f'")
+    assert main(["rank", str(AUTOML), "-q", "--missing", "drop", "--test", "corrected-t"]) == 0
+    assert capsys.readouterr().err == ("multitest: note: the AutoML benchmark layout: costs are "
+                                       "the durations (--costs column:duration)\n")
+
+
+def test_a_row_longer_than_the_header_is_refused(table, tmp_path, capsys):
+    # pandas cut the extra field with a ParserWarning (two lines of stderr) and went on.
+    lines = AUTOML.read_text().splitlines(keepends=True)
+    lines[3] = lines[3].rstrip("\n") + ",extra\n"
+    path = tmp_path / "ragged.csv"
+    path.write_text("".join(lines))
+    assert main(["rank", str(path), "-q", "--missing", "drop", "--test", "corrected-t"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"multitest: error: {path}, row 4, field ")
+    assert "fields under a" in err[0]

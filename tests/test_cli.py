@@ -297,6 +297,7 @@ def test_explain_prints_every_position_of_a_finished_run(tmp_path, capsys):
     ('{"final_order": [', "row 1: not a result.json of multitest"),
     ('{"final_order": []}', "holds no explanations"),
     (b"\xff\xfe{", "not UTF-8"),
+    ("[" * 100000 + "]" * 100000, "not a result.json of multitest (nested too deeply)"),
 ])
 def test_explain_refuses_what_is_not_a_finished_run(tmp_path, capsys, content, message):
     folder = tmp_path / "run"
@@ -337,3 +338,30 @@ def test_stability_resolves_the_profile_names_of_a_run_folder(tmp_path, capsys):
                             "fit_time,model_size", "-B", "5"], capsys)
     assert status == 0, err
     assert "model_size" in out and "(analysed in " in out
+
+
+@pytest.mark.parametrize("provenance", ['{"notes": ', "[" * 100000, b"\xff{"])
+def test_an_experiment_folder_with_a_damaged_provenance_is_one_line(tmp_path, capsys,
+                                                                    provenance):
+    # A damaged provenance.json of a `multitest run` folder was a JSONDecodeError traceback.
+    folder = tmp_path / "experiment"
+    folder.mkdir()
+    (folder / "results.csv").write_bytes(open(EXAMPLE, "rb").read())
+    write = (folder / "provenance.json").write_bytes if isinstance(provenance, bytes) else \
+        (folder / "provenance.json").write_text
+    write(provenance)
+    status, out, err = run(["rank", str(folder), "--costs", "training_time"], capsys)
+    assert status == 2 and out == "" and err.count("\n") == 1
+    assert err.startswith(f"multitest: error: {folder / 'provenance.json'}: unreadable "
+                          "provenance of a multitest run")
+
+
+def test_an_output_folder_with_a_deeply_nested_manifest_is_one_line(tmp_path, capsys):
+    # json's RecursionError escaped the manifest's reader: a traceback.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "manifest.json").write_text("[" * 100000 + "]" * 100000)
+    status, _, err = run(["rank", EXAMPLE, "--costs", "training_time", "--out", str(out)],
+                         capsys)
+    assert (status, err) == (2, f"multitest: error: {out}: unreadable manifest.json "
+                                "(RecursionError); move it away or choose another --out\n")

@@ -1,7 +1,8 @@
 """multitest.cli: a command stopped by a signal, as a real process.
 
-Ctrl-C (SIGINT to the process group, as a terminal sends it) and SIGTERM (to the process
-only, as ``timeout``, ``kill`` and service managers send it) stop ``multitest rank`` while
+Ctrl-C (SIGINT to the process group, as a terminal sends it), SIGTERM (to the process
+only, as ``timeout``, ``kill`` and service managers send it) and SIGHUP (a terminal
+closed; to the process only here) stop ``multitest rank`` while
 it writes its figures: one line, exit status 128 + the signal's number (what a shell
 reports for a process the signal ended), the output folder exactly as it was (removed
 again when the command created it), nothing of the command left running.  Each command
@@ -70,7 +71,8 @@ def _stop_while_writing(results, out, how):
         end_group(rank, signal.SIGKILL)
 
 
-STOPS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")]
+STOPS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated"),
+         (signal.SIGHUP, 129, "hung up")]
 
 
 @pytest.mark.parametrize("how, status, word", STOPS)
@@ -93,3 +95,26 @@ def test_a_stopped_rank_leaves_the_previous_run_as_it_was(results, tmp_path, how
     assert (code, stderr) == (status, f"multitest: {word}; no output was changed\n")
     assert ended
     assert checksums(out) == before     # no staging folder left, no file changed
+
+
+def test_a_command_started_under_nohup_keeps_ignoring_hangups(results, tmp_path):
+    # nohup starts a command with SIGHUP ignored: the command must not take it back.
+    out = tmp_path / "out"
+    rank = subprocess.Popen(
+        ["nohup", sys.executable, "-m", "multitest.cli", "rank", str(results), "--out",
+         str(out), "--order", ",".join(ALGORITHMS), "--test", "kfold-t", "--quiet"],
+        env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        start_new_session=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not (out.is_dir() and any(p.name.startswith(".multitest-staging-")
+                                         for p in out.iterdir())):
+            assert rank.poll() is None, "the command ended before it wrote its outputs"
+            assert time.monotonic() < deadline, "no staging folder within 120 s"
+            time.sleep(0.02)
+        os.kill(rank.pid, signal.SIGHUP)
+        _, stderr = rank.communicate(timeout=300)
+    finally:
+        end_group(rank, signal.SIGKILL)
+    assert rank.returncode == 0, stderr
+    assert (out / "result.json").is_file()

@@ -92,6 +92,13 @@ def test_lexicographic_and_weighted_bundled_examples(example):
     ("- a\n- b\n", "a cost profile must be a YAML mapping"),
     ("order: [a, b, a]\n", "names an algorithm twice"),
     ("costs: {a: 1}\nsecondary: nowhere.yaml\n", "nowhere.yaml: no such cost profile"),
+    # A reference to another profile that is not text was a TypeError (a traceback).
+    ("costs: {a: 1}\nsecondary: 5\n", r"row 2, field 'secondary': must name a cost profile "
+                                       r"\(a YAML file or a bundled name\), got 5"),
+    ("lexicographic: [training_time, 5]\n", r"row 1, field 'lexicographic\[1\]': must name a "
+                                            r"cost profile"),
+    ("weighted:\n  - {profile: [x]}\n  - {profile: training_time}\n",
+     r"row 2, field 'weighted\[0\].profile': must name a cost profile .*, got \['x'\]"),
 ])
 def test_malformed_profiles_name_file_and_line(tmp_path, text, message):
     with pytest.raises(InputError, match=message) as info:

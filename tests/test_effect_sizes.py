@@ -269,7 +269,8 @@ def test_docstring_examples():
 
     import multitest.stats._effect_sizes
 
-    result = doctest.testmod(multitest.stats._effect_sizes, optionflags=doctest.NORMALIZE_WHITESPACE)
+    result = doctest.testmod(multitest.stats._effect_sizes,
+                             optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 
 

@@ -1,4 +1,5 @@
-"""Explanations of the order (multitest.engine._explain); transitive reduction (multitest.engine._reduction)."""
+"""Explanations of the order (multitest.engine._explain); transitive reduction
+(multitest.engine._reduction)."""
 import networkx as nx
 import numpy as np
 import pandas as pd

@@ -93,7 +93,8 @@ def test_a_killed_drawing_process_is_one_error_not_a_wait(monkeypatch):
             os.kill(os.getpid(), signal.SIGKILL)   # as the kernel's OOM killer would
         return k
 
-    with pytest.raises(OutputError, match="making the per-data-set figures ended before it was done"):
+    with pytest.raises(OutputError,
+                       match="making the per-data-set figures ended before it was done"):
         map_forked(killed_on_seven, range(20), jobs=2)
     assert map_forked(str, range(3), jobs=2) == ["0", "1", "2"]
 

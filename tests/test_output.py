@@ -367,7 +367,8 @@ def test_a_killed_table_writer_leaves_the_folder_as_it_was(ranking, tmp_path, mo
     write_outputs(ranking, tmp_path / "out")
     before = {n: (tmp_path / "out" / n).read_bytes() for n in os.listdir(tmp_path / "out")}
     _forked_writes(monkeypatch, tmp_path, die)
-    with pytest.raises(MultitestError, match="writing the tables with a row per data set ended before it was done"):
+    with pytest.raises(MultitestError, match="writing the tables with a row per data set "
+                                              "ended before it was done"):
         write_outputs(ranking, tmp_path / "out")
     assert {n: (tmp_path / "out" / n).read_bytes()
             for n in os.listdir(tmp_path / "out")} == before

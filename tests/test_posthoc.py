@@ -608,7 +608,8 @@ def test_posthoc_studentized_range_sf_does_not_depend_on_the_other_q():
     batch = sr_sf(q, 40)
     alone = np.array([sr_sf(q[i : i + 1], 40)[0] for i in range(0, 300, 7)])
     assert_array_equal(batch[::7], alone)
-    assert_array_equal(sr_sf(np.concatenate([q, q[::-1]]), 40), np.concatenate([batch, batch[::-1]]))
+    assert_array_equal(sr_sf(np.concatenate([q, q[::-1]]), 40),
+                       np.concatenate([batch, batch[::-1]]))
 
 
 @pytest.mark.parametrize("k", [2, 12, 300, 1000])
@@ -826,7 +827,8 @@ def test_posthoc_signed_ranks_equal_a_plain_ranking(decimals):
     d[5] = np.where(np.arange(37) % 2, 0.5, -0.5)
     d[6, :3] = [5e-324, -5e-324, 1e-310]
     d[7, :6] = [1e300, -1e300, 3.0, -2.0, 2.0, -1e-300]
-    for got, expected in zip(multitest.stats._signed_rank._signed_rank_sums(d), _signed_ranks_by_rankdata(d)):
+    for got, expected in zip(multitest.stats._signed_rank._signed_rank_sums(d),
+                             _signed_ranks_by_rankdata(d)):
         assert_array_equal(got, expected)
 
 

@@ -310,3 +310,41 @@ def test_a_wide_table_with_a_missing_cell_is_ranked_by_a_missing_policy(tmp_path
     path.write_text(WIDE.replace("wine,0.97,0.96,0.92", "wine,0.97,,0.92"))
     results = load_results(path, kind="accuracy", allow_missing=True)
     assert np.isnan(results.errors[1, 1, 0]) and np.isfinite(results.errors).sum() == 8
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+@pytest.mark.parametrize("extra", [[], ["--workers", "2"]])
+def test_a_pipe_or_a_device_is_refused_at_once(tmp_path, kind, extra):
+    # A FIFO nobody writes to blocked the reader for ever; /dev/zero grew it to gigabytes
+    # (no line end).  Neither can be read twice, as the readers do: one line, exit 2.
+    import os
+    import subprocess
+    import sys
+
+    from run_cluster import ENV
+
+    if kind == "fifo":
+        path = str(tmp_path / "results.csv")
+        os.mkfifo(path)
+    else:
+        path = "/dev/zero"
+    done = subprocess.run([sys.executable, "-m", "multitest.cli", "rank", path, "--order",
+                           "a,b", "--out", str(tmp_path / "out"), *extra], env=ENV,
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (2, f"multitest: error: {path}: not a regular "
+                                              "file (a pipe, a device or a socket): save the "
+                                              "results in a file and give its path\n")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"value": "fold"}, "`value`: column 'fold' is already the fold column; name another column"),
+    ({"value": "dataset"}, "`value`: column 'dataset' is already the dataset column"),
+    ({"algorithm": "dataset"}, "`algorithm`: column 'dataset' is already the dataset column"),
+])
+def test_a_column_named_for_two_roles_is_refused(tmp_path, options, message):
+    # --value fold was a KeyError traceback (the fold numbers taken as the errors).
+    path = tmp_path / "r.csv"
+    path.write_text("dataset,algorithm,fold,error\nd,a,1,0.1\nd,a,2,0.2\nd,b,1,0.3\nd,b,2,0.4\n")
+    with pytest.raises(MultitestError, match=re.escape(message)):
+        load_results(path, **options)

@@ -377,3 +377,16 @@ def test_reliability_disk_full_and_read_only_name_out(tmp_path, capsys):
                                  capsys)
         assert message == f"cannot write the output folder {frozen}: {frozen}: Read-only file " \
                           "system"
+
+
+@pytest.mark.parametrize("test, message", [
+    ("plugin_failing:exits", "pairwise test 'plugin_failing:exits' failed on data set "
+                             "australian, pair {a}–{b}: SystemExit: 1"),
+    ("plugin_exits_on_import:never", "cannot load pairwise test "
+                                     "'plugin_exits_on_import:never': SystemExit: 5"),
+])
+def test_reliability_a_plugin_that_ends_the_interpreter_is_one_line(capsys, test, message):
+    # SystemExit is not an Exception: it went through, a silent exit with the plugin's status.
+    a, b = first_pair("australian")
+    assert one_line_error(["rank", EXAMPLE, "--costs", "training_time", "--test", test],
+                          capsys) == message.format(a=a, b=b)

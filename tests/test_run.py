@@ -258,11 +258,12 @@ def test_failed_folds_are_recorded_and_follow_the_missing_policy(tmp_path, capsy
     rank = ["rank", str(tmp_path / "out"), "--costs", "fit_time", "--test", "kfold-t"]
     assert main(rank) == 2   # the default policy: a one-line error
     captured = capsys.readouterr()
-    assert "data set 'wine' has 3 failed or missing fold(s)" in captured.err
+    assert captured.err.count("\n") == 1    # the folder's notes come with a ranking only
     assert "3 result(s) missing in all" in captured.err and "--missing drop" in captured.err
     assert main(rank + ["--missing", "drop"]) == 0   # what the runner did before
     captured = capsys.readouterr()
     assert "policy drop; 3 missing" in captured.out and "left out: wine" in captured.out
+    assert "data set 'wine' has 3 failed or missing fold(s)" in captured.err
     assert main(rank + ["--missing", "worst"]) == 0
     assert "3 imputed with the worst error" in capsys.readouterr().out
     # Failures are data: a re-run does not recompute them unless asked to.
@@ -311,9 +312,9 @@ def test_the_local_clusters_workers_die_with_the_driver_and_only_they():
     # after the cluster closed has none.
     import signal
 
-    from multitest.run import _runner
+    from multitest.run import _client
 
-    with _runner._connect(2, None) as client:
+    with _client._connect(2, None) as client:
         signals = client.run(_death_signal)
     assert sorted(signals.values()) == [signal.SIGKILL] * 2
     pid = os.fork()
@@ -327,7 +328,7 @@ def test_the_default_number_of_workers_is_the_cpus_this_process_may_use():
     # A container allowed one of the machine's CPUs starts one worker, not os.cpu_count().
     # Reference: the affinity mask the program sets itself.
     code = ("import os; os.sched_setaffinity(0, {min(os.sched_getaffinity(0))}); "
-            "from multitest.run._runner import _local_workers; print(_local_workers(None))")
+            "from multitest.run._client import _local_workers; print(_local_workers(None))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "1"
@@ -338,9 +339,9 @@ def test_workers_that_do_not_start_in_time_are_a_one_line_error(tmp_path, capsys
     # Dask's nanny waits for its worker's start for ever unless given death_timeout; a
     # worker forked from a driver of several threads can hang there.  A bound too short
     # for any start: the run stops with one line and exit 2.
-    from multitest.run import _runner
+    from multitest.run import _client
 
-    monkeypatch.setattr(_runner, "WORKER_START_TIMEOUT", 0.001)
+    monkeypatch.setattr(_client, "WORKER_START_TIMEOUT", 0.001)
     path = _experiment(tmp_path)
     assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2",
                  "--cluster-after", "0"]) == 2
@@ -364,14 +365,46 @@ def test_a_cluster_that_fails_to_start_is_a_one_line_error(tmp_path, capsys, mon
     assert "the local cluster did not start (AssertionError: Status.starting)" in err, err
 
 
+def test_a_frozen_worker_does_not_hold_the_run(tmp_path, monkeypatch):
+    # A worker that stops answering (its process stopped, its machine cut off) held the run
+    # for ever in Client.run and Client.replicate, which wait for every worker; once Dask
+    # retired it, Client.run raised CommClosedError (a traceback).  Now each call on every
+    # worker is bounded (WORKER_CALL_TIMEOUT: 2 s here, 30 s by default), Dask retires the
+    # worker (worker-ttl: 3 s here, 5 minutes by default; a worker without a nanny, which
+    # Dask would first wait 30 s to restart it) and the live one fits every fold.
+    import signal
+    import time
+
+    from run_cluster import end_group
+
+    from multitest.run import _client
+
+    monkeypatch.setattr(_client, "WORKER_CALL_TIMEOUT", 2.0)
+    with dask_cluster(str(tmp_path), n_workers=2, worker_options=["--no-nanny"],
+                      env={"DASK_DISTRIBUTED__SCHEDULER__WORKER_TTL": "3s"}) as (address,
+                                                                                workers):
+        end_group(workers[1], signal.SIGSTOP)
+        try:
+            start = time.monotonic()
+            result = run_experiment(_experiment(tmp_path), tmp_path / "out",
+                                    scheduler=address, show_progress=False)
+            took = time.monotonic() - start
+        finally:    # its scheduler gone, a worker woken up would try to reach it for 30 s
+            end_group(workers[1], signal.SIGKILL)
+    assert (result.computed, result.failed, result.lost) == (result.total, 0, 0)
+    assert took < 120    # a bound for a loaded machine (6 s quiet)
+    workers = json.loads((tmp_path / "out" / "provenance.json").read_text())["workers"]
+    assert len(workers) == 2 and None in workers.values()    # the frozen one: not known
+
+
 def test_a_scheduler_with_no_worker_is_waited_for_within_a_bound(tmp_path, monkeypatch, capsys):
     # A scheduler with no worker: its tasks waited for ever, with no word.  Now one line
     # says the run waits, and after the bound (2 s here, 120 s by default) the run stops
     # with one line, leaving no folder behind.
     from multitest import MultitestError
-    from multitest.run import _runner
+    from multitest.run import _client
 
-    monkeypatch.setattr(_runner, "WORKER_START_TIMEOUT", 2.0)
+    monkeypatch.setattr(_client, "WORKER_START_TIMEOUT", 2.0)
     monkeypatch.setenv("MULTITEST_QUIET", "0")
     with dask_cluster(str(tmp_path), n_workers=0) as (address, _):
         with pytest.raises(MultitestError, match=f"^`scheduler`: no worker joined the Dask "

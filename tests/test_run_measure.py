@@ -1,4 +1,5 @@
-"""Tests of multitest.run._measure and multitest.run._experiment: one fold, measured; experiment files.
+"""Tests of multitest.run._measure and multitest.run._experiment: one fold, measured;
+experiment files.
 
 References: scikit-learn's own StratifiedKFold, accuracy_score and pickle (the folds,
 errors and model sizes must equal what they give); known allocations for the peak
@@ -322,7 +323,9 @@ def test_run_arguments_are_checked_before_anything_runs(tmp_path, monkeypatch):
             run_module.run_experiment(experiment, tmp_path / "out", timeout=timeout)
     assert not (tmp_path / "out").exists()
     # Nothing listens on port 9 of the loopback: a one-line error, not a traceback.
-    monkeypatch.setattr(run_module, "CONNECT_TIMEOUT", "2s")
+    from multitest.run import _client
+
+    monkeypatch.setattr(_client, "CONNECT_TIMEOUT", "2s")
     with pytest.raises(MultitestError, match="`scheduler`: cannot reach a Dask scheduler at "
                        "'tcp://127.0.0.1:9'"):
         run_module.run_experiment(experiment, tmp_path / "out", scheduler="tcp://127.0.0.1:9",

@@ -276,3 +276,43 @@ def test_stability_options_come_from_the_definition(frame):
         stability(frame, ["a0", "a1", "a2"], n_bootstrap=10, second_pass="bayesian")
     with pytest.raises(MultitestError, match="^`rope` applies to the Bayesian tests only"):
         stability(frame, ["a0", "a1", "a2"], n_bootstrap=10, rope=0.01)
+
+
+# -- the words of the settings: each rule named with the stage it decides ---------------------
+
+@pytest.mark.parametrize("options, says, never", [
+    ({}, "test combined-5x2cv-f, alpha 0.05, correction none; second pass nemenyi", "rope"),
+    # a Bayesian stage 1 decides by probability: alpha is the second pass's, no correction
+    ({"test": "bayes-correlated-t", "threshold": 0.9},
+     "test bayes-correlated-t (override when P(costlier practically better) >= 0.9, rope 0); "
+     "second pass nemenyi at alpha 0.05", "correction"),
+    ({"second_pass": "bayesian", "alpha": 0.1},
+     "test combined-5x2cv-f, alpha 0.1, correction none; second pass bayesian (override when "
+     "P(costlier practically better) >= 0.95, rope 0)", "not the order"),
+    # neither stage uses alpha: said so, not printed as if it had decided anything
+    ({"test": "bayes-correlated-t", "second_pass": "bayesian", "alpha": 0.01},
+     "second pass bayesian (the same rule); alpha 0.01 only for the intervals and tests "
+     "reported, not the order", "correction"),
+])
+def test_the_summary_report_and_notebook_name_what_decided_each_stage(frame, options, says,
+                                                                        never):
+    from multitest.figures import ranking_html, report_html
+    from multitest.outputs import summary_text
+
+    ranking = rank(frame, ["a0", "a1", "a2"], **options)
+    header = summary_text(ranking).splitlines()[0]
+    assert header == "Final order (best first); costs order; " + \
+        ranking.settings.decision_rules()
+    assert says in header and never not in header
+    escaped = says.replace(">=", "&gt;=")
+    assert escaped in report_html(ranking) and escaped in ranking_html(ranking)
+
+
+def test_one_data_set_has_no_second_pass_in_the_words():
+    from multitest.outputs import summary_text
+
+    ranking = rank(make_frame(np.random.default_rng(1).uniform(0.1, 0.3, (1, 3, 10))),
+                   ["a0", "a1", "a2"], test="bayes-correlated-t")
+    assert summary_text(ranking).splitlines()[0].endswith(
+        "; no second pass (one data set); alpha 0.05 only for the intervals and tests "
+        "reported, not the order")

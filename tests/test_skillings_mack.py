@@ -132,7 +132,8 @@ def _r_tables():
     return tables, pd.read_csv(here / "skillings_mack_r.csv")
 
 
-@pytest.mark.parametrize("row", list(_r_tables()[1].itertuples()), ids=lambda r: f"{r.example}-{r.test}")
+@pytest.mark.parametrize("row", list(_r_tables()[1].itertuples()),
+                         ids=lambda r: f"{r.example}-{r.test}")
 def test_matches_r(row):
     # Reference: fixtures/skillings_mack_r.R -- Skillings-Mack written out in base R from
     # the 1981 paper (reproducing Table 1's 15.493049 and the metronome's 13.281) and R's

@@ -506,6 +506,51 @@ class Settings:
         """
         return _iv_settings(options)
 
+    def decision_rules(self, *, second_pass=True):
+        """What decided each stage, in words: the stage-1 test and its rule, the second
+        pass (`second_pass`: whether one ran, i.e. two data sets or more) and its rule.
+
+        A Bayesian stage decides by probability: alpha is named with the stages that
+        use it, and said to decide no stage when neither does.
+
+        Examples
+        --------
+        >>> from multitest.engine import Settings
+        >>> print(Settings.from_options().decision_rules())
+        test combined-5x2cv-f, alpha 0.05, correction none; second pass nemenyi
+        >>> print(Settings.from_options(test='bayes-correlated-t').decision_rules())
+        test bayes-correlated-t (override when P(costlier practically better) >= 0.95,
+        rope 0); second pass nemenyi at alpha 0.05
+        >>> print(Settings.from_options(test='bayes-correlated-t', second_pass='bayesian',
+        ...                             rope=0.01).decision_rules())
+        test bayes-correlated-t (override when P(costlier practically better) >= 0.95,
+        rope 0.01); second pass bayesian (the same rule); alpha 0.05 only for the
+        intervals and tests reported, not the order
+        """
+        rule = (f"override when P(costlier practically better) >= {self.threshold:g}, "
+                f"rope {self.rope:g}")
+        matrix = self.test == SCORE_MATRIX_TEST
+        bayesian = not matrix and self.pairwise_test is not None and self.pairwise_test.bayesian
+        if matrix:
+            first = "no pairwise test (a score matrix)"
+        elif bayesian:
+            first = f"test {self.test} ({rule})"
+        else:
+            first = f"test {self.test}, alpha {self.alpha:g}, correction {self.correction}"
+        alpha_used = not (matrix or bayesian)
+        if not second_pass:
+            second = "no second pass (one data set)"
+        elif get_second_pass_method(self.second_pass).bayesian:
+            second = f"second pass {self.second_pass} ({'the same rule' if bayesian else rule})"
+        else:
+            second = f"second pass {self.second_pass}" + \
+                ("" if alpha_used else f" at alpha {self.alpha:g}")
+            alpha_used = True
+        # A score matrix of one data set has neither: no interval, no test to quote alpha for
+        unused = "" if alpha_used or not (second_pass or bayesian) else (
+            f"; alpha {self.alpha:g} only for the intervals and tests reported, not the order")
+        return f"{first}; {second}{unused}"
+
     def to_dict(self):
         """The recorded settings, ``{name: value}`` in field order."""
         return {f.name: getattr(self, f.name) for f in fields(self)

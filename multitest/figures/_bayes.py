@@ -476,7 +476,8 @@ def bayes_section_html(ranking):
             text.append(f"Bayesian signed-rank test, ROPE ±{s.rope:g}, override when "
                         f"P(costlier practically better) ≥ {s.threshold:g} "
                         f"(Monte Carlo, seed {s.seed})")
-    bayesian = ranking.pairwise_test.bayesian or (
+    test = ranking.pairwise_test     # None for a score matrix: no stage-1 test
+    bayesian = (test is not None and test.bayesian) or (
         ranking.second_pass is not None and ranking.second_pass.method_entry.bayesian)
     heading = "Effect sizes and Bayesian probabilities" if bayesian else "Effect sizes"
     parts = [f'<section id="effect-sizes"><h2>{heading}</h2>',

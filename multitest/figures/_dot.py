@@ -240,8 +240,9 @@ def _column_heads(names):
 
 def _evidence(entry):
     """What the number of an override of a test (``PairwiseTest`` or ``SecondPassMethod``)
-    is called, and whether it is a p-value (printed as a bound below 1e-300)."""
-    return (entry.evidence, False) if entry.bayesian else ("p", True)
+    is called, and whether it is a p-value (printed as a bound below 1e-300).  None (a
+    score matrix: no test on a data set, no number) is taken as a p-value's test."""
+    return (entry.evidence, False) if entry is not None and entry.bayesian else ("p", True)
 
 
 def _how(is_p):

@@ -68,8 +68,9 @@ def ranking_html(ranking):
                     f"<td>{format_rank(ranking.average_error_ranks[a])}</td><td>{cost}</td></tr>")
     s = ranking.settings
     notes = "".join(f"<li>{escape_html(n)}</li>" for n in ranking.notes)
-    return (f"<div><p><b>Final order</b> ({len(ranking.datasets)} data set(s); test "
-            f"{escape_html(s.test)}, &alpha; = {s.alpha:g}, costs {escape_html(s.costs)})</p>"
+    return (f"<div><p><b>Final order</b> ({len(ranking.datasets)} data set(s); costs "
+            f"{escape_html(s.costs)}; {escape_html(s.decision_rules(second_pass=sp is not None))})"
+            "</p>"
             f"{figure}<table><thead><tr><th>position</th><th>algorithm</th>"
             "<th>average position</th><th>average error rank</th>"
             f"<th>average cost</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -179,8 +179,8 @@ def _final_section(ranking, figs):
     s = ranking.settings
     return (f'<section id="final-order"><h2>Final order</h2>'
             f'<p>Best first. {len(ranking.datasets)} data set(s), '
-            f"{len(ranking.algorithms)} algorithms; pairwise test {_e(s.test)}, "
-            f"&alpha; = {s.alpha:g}, cost profile {_e(ranking.profile.name)}.</p>"
+            f"{len(ranking.algorithms)} algorithms; cost profile {_e(ranking.profile.name)}; "
+            f"{_e(s.decision_rules(second_pass=sp is not None))}.</p>"
             + _power_warning(ranking)
             + f'<ol class="final">{items}</ol>'
             + _table(["position", "algorithm", "average position", "average error rank",

@@ -108,14 +108,14 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
                       f"({n_edges} override{'s' if n_edges != 1 else ''})")
     else:
         legend.append("score-matrix input: no pairwise test, no overrides; order by value")
-    line = _settings_line(settings, profile, test)
+    line = _settings_line(settings if r.tested else None, profile, test)  # no test: no alpha
     if line:
         legend.append(line)
     if profile is not None:
         legend.append(_cost_unit_line(profile))
     return _order_view(f"override_{r.name}", r.prior_order, info, overrides,
                        lambda: _override_edges(r, adjusted), legend, drawing,
-                       ("p", True) if test is None else _evidence(test))
+                       _evidence(test))
 
 
 def _override_edges(r, adjusted):
@@ -272,11 +272,10 @@ def render_trace(dataset_result, test=None):
                                      f"value {format_number(r.mean_errors[name])}"))
         for a, b in zip(r.order, r.order[1:]):
             g.edge(ids[a], ids[b])
-        g.attr("graph", label=_legend([f"<B>{_text(r.name)}</B>: score-matrix input, no "
-                                       "pairwise test: ordered by value (ties by cost)"]))
+        g.attr("graph", label=_legend([f"<B>{_text(r.name)}</B>: {_BY_VALUE}"]))
         return g
     return _trace_graph(f"trace_{r.name}", _text(r.name), r.prior_order, r.overrides(),
-                        _how(test is None or _evidence(test)[1]))
+                        _how(_evidence(test)[1]))
 
 
 # -- stage 4: the significance matrix of the post-hoc test ----------------------------
@@ -453,13 +452,20 @@ def render_final(ranking):
     legend = ["<B>final order</B>, best first (arrow: comes before); nodes: "
               + ("average position, average error rank, average cost" if sp is not None
                  else "mean error")]
-    legend += _deciding_lines(prior, overrides, edges, source, _evidence(
-        ranking.pairwise_test if sp is None else sp.method_entry))
+    if sp is None and ranking.pairwise_test is None:    # one data set of a score matrix
+        legend.append(_BY_VALUE)
+    else:
+        legend += _deciding_lines(prior, overrides, edges, source, _evidence(
+            ranking.pairwise_test if sp is None else sp.method_entry))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
     legend.append(_cost_unit_line(ranking.profile))
     g.attr("graph", label=_legend(legend))
     return g
+
+
+#: How a data set of a score matrix is ordered (no test, so no override).
+_BY_VALUE = "score-matrix input, no pairwise test: ordered by value (ties by cost)"
 
 
 def _deciding_lines(prior, overrides, edges, source, evidence):

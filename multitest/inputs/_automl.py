@@ -26,10 +26,12 @@ from __future__ import annotations
 
 import csv
 import os
+import warnings
 
 import pandas as pd
 
 from .._errors import InputError, abbreviate
+from ._rows import _raise_ragged
 
 __all__ = ["AUTOML_COLUMNS", "is_automl_file", "read_automl"]
 
@@ -66,8 +68,15 @@ def automl_frame(source):
     """The file as text (one row per line), with a ``metric`` column filled from ``type``."""
     name = source if isinstance(source, str) else getattr(source, "name", "<AutoML results>")
     try:
-        frame = pd.read_csv(source, dtype=str, keep_default_na=False, skipinitialspace=True,
-                            index_col=False)
+        with warnings.catch_warnings():    # a row longer than the header: refused, not cut
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(source, dtype=str, keep_default_na=False,
+                                skipinitialspace=True, index_col=False)
+    except (pd.errors.ParserError, pd.errors.ParserWarning):
+        if isinstance(source, (str, os.PathLike)):
+            _raise_ragged(source)
+        raise InputError("not a readable CSV file (a row has more fields than the header)",
+                         source=name) from None
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise InputError(f"not a readable CSV file ({abbreviate(type(exc).__name__)})",
                          source=name) from None

@@ -304,9 +304,15 @@ def experiment_folder(path, costs=None):
                          "`multitest run EXPERIMENT.yaml --out DIR` first", source=path)
     notes = []
     if os.path.isfile(provenance):
-        with open(provenance, encoding="utf-8") as handle:
-            record = json.load(handle)
-        notes = list(record.get("notes", []))
+        try:
+            with open(provenance, encoding="utf-8") as handle:
+                record = json.load(handle)
+        except (OSError, ValueError, RecursionError) as exc:   # ValueError: not JSON, UTF-8
+            raise InputError(f"unreadable provenance of a multitest run ({type(exc).__name__}); "
+                             "move it away to rank the results without its notes",
+                             source=provenance) from None
+        found = record.get("notes") if isinstance(record, dict) else None
+        notes = [n for n in found if isinstance(n, str)] if isinstance(found, list) else []
     return results, experiment_costs(path, costs), notes
 
 

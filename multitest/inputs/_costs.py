@@ -290,6 +290,16 @@ def _locate(path, base):
                      source=text)
 
 
+def _referred(value, base, path, lines, key):
+    """The file of a profile that the profile `path` refers to at `key` (a name or a path)."""
+    if not isinstance(value, str) or not value:
+        field = key[0] + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in key[1:])
+        raise InputError(f"must name a cost profile (a YAML file or a bundled name), got "
+                         f"{value!r}", source=path, row=lines.get(key) or lines.get(key[:1]),
+                         field=field)
+    return _locate(value, base)
+
+
 def _load(path, seen):
     if path in seen:
         raise InputError("cost profiles refer to each other in a cycle", source=path)
@@ -314,7 +324,8 @@ def _load(path, seen):
         raise InputError(f"normalization must be one of {', '.join(NORMALIZATIONS)}, got "
                          f"{fields['normalization']!r}", source=path,
                          row=lines.get(("normalization",)), field="normalization")
-    secondary = _load(_locate(data["secondary"], base), seen) if "secondary" in data else None
+    secondary = (_load(_referred(data["secondary"], base, path, lines, ("secondary",)), seen)
+                 if "secondary" in data else None)
     if kind == "lexicographic":
         return _lexicographic(data, lines, path, base, seen, fields, secondary)
     content = {"costs": _costs, "per_dataset": _per_dataset, "order": _order,
@@ -432,7 +443,8 @@ def _weighted(node, lines, path, base, seen):
                              row=lines.get(key), field=f"weighted[{i}]")
         weight = _number(item.get("weight", 1.0), "weight", path,
                          lines.get(key + ("weight",)), f"weighted[{i}].weight", positive=True)
-        component = _load(_locate(item["profile"], base), seen)
+        component = _load(_referred(item["profile"], base, path, lines, key + ("profile",)),
+                          seen)
         if component.normalization == "none" and component.order is None:
             # Summing raw costs in different units is meaningless: scale each to [0, 1].
             component = replace(component, normalization="max")
@@ -445,7 +457,8 @@ def _lexicographic(data, lines, path, base, seen, fields, secondary):
     if not isinstance(node, list) or len(node) < 2:
         raise InputError("must list at least two profiles, most important first", source=path,
                          row=lines.get(("lexicographic",)), field="lexicographic")
-    chain = [_load(_locate(p, base), seen) for p in node]
+    chain = [_load(_referred(p, base, path, lines, ("lexicographic", i)), seen)
+             for i, p in enumerate(node)]
     tail = secondary
     for profile in reversed(chain):
         tail = replace(profile, secondary=_append(profile.secondary, tail))

@@ -9,10 +9,7 @@ array of errors.
 
 from __future__ import annotations
 
-import contextlib
-import csv
 import os
-import sys
 import warnings
 from dataclasses import dataclass
 
@@ -30,6 +27,7 @@ from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
 from ._parts import csv_parts, join_parts
+from ._rows import _csv_rows, _raise_ragged, check_file_or_folder
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
            "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts", "input_parts"]
@@ -227,6 +225,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
                           os.fspath(source))
     columns = {"dataset": dataset, "algorithm": algorithm, "replication": replication,
                "fold": fold, "value": value, "metric": metric}
+    _one_role_per_column(columns)
     kind = _ValueRule(kind=kind, higher_is_better=tuple(higher_is_better),
                       lower_is_better=tuple(lower_is_better))
     if isinstance(source, pd.DataFrame):
@@ -238,6 +237,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False,
                      missing_ok=allow_missing)
     name = os.fspath(source)
+    check_file_or_folder(name)
     if name.lower().endswith(PARQUET_SUFFIXES):
         return _load_parquet(name, columns, kind, allow_missing)
     if os.path.isdir(name):
@@ -323,17 +323,6 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing, notes=(
         "errors from the metric of each row (column '" + columns["metric"] + "'): "
         + "; ".join(notes),))
-
-
-@contextlib.contextmanager
-def _csv_rows(name, **options):
-    """:func:`csv.reader` of a file, with no limit on the length of a field."""
-    limit = csv.field_size_limit(sys.maxsize)
-    try:
-        with open(name, newline="", encoding="utf-8-sig", errors="replace") as handle:
-            yield csv.reader(handle, **options)
-    finally:
-        csv.field_size_limit(limit)
 
 
 def _header(name):
@@ -626,27 +615,13 @@ def _read(name):
     return frame, name, 2
 
 
-def _raise_ragged(name):
-    """Raise the error of the first row whose field count differs from the header's."""
-    try:
-        with _csv_rows(name, skipinitialspace=True) as reader:
-            header = [c.strip() for c in next(reader, [])]
-            for fields in reader:
-                if fields and len(fields) != len(header):
-                    break
-            else:
-                return
-    except (OSError, csv.Error):
-        return
-    n, m = len(fields), len(header)
-    if n > m:
-        raise InputError(f"{n} fields under a {m}-column header: the value after "
-                         f"'{abbreviate(header[-1])}' has no column (a decimal comma, as in "
-                         "0,2884? write 0.2884 or quote the field)", source=name,
-                         row=reader.line_num, field=header[-1])
-    raise InputError(f"{n} fields under a {m}-column header: no value for "
-                     f"'{abbreviate(header[n])}'", source=name, row=reader.line_num,
-                     field=header[n])
+def _one_role_per_column(columns):
+    """Refuse a column named for two roles (``value='fold'``: the fold numbers as errors)."""
+    roles = {}
+    for role, column in columns.items():
+        if column is not None and roles.setdefault(column, role) != role:
+            raise MultitestError(f"`{role}`: column {abbreviate(column)!r} is already the "
+                                 f"{roles[column]} column; name another column")
 
 
 def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):

@@ -24,8 +24,9 @@ from ._batches import _cuts, _quoted_line_end, _Range, csv_types, gather_batches
 from ._cells import MAX_FOLD_NUMBER, _Fallback
 from ._results import (PARQUET_SUFFIXES, _arrow, _columns_named_once, _header, _load,
                        _load_columns,
-                       _parquet_batches, _parquet_module, _raise_ragged, _ValueRule, _wanted,
-                       input_parts, load_results)
+                       _parquet_batches, _parquet_module, _ValueRule, _wanted, input_parts,
+                       load_results)
+from ._rows import _raise_ragged, check_file_or_folder
 
 __all__ = ["InputPart", "load_part", "part_labels", "part_names", "split_input"]
 
@@ -103,6 +104,7 @@ def split_input(source, *, dataset="dataset", range_bytes=None, group_rows=None)
     range_bytes = RANGE_BYTES if range_bytes is None else range_bytes
     group_rows = GROUP_ROWS if group_rows is None else group_rows
     source = os.fspath(source)
+    check_file_or_folder(source)
     files = input_parts(source) if os.path.isdir(source) else \
         [source] if os.path.isfile(source) else []
     parts = []

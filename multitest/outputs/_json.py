@@ -192,6 +192,9 @@ def read_explanations(path):
     except UnicodeDecodeError:
         raise InputError(f"not a {RESULT_FILE} of multitest (not UTF-8 text)",
                          source=source) from None
+    except RecursionError:
+        raise InputError(f"not a {RESULT_FILE} of multitest (nested too deeply)",
+                         source=source) from None
     explanations = doc.get("explanations") if isinstance(doc, dict) else None
     positions = explanations.get("positions") if isinstance(explanations, dict) else None
     if not isinstance(positions, list) or not all(

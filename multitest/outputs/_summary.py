@@ -67,9 +67,8 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     """
     s = ranking.settings
     sp = ranking.second_pass
-    lines = [f"Final order (best first); test {s.test}, alpha {s.alpha:g}, correction "
-             f"{s.correction}, costs {ranking.profile.name}, second pass "
-             f"{s.second_pass if sp is not None else 'none'}", ""]
+    lines = [f"Final order (best first); costs {ranking.profile.name}; "
+             f"{s.decision_rules(second_pass=sp is not None)}", ""]
     firsts = first_counts(ranking)
     index = {a: i for i, a in enumerate(ranking.algorithms)}
     rows = []

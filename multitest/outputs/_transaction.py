@@ -505,7 +505,7 @@ def _read_json(out, name):
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 raise ValueError("not a file")
             return json.load(handle)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, RecursionError) as exc:    # RecursionError: nested too deeply
         raise OutputError(f"unreadable {name} ({type(exc).__name__}); move it away or "
                           "choose another --out", source=out) from None
 

@@ -11,7 +11,7 @@ MultiTest orders, the mean errors and the decisions (as bits) come back to the c
 runs the second pass and writes the other files into the same transaction: the folder holds
 the previous run or this one, complete.
 
-The cluster is the runner's (:func:`multitest.run._runner._client`: forked worker processes
+The cluster is the runner's (:func:`multitest.run._client._client`: forked worker processes
 on 127.0.0.1, or an existing scheduler).  A worker lost mid-run is replaced by the
 scheduler and its tasks rerun (a part is written under a temporary name and renamed, so a
 killed task leaves no half part).
@@ -36,7 +36,8 @@ from ..outputs._json import INLINE_PAIRS_LIMIT
 from ..outputs._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_arrays
 from ..outputs._transaction import transaction
 from ..outputs._write import run_inputs, run_manifest, write_run_files
-from ._runner import _client, require_extra
+from ._client import _client
+from ._runner import require_extra
 
 __all__ = ["rank_on_cluster", "TASK_RETRIES"]
 

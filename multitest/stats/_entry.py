@@ -226,7 +226,7 @@ class PairwiseTest:
             return self.func(a, b, **kwargs)
         except MultitestError:
             raise
-        except Exception as exc:   # anything a user's code may raise
+        except (Exception, SystemExit) as exc:   # anything a user's code may raise
             raise TestFailure(self.name, exc, *_failing_pair(self.func, a, b, kwargs)) \
                 from exc
 
@@ -364,7 +364,7 @@ def _failing_pair(func, a, b, kwargs, limit=1000):
     for i in range(min(limit, a.shape[0])):
         try:
             func(a[i:i + 1], b[i:i + 1], **kwargs)
-        except Exception:   # the failure being located
+        except (Exception, SystemExit):   # the failure being located
             return a[i].copy(), b[i].copy()
     return ()
 
@@ -377,7 +377,7 @@ def _loop(func, a, b, kwargs, name):
             out = func(a[i], b[i], **kwargs)
         except MultitestError:
             raise
-        except Exception as exc:   # anything a user's code may raise
+        except (Exception, SystemExit) as exc:   # anything a user's code may raise
             raise TestFailure(name, exc, a[i].copy(), b[i].copy()) from exc
         s, p = _unpack(out, name)
         try:

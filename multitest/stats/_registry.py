@@ -223,7 +223,7 @@ def _load_entry_point(name):
     entry_point = _entry_points()[name]
     try:
         obj = entry_point.load()
-    except Exception as exc:  # any import-time failure of a third-party plugin
+    except (Exception, SystemExit) as exc:  # any failure of a plugin's import
         raise UnknownTestError(
             f"cannot load pairwise test '{name}' from entry point "
             f"'{entry_point.value}': {_one_line(exc)}"
@@ -246,7 +246,7 @@ def _import_path(path):
         obj = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
-    except Exception as exc:  # ImportError, AttributeError, or an error in the module
+    except (Exception, SystemExit) as exc:  # ImportError, AttributeError, the module's
         raise UnknownTestError(f"cannot load pairwise test '{path}': {_one_line(exc)}") from exc
     if isinstance(obj, PairwiseTest):
         return obj.func

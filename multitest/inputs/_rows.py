@@ -1,0 +1,63 @@
+"""A results file read row by row with :mod:`csv`: where a reader that stopped at a bad row
+finds which row it was, and the first row whose number of fields differs from the header's;
+and what a results path may be.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import os
+import stat
+import sys
+
+from .._errors import InputError, abbreviate
+
+__all__: list[str] = []     # used by the readers of multitest.inputs only
+
+
+def check_file_or_folder(name):
+    """Refuse a results path that is neither a regular file nor a folder: a FIFO (a pipe, a
+    shell's ``<(...)``) cannot be read twice and may wait for ever for a writer, a device
+    (``/dev/zero``) may never end.  A missing path is left to the readers' own message."""
+    try:
+        mode = os.stat(name).st_mode
+    except (OSError, ValueError):
+        return
+    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise InputError("not a regular file (a pipe, a device or a socket): save the results "
+                         "in a file and give its path", source=name)
+
+
+@contextlib.contextmanager
+def _csv_rows(name, **options):
+    """:func:`csv.reader` of a file, with no limit on the length of a field."""
+    limit = csv.field_size_limit(sys.maxsize)
+    try:
+        with open(name, newline="", encoding="utf-8-sig", errors="replace") as handle:
+            yield csv.reader(handle, **options)
+    finally:
+        csv.field_size_limit(limit)
+
+
+def _raise_ragged(name):
+    """Raise the error of the first row whose field count differs from the header's."""
+    try:
+        with _csv_rows(name, skipinitialspace=True) as reader:
+            header = [c.strip() for c in next(reader, [])]
+            for fields in reader:
+                if fields and len(fields) != len(header):
+                    break
+            else:
+                return
+    except (OSError, csv.Error):
+        return
+    n, m = len(fields), len(header)
+    if n > m:
+        raise InputError(f"{n} fields under a {m}-column header: the value after "
+                         f"'{abbreviate(header[-1])}' has no column (a decimal comma, as in "
+                         "0,2884? write 0.2884 or quote the field)", source=name,
+                         row=reader.line_num, field=header[-1])
+    raise InputError(f"{n} fields under a {m}-column header: no value for "
+                     f"'{abbreviate(header[n])}'", source=name, row=reader.line_num,
+                     field=header[n])
