@@ -1,4 +1,6 @@
 """Tests of multitest.inputs._costs: YAML profiles, orders, normalization, combinations."""
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -117,6 +119,14 @@ def test_names_that_differ_between_results_and_costs_are_listed(tmp_path):
         table.cost_matrix(["d1", "d2"], "ab")
     with pytest.raises(InputError, match=r"no costs for data set\(s\) d3"):
         table.cost_matrix(["d1", "d3"], "a")
+
+
+def test_names_that_differ_only_by_spaces_at_an_end_are_quoted(tmp_path):
+    # "no cost for algorithm(s) b; the profile has b instead" hid the tab after one b.
+    profile = load_profile(_yaml(tmp_path, 'costs: {a: 1, "b\\t": 2}\n'))
+    with pytest.raises(InputError, match=re.escape("no cost for algorithm(s) 'b'; the profile "
+                                                   "has 'b\\t' instead")):
+        profile.cost_matrix(["d"], ["a", "b"])
 
 
 def test_cycle_and_yaml_keys_stay_text(tmp_path):

@@ -319,3 +319,13 @@ def test_stability_text_aligns_on_the_printed_names():
         ref = re.search(rf"\s{position}\s", line)      # the first cell after the name
         assert printed_width(line[:ref.end() - 1]) == end_of_ref, line
     assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text
+
+
+def test_stability_text_names_what_decided_each_stage(example):
+    # It printed "Test bayes-correlated-t, alpha=0.05, correction none": alpha and the
+    # correction are the second pass's here, the Bayesian test decides by probability.
+    result = stability(example, "training_time", n_bootstrap=5, alphas=(),
+                       test="bayes-correlated-t")
+    assert ("Cost profile training_time; test bayes-correlated-t (override when P(costlier "
+            "practically better) >= 0.95, rope 0); second pass nemenyi at alpha 0.05."
+            in stability_text(result).splitlines())

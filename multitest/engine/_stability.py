@@ -108,6 +108,9 @@ class StabilityResult:
     settings : dict
         Every setting of the reference analysis (``Ranking.settings``) plus
         ``n_bootstrap``, ``seed``, ``n_datasets``, ``n_algorithms``.
+    decision_rules : str
+        What decided each stage of the reference analysis, in words
+        (:meth:`Settings.decision_rules`).
     """
 
     algorithms: tuple
@@ -126,6 +129,7 @@ class StabilityResult:
     profiles: tuple
     orders_by_profile: dict
     settings: dict
+    decision_rules: str
 
     def position_frame(self):
         """`position_probability` as a :class:`pandas.DataFrame`.
@@ -325,7 +329,8 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
         alphas=alphas, orders_by_alpha=orders_by_alpha,
         profiles=tuple(orders_by_profile), orders_by_profile=orders_by_profile,
         settings=dict(settings.to_dict(), n_bootstrap=n_bootstrap, seed=seed, n_datasets=S,
-                      n_algorithms=L))
+                      n_algorithms=L),
+        decision_rules=settings.decision_rules())
 
 
 # -- text and JSON ---------------------------------------------------------------
@@ -352,8 +357,7 @@ def summary_lines(result):
     return [
         f"{result.n_bootstrap} bootstrap resamples of the {result.n_datasets} data sets "
         f"(with replacement, seed {result.seed}); {len(result.algorithms)} algorithms.",
-        f"Test {s['test']}, alpha={s['alpha']:g}, correction {s['correction']}, cost profile "
-        f"{s['costs']}, second pass {s['second_pass']}"
+        f"Cost profile {s['costs']}; {result.decision_rules}"
         + ("" if s["friedman_gate"] else " (Friedman gate off)") + ".",
         f"The post-hoc test was applied in {result.posthoc_fraction:.1%} of the resamples "
         "(elsewhere the Friedman test did not reject and the final order is the "

@@ -192,9 +192,13 @@ def _check_names(algorithms, available, profile, path):
     if not missing:
         return
     extra = [a for a in available if a not in algorithms]
-    hint = f"; the profile has {', '.join(map(str, extra))} instead" if extra else ""
+    # A name with spaces, tabs or line ends at either end is quoted (with its escapes):
+    # "no cost for b; the profile has b" said nothing of the tab after one of them.
+    quoted = any(str(a) != str(a).strip() for a in missing + extra)
+    show = repr if quoted else str
+    hint = f"; the profile has {', '.join(map(show, extra))} instead" if extra else ""
     path = path if isinstance(path, tuple) else (path,)
-    raise InputError(f"no cost for algorithm(s) {', '.join(missing)}{hint}",
+    raise InputError(f"no cost for algorithm(s) {', '.join(map(show, missing))}{hint}",
                      source=profile._where(), row=profile._lines.get(path),
                      field=".".join(map(str, path)))
 
