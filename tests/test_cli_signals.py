@@ -47,17 +47,22 @@ def _rank(results, out):
         start_new_session=True)
 
 
+def _wait_until_it_writes(rank, out):
+    """Return once the command `rank` has a staging folder in `out` (within 120 s)."""
+    deadline = time.monotonic() + 120
+    while not (out.is_dir() and any(p.name.startswith(".multitest-staging-")
+                                     for p in out.iterdir())):
+        assert rank.poll() is None, "the command ended before it wrote its outputs"
+        assert time.monotonic() < deadline, "no staging folder within 120 s"
+        time.sleep(0.02)
+
+
 def _stop_while_writing(results, out, how):
     """Send `how` once the command writes into `out`; its exit status, standard error and
     whether every process of its group ended within 20 s."""
     rank = _rank(results, out)
     try:
-        deadline = time.monotonic() + 120
-        while not (out.is_dir() and any(p.name.startswith(".multitest-staging-")
-                                         for p in out.iterdir())):
-            assert rank.poll() is None, "the command ended before it wrote its outputs"
-            assert time.monotonic() < deadline, "no staging folder within 120 s"
-            time.sleep(0.02)
+        _wait_until_it_writes(rank, out)
         if how == signal.SIGINT:
             os.killpg(rank.pid, how)     # what Ctrl-C on a terminal does
         else:
@@ -106,12 +111,7 @@ def test_a_command_started_under_nohup_keeps_ignoring_hangups(results, tmp_path)
         env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         start_new_session=True)
     try:
-        deadline = time.monotonic() + 120
-        while not (out.is_dir() and any(p.name.startswith(".multitest-staging-")
-                                         for p in out.iterdir())):
-            assert rank.poll() is None, "the command ended before it wrote its outputs"
-            assert time.monotonic() < deadline, "no staging folder within 120 s"
-            time.sleep(0.02)
+        _wait_until_it_writes(rank, out)
         os.kill(rank.pid, signal.SIGHUP)
         _, stderr = rank.communicate(timeout=300)
     finally:
