@@ -487,9 +487,11 @@ def _deciding_lines(prior, overrides, edges, source, evidence):
 def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
-    rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost",
-                    "beaten by (costlier, significantly better)"])]
     sp = ranking.second_pass
+    # "practically better" for a Bayesian pass (a probability), "significantly" for a test
+    how = _how(_evidence(ranking.pairwise_test if sp is None else sp.method_entry)[1])
+    rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost",
+                    f"beaten by (costlier, {how} better)"])]
     sorted_on = sp if sp is not None else ranking.datasets[0]
     prior = list(sorted_on.prior_order)
     overrides = np.asarray(sorted_on.overrides(), dtype=bool)          # in prior order
@@ -514,7 +516,7 @@ def _final_table(ranking):
     source = "second pass" if sp is not None else ranking.datasets[0].name
     g.attr("graph", label=_legend([
         "<B>final order</B>, best first (one row per algorithm)",
-        f"beaten by: the costlier algorithms the {_text(source)} finds significantly better "
+        f"beaten by: the costlier algorithms the {_text(source)} finds {how} better "
         "(overrides), cheapest first",
         _cost_unit_line(ranking.profile)]))
     return g
