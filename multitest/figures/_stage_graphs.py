@@ -455,13 +455,20 @@ def render_final(ranking):
     if sp is None and ranking.pairwise_test is None:    # one data set of a score matrix
         legend.append(_BY_VALUE)
     else:
-        legend += _deciding_lines(prior, overrides, edges, source, _evidence(
-            ranking.pairwise_test if sp is None else sp.method_entry))
+        legend += _deciding_lines(prior, overrides, edges, source,
+                                  _evidence(_final_entry(ranking)))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
     legend.append(_cost_unit_line(ranking.profile))
     g.attr("graph", label=_legend(legend))
     return g
+
+
+def _final_entry(ranking):
+    """The registry entry whose decisions made the final order: the second pass's, or with
+    one data set its stage-1 test's (None for a score matrix)."""
+    sp = ranking.second_pass
+    return ranking.pairwise_test if sp is None else sp.method_entry
 
 
 #: How a data set of a score matrix is ordered (no test, so no override).
@@ -489,7 +496,7 @@ def _final_table(ranking):
     g = _digraph("final")
     sp = ranking.second_pass
     # "practically better" for a Bayesian pass (a probability), "significantly" for a test
-    how = _how(_evidence(ranking.pairwise_test if sp is None else sp.method_entry)[1])
+    how = _how(_evidence(_final_entry(ranking))[1])
     rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost",
                     f"beaten by (costlier, {how} better)"])]
     sorted_on = sp if sp is not None else ranking.datasets[0]
