@@ -165,3 +165,29 @@ def test_png_of_figures_whose_source_is_in_the_one_file(tmp_path, monkeypatch):
                 n.endswith(".png")]) == 24
     assert not [n for n in names if n.startswith(".multitest")
                 and n != ".multitest.lock"]
+
+
+@pytest.mark.parametrize("second_pass, how", [("nemenyi", "significantly"),
+                                              ("bayesian", "practically")])
+def test_the_final_table_says_how_a_beater_is_better(tmp_path, second_pass, how):
+    # Above ROW_LIMIT algorithms the final figure is a table; under a Bayesian second pass
+    # its column and legend said "significantly better" of a posterior probability.
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(3)
+    names = [f"alg{j:02d}" for j in range(40)]
+    rows = [(f"d{s}", a, r, f, base + rng.normal(0, 0.01))
+            for s in range(12) for a, base in zip(names, rng.uniform(0.1, 0.3, 40))
+            for r in range(1, 6) for f in (1, 2)]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows, columns=["dataset", "algorithm", "replication", "fold", "error"]) \
+        .to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["rank", str(path), "--order", ",".join(names), "--second-pass", second_pass,
+                 "--out", str(out), "--quiet"]) == 0
+    text = (out / "final.dot").read_text()
+    assert f"beaten by (costlier, {how} better)" in text
+    assert f"the second pass finds {how} better (overrides)" in text
+    other = {"significantly": "practically", "practically": "significantly"}[how]
+    assert f"{other} better" not in text

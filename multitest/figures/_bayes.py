@@ -493,8 +493,8 @@ def bayes_section_html(ranking):
     if dataset_figures:
         what = (f"Bayesian correlated t-test on each data set (ROPE ±{s.rope:g}), with the "
                 "posterior mean and the credible interval that decides"
-                if ranking.pairwise_test.bayesian
-                else f"On each data set, the estimate of the {ranking.pairwise_test.name} test "
+                if test.bayesian
+                else f"On each data set, the estimate of the {test.name} test "
                 "with the shifts the test does not reject (its own interval, at the level of "
                 "its decisions); every mark shows the pair's decision")
         parts.append(f"<p>{_e(what)}.</p>")

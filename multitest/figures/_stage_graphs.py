@@ -455,13 +455,20 @@ def render_final(ranking):
     if sp is None and ranking.pairwise_test is None:    # one data set of a score matrix
         legend.append(_BY_VALUE)
     else:
-        legend += _deciding_lines(prior, overrides, edges, source, _evidence(
-            ranking.pairwise_test if sp is None else sp.method_entry))
+        legend += _deciding_lines(prior, overrides, edges, source,
+                                  _evidence(_final_entry(ranking)))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
     legend.append(_cost_unit_line(ranking.profile))
     g.attr("graph", label=_legend(legend))
     return g
+
+
+def _final_entry(ranking):
+    """The registry entry whose decisions made the final order: the second pass's, or with
+    one data set its stage-1 test's (None for a score matrix)."""
+    sp = ranking.second_pass
+    return ranking.pairwise_test if sp is None else sp.method_entry
 
 
 #: How a data set of a score matrix is ordered (no test, so no override).
@@ -487,9 +494,11 @@ def _deciding_lines(prior, overrides, edges, source, evidence):
 def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
-    rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost",
-                    "beaten by (costlier, significantly better)"])]
     sp = ranking.second_pass
+    # "practically better" for a Bayesian pass (a probability), "significantly" for a test
+    how = _how(_evidence(_final_entry(ranking))[1])
+    rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost",
+                    f"beaten by (costlier, {how} better)"])]
     sorted_on = sp if sp is not None else ranking.datasets[0]
     prior = list(sorted_on.prior_order)
     overrides = np.asarray(sorted_on.overrides(), dtype=bool)          # in prior order
@@ -514,7 +523,7 @@ def _final_table(ranking):
     source = "second pass" if sp is not None else ranking.datasets[0].name
     g.attr("graph", label=_legend([
         "<B>final order</B>, best first (one row per algorithm)",
-        f"beaten by: the costlier algorithms the {_text(source)} finds significantly better "
+        f"beaten by: the costlier algorithms the {_text(source)} finds {how} better "
         "(overrides), cheapest first",
         _cost_unit_line(ranking.profile)]))
     return g
