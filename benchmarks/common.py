@@ -38,6 +38,7 @@ def _as_installed():
 
 _as_installed()
 
+
 def in_checkout(checkout, *more_paths):
     """``env`` and ``cwd`` of a child that runs the code of the source tree `checkout`
     (``--reference``): on ``PYTHONPATH``, and started in this folder.  ``python -c`` and

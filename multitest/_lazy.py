@@ -142,7 +142,7 @@ def collector_paused():
     again and again: 0.1 s of the 1.1 s it takes to import scikit-learn's trees and
     model selection (2-CPU VM, 2026-11-24).  At the end of the block the objects made
     so far join the oldest generation without a scan (:func:`_retire_objects`): the
-    first collection after it scanned them all, 40 ms of a run's start.
+    first collection after it scanned them all, 40-75 ms of a run's start.
 
     Examples
     --------
