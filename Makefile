@@ -1,13 +1,14 @@
 # Two commands on a fresh machine:  make demo   and   make test
 # Each creates the virtual environment, installs multitest and the system
-# programs it needs (Graphviz `dot`; Chromium for the report test) when missing.
+# programs it needs (Graphviz `dot`; Chromium for the report test; R with coin and
+# exactRankTests, which compute the reference values again) when missing.
 
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: demo test docs bench clean system-graphviz system-chromium
+.PHONY: demo test docs bench clean system-graphviz system-chromium system-r
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,10 +33,14 @@ system-graphviz:
 system-chromium:
 	$(call ensure,chromium,chromium fonts-dejavu-core)
 
+# tests/test_r_references.py runs the R scripts beside the fixtures again.
+system-r:
+	$(call ensure,Rscript,r-base-core r-cran-coin r-cran-exactranktests)
+
 demo: $(VENV)/.installed system-graphviz
 	$(VENV)/bin/multitest demo --out demo-output --format svg --report
 
-test: $(VENV)/.installed system-graphviz system-chromium
+test: $(VENV)/.installed system-graphviz system-chromium system-r
 	$(VENV)/bin/lint-imports
 	$(MAKE) docs
 	$(PY) -m pytest -q -W error::RuntimeWarning

@@ -23,6 +23,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from common import in_checkout
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
@@ -55,7 +57,7 @@ print(time.process_time() - start)
 def _seconds(checkout, policy):
     code = _CHILD.format(bench=str(HERE), policy=policy)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(checkout)), check=True)
+                          check=True, **in_checkout(checkout))
     return float(done.stdout.strip().splitlines()[-1])
 
 

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import load_average, median  # noqa: E402
+from common import in_checkout, load_average, median  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -66,10 +66,9 @@ print(json.dumps(took))
 
 
 def _child(tree, S, L):
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree), str(HERE)]))
     with tempfile.TemporaryDirectory() as out:
         done = subprocess.run([sys.executable, "-c", _CHILD, str(S), str(L), out],
-                              capture_output=True, text=True, env=env)
+                              capture_output=True, text=True, **in_checkout(tree, HERE))
     if done.returncode != 0:
         raise RuntimeError(f"benchmark child failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

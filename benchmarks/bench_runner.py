@@ -53,7 +53,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import common  # noqa: F401  (children run with their bytecode cached, as installed)
+from common import in_checkout  # (children run with their bytecode cached, as installed)
 
 ROOT = Path(__file__).resolve().parent.parent
 DEPTHS = range(1, 11)
@@ -136,11 +136,10 @@ def time_bare(folder):
 
 def time_run(experiment, checkout, name):
     out = os.path.join(os.path.dirname(experiment), name)
-    env = dict(os.environ, PYTHONPATH=str(checkout))
     start, cpu = time.time(), _cpu()
     subprocess.run([sys.executable, "-m", "multitest.cli", "run", experiment, "--out", out,
                     "--workers", "2"],
-                   check=True, env=env, stdout=subprocess.DEVNULL)
+                   check=True, stdout=subprocess.DEVNULL, **in_checkout(checkout))
     wall, cpu = time.time() - start, _cpu() - cpu
     with sqlite3.connect(os.path.join(out, "store.sqlite")) as db:
         first = db.execute("SELECT MIN(started) FROM folds").fetchone()[0]

@@ -21,7 +21,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 
 __all__ = ["python_child", "timed_command", "median", "HERE", "ROOT", "multitest_program",
-           "load_average"]
+           "load_average", "in_checkout"]
 
 
 
@@ -37,6 +37,18 @@ def _as_installed():
 
 
 _as_installed()
+
+
+def in_checkout(checkout, *more_paths):
+    """``env`` and ``cwd`` of a child that runs the code of the source tree `checkout`
+    (``--reference``): on ``PYTHONPATH``, and started in this folder.  ``python -c`` and
+    ``python -m`` put their working directory first on ``sys.path``: started in the
+    repository's root, where the benchmarks are run from, the child imported the root's
+    own ``multitest`` whatever ``PYTHONPATH`` said, and a reference run timed the code
+    under test against itself (found 2026-11-25)."""
+    paths = os.pathsep.join(str(path) for path in (checkout, *more_paths))
+    return {"env": dict(os.environ, PYTHONPATH=paths), "cwd": str(HERE)}
+
 
 _WRAPPER = r"""
 import json, resource, subprocess, sys, time

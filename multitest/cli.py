@@ -676,9 +676,10 @@ def main(argv=None):
     _COMMAND_LINE = argv is None
     argv = sys.argv[1:] if argv is None else argv
     _one_blas_thread(argv)
-    parser = _parser(run_only=argv[:1] == ["run"])
+    with collector_paused():     # the libraries the parser imports (numpy, pandas, the engine)
+        parser = _parser(run_only=argv[:1] == ["run"])
     args = parser.parse_args(argv)
-    _freeze()      # the libraries the parser imported (numpy, pandas, the engine)
+    _freeze()
     if args.command is None:      # bare `multitest`: the help, not an error
         parser.print_help()
         return 0

@@ -96,7 +96,13 @@ def test_lexicographic_and_weighted_bundled_examples(example):
     ("costs: {a: 1}\nsecondary: nowhere.yaml\n", "nowhere.yaml: no such cost profile"),
     # A reference to another profile that is not text was a TypeError (a traceback).
     ("costs: {a: 1}\nsecondary: 5\n", r"row 2, field 'secondary': must name a cost profile "
-                                       r"\(a YAML file or a bundled name\), got 5"),
+                                       r"\(a file ending in .yaml or .yml, or a bundled "
+                                       r"name: .*training_time.*\), got 5"),
+    # Any other file was read, and an error quoted its first key (a mapping's) or line.
+    ("costs: {a: 1}\nsecondary: /etc/passwd\n", r"row 2, field 'secondary': must name a "
+                                                 r"cost profile .*, got '/etc/passwd'"),
+    ("lexicographic: [training_time, ../notes.txt]\n",
+     r"field 'lexicographic\[1\]': must name a cost profile .*, got '../notes.txt'"),
     ("lexicographic: [training_time, 5]\n", r"row 1, field 'lexicographic\[1\]': must name a "
                                             r"cost profile"),
     ("weighted:\n  - {profile: [x]}\n  - {profile: training_time}\n",

@@ -191,3 +191,22 @@ def test_the_final_table_says_how_a_beater_is_better(tmp_path, second_pass, how)
     assert f"the second pass finds {how} better (overrides)" in text
     other = {"significantly": "practically", "practically": "significantly"}[how]
     assert f"{other} better" not in text
+
+
+def test_the_final_table_of_a_score_matrix_says_it_was_ordered_by_value(tmp_path):
+    # One data set of a score matrix with 20 algorithms (a table): no test decided the
+    # order, yet the table had a column "beaten by (costlier, significantly better)",
+    # empty, and a legend saying the data set "finds significantly better".
+    names = [f"alg{j:02d}" for j in range(20)]
+    path = tmp_path / "wide.csv"
+    path.write_text("dataset," + ",".join(names) + "\nd0,"
+                    + ",".join(f"{0.1 + 0.01 * ((7 * j) % 20):.2f}" for j in range(20)) + "\n")
+    out = tmp_path / "out"
+    assert main(["rank", str(path), "--kind", "error", "--order", ",".join(names),
+                 "--out", str(out), "--quiet"]) == 0
+    text = (out / "final.dot").read_text()
+    assert "ordered by value (ties by cost)" in text
+    assert "beaten by" not in text and "better" not in text
+    # best first: the smallest error, alg00 (0.10), then alg03 (7 * 3 % 20 = 1: 0.11)
+    order = re.findall(r"<B>(alg\d\d)</B>", text)
+    assert order[:2] == ["alg00", "alg03"] and len(order) == 20

@@ -36,3 +36,31 @@ def test_import_in_background_imports_and_never_raises():
     code = ("import sys; from multitest._lazy import import_in_background; "
             "import_in_background('colorsys').join(); print('colorsys' in sys.modules)")
     assert _run(code) == "True"
+
+
+def test_objects_made_while_the_collector_is_paused_join_the_oldest_generation_unscanned():
+    # 10^5 objects made in the block: no collection scans them at its end (none runs
+    # at all until the next allocations reach the threshold), they are in generation 2,
+    # and a cycle made in the block is still collected by a full collection.
+    code = ("import gc, weakref; from multitest._lazy import collector_paused\n"
+            "class Node: pass\n"
+            "runs = []; gc.callbacks.append(lambda phase, info: runs.append(phase))\n"
+            "with collector_paused():\n"
+            "    kept = [[i] for i in range(100_000)]\n"
+            "    cycle = Node(); cycle.me = cycle; gone = weakref.ref(cycle); del cycle\n"
+            "counts, oldest = gc.get_count(), gc.get_objects(generation=2)\n"
+            "print(runs, counts[0], any(o is kept[0] for o in oldest), gc.get_freeze_count(),"
+            " end=' ')\n"
+            "del oldest; gc.collect(); print(gone() is None)")
+    assert _run(code) == "[] 0 True 0 True"
+
+
+def test_objects_made_while_the_collector_is_paused_stay_frozen_where_some_are():
+    # The command line freezes its libraries (gc.freeze); what it imports later in a
+    # paused block is frozen with them, out of every later collection's sight.
+    code = ("import gc; from multitest._lazy import collector_paused\n"
+            "gc.freeze(); before = gc.get_freeze_count()\n"
+            "with collector_paused():\n"
+            "    kept = [[i] for i in range(1000)]\n"
+            "print(gc.get_freeze_count() - before >= 1000)")
+    assert _run(code) == "True"

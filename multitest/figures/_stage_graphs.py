@@ -495,10 +495,12 @@ def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
     sp = ranking.second_pass
+    # One data set of a score matrix: no test, no override, nothing "beaten by".
+    untested = sp is None and ranking.pairwise_test is None
     # "practically better" for a Bayesian pass (a probability), "significantly" for a test
     how = _how(_evidence(_final_entry(ranking))[1])
-    rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost",
-                    f"beaten by (costlier, {how} better)"])]
+    rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost"]
+                   + ([] if untested else [f"beaten by (costlier, {how} better)"]))]
     sorted_on = sp if sp is not None else ranking.datasets[0]
     prior = list(sorted_on.prior_order)
     overrides = np.asarray(sorted_on.overrides(), dtype=bool)          # in prior order
@@ -517,12 +519,14 @@ def _final_table(ranking):
         rows.append([_cell(str(position), "RIGHT"), _cell(f"<B>{_text(a)}</B>"),
                      _cell(rank_text, "RIGHT"),
                      _cell(format_rank(ranking.average_error_ranks[a]), "RIGHT"),
-                     _cell(cost_text, "RIGHT"),
-                     _cell(_wrap(", ".join(blockers[a]), 100) or "&#8211;")])
+                     _cell(cost_text, "RIGHT")]
+                    + ([] if untested else
+                       [_cell(_wrap(", ".join(blockers[a]), 100) or "&#8211;")]))
     _table_node(g, rows)
     source = "second pass" if sp is not None else ranking.datasets[0].name
     g.attr("graph", label=_legend([
         "<B>final order</B>, best first (one row per algorithm)",
+        _BY_VALUE if untested else
         f"beaten by: the costlier algorithms the {_text(source)} finds {how} better "
         "(overrides), cheapest first",
         _cost_unit_line(ranking.profile)]))

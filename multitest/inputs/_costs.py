@@ -295,12 +295,19 @@ def _locate(path, base):
 
 
 def _referred(value, base, path, lines, key):
-    """The file of a profile that the profile `path` refers to at `key` (a name or a path)."""
-    if not isinstance(value, str) or not value:
+    """The file of a profile that the profile `path` refers to at `key` (a name or a path).
+
+    Only a bundled name or a file named ``*.yaml`` / ``*.yml``: a profile (perhaps
+    someone else's) cannot make the command read any other file, whose first line an
+    error would quote.
+    """
+    if not isinstance(value, str) or not value or not (
+            value.lower().endswith((".yaml", ".yml"))
+            or (os.sep not in value and value in bundled_profiles())):
         field = key[0] + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in key[1:])
-        raise InputError(f"must name a cost profile (a YAML file or a bundled name), got "
-                         f"{value!r}", source=path, row=lines.get(key) or lines.get(key[:1]),
-                         field=field)
+        raise InputError(f"must name a cost profile (a file ending in .yaml or .yml, or a "
+                         f"bundled name: {', '.join(bundled_profiles())}), got {value!r}",
+                         source=path, row=lines.get(key) or lines.get(key[:1]), field=field)
     return _locate(value, base)
 
 
