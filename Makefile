@@ -16,10 +16,11 @@ $(VENV)/.installed: pyproject.toml
 	$(PY) -m pip install -q -e '.[test]'
 	touch $@
 
-# Installs a Debian package when its program is missing and we are root;
-# otherwise says what is missing (the code degrades: DOT-only output, skipped browser test).
+# Installs Debian packages when their program is missing (or the check given as a third
+# argument fails) and we are root; otherwise says what is missing (the code degrades:
+# DOT-only output, skipped browser and R tests).
 define ensure
-	@if ! command -v $(1) >/dev/null 2>&1; then \
+	@if ! $(or $(3),command -v $(1)) >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing $(2) (for $(1))"; \
 	    (apt-get update -qq && $(APT) $(2)) >/dev/null || { echo "could not install $(2)" >&2; exit 1; }; \
@@ -35,7 +36,7 @@ system-chromium:
 
 # tests/test_r_references.py runs the R scripts beside the fixtures again.
 system-r:
-	$(call ensure,Rscript,r-base-core r-cran-coin r-cran-exactranktests)
+	$(call ensure,Rscript,r-base-core r-cran-coin r-cran-exactranktests,Rscript -e 'library(coin); library(exactRankTests)')
 
 demo: $(VENV)/.installed system-graphviz
 	$(VENV)/bin/multitest demo --out demo-output --format svg --report
