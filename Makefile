@@ -24,7 +24,7 @@ define ensure
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing $(2) (for $(1))"; \
 	    (apt-get update -qq && $(APT) $(2)) >/dev/null || { echo "could not install $(2)" >&2; exit 1; }; \
-	  else echo "warning: '$(1)' not found and not root: install $(2) yourself" >&2; fi; \
+	  else echo "warning: '$(1)' not found (or $(2) incomplete) and not root: install $(2) yourself" >&2; fi; \
 	fi
 endef
 
