@@ -179,3 +179,12 @@ def test_a_key_given_twice_is_refused_not_overwritten(tmp_path, text, row, field
     with pytest.raises(InputError, match=f"key '{key}' given twice") as error:
         load_profile(_yaml(tmp_path, text))
     assert (error.value.row, error.value.field) == (row, field)
+
+
+def test_a_bundled_name_is_never_a_file_of_that_name(tmp_path):
+    # `secondary: training_time` found a file named training_time (no .yaml) beside the
+    # profile first and read it: a profile could still make the command read a file that
+    # is not YAML, and quote its first key in the error.
+    (tmp_path / "training_time").write_text("secret_key_line: hunter2\n")
+    profile = load_profile(_yaml(tmp_path, "costs: {a: 1}\nsecondary: training_time\n"))
+    assert profile.secondary.name == load_profile("training_time").name

@@ -452,11 +452,11 @@ def render_final(ranking):
     legend = ["<B>final order</B>, best first (arrow: comes before); nodes: "
               + ("average position, average error rank, average cost" if sp is not None
                  else "mean error")]
-    if sp is None and ranking.pairwise_test is None:    # one data set of a score matrix
+    entry = _final_entry(ranking)
+    if entry is None:    # one data set of a score matrix
         legend.append(_BY_VALUE)
     else:
-        legend += _deciding_lines(prior, overrides, edges, source,
-                                  _evidence(_final_entry(ranking)))
+        legend += _deciding_lines(prior, overrides, edges, source, _evidence(entry))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
     legend.append(_cost_unit_line(ranking.profile))
@@ -495,10 +495,10 @@ def _final_table(ranking):
     """The final order as a table, best first: legible at any number of algorithms."""
     g = _digraph("final")
     sp = ranking.second_pass
-    # One data set of a score matrix: no test, no override, nothing "beaten by".
-    untested = sp is None and ranking.pairwise_test is None
+    entry = _final_entry(ranking)
+    untested = entry is None    # one data set of a score matrix: nothing "beaten by"
     # "practically better" for a Bayesian pass (a probability), "significantly" for a test
-    how = _how(_evidence(_final_entry(ranking))[1])
+    how = _how(_evidence(entry)[1])
     rows = [_heads(["#", "algorithm", "average position", "average error rank", "average cost"]
                    + ([] if untested else [f"beaten by (costlier, {how} better)"]))]
     sorted_on = sp if sp is not None else ranking.datasets[0]

@@ -301,12 +301,13 @@ def _referred(value, base, path, lines, key):
     someone else's) cannot make the command read any other file, whose first line an
     error would quote.
     """
-    if not isinstance(value, str) or not value or not (
-            value.lower().endswith((".yaml", ".yml"))
-            or (os.sep not in value and value in bundled_profiles())):
+    bundled = bundled_profiles()
+    if isinstance(value, str) and os.sep not in value and value in bundled:
+        return bundled[value]   # not a file of that name beside the profile
+    if not isinstance(value, str) or not value.lower().endswith((".yaml", ".yml")):
         field = key[0] + "".join(f"[{k}]" if isinstance(k, int) else f".{k}" for k in key[1:])
         raise InputError(f"must name a cost profile (a file ending in .yaml or .yml, or a "
-                         f"bundled name: {', '.join(bundled_profiles())}), got {value!r}",
+                         f"bundled name: {', '.join(bundled)}), got {value!r}",
                          source=path, row=lines.get(key) or lines.get(key[:1]), field=field)
     return _locate(value, base)
 
