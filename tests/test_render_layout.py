@@ -497,14 +497,14 @@ _CELLS = '<TABLE BORDER="0"><TR><TD>a</TD></TR></TABLE>'
 @pytest.mark.parametrize("source", [
     _HEAD + f"\ttable [label=<{_CELLS}>]\n\tgraph [label=<legend>]\n}}\n",
     _HEAD + f"\ttable [label=<{_CELLS}>]\n}}\n",
-    _HEAD + f"\ttable [label=<<TABLE>\n<TR><TD>two lines</TD></TR></TABLE>>]\n}}\n",
+    _HEAD + "\ttable [label=<<TABLE>\n<TR><TD>two lines</TD></TR></TABLE>>]\n}\n",
     _HEAD + f"\ttable [label=<{_CELLS}>]\n\ta -> b\n}}\n",              # an edge
     _HEAD + f"\ttable [label=<{_CELLS}>]\n\tother [label=x]\n}}\n",     # a second node
     _HEAD + f"\ttable [label=<{_CELLS}> ]\n}}\n",                        # not the table's end
     _HEAD + "\ttable [label=x]\n}\n",                                     # no <TABLE>
-    _HEAD + f"\tgraph [label=<x</TABLE>>]\n\n\ttable [label=<<TABLE>>]\n}}\n",  # end before
-    _HEAD + f"\ttable [label=<<TABLE>>]\n\tx [label=<</TABLE>>]\n}}\n",  # end after: two nodes
-    _HEAD + f"\ttable [label=<<TABLE>>]\n\tgraph [label=<</TABLE>>]\n}}\n",
+    _HEAD + "\tgraph [label=<x</TABLE>>]\n\n\ttable [label=<<TABLE>>]\n}\n",  # end before
+    _HEAD + "\ttable [label=<<TABLE>>]\n\tx [label=<</TABLE>>]\n}\n",  # end after: two nodes
+    _HEAD + "\ttable [label=<<TABLE>>]\n\tgraph [label=<</TABLE>>]\n}\n",
     _HEAD + f"\ttable\t[label=<{_CELLS}>]\n}}\n",                        # a tab, not a space
     _HEAD + f"\r\n\ttable [label=<{_CELLS}>]\r\n}}\n",
     "\ttable [label=<<TABLE></TABLE>>]\n",                                 # at the very start

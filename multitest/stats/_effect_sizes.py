@@ -781,15 +781,18 @@ def over_datasets(mean_errors, pairs=None, level=0.95, intervals=True):
 
 #: Pairs x data sets from which :func:`over_datasets` computes the intervals on threads,
 #: each at least this many: the sorts, searches and gathers of numpy leave the GIL
-#: (S = 1000 x L = 20, 190,000: 0.19-0.26 s on one thread, 0.11-0.18 s on two).
+#: (S = 1000 x L = 20, 190,000: 0.27 s on one thread, 0.14 s on two).
 _THREAD_CELLS = 1 << 15
+#: Most threads: each holds up to :data:`_WALSH_ELEMENTS` Walsh averages (32 MB) at once.
+_MAX_THREADS = 4
 
 
 def _threaded_intervals(d, level):
     """:func:`_column_intervals` of the pairs (rows) of ``d``, in contiguous groups of pairs
-    on one thread per usable CPU.  A pair's interval never depends on the other pairs of
-    its call (the pivots change only the time), so the floats are those of one call."""
-    parts = min(usable_cpus(), d.size // _THREAD_CELLS, d.shape[0])
+    on one thread per usable CPU (at most :data:`_MAX_THREADS`).  A pair's interval never
+    depends on the other pairs of its call (the pivots change only the time), so the
+    floats are those of one call."""
+    parts = min(usable_cpus(), _MAX_THREADS, d.size // _THREAD_CELLS, d.shape[0])
     if parts < 2:
         return _column_intervals(d.T, level)
     cuts = np.linspace(0, d.shape[0], parts + 1).astype(int)
