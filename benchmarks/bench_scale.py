@@ -208,9 +208,19 @@ def read(workdir, runs, quick):
 
 
 def _rank(csv, order, out, *extra):
-    shutil.rmtree(out, ignore_errors=True)
-    result = timed_command([multitest_program(), "rank", csv, "--order", order, "--out", out,
-                            *extra], timeout=3600)
+    """``multitest rank`` into a new folder inside ``out`` (timed_command's result).
+
+    Each run writes a folder of its own, all removed by the caller once timed: on the
+    benchmarks' VM (ext4 without a journal) creating a file skips every inode freed in
+    the last 60-300 s (the kernel's ``recently_deleted``), so the 3,000 files of a
+    report written right after the previous run's were removed took 0.5 ms each to
+    create instead of 0.02 ms (1.5-2 s of a 4-6 s run, found with ``perf``,
+    2026-11-25): the removal of one run was timed in the next."""
+    os.makedirs(out, exist_ok=True)
+    folder = tempfile.mkdtemp(prefix="run-", dir=out)
+    os.rmdir(folder)      # a folder multitest creates, as a user's --out
+    result = timed_command([multitest_program(), "rank", csv, "--order", order, "--out",
+                            folder, *extra], timeout=3600)
     if result["returncode"] != 0:
         raise RuntimeError(f"multitest rank failed: {result['stderr']}")
     return result
@@ -222,11 +232,14 @@ def e2e(workdir, runs, quick):
     peaks = []
 
     def ours():
-        result = _rank(csv, order, workdir / "out")
+        result = _rank(csv, order, workdir / "e2e")
         peaks.append(result["peak_mb"])
         return result["wall_s"]
 
-    a, b = _alternate(ours, lambda: _pandas_read(csv), runs)
+    try:
+        a, b = _alternate(ours, lambda: _pandas_read(csv), runs)
+    finally:
+        shutil.rmtree(workdir / "e2e", ignore_errors=True)
     _row(f"rank end to end S={S} L={L}", "multitest rank", a, "pandas.read_csv", b,
          "<= 2.5x", a <= 2.5 * b, f"peak {max(peaks):.0f} MB; both fresh programs")
 
@@ -304,7 +317,7 @@ def curve(workdir, runs, quick, max_tests, sizes=None):
     ``multitest rank`` program is measured apart (``start-up``).
     """
     start = _csv(workdir, 2, 4)
-    startup = median([_rank(*start, workdir / "out")["wall_s"] for _ in range(max(runs, 3))])
+    startup = median([_rank(*start, workdir / "startup")["wall_s"] for _ in range(max(runs, 3))])
     print(f"curve: start-up of a fresh `multitest rank` on 2 x 4: {startup:.2f} s "
           "(interpreter, imports, a tiny run; not in the per-test costs)", flush=True)
     rows, cpu_rows = [], []
@@ -349,9 +362,13 @@ def curve(workdir, runs, quick, max_tests, sizes=None):
 def report(workdir, runs, quick):
     S, L = (200, 20) if quick else (1000, 20)
     csv, order = _csv(workdir, S, L)
-    a, b = _alternate(
-        lambda: _rank(csv, order, workdir / "out", "--format", "svg", "--report")["wall_s"],
-        lambda: _rank(csv, order, workdir / "out")["wall_s"], runs)
+    try:
+        a, b = _alternate(
+            lambda: _rank(csv, order, workdir / "report", "--format", "svg",
+                          "--report")["wall_s"],
+            lambda: _rank(csv, order, workdir / "report")["wall_s"], runs)
+    finally:
+        shutil.rmtree(workdir / "report", ignore_errors=True)
     _row(f"report S={S} L={L}", "--format svg --report", a, "rank alone", b, "<= 5x",
          a <= 5 * b)
 

@@ -7,6 +7,7 @@ tests: ``tests/test_fold_intervals.py``.
 """
 import json
 import subprocess
+import threading
 import sys
 import os
 
@@ -581,3 +582,42 @@ def test_histogram_pivots_bracket_the_ranks_of_evenly_spread_samples():
         assert np.sum(walsh <= pivots[k, 0]) <= lo_rank[k]
         assert np.sum(walsh <= pivots[k, 1]) > lo_rank[k] + 8
         assert np.sum((walsh > pivots[k, 0]) & (walsh <= pivots[k, 1])) < 2 * 200
+
+
+@pytest.mark.parametrize("cpus, threads", [(2, 2), (3, 3), (64, 4)])
+def test_over_datasets_on_threads_equals_one_call(cpus, threads, monkeypatch):
+    # Pairs split into contiguous groups, one thread each: the floats of one call (a
+    # pair's interval never depends on the others of its call), group sizes uneven.
+    module = multitest.stats._effect_sizes
+    rng = np.random.default_rng(5)
+    scores = rng.uniform(0.1, 0.4, (400, 12)).round(3)       # rounded: ties, zeros
+    scores[:, 7] = scores[:, 3]                                # a pair of equal columns
+    monkeypatch.setattr(module, "usable_cpus", lambda: 1)
+    one = over_datasets(scores)
+    calls = []
+    real = module._column_intervals
+
+    def counted(d, level):
+        calls.append(threading.current_thread().name)
+        return real(d, level)
+
+    monkeypatch.setattr(module, "usable_cpus", lambda: cpus)
+    monkeypatch.setattr(module, "_column_intervals", counted)
+    monkeypatch.setattr(module, "_THREAD_CELLS", 66 * 400 // 8)
+    split = over_datasets(scores)
+    assert len(calls) == threads
+    assert all(name.startswith("multitest-intervals") for name in calls)
+    for key in ("hodges_lehmann", "low", "high", "level", "b_better", "a_better"):
+        assert_array_equal(getattr(split, key), getattr(one, key))
+    assert np.isfinite(one.low).sum() > 60
+
+
+def test_over_datasets_small_stays_on_the_calling_thread(monkeypatch):
+    module = multitest.stats._effect_sizes
+    calls = []
+    real = module._column_intervals
+    monkeypatch.setattr(module, "usable_cpus", lambda: 4)
+    monkeypatch.setattr(module, "_column_intervals",
+                        lambda d, level: calls.append(d.shape) or real(d, level))
+    over_datasets(np.random.default_rng(0).uniform(size=(20, 6)))  # 15 x 20 cells
+    assert calls == [(20, 15)]

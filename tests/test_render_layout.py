@@ -479,3 +479,49 @@ def test_direct_svg_cells_read_back_in_row_order(tmp_path, monkeypatch):
         assert texts == expected, name
         ys = [float(t.get("y")) for t in node.iter("{http://www.w3.org/2000/svg}text")]
         assert ys[0] == min(ys) and ys[-1] == max(ys)   # rows top to bottom
+
+
+def _table_by_whole_text(source):
+    """is_table_figure as the patterns say it over the whole text (its definition before
+    it read the source line by line)."""
+    from multitest.figures._direct_svg import _EDGE, _STATEMENT, _TABLE
+
+    nodes = set(_STATEMENT.findall(source)) - {"graph", "node", "edge"}
+    return nodes == {"table"} and not _EDGE.search(source) and bool(_TABLE.search(source))
+
+
+_HEAD = 'digraph g {\n\tgraph [rankdir=LR]\n\tnode [shape=plaintext]\n'
+_CELLS = '<TABLE BORDER="0"><TR><TD>a</TD></TR></TABLE>'
+
+
+@pytest.mark.parametrize("source", [
+    _HEAD + f"\ttable [label=<{_CELLS}>]\n\tgraph [label=<legend>]\n}}\n",
+    _HEAD + f"\ttable [label=<{_CELLS}>]\n}}\n",
+    _HEAD + "\ttable [label=<<TABLE>\n<TR><TD>two lines</TD></TR></TABLE>>]\n}\n",
+    _HEAD + f"\ttable [label=<{_CELLS}>]\n\ta -> b\n}}\n",              # an edge
+    _HEAD + f"\ttable [label=<{_CELLS}>]\n\tother [label=x]\n}}\n",     # a second node
+    _HEAD + f"\ttable [label=<{_CELLS}> ]\n}}\n",                        # not the table's end
+    _HEAD + "\ttable [label=x]\n}\n",                                     # no <TABLE>
+    _HEAD + "\tgraph [label=<x</TABLE>>]\n\n\ttable [label=<<TABLE>>]\n}\n",  # end before
+    _HEAD + "\ttable [label=<<TABLE>>]\n\tx [label=<</TABLE>>]\n}\n",  # end after: two nodes
+    _HEAD + "\ttable [label=<<TABLE>>]\n\tgraph [label=<</TABLE>>]\n}\n",
+    _HEAD + f"\ttable\t[label=<{_CELLS}>]\n}}\n",                        # a tab, not a space
+    _HEAD + f"\r\n\ttable [label=<{_CELLS}>]\r\n}}\n",
+    "\ttable [label=<<TABLE></TABLE>>]\n",                                 # at the very start
+    "digraph g {\n\ta -> b\n}",
+])
+def test_is_table_figure_reads_as_the_whole_text_patterns(source):
+    from multitest.figures import is_table_figure
+
+    assert is_table_figure(source) == _table_by_whole_text(source)
+
+
+def test_is_table_figure_on_every_figure_of_a_run(tmp_path, monkeypatch):
+    from multitest.figures import dot_sources, is_table_figure
+
+    _direct(monkeypatch)
+    out, _ = run(tmp_path, example_path(), "--costs", "training_time")
+    sources = dot_sources(out)
+    found = {stem: is_table_figure(source) for stem, source in sources.items()}
+    assert found == {stem: _table_by_whole_text(source) for stem, source in sources.items()}
+    assert 0 < sum(found.values()) < len(found)
