@@ -320,8 +320,9 @@ def test_a_failed_write_names_its_own_file(ranking, failing, forked, tmp_path, m
     assert str(info.value) == (f"cannot write the output folder {out}: {out / failing}: "
                                "No space left on device")
     assert not out.exists()     # as it was: the folder the write created is gone again
-    from multitest.outputs import _transaction   # no digest of the failed run kept
-    assert not [p for p in _transaction._EARLY_DIGESTS if p.startswith(str(out))]
+    from multitest import _files   # no digest of the failed run kept
+    assert not [p for p in _files._EARLY_DIGESTS if p.startswith(str(out))]
+    assert not _files._KEPT_IN
 
 
 def _forked_writes(monkeypatch, tmp_path, action=None):
@@ -542,14 +543,38 @@ def test_a_digest_taken_early_is_used_only_for_the_file_it_read(tmp_path):
     # Reference: hashlib.sha256 of the bytes on disk when the manifest is written.
     import hashlib
 
+    from multitest import _files
     from multitest.outputs import _transaction
 
     path = tmp_path / "a.txt"
     path.write_text("abc")
-    _transaction.hash_written(str(path))
-    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
-        hashlib.sha256(b"abc").hexdigest()
-    _transaction.hash_written(str(path))
-    path.write_text("xyz")          # changed after it was hashed (same size): read again
-    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
-        hashlib.sha256(b"xyz").hexdigest()
+    with _files.digests_kept_in(tmp_path):
+        _files.hash_written(str(path))
+        assert str(path) in _files._EARLY_DIGESTS
+        assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+            hashlib.sha256(b"abc").hexdigest()
+        _files.hash_written(str(path))
+        path.write_text("xyz")          # changed after it was hashed (same size): read again
+        assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+            hashlib.sha256(b"xyz").hexdigest()
+        _files.hash_written(str(path))
+    assert not _files._EARLY_DIGESTS and not _files._KEPT_IN    # forgotten on leaving
+
+
+def test_digests_are_kept_only_inside_a_folder_that_wants_them(tmp_path):
+    # A file written outside an output folder's staging folder (write_figures into a
+    # user's folder, a notebook) leaves nothing behind; a subfolder's file is kept.
+    from multitest import _files
+
+    outside, inside = tmp_path / "a.txt", tmp_path / "staging" / "pages" / "b.txt"
+    inside.parent.mkdir(parents=True)
+    outside.write_text("a")
+    inside.write_text("b")
+    _files.hash_written(str(outside))
+    _files.keep_digests({str(outside): _files.digest_entry(str(outside))})
+    assert not _files._EARLY_DIGESTS
+    with _files.digests_kept_in(tmp_path / "staging"):
+        assert _files.wants_digest(str(inside)) and not _files.wants_digest(str(outside))
+        _files.keep_digests({str(p): _files.digest_entry(str(p)) for p in (outside, inside)})
+        assert list(_files._EARLY_DIGESTS) == [str(inside)]
+    assert not _files._EARLY_DIGESTS
