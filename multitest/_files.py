@@ -122,6 +122,16 @@ _KEPT_IN = set()
 _DIGESTS_LOCK = threading.Lock()
 
 
+def _new_lock_in_child():
+    """A forked process gets a lock of its own: another thread may hold the parent's."""
+    global _DIGESTS_LOCK
+    _DIGESTS_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_new_lock_in_child)
+
+
 def file_digest(path):
     """``{"size": bytes, "sha256": hex digest}`` of the file ``path`` as it is on disk.
 

@@ -578,3 +578,39 @@ def test_digests_are_kept_only_inside_a_folder_that_wants_them(tmp_path):
         _files.keep_digests({str(p): _files.digest_entry(str(p)) for p in (outside, inside)})
         assert list(_files._EARLY_DIGESTS) == [str(inside)]
     assert not _files._EARLY_DIGESTS
+
+
+def test_a_forked_writer_takes_digests_while_another_thread_holds_the_lock(tmp_path):
+    # A thread of the parent may hold the digests' lock when a writer is forked: the
+    # child has a lock of its own and gives its digest back (it would wait forever).
+    import threading
+
+    from multitest import _files
+    from multitest._forked import fork_call
+
+    path = tmp_path / "a.txt"
+    path.write_text("abc")
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _files._DIGESTS_LOCK:
+            held.set()
+            release.wait(30)
+
+    with _files.digests_kept_in(tmp_path):
+        holder = threading.Thread(target=hold)
+        holder.start()
+        held.wait(30)
+        try:      # forked while the lock is held; the child's copy of it never opens
+            child = fork_call(lambda: _files.wants_digest(str(path))
+                              and _files.digest_entry(str(path)))
+        finally:
+            release.set()
+            holder.join()
+        done = []
+        waiter = threading.Thread(target=lambda: done.append(child.result()), daemon=True)
+        waiter.start()
+        waiter.join(30)             # bounded: a hung child is killed, the test fails
+        if not done:
+            child.kill()
+    assert done and done[0][1]["size"] == 3
