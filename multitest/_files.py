@@ -9,7 +9,7 @@ failure the temporary file is removed and the target is untouched.
 The digests of the files of an output folder's staging folder are kept here too, taken
 by whoever writes a file (a thread, or a forked writer whose parent keeps them) while
 the others still write, so that the manifest need not read every file again
-(:func:`digests_kept_in`, :func:`keep_digests`, :func:`take_digest`).
+(:func:`digests_kept_in`, :func:`keep_digests`, :func:`kept_digest`).
 
 This module imports nothing of the package: every layer may use it.
 """
@@ -23,7 +23,7 @@ import threading
 import uuid
 
 __all__ = ["write_atomically", "fsync_directory", "file_digest", "digest_entry",
-           "digests_kept_in", "wants_digest", "keep_digests", "hash_written", "take_digest"]
+           "digests_kept_in", "wants_digest", "keep_digests", "hash_written", "kept_digest"]
 
 #: Mode of a new file written with ``keep_mode``: read-write for the owner, readable by all.
 NEW_FILE_MODE = 0o644
@@ -115,7 +115,7 @@ def _mode_of(path):
 # --------------------------------------------------------------------------
 
 #: Digests taken as soon as a file was written, by absolute path, with the (size, mtime,
-#: inode) they were taken at: the manifest uses each while these match (:func:`take_digest`).
+#: inode) they were taken at: the manifest uses each while these match (:func:`kept_digest`).
 _EARLY_DIGESTS = {}
 #: The folders whose files' digests are kept (absolute, ending in a separator).
 _KEPT_IN = set()
@@ -169,7 +169,7 @@ def digests_kept_in(folder):
     >>> _ = open(path, "w").write("abc")
     >>> with digests_kept_in(folder):
     ...     hash_written(path)
-    ...     take_digest(path)["size"]
+    ...     kept_digest(path)["size"]
     3
     >>> wants_digest(path)
     False
@@ -210,12 +210,12 @@ def hash_written(path):
         keep_digests({path: digest_entry(path)})
 
 
-def take_digest(path):
-    """The :func:`file_digest` of ``path``: the one kept if the file is unchanged since it
-    was taken (same size, mtime and inode), else read now."""
+def kept_digest(path):
+    """The digest kept of ``path`` (taken off the kept ones) if the file is unchanged since
+    it was taken, else None."""
     with _DIGESTS_LOCK:
         stamp, digest = _EARLY_DIGESTS.pop(os.path.abspath(path), (None, None))
-    return digest if stamp is not None and stamp == _stamp(path) else file_digest(path)
+    return digest if stamp is not None and stamp == _stamp(path) else None
 
 
 def _stamp(path):

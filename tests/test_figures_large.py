@@ -235,6 +235,7 @@ def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch, fork):
         return manifest(staging, *args)
 
     monkeypatch.setattr(files, "file_digest", file_digest)
+    monkeypatch.setattr(_transaction, "file_digest", file_digest)
     monkeypatch.setattr(_transaction, "_write_manifest", write_manifest)
     out = _run(tmp_path, "out", "--format", "svg", "--report")
     written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}

@@ -55,7 +55,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .._errors import OutputError, abbreviate
-from .._files import digests_kept_in, file_digest, fsync_directory, take_digest, write_atomically
+from .._files import digests_kept_in, file_digest, fsync_directory, kept_digest, write_atomically
 
 __all__ = ["transaction", "hold", "recover", "read_run", "RunManifest", "MANIFEST", "LOCK",
            "JOURNAL"]
@@ -578,17 +578,18 @@ _HASH_THREADS = 2
 
 
 def _digests(folder, names):
-    """:func:`~multitest._files.take_digest` of each of `names` in `folder`, in their order,
-    the largest files hashed first on :data:`_HASH_THREADS` threads (the first error is
-    raised)."""
+    """:func:`~multitest._files.file_digest` of each of `names` in `folder`, in their order:
+    the one kept by its writer (:func:`~multitest._files.kept_digest`), else read now, the
+    largest files first, on :data:`_HASH_THREADS` threads (the first error is raised)."""
     paths = [os.path.join(folder, n) for n in names]
-    if len(paths) < 2:
-        return list(map(take_digest, paths))
-    sizes = {p: os.path.getsize(p) for p in paths}
-    with ThreadPoolExecutor(_HASH_THREADS) as pool:
-        jobs = {p: pool.submit(take_digest, p)
-                for p in sorted(paths, key=sizes.get, reverse=True)}
-        return [jobs[p].result() for p in paths]
+    found = {p: kept_digest(p) for p in paths}
+    left = sorted((p for p in paths if found[p] is None), key=os.path.getsize, reverse=True)
+    if len(left) < 2:
+        found.update((p, file_digest(p)) for p in left)
+    else:
+        with ThreadPoolExecutor(_HASH_THREADS) as pool:
+            found.update(zip(left, pool.map(file_digest, left)))
+    return [found[p] for p in paths]
 
 
 def _move(source, target):
