@@ -128,8 +128,7 @@ def _new_lock_in_child():
     _DIGESTS_LOCK = threading.Lock()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_new_lock_in_child)
+os.register_at_fork(after_in_child=_new_lock_in_child)
 
 
 def file_digest(path):
