@@ -210,3 +210,39 @@ def test_the_final_table_of_a_score_matrix_says_it_was_ordered_by_value(tmp_path
     # best first: the smallest error, alg00 (0.10), then alg03 (7 * 3 % 20 = 1: 0.11)
     order = re.findall(r"<B>(alg\d\d)</B>", text)
     assert order[:2] == ["alg00", "alg03"] and len(order) == 20
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch, fork):
+    # The per-data-set SVG images and pages are hashed by the process that wrote them
+    # (a forked one gives its digests back): the commit reads none of them again, and
+    # the manifest still says every file's bytes.
+    import multitest._files as files
+    from multitest.outputs import _transaction, read_run
+
+    _large(monkeypatch, fork=fork)
+    committing, read_again = [], []
+    digest, manifest = files.file_digest, _transaction._write_manifest
+
+    def file_digest(path):
+        if committing:
+            read_again.append(os.path.relpath(path, committing[0]))
+        return digest(path)
+
+    def write_manifest(staging, *args):
+        committing.append(staging)
+        return manifest(staging, *args)
+
+    monkeypatch.setattr(files, "file_digest", file_digest)
+    monkeypatch.setattr(_transaction, "file_digest", file_digest)
+    monkeypatch.setattr(_transaction, "_write_manifest", write_manifest)
+    out = _run(tmp_path, "out", "--format", "svg", "--report")
+    written = {str(p.relative_to(out)) for p in out.rglob("*") if p.is_file()}
+    per_dataset = {n for n in written if n.startswith(("override_", "trace_", "report_"))
+                   and n.endswith((".svg", ".html"))}
+    assert len(per_dataset) == 3 * 12 and read_again
+    assert not per_dataset & set(read_again)
+    run = read_run(out, verify=True)          # every file's size and SHA-256 as written
+    assert per_dataset <= set(run.files)
+    assert not files._EARLY_DIGESTS and not files._KEPT_IN

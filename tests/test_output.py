@@ -320,8 +320,9 @@ def test_a_failed_write_names_its_own_file(ranking, failing, forked, tmp_path, m
     assert str(info.value) == (f"cannot write the output folder {out}: {out / failing}: "
                                "No space left on device")
     assert not out.exists()     # as it was: the folder the write created is gone again
-    from multitest.outputs import _transaction   # no digest of the failed run kept
-    assert not [p for p in _transaction._EARLY_DIGESTS if p.startswith(str(out))]
+    from multitest import _files   # no digest of the failed run kept
+    assert not [p for p in _files._EARLY_DIGESTS if p.startswith(str(out))]
+    assert not _files._KEPT_IN
 
 
 def _forked_writes(monkeypatch, tmp_path, action=None):
@@ -542,14 +543,74 @@ def test_a_digest_taken_early_is_used_only_for_the_file_it_read(tmp_path):
     # Reference: hashlib.sha256 of the bytes on disk when the manifest is written.
     import hashlib
 
+    from multitest import _files
     from multitest.outputs import _transaction
 
     path = tmp_path / "a.txt"
     path.write_text("abc")
-    _transaction.hash_written(str(path))
-    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
-        hashlib.sha256(b"abc").hexdigest()
-    _transaction.hash_written(str(path))
-    path.write_text("xyz")          # changed after it was hashed (same size): read again
-    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
-        hashlib.sha256(b"xyz").hexdigest()
+    with _files.digests_kept_in(tmp_path):
+        _files.hash_written(str(path))
+        assert str(path) in _files._EARLY_DIGESTS
+        assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+            hashlib.sha256(b"abc").hexdigest()
+        _files.hash_written(str(path))
+        path.write_text("xyz")          # changed after it was hashed (same size): read again
+        assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+            hashlib.sha256(b"xyz").hexdigest()
+        _files.hash_written(str(path))
+    assert not _files._EARLY_DIGESTS and not _files._KEPT_IN    # forgotten on leaving
+
+
+def test_digests_are_kept_only_inside_a_folder_that_wants_them(tmp_path):
+    # A file written outside an output folder's staging folder (write_figures into a
+    # user's folder, a notebook) leaves nothing behind; a subfolder's file is kept.
+    from multitest import _files
+
+    outside, inside = tmp_path / "a.txt", tmp_path / "staging" / "pages" / "b.txt"
+    inside.parent.mkdir(parents=True)
+    outside.write_text("a")
+    inside.write_text("b")
+    _files.hash_written(str(outside))
+    _files.keep_digests({str(outside): _files.digest_entry(str(outside))})
+    assert not _files._EARLY_DIGESTS
+    with _files.digests_kept_in(tmp_path / "staging"):
+        assert _files.wants_digest(str(inside)) and not _files.wants_digest(str(outside))
+        _files.keep_digests({str(p): _files.digest_entry(str(p)) for p in (outside, inside)})
+        assert list(_files._EARLY_DIGESTS) == [str(inside)]
+    assert not _files._EARLY_DIGESTS
+
+
+def test_a_forked_writer_takes_digests_while_another_thread_holds_the_lock(tmp_path):
+    # A thread of the parent may hold the digests' lock when a writer is forked: the
+    # child has a lock of its own and gives its digest back (it would wait forever).
+    import threading
+
+    from multitest import _files
+    from multitest._forked import fork_call
+
+    path = tmp_path / "a.txt"
+    path.write_text("abc")
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with _files._DIGESTS_LOCK:
+            held.set()
+            release.wait(30)
+
+    with _files.digests_kept_in(tmp_path):
+        holder = threading.Thread(target=hold)
+        holder.start()
+        held.wait(30)
+        try:      # forked while the lock is held; the child's copy of it never opens
+            child = fork_call(lambda: _files.wants_digest(str(path))
+                              and _files.digest_entry(str(path)))
+        finally:
+            release.set()
+            holder.join()
+        done = []
+        waiter = threading.Thread(target=lambda: done.append(child.result()), daemon=True)
+        waiter.start()
+        waiter.join(30)             # bounded: a hung child is killed, the test fails
+        if not done:
+            child.kill()
+    assert done and done[0][1]["size"] == 3

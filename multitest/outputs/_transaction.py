@@ -44,7 +44,6 @@ import contextlib
 import datetime
 import errno
 import fcntl
-import hashlib
 import json
 import os
 import shutil
@@ -56,7 +55,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .._errors import OutputError, abbreviate
-from .._files import fsync_directory, write_atomically
+from .._files import digests_kept_in, file_digest, fsync_directory, kept_digest, write_atomically
 
 __all__ = ["transaction", "hold", "recover", "read_run", "RunManifest", "MANIFEST", "LOCK",
            "JOURNAL"]
@@ -156,8 +155,9 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
         staging = os.path.join(out, _STAGING + run_id)
         try:
             os.mkdir(staging)
-            yield staging
-            _commit(out, staging, run_id, settings or {}, inputs, on_step)
+            with digests_kept_in(staging):
+                yield staging
+                _commit(out, staging, run_id, settings or {}, inputs, on_step)
         except OSError as exc:
             raise _output_error(exc, out, staging) from None
         finally:
@@ -166,7 +166,6 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
                 # failed or is committed); with one, it is the roll forward's source.
                 shutil.rmtree(staging, ignore_errors=True)
                 shutil.rmtree(os.path.join(out, _BACKUP + run_id), ignore_errors=True)
-            _forget_digests(staging)
 
 
 @contextlib.contextmanager
@@ -446,7 +445,7 @@ def read_run(out, *, verify=True, timeout=10.0):
         for name, expected in manifest.files.items():
             path = os.path.join(out, name)
             if (os.path.islink(path) or not os.path.isfile(path)
-                    or _digest(path) != expected):
+                    or file_digest(path) != expected):
                 raise OutputError(f"{abbreviate(path)} differs from {MANIFEST} "
                                   f"(run {manifest.run_id})")
     return manifest
@@ -565,66 +564,6 @@ def _protected(name):
     return any(part.startswith(_PROTECTED) for part in name.split(os.sep))
 
 
-def _digest(path):
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(chunk)
-    return {"size": os.path.getsize(path), "sha256": sha.hexdigest()}
-
-
-#: Digests taken by :func:`hash_written` as soon as a file was written, by path, with
-#: the (size, mtime, inode) they were taken at; the manifest uses each while these match.
-_EARLY_DIGESTS = {}
-
-
-def hash_written(path):
-    """Take the digest of the complete file `path` of a staging folder now (on the
-    thread that wrote it, while others still write): the manifest need not read it again.
-
-    Examples
-    --------
-    >>> import os, tempfile
-    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
-    >>> _ = open(path, "w").write("abc")
-    >>> hash_written(path)
-    >>> _digests(os.path.dirname(path), ["a.txt"])[0]["size"]
-    3
-    """
-    keep_digests({path: digest_entry(path)})
-
-
-def digest_entry(path):
-    """What :func:`hash_written` keeps of `path`: its (size, mtime, inode) and digest
-    (taken by a forked writer, kept by its parent with :func:`keep_digests`)."""
-    return _stamp(path), _digest(path)
-
-
-def keep_digests(entries):
-    """Keep ``{path: digest_entry(path)}`` for the manifest (:func:`hash_written`)."""
-    _EARLY_DIGESTS.update(entries)
-
-
-def _stamp(path):
-    info = os.stat(path)
-    return info.st_size, info.st_mtime_ns, info.st_ino
-
-
-def _forget_digests(staging):
-    """Drop the digests kept for files of `staging` (a failed run's were never used)."""
-    prefix = os.path.join(staging, "")
-    for path in list(_EARLY_DIGESTS):
-        if path.startswith(prefix):
-            _EARLY_DIGESTS.pop(path, None)
-
-
-def _early_digest(path):
-    """The digest of :func:`hash_written` of `path` if the file is unchanged since, else
-    its digest now."""
-    stamp, digest = _EARLY_DIGESTS.pop(path, (None, None))
-    return digest if stamp is not None and stamp == _stamp(path) else _digest(path)
-
-
 def _write_manifest(staging, run_id, settings, names):
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
     doc = {"format": _FORMAT, "run_id": run_id, "created": created, "settings": settings,
@@ -639,16 +578,18 @@ _HASH_THREADS = 2
 
 
 def _digests(folder, names):
-    """:func:`_digest` of each of `names` in `folder`, in their order, the largest files
-    hashed first on :data:`_HASH_THREADS` threads (the first error is raised)."""
+    """:func:`~multitest._files.file_digest` of each of `names` in `folder`, in their order:
+    the one kept by its writer (:func:`~multitest._files.kept_digest`), else read now, the
+    largest files first, on :data:`_HASH_THREADS` threads (the first error is raised)."""
     paths = [os.path.join(folder, n) for n in names]
-    if len(paths) < 2:
-        return list(map(_early_digest, paths))
-    sizes = {p: os.path.getsize(p) for p in paths}
-    with ThreadPoolExecutor(_HASH_THREADS) as pool:
-        jobs = {p: pool.submit(_early_digest, p)
-                for p in sorted(paths, key=sizes.get, reverse=True)}
-        return [jobs[p].result() for p in paths]
+    found = {p: kept_digest(p) for p in paths}
+    left = sorted((p for p in paths if found[p] is None), key=os.path.getsize, reverse=True)
+    if len(left) < 2:
+        found.update((p, file_digest(p)) for p in left)
+    else:
+        with ThreadPoolExecutor(_HASH_THREADS) as pool:
+            found.update(zip(left, pool.map(file_digest, left)))
+    return [found[p] for p in paths]
 
 
 def _move(source, target):

@@ -18,13 +18,14 @@ import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
+from .._files import digest_entry, hash_written, keep_digests
 from .._forked import can_fork, fork_call, usable_cpus
 from ..engine._effects import pairwise_columns
 from ._csv import write_csv, write_csv_parts
 from ._json import is_large, write_json
 from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
 from ._tables import pairwise_frame, stage_table_parts
-from ._transaction import digest_entry, hash_written, keep_digests, transaction
+from ._transaction import transaction
 
 __all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs", "TABLE_CELLS"]
 
@@ -152,7 +153,7 @@ def _write_tables(tables, staging, raw_csv):
 
 def _write_hashed(tables, staging, raw_csv):
     """:func:`_write_tables`, then each file's digest for the manifest
-    (:func:`~multitest.outputs._transaction.digest_entry`), by path."""
+    (:func:`~multitest._files.digest_entry`), by path."""
     _write_tables(tables, staging, raw_csv)
     return {path: digest_entry(path) for path in
             (os.path.join(staging, name) for name in tables)}
