@@ -23,7 +23,8 @@ import threading
 import uuid
 
 __all__ = ["write_atomically", "fsync_directory", "file_digest", "digest_entry",
-           "digests_kept_in", "wants_digest", "keep_digests", "hash_written", "kept_digest"]
+           "digests_kept_in", "wants_digest", "written_digest", "keep_digests", "hash_written",
+           "kept_digest"]
 
 #: Mode of a new file written with ``keep_mode``: read-write for the owner, readable by all.
 NEW_FILE_MODE = 0o644
@@ -191,6 +192,13 @@ def wants_digest(path):
         return os.path.abspath(path).startswith(tuple(_KEPT_IN))
 
 
+def written_digest(path):
+    """``{path: digest_entry(path)}`` of a file just written if its digest is wanted
+    (:func:`wants_digest`), else ``{}``: what a writer (a forked one gives it back to its
+    parent) hands to :func:`keep_digests`."""
+    return {path: digest_entry(path)} if wants_digest(path) else {}
+
+
 def keep_digests(entries):
     """Keep ``{path: digest_entry(path)}`` for the manifest; entries of files outside the
     folders of :func:`digests_kept_in` are dropped."""
@@ -205,8 +213,7 @@ def keep_digests(entries):
 def hash_written(path):
     """Take the digest of the complete file ``path`` now, on the thread that wrote it while
     others still write, if it is wanted (:func:`wants_digest`)."""
-    if wants_digest(path):
-        keep_digests({path: digest_entry(path)})
+    keep_digests(written_digest(path))
 
 
 def kept_digest(path):

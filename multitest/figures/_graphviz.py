@@ -21,7 +21,7 @@ from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 
 from .._errors import MultitestError
-from .._files import digest_entry, keep_digests, wants_digest, write_atomically
+from .._files import keep_digests, write_atomically, written_digest
 from .._progress import progress
 from . import _direct_svg
 from ._direct_svg import is_table_figure, table_svg
@@ -331,16 +331,14 @@ def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=(), write_dire
         def draw(stem):
             svg = table_svg(sources[stem])
             if not write_direct:
-                return svg, None
-            path = write_atomically(os.path.join(folder, f"{stem}.svg"), svg)
+                return svg, {}
             # hashed here, in a forked process, for an output folder's manifest
-            return svg, ({path: digest_entry(path)} if wants_digest(path) else None)
+            return svg, written_digest(write_atomically(os.path.join(folder, f"{stem}.svg"), svg))
 
         for stem, (svg, digest) in zip(stems, map_forked(draw, stems, jobs)):
             svgs[stem] = svg
             cache.remember(sources[stem], svg)
-            if digest is not None:
-                keep_digests(digest)
+            keep_digests(digest)
     others = [f for f in formats if f != "svg"]
     failures = _render_folder(folder, [s for s in sources if s not in direct], formats, jobs, dpi)
     if others and direct:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from .._files import digest_entry, keep_digests, wants_digest, write_atomically
+from .._files import keep_digests, write_atomically, written_digest
 from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
 from ..engine._cost_ties import prior_text
@@ -480,9 +480,9 @@ def write_report(ranking, path, *, graphs=None):
 
         def write_page(k):
             stem, html = page(k)
-            path = write_atomically(os.path.join(folder, DATASET_PAGES, f"{stem}.html"), html)
             # hashed here, in a forked process, for an output folder's manifest
-            return {path: digest_entry(path)} if wants_digest(path) else {}
+            return written_digest(write_atomically(os.path.join(folder, DATASET_PAGES,
+                                                                f"{stem}.html"), html))
 
         for digest in map_forked(write_page, range(len(ranking.datasets))):
             keep_digests(digest)

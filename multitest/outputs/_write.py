@@ -18,7 +18,7 @@ import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
-from .._files import digest_entry, hash_written, keep_digests
+from .._files import hash_written, keep_digests, written_digest
 from .._forked import can_fork, fork_call, usable_cpus
 from ..engine._effects import pairwise_columns
 from ._csv import write_csv, write_csv_parts
@@ -153,10 +153,12 @@ def _write_tables(tables, staging, raw_csv):
 
 def _write_hashed(tables, staging, raw_csv):
     """:func:`_write_tables`, then each file's digest for the manifest
-    (:func:`~multitest._files.digest_entry`), by path."""
+    (:func:`~multitest._files.written_digest`), by path."""
     _write_tables(tables, staging, raw_csv)
-    return {path: digest_entry(path) for path in
-            (os.path.join(staging, name) for name in tables)}
+    digests = {}
+    for name in tables:
+        digests.update(written_digest(os.path.join(staging, name)))
+    return digests
 
 
 #: The CSV tables with a row per data set (:func:`~multitest.outputs.stage_table_parts`)
