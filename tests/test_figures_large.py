@@ -246,3 +246,34 @@ def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch, fork):
     run = read_run(out, verify=True)          # every file's size and SHA-256 as written
     assert per_dataset <= set(run.files)
     assert not files._EARLY_DIGESTS and not files._KEPT_IN
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeypatch, fork):
+    # The processes that draw the per-data-set SVG images send back no SVG text: the
+    # cache keeps their files, and each data set's page inlines its file's text.
+    import multitest.figures._graphviz as graphviz
+    from multitest.figures import inline_svg
+
+    _large(monkeypatch, fork=fork)
+    sent_back = []
+
+    def spy(function, items, jobs=None, doing=""):
+        results = map_forked(function, items, jobs)
+        sent_back.extend(results)
+        return results
+
+    monkeypatch.setattr(graphviz, "map_forked", spy)
+    monkeypatch.setattr(graphviz, "_SVG_CACHE", graphviz.SvgCache())
+    out = _run(tmp_path, "out", "--format", "svg", "--report")
+    assert len(sent_back) == 2 * 12
+    assert not [r for r in sent_back if "<svg" in repr(r)]
+    pages = sorted((out / "report_datasets").glob("*.html"))
+    assert len(pages) == 12
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        stem = page.stem
+        for kind in ("override", "trace"):
+            svg = (out / f"{kind}_{stem}.svg").read_text(encoding="utf-8")
+            assert inline_svg(svg) in text
