@@ -277,3 +277,34 @@ def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeyp
         for kind in ("override", "trace"):
             svg = (out / f"{kind}_{stem}.svg").read_text(encoding="utf-8")
             assert inline_svg(svg) in text
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_a_second_report_draws_again_the_images_whose_files_moved(tmp_path, monkeypatch):
+    # The cache keeps the per-data-set images as their files; once these are moved (an
+    # output folder's staging folder committed), a report written later in the same
+    # process draws them again directly, at once: no dot process per figure.
+    import multitest.figures._graphviz as graphviz
+    from multitest import load_results, profile_from_order, rank
+    from multitest.figures import inline_svg, write_figures, write_report
+
+    _large(monkeypatch, fork=False)
+    monkeypatch.setattr(graphviz, "_SVG_CACHE", graphviz.SvgCache())
+    path, names = long_name_results(tmp_path, S=12, L=12, seed=12,
+                                    names=[f"algo_{j}" for j in range(12)])
+    ranking = rank(load_results(path), profile_from_order(names))
+    assert write_figures(ranking, tmp_path / "staging") is None
+    os.replace(tmp_path / "staging", tmp_path / "committed")
+    dots = []
+    real = subprocess.run
+
+    def spy(command, *args, **kwargs):
+        dots.append(command)
+        return real(command, *args, **kwargs)
+
+    monkeypatch.setattr(graphviz.subprocess, "run", spy)
+    write_report(ranking, tmp_path / "report" / "report.html")
+    assert len(dots) == 0    # the overall figures are drawn already: their text is kept
+    for page in sorted((tmp_path / "report" / "report_datasets").glob("*.html")):
+        svg = (tmp_path / "committed" / f"trace_{page.stem}.svg").read_text(encoding="utf-8")
+        assert inline_svg(svg) in page.read_text(encoding="utf-8")

@@ -628,6 +628,10 @@ def test_the_svg_cache_keeps_a_written_file_while_it_is_the_same_file(tmp_path):
     os.replace(tmp_path / "a.svg", tmp_path / "moved.svg")
     assert cache.get("digraph {a}") is None and len(cache) == 1
     assert cache.get("digraph {b}") == "<svg>b</svg>"
+    cache.remember_file("digraph {a}", tmp_path / "moved.svg", file_stamp(tmp_path / "moved.svg"))
+    assert "digraph {a}" in cache
+    os.remove(tmp_path / "moved.svg")        # gone: not drawn, and dropped without a read
+    assert "digraph {a}" not in cache and len(cache) == 1
 
 
 def test_cd_groups_at_a_thousand_algorithms():

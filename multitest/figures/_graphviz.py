@@ -78,9 +78,14 @@ class SvgCache:
         return len(self._svgs)
 
     def __contains__(self, source):
-        """Whether ``source`` was drawn (a file entry is not read: :meth:`get` may still
-        find it gone)."""
-        return _key(source) in self._svgs
+        """Whether ``source`` was drawn (a file entry: its file is still the one written;
+        it is not read)."""
+        key = _key(source)
+        entry = self._svgs.get(key)
+        if entry is not None and not entry.unchanged():
+            self._chars -= self._svgs.pop(key).chars
+            entry = None
+        return entry is not None
 
     def get(self, source):
         """The SVG text of the DOT text ``source``, or None when it was not drawn."""
@@ -123,6 +128,9 @@ class _SvgText(NamedTuple):
     def text(self):
         return self.svg
 
+    def unchanged(self):
+        return True
+
 
 class _SvgFile(NamedTuple):
     """An entry of :class:`SvgCache`: the SVG file written, and its stamp then."""
@@ -133,6 +141,13 @@ class _SvgFile(NamedTuple):
     @property
     def chars(self):
         return len(self.path)
+
+    def unchanged(self):
+        """Whether the file is still the one written (its stamp; not read)."""
+        try:
+            return file_stamp(self.path) == self.stamp
+        except OSError:
+            return False
 
     def text(self):
         """The file's text, or None when it is gone or no longer the file written."""
