@@ -143,17 +143,21 @@ def file_digest(path):
     >>> file_digest(path)["sha256"][:16], file_digest(path)["size"]
     ('ba7816bf8f01cfea', 3)
     """
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(chunk)
-    return {"size": os.path.getsize(path), "sha256": sha.hexdigest()}
+    return digest_entry(path)[1]
 
 
 def digest_entry(path):
-    """What :func:`keep_digests` keeps of the file ``path``: its (size, mtime, inode) and
-    its :func:`file_digest` (taken by a forked writer, kept by its parent)."""
-    return file_stamp(path), file_digest(path)
+    """What :func:`keep_digests` keeps of the file ``path``: its :func:`file_stamp` and its
+    :func:`file_digest` (taken by a forked writer, kept by its parent), from one opening:
+    the stamp is taken before the bytes are read, so that a change while they are read
+    shows."""
+    sha, size = hashlib.sha256(), 0
+    with open(path, "rb") as handle:
+        stamp = file_stamp(handle.fileno())
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(chunk)
+            size += len(chunk)
+    return stamp, {"size": size, "sha256": sha.hexdigest()}
 
 
 @contextlib.contextmanager
