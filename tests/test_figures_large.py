@@ -11,6 +11,7 @@ import shutil
 import subprocess
 
 import pytest
+from helpers import record_dot_runs
 from test_render_layout import long_name_results
 
 from multitest.cli import main
@@ -295,14 +296,7 @@ def test_a_second_report_draws_again_the_images_whose_files_moved(tmp_path, monk
     ranking = rank(load_results(path), profile_from_order(names))
     assert write_figures(ranking, tmp_path / "staging") is None
     os.replace(tmp_path / "staging", tmp_path / "committed")
-    dots = []
-    real = subprocess.run
-
-    def spy(command, *args, **kwargs):
-        dots.append(command)
-        return real(command, *args, **kwargs)
-
-    monkeypatch.setattr(graphviz.subprocess, "run", spy)
+    dots = record_dot_runs(monkeypatch)
     write_report(ranking, tmp_path / "report" / "report.html")
     assert len(dots) == 0    # the overall figures are drawn already: their text is kept
     for page in sorted((tmp_path / "report" / "report_datasets").glob("*.html")):

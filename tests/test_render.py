@@ -8,7 +8,7 @@ import subprocess
 import networkx as nx
 import numpy as np
 import pytest
-from helpers import make_frame
+from helpers import make_frame, record_dot_runs
 
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
@@ -567,16 +567,7 @@ def test_cd_diagram_draws_without_graphviz_warnings(L):
 def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
     # The CD diagram sets layout=neato; a figure drawn after it in the same process
     # used to inherit it.  Every file gets its own process.
-    import multitest.figures._graphviz as runner
-
-    calls = []
-    real = subprocess.run
-
-    def spy(command, *args, **kwargs):
-        calls.append(command)
-        return real(command, *args, **kwargs)
-
-    monkeypatch.setattr(runner.subprocess, "run", spy)
+    calls = record_dot_runs(monkeypatch)
     small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
     assert write_figures(small, tmp_path, formats=["svg"]) is None
     dot_files = [[part for part in c if part.endswith(".dot")] for c in calls]
