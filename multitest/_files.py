@@ -22,7 +22,7 @@ import os
 import threading
 import uuid
 
-__all__ = ["write_atomically", "fsync_directory", "file_digest", "digest_entry",
+__all__ = ["write_atomically", "fsync_directory", "file_stamp", "file_digest", "digest_entry",
            "digests_kept_in", "wants_digest", "written_digest", "keep_digests", "hash_written",
            "kept_digest"]
 
@@ -143,17 +143,21 @@ def file_digest(path):
     >>> file_digest(path)["sha256"][:16], file_digest(path)["size"]
     ('ba7816bf8f01cfea', 3)
     """
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(chunk)
-    return {"size": os.path.getsize(path), "sha256": sha.hexdigest()}
+    return digest_entry(path)[1]
 
 
 def digest_entry(path):
-    """What :func:`keep_digests` keeps of the file ``path``: its (size, mtime, inode) and
-    its :func:`file_digest` (taken by a forked writer, kept by its parent)."""
-    return _stamp(path), file_digest(path)
+    """What :func:`keep_digests` keeps of the file ``path``: its :func:`file_stamp` and its
+    :func:`file_digest` (taken by a forked writer, kept by its parent), from one opening:
+    the stamp is taken before the bytes are read, so that a change while they are read
+    shows."""
+    sha, size = hashlib.sha256(), 0
+    with open(path, "rb") as handle:
+        stamp = file_stamp(handle.fileno())
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(chunk)
+            size += len(chunk)
+    return stamp, {"size": size, "sha256": sha.hexdigest()}
 
 
 @contextlib.contextmanager
@@ -221,9 +225,21 @@ def kept_digest(path):
     it was taken, else None."""
     with _DIGESTS_LOCK:
         stamp, digest = _EARLY_DIGESTS.pop(os.path.abspath(path), (None, None))
-    return digest if stamp is not None and stamp == _stamp(path) else None
+    return digest if stamp is not None and stamp == file_stamp(path) else None
 
 
-def _stamp(path):
-    info = os.stat(path)
+def file_stamp(path_or_descriptor):
+    """``(size, mtime in ns, inode)`` of a file (a path, or the descriptor of an open file):
+    a file with the same stamp as when it was written has not been replaced or written
+    since (short of a write that keeps its size within the clock's resolution).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> _ = open(path, "w").write("abc")
+    >>> file_stamp(path)[0]
+    3
+    """
+    info = os.stat(path_or_descriptor)
     return info.st_size, info.st_mtime_ns, info.st_ino

@@ -66,3 +66,20 @@ def differences_on_critical(alpha, n=40, seed=30):
                             np.outer([-1, 1], 10.0 ** np.arange(-9, -3)).ravel()])
     t = (root[:, None] * (1 + steps)).ravel()
     return np.repeat(base, steps.size, axis=0) + t[:, None] * np.repeat(shift, steps.size, axis=0)
+
+
+def record_dot_runs(monkeypatch):
+    """The commands that ``multitest.figures`` runs from now on (``dot`` processes), in a
+    list filled as they run; each still runs."""
+    import subprocess
+
+    import multitest.figures._graphviz as graphviz
+
+    commands, real = [], subprocess.run
+
+    def spy(command, *args, **kwargs):
+        commands.append(command)
+        return real(command, *args, **kwargs)
+
+    monkeypatch.setattr(graphviz.subprocess, "run", spy)
+    return commands

@@ -11,6 +11,7 @@ import shutil
 import subprocess
 
 import pytest
+from helpers import record_dot_runs
 from test_render_layout import long_name_results
 
 from multitest.cli import main
@@ -246,3 +247,58 @@ def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch, fork):
     run = read_run(out, verify=True)          # every file's size and SHA-256 as written
     assert per_dataset <= set(run.files)
     assert not files._EARLY_DIGESTS and not files._KEPT_IN
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+@pytest.mark.parametrize("fork", [True, False])
+def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeypatch, fork):
+    # The processes that draw the per-data-set SVG images send back no SVG text: the
+    # cache keeps their files, and each data set's page inlines its file's text.
+    import multitest.figures._graphviz as graphviz
+    from multitest.figures import inline_svg
+
+    _large(monkeypatch, fork=fork)
+    sent_back = []
+
+    def spy(function, items, jobs=None, doing=""):
+        results = map_forked(function, items, jobs)
+        sent_back.extend(results)
+        return results
+
+    monkeypatch.setattr(graphviz, "map_forked", spy)
+    monkeypatch.setattr(graphviz, "_SVG_CACHE", graphviz.SvgCache())
+    out = _run(tmp_path, "out", "--format", "svg", "--report")
+    assert len(sent_back) == 2 * 12
+    assert not [r for r in sent_back if "<svg" in repr(r)]
+    pages = sorted((out / "report_datasets").glob("*.html"))
+    assert len(pages) == 12
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        stem = page.stem
+        for kind in ("override", "trace"):
+            svg = (out / f"{kind}_{stem}.svg").read_text(encoding="utf-8")
+            assert inline_svg(svg) in text
+
+
+@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
+def test_a_second_report_draws_again_the_images_whose_files_moved(tmp_path, monkeypatch):
+    # The cache keeps the per-data-set images as their files; once these are moved (an
+    # output folder's staging folder committed), a report written later in the same
+    # process draws them again directly, at once: no dot process per figure.
+    import multitest.figures._graphviz as graphviz
+    from multitest import load_results, profile_from_order, rank
+    from multitest.figures import inline_svg, write_figures, write_report
+
+    _large(monkeypatch, fork=False)
+    monkeypatch.setattr(graphviz, "_SVG_CACHE", graphviz.SvgCache())
+    path, names = long_name_results(tmp_path, S=12, L=12, seed=12,
+                                    names=[f"algo_{j}" for j in range(12)])
+    ranking = rank(load_results(path), profile_from_order(names))
+    assert write_figures(ranking, tmp_path / "staging") is None
+    os.replace(tmp_path / "staging", tmp_path / "committed")
+    dots = record_dot_runs(monkeypatch)
+    write_report(ranking, tmp_path / "report" / "report.html")
+    assert len(dots) == 0    # the overall figures are drawn already: their text is kept
+    for page in sorted((tmp_path / "report" / "report_datasets").glob("*.html")):
+        svg = (tmp_path / "committed" / f"trace_{page.stem}.svg").read_text(encoding="utf-8")
+        assert inline_svg(svg) in page.read_text(encoding="utf-8")

@@ -8,7 +8,7 @@ import subprocess
 import networkx as nx
 import numpy as np
 import pytest
-from helpers import make_frame
+from helpers import make_frame, record_dot_runs
 
 from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
@@ -567,16 +567,7 @@ def test_cd_diagram_draws_without_graphviz_warnings(L):
 def test_one_dot_process_per_figure(ranking, tmp_path, monkeypatch):
     # The CD diagram sets layout=neato; a figure drawn after it in the same process
     # used to inherit it.  Every file gets its own process.
-    import multitest.figures._graphviz as runner
-
-    calls = []
-    real = subprocess.run
-
-    def spy(command, *args, **kwargs):
-        calls.append(command)
-        return real(command, *args, **kwargs)
-
-    monkeypatch.setattr(runner.subprocess, "run", spy)
+    calls = record_dot_runs(monkeypatch)
     small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
     assert write_figures(small, tmp_path, formats=["svg"]) is None
     dot_files = [[part for part in c if part.endswith(".dot")] for c in calls]
@@ -602,6 +593,36 @@ def test_the_report_reuses_the_svg_drawn_by_write_figures(ranking, tmp_path, mon
     monkeypatch.setattr(runner.subprocess, "run", None)        # any dot process would fail
     assert render_svgs(sources, cache=cache) == drawn == \
         {stem: (tmp_path / f"{stem}.svg").read_text(encoding="utf-8") for stem in sources}
+
+
+def test_the_svg_cache_keeps_a_written_file_while_it_is_the_same_file(tmp_path):
+    # A file entry is read when asked for; once the file is changed (another size, time or
+    # inode) or gone it is no drawing any more, and is dropped with its characters.
+    import os
+
+    from multitest._files import file_stamp
+    from multitest.figures import SvgCache
+
+    cache = SvgCache()
+    path = tmp_path / "a.svg"
+    path.write_text("<svg>a</svg>", encoding="utf-8")
+    cache.remember_file("digraph {a}", path, file_stamp(path))
+    cache.remember("digraph {b}", "<svg>b</svg>")
+    assert "digraph {a}" in cache and "digraph {c}" not in cache
+    assert cache.get("digraph {a}") == "<svg>a</svg>" and len(cache) == 2
+    assert cache._chars == len(os.path.abspath(path)) + len("<svg>b</svg>")
+    path.write_text("<svg>changed</svg>", encoding="utf-8")
+    assert cache.get("digraph {a}") is None and "digraph {a}" not in cache
+    assert cache._chars == len("<svg>b</svg>")
+    path.write_text("<svg>a</svg>", encoding="utf-8")
+    cache.remember_file("digraph {a}", path, file_stamp(path))
+    os.replace(tmp_path / "a.svg", tmp_path / "moved.svg")
+    assert cache.get("digraph {a}") is None and len(cache) == 1
+    assert cache.get("digraph {b}") == "<svg>b</svg>"
+    cache.remember_file("digraph {a}", tmp_path / "moved.svg", file_stamp(tmp_path / "moved.svg"))
+    assert "digraph {a}" in cache
+    os.remove(tmp_path / "moved.svg")        # gone: not drawn, and dropped without a read
+    assert "digraph {a}" not in cache and len(cache) == 1
 
 
 def test_cd_groups_at_a_thousand_algorithms():

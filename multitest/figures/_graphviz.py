@@ -18,10 +18,11 @@ import shutil
 import subprocess
 import tempfile
 from collections import OrderedDict
+from typing import NamedTuple
 from concurrent.futures import ThreadPoolExecutor
 
 from .._errors import MultitestError
-from .._files import keep_digests, write_atomically, written_digest
+from .._files import file_stamp, keep_digests, write_atomically, written_digest
 from .._progress import progress
 from . import _direct_svg
 from ._direct_svg import is_table_figure, table_svg
@@ -44,9 +45,12 @@ DATASET_DOT = "dataset_figures.dot"
 class SvgCache:
     """SVG text of DOT sources already drawn, so that drawing one again costs nothing.
 
-    Keyed by the SHA-256 of the DOT text, bounded by the characters it holds:
-    beyond ``max_chars`` the entries stored first are dropped (the newest
-    entry is always kept).
+    Keyed by the SHA-256 of the DOT text.  An entry is the SVG text, or the file it was
+    written to (:meth:`remember_file`: the per-data-set images of a large run, which the
+    forked processes that drew them do not send back; the report's forked writers read
+    them where they inline them).  A file gone or changed since counts as not drawn.
+    Bounded by the characters it holds (a file entry counts as its path): beyond
+    ``max_chars`` the entries stored first are dropped (the newest entry is always kept).
 
     Parameters
     ----------
@@ -73,18 +77,87 @@ class SvgCache:
     def __len__(self):
         return len(self._svgs)
 
+    def __contains__(self, source):
+        """Whether ``source`` was drawn (a file entry: its file is still the one written;
+        it is not read)."""
+        key = _key(source)
+        entry = self._svgs.get(key)
+        if entry is not None and not entry.unchanged():
+            self._chars -= self._svgs.pop(key).chars
+            entry = None
+        return entry is not None
+
     def get(self, source):
         """The SVG text of the DOT text ``source``, or None when it was not drawn."""
-        return self._svgs.get(_key(source))
+        key = _key(source)
+        entry = self._svgs.get(key)
+        if entry is None:
+            return None
+        svg = entry.text()
+        if svg is None:     # its file is gone or changed
+            self._chars -= self._svgs.pop(key).chars
+        return svg
 
     def remember(self, source, svg):
         """Keep ``svg`` as the drawing of ``source``; drop the oldest entries beyond the bound."""
+        self._keep(source, _SvgText(svg))
+
+    def remember_file(self, source, path, stamp):
+        """Keep the file ``path`` (its :func:`~multitest._files.file_stamp` ``stamp`` when
+        written) as the drawing of ``source``, to be read when asked for."""
+        self._keep(source, _SvgFile(os.path.abspath(path), stamp))
+
+    def _keep(self, source, entry):
         key = _key(source)
         old = self._svgs.pop(key, None)
-        self._chars += len(svg) - (len(old) if old is not None else 0)
-        self._svgs[key] = svg
+        self._chars += entry.chars - (old.chars if old is not None else 0)
+        self._svgs[key] = entry
         while self._chars > self.max_chars and len(self._svgs) > 1:
-            self._chars -= len(self._svgs.popitem(last=False)[1])
+            self._chars -= self._svgs.popitem(last=False)[1].chars
+
+
+class _SvgText(NamedTuple):
+    """An entry of :class:`SvgCache`: the SVG text."""
+
+    svg: str
+
+    @property
+    def chars(self):
+        return len(self.svg)
+
+    def text(self):
+        return self.svg
+
+    def unchanged(self):
+        return True
+
+
+class _SvgFile(NamedTuple):
+    """An entry of :class:`SvgCache`: the SVG file written, and its stamp then."""
+
+    path: str
+    stamp: tuple
+
+    @property
+    def chars(self):
+        return len(self.path)
+
+    def unchanged(self):
+        """Whether the file is still the one written (its stamp; not read)."""
+        try:
+            return file_stamp(self.path) == self.stamp
+        except OSError:
+            return False
+
+    def text(self):
+        """The file's text, or None when it is gone or no longer the file written."""
+        try:
+            with open(self.path, "rb") as handle:
+                if file_stamp(handle.fileno()) != self.stamp:
+                    return None
+                return handle.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
 
 
 #: The cache of this process, shared by every function of this module unless told otherwise.
@@ -189,6 +262,18 @@ def render_svgs(sources, jobs=None, cache=None):
             for stem, key in stems.items():
                 out[key] = svgs.get(stem)
     return out
+
+
+def cached_svg(source, cache=None):
+    """The SVG text of the DOT text ``source`` if drawn already (:class:`SvgCache`; default:
+    the cache of this process), else None; runs no ``dot``."""
+    return (_SVG_CACHE if cache is None else cache).get(source)
+
+
+def undrawn(sources, cache=None):
+    """The items of ``{key: DOT text}`` not drawn yet (:func:`cached_svg`)."""
+    cache = _SVG_CACHE if cache is None else cache
+    return {key: source for key, source in sources.items() if source not in cache}
 
 
 def to_svg(graph, cache=None):
@@ -314,31 +399,36 @@ def dot_sources(folder):
 
 
 def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=(), write_direct=True):
-    """Draw every source in ``formats``: ``({stem: SVG text}, failures)``.
+    """Draw every source in ``formats``: ``({stem: SVG text}, failures)``, the SVG text of
+    every image drawn but those written directly into ``folder``.
 
     ``direct``: the stems whose SVG is written directly
     (:func:`~multitest.figures._direct_svg.table_svg`; :func:`combined_stems`), their
     other formats drawn by ``dot`` from a temporary folder; every other stem is drawn
-    by ``dot`` from ``folder/<stem>.dot``.  The SVG text (with ``svg`` among the
-    formats) of every file drawn is kept in the cache; ``write_direct``: whether the
-    direct SVG images are written into ``folder`` too.
+    by ``dot`` from ``folder/<stem>.dot``.  Every SVG image is kept in the cache.
+    ``write_direct``: the direct SVG images are written into ``folder`` and kept in the
+    cache as their files (their text never comes back from the forked processes that
+    drew them: 54 MB for S = 1000 x L = 20), else kept and returned as text.
     """
     cache = _SVG_CACHE if cache is None else cache
     svgs = {}
     if "svg" in formats and direct:
         stems = sorted(direct)
+        if write_direct:
+            def draw(stem):
+                path = write_atomically(os.path.join(folder, f"{stem}.svg"),
+                                        table_svg(sources[stem]))
+                # stamped and hashed here, in a forked process (the manifest's digest)
+                return path, file_stamp(path), written_digest(path)
 
-        def draw(stem):
-            svg = table_svg(sources[stem])
-            if not write_direct:
-                return svg, {}
-            # hashed here, in a forked process, for an output folder's manifest
-            return svg, written_digest(write_atomically(os.path.join(folder, f"{stem}.svg"), svg))
-
-        for stem, (svg, digest) in zip(stems, map_forked(draw, stems, jobs)):
-            svgs[stem] = svg
-            cache.remember(sources[stem], svg)
-            keep_digests(digest)
+            for stem, (path, stamp, digest) in zip(stems, map_forked(draw, stems, jobs)):
+                cache.remember_file(sources[stem], path, stamp)
+                keep_digests(digest)
+        else:
+            for stem, svg in zip(stems, map_forked(lambda stem: table_svg(sources[stem]),
+                                                   stems, jobs)):
+                svgs[stem] = svg
+                cache.remember(sources[stem], svg)
     others = [f for f in formats if f != "svg"]
     failures = _render_folder(folder, [s for s in sources if s not in direct], formats, jobs, dpi)
     if others and direct:

@@ -31,10 +31,13 @@ from ._cd import power_warning
 from .._forked import map_forked
 from ._graphviz import (
     DATASET_DOT,
+    cached_svg,
     combined_stems,
     dot_available,
     inline_svg,
     render_svgs,
+    to_svg,
+    undrawn,
 )
 from ._write import dataset_stems, figures
 
@@ -139,23 +142,32 @@ def _pairs_html(rows, header, joiner, where):
 
 
 class _Figures:
-    """SVG (or DOT, without Graphviz) of every figure, keyed by file stem."""
+    """SVG (or DOT, without Graphviz) of every figure, keyed by file stem.
+
+    The figures not drawn yet (by :func:`~multitest.figures.write_figures`) are drawn at
+    once here; each is taken from the cache where it is inlined (a data set's in the
+    forked writer of its page, read there from its file).
+    """
 
     def __init__(self, ranking, graphs=None):
         self.graphs = figures(ranking) if graphs is None else graphs
         self.sources = {stem: g.source for stem, g in self.graphs.items()}
-        self.svgs = render_svgs(self.sources) if dot_available() else None
+        self.dot = dot_available()
+        if self.dot:
+            render_svgs(undrawn(self.sources))
         self.combined = combined_stems(self.sources)
 
     def html(self, stem, caption):
-        svg = None if self.svgs is None else self.svgs.get(stem)
+        source = self.sources[stem]
+        # drawn again only if gone from the cache since (or if dot failed on it)
+        svg = (cached_svg(source) or to_svg(source)) if self.dot else None
         if svg is not None:
             body = inline_svg(svg)
         else:
             reason = ("Graphviz 'dot' was not found when this report was written"
-                      if self.svgs is None else "Graphviz 'dot' failed on this figure")
+                      if not self.dot else "Graphviz 'dot' failed on this figure")
             body = (f'<p class="note">{reason}: the figure is given as its DOT source '
-                    f"(render it with <code>dot -Tsvg</code>).</p><pre>{_e(self.sources[stem])}"
+                    f"(render it with <code>dot -Tsvg</code>).</p><pre>{_e(source)}"
                     "</pre>")
         where = (f"<code>{_e(stem)}</code> in <code>{DATASET_DOT}</code>"
                  if stem in self.combined else f"<code>{_e(stem)}.dot</code>")
