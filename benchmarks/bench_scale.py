@@ -14,7 +14,11 @@ Groups (``--only``):
 - ``read``: ``load_results`` of the CSV (every check) against a bare
   ``pandas.read_csv`` of the same file, and of the same rows as Parquet (names as
   text, and as pandas categoricals; needs pyarrow, the parquet extra); the peak
-  memory above the imports against the decoded arrays (target <= 1.5x).
+  memory above the imports against the decoded arrays (target <= 1.5x); beside the CSV
+  row, in the same alternation, pyarrow alone on the file (both CPUs, the reader's column
+  types, no decoding, no checks): ``read_csv`` (the whole table at once, about 1.7x the
+  decoded arrays in memory) and ``open_csv`` (a batch at a time): the floors of a reader
+  on pyarrow's parser.
 - ``e2e``: ``multitest rank`` end to end against ``pandas.read_csv`` alone
   (both as fresh programs), S = 10000 x L = 100; target <= 2.5x.
 - ``curve``: ``multitest rank`` (read, rank, outputs, as the CLI does them) in a warm
@@ -93,6 +97,15 @@ if side != "pandas.read_csv":
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 if side == "pandas.read_csv":
     start = time.perf_counter(); pd.read_csv(path); rows = None
+elif side.startswith("pyarrow"):    # the floors of a reader on pyarrow's parser
+    types = {"dataset": pyarrow.binary(), "algorithm": pyarrow.binary(),
+             "replication": pyarrow.int32(), "fold": pyarrow.int32(), "error": pyarrow.float64()}
+    convert = pyarrow.csv.ConvertOptions(column_types=types)
+    start = time.perf_counter()
+    if side == "pyarrow.csv.read_csv":       # the whole table at once
+        rows = pyarrow.csv.read_csv(path, convert_options=convert).num_rows
+    else:                                     # pyarrow.csv.open_csv: a batch at a time
+        rows = sum(b.num_rows for b in pyarrow.csv.open_csv(path, convert_options=convert))
 else:
     start = time.perf_counter(); rows = load_results(path).errors.size
 print(json.dumps({"s": time.perf_counter() - start, "rows": rows,
@@ -103,13 +116,13 @@ print(json.dumps({"s": time.perf_counter() - start, "rows": rows,
 DECODED_ROW_BYTES = 8 + 4 * 4
 
 
-def _alternate(a, b, runs):
-    """Medians of ``a()`` and ``b()`` (each returns seconds), run alternately."""
-    times = {"a": [], "b": []}
+def _alternate(*sides, runs):
+    """Medians of ``side()`` for each of ``sides`` (each returns seconds), run in turn."""
+    times = [[] for _ in sides]
     for _ in range(runs):
-        times["a"].append(a())
-        times["b"].append(b())
-    return median(times["a"]), median(times["b"])
+        for side, taken in zip(sides, times):
+            taken.append(side())
+    return tuple(median(taken) for taken in times)
 
 
 #: Set by --quick: sizes are not those of the targets, which are then not judged.
@@ -138,8 +151,8 @@ def stage1(workdir, runs, quick):
 
     def side(name):
         return lambda: python_child(_STAGE1, S, L, name, out[name])["s"]
-    ours, proto = _alternate(side("ours"), side("prototype"), runs)
-    _, per_pair = _alternate(lambda: 0.0, side("per-pair"), max(1, runs // 2))
+    ours, proto = _alternate(side("ours"), side("prototype"), runs=runs)
+    per_pair, = _alternate(side("per-pair"), runs=max(1, runs // 2))
     import numpy as np
     same = np.array_equal(np.load(out["ours"]), np.load(out["prototype"])) and \
         np.array_equal(np.load(out["ours"]), np.load(out["per-pair"]))
@@ -197,13 +210,20 @@ def read(workdir, runs, quick):
         return (f"peak above the imports {min(peaks):.0f}-{max(peaks):.0f} MB = "
                 f"{max(peaks) / decoded[0]:.2f}x the decoded arrays ({decoded[0]:.0f} MB; "
                 "target <= 1.5x)")
-    a, b = _alternate(ours(csv), pandas, runs)
+    def arrow(side):
+        return lambda: python_child(_READ, csv, side)["s"]
+
+    a, b, table, stream = _alternate(ours(csv), pandas, arrow("pyarrow.csv.read_csv"),
+                                     arrow("pyarrow.csv.open_csv"), runs=runs)
     _row(f"read CSV S={S} ({S * L * 10 / 1e6:g} M rows)", "load_results", a,
-         "pandas.read_csv", b, "<= 1x", a <= b, memory())
+         "pandas.read_csv", b, "<= 1x", a <= b,
+         f"{memory()}; pyarrow alone (both CPUs, the same column types, no decoding, no "
+         f"checks): the whole table at once {table:.3f} s = {table / b:.2f}x pandas, a "
+         f"batch at a time (open_csv) {stream:.3f} s = {stream / b:.2f}x pandas")
     for suffix, case in ((".parquet", "read Parquet (same rows)"),
                          (".cat.parquet", "read Parquet, categorical names")):
         peaks.clear()
-        a, b = _alternate(ours(csv.with_suffix(suffix)), pandas, runs)
+        a, b = _alternate(ours(csv.with_suffix(suffix)), pandas, runs=runs)
         _row(case, "load_results", a, "pandas.read_csv", b, "< 1x", a < b, memory())
 
 
@@ -237,7 +257,7 @@ def e2e(workdir, runs, quick):
         return result["wall_s"]
 
     try:
-        a, b = _alternate(ours, lambda: _pandas_read(csv), runs)
+        a, b = _alternate(ours, lambda: _pandas_read(csv), runs=runs)
     finally:
         shutil.rmtree(workdir / "e2e", ignore_errors=True)
     _row(f"rank end to end S={S} L={L}", "multitest rank", a, "pandas.read_csv", b,
@@ -366,7 +386,7 @@ def report(workdir, runs, quick):
         a, b = _alternate(
             lambda: _rank(csv, order, workdir / "report", "--format", "svg",
                           "--report")["wall_s"],
-            lambda: _rank(csv, order, workdir / "report")["wall_s"], runs)
+            lambda: _rank(csv, order, workdir / "report")["wall_s"], runs=runs)
     finally:
         shutil.rmtree(workdir / "report", ignore_errors=True)
     _row(f"report S={S} L={L}", "--format svg --report", a, "rank alone", b, "<= 5x",
