@@ -18,8 +18,8 @@ import shutil
 import subprocess
 import tempfile
 from collections import OrderedDict
-from typing import NamedTuple
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 from .._errors import MultitestError
 from .._files import file_stamp, keep_digests, write_atomically, written_digest
@@ -83,8 +83,8 @@ class SvgCache:
         key = _key(source)
         entry = self._svgs.get(key)
         if entry is not None and not entry.unchanged():
-            self._chars -= self._svgs.pop(key).chars
-            entry = None
+            self._drop(key)
+            return False
         return entry is not None
 
     def get(self, source):
@@ -95,7 +95,7 @@ class SvgCache:
             return None
         svg = entry.text()
         if svg is None:     # its file is gone or changed
-            self._chars -= self._svgs.pop(key).chars
+            self._drop(key)
         return svg
 
     def remember(self, source, svg):
@@ -114,6 +114,9 @@ class SvgCache:
         self._svgs[key] = entry
         while self._chars > self.max_chars and len(self._svgs) > 1:
             self._chars -= self._svgs.popitem(last=False)[1].chars
+
+    def _drop(self, key):
+        self._chars -= self._svgs.pop(key).chars
 
 
 class _SvgText(NamedTuple):
