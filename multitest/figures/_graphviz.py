@@ -421,8 +421,10 @@ def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=(), write_dire
             def draw(stem):
                 path = write_atomically(os.path.join(folder, f"{stem}.svg"),
                                         table_svg(sources[stem]))
-                # stamped and hashed here, in a forked process (the manifest's digest)
-                return path, file_stamp(path), written_digest(path)
+                # stamped and hashed here, in a forked process (the manifest's digest,
+                # which holds the stamp when it is taken)
+                digest = written_digest(path)
+                return path, digest[path][0] if digest else file_stamp(path), digest
 
             for stem, (path, stamp, digest) in zip(stems, map_forked(draw, stems, jobs)):
                 cache.remember_file(sources[stem], path, stamp)
