@@ -98,8 +98,9 @@ base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 if side == "pandas.read_csv":
     start = time.perf_counter(); pd.read_csv(path); rows = None
 elif side.startswith("pyarrow"):    # the floors of a reader on pyarrow's parser
-    types = {"dataset": pyarrow.binary(), "algorithm": pyarrow.binary(),
-             "replication": pyarrow.int32(), "fold": pyarrow.int32(), "error": pyarrow.float64()}
+    from multitest.inputs._batches import csv_types      # the reader's column types
+    types = csv_types({"dataset": "name", "algorithm": "name", "replication": "integer",
+                       "fold": "integer", "error": "number"})
     convert = pyarrow.csv.ConvertOptions(column_types=types)
     start = time.perf_counter()
     if side == "pyarrow.csv.read_csv":       # the whole table at once
@@ -203,18 +204,18 @@ def read(workdir, runs, quick):
             return result["s"]
         return run
 
-    def pandas():
-        return python_child(_READ, csv, "pandas.read_csv")["s"]
+    def alone(side):     # pandas, or pyarrow alone, on the CSV file
+        return lambda: python_child(_READ, csv, side)["s"]
+
+    pandas = alone("pandas.read_csv")
 
     def memory():
         return (f"peak above the imports {min(peaks):.0f}-{max(peaks):.0f} MB = "
                 f"{max(peaks) / decoded[0]:.2f}x the decoded arrays ({decoded[0]:.0f} MB; "
                 "target <= 1.5x)")
-    def arrow(side):
-        return lambda: python_child(_READ, csv, side)["s"]
 
-    a, b, table, stream = _alternate(ours(csv), pandas, arrow("pyarrow.csv.read_csv"),
-                                     arrow("pyarrow.csv.open_csv"), runs=runs)
+    a, b, table, stream = _alternate(ours(csv), pandas, alone("pyarrow.csv.read_csv"),
+                                     alone("pyarrow.csv.open_csv"), runs=runs)
     _row(f"read CSV S={S} ({S * L * 10 / 1e6:g} M rows)", "load_results", a,
          "pandas.read_csv", b, "<= 1x", a <= b,
          f"{memory()}; pyarrow alone (both CPUs, the same column types, no decoding, no "
