@@ -294,3 +294,25 @@ def test_stability_applies_the_policy_before_resampling(bench):
                                   complete.position_frame().to_numpy())
     with pytest.raises(MultitestError, match="^`missing`: the stability bootstrap needs"):
         stability(holes, FRAMEWORKS, test=TEST, missing="partial", second_pass="sign")
+
+
+def test_pair_columns_under_partial_are_the_pairs_of_the_complete_algorithms(bench):
+    # pair_columns() (which pairs() lists row by row) against the pairwise table of the
+    # outputs, built from the run's arrays by other code: under 'partial' each data set
+    # lists the pairs of its complete algorithms only, in the table's order.
+    from multitest.outputs import pairwise_frame
+
+    *_, path = bench
+    ranking = _rank(path, missing="partial", second_pass="wilcoxon")
+    frame = pairwise_frame(ranking)
+    frame = frame[frame["mean_error_a"].notna() & frame["mean_error_b"].notna()]
+    for r in ranking.datasets:
+        columns = r.pair_columns()
+        expected = frame[frame["dataset"] == r.name]
+        assert len(expected) == columns["a"].size > 0
+        for key, values in columns.items():
+            assert values.tolist() == expected[key].tolist(), (r.name, key)
+        assert r.pairs() == [dict(zip(columns, row))
+                             for row in zip(*(c.tolist() for c in columns.values()))]
+    d1 = ranking.dataset("d1").pair_columns()
+    assert {"h2o", "tpot"}.isdisjoint({*d1["a"], *d1["b"]}) and d1["a"].size == 10   # 5 x 4 / 2

@@ -147,6 +147,9 @@ def test_score_matrix_input():
     assert ranking.settings.test == "none (score matrix)"
     assert any("no per-data-set test was possible" in n for n in ranking.notes)
     assert ranking.average_ranks["a"] == pytest.approx((1 + 3 + 1) / 3)
+    columns = ranking.datasets[0].pair_columns()    # no pairwise test: no pair
+    assert ranking.datasets[0].pairs() == [] and all(c.size == 0 for c in columns.values())
+    assert columns["a"].dtype == object and columns["override"].dtype == bool
 
 
 def test_benavoli_example_nemenyi_versus_wilcoxon_and_sign():

@@ -430,7 +430,10 @@ def test_pairwise_rows_as_the_generic_table():
         header = ["h"] * len(rows[0])
         expected = _table(header, rows, ["override" if p["override"] else "" for p in pairs],
                           set(range(2, len(header) - 1)))
-        assert _table(header, (), body=_pair_rows(pairs, adjusted)) == expected
+        columns = {key: np.array([p[key] for p in pairs],
+                                 dtype=object if key in ("a", "b") else None)
+                   for key in pairs[0]}
+        assert _table(header, (), body=_pair_rows(columns, adjusted)) == expected
         assert "x&lt;1 &amp; &quot;q&quot;" in expected and "<td>b&#x27;s</td>" in expected
 
 

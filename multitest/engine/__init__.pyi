@@ -33,6 +33,7 @@ from ._per_dataset import cost_ties as cost_ties
 from ._per_dataset import multitest_per_dataset as multitest_per_dataset
 from ._per_dataset import prior_positions as prior_positions
 from ._ranking import Ranking as Ranking
+from ._ranking import first_counts as first_counts
 from ._ranking import positions_only_sentence as positions_only_sentence
 from ._ranking import rank as rank
 from ._ranking import per_dataset_stage as per_dataset_stage

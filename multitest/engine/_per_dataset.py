@@ -55,6 +55,12 @@ def cost_ties(costs, names):
     return tuple(tuple(sorted(g)) for g in groups.values() if len(g) > 1)
 
 
+#: The columns of :meth:`DataSetResult.pair_columns` and their types.
+_PAIR_COLUMNS = {"a": object, "b": object, "statistic": float, "pvalue": float,
+                 "pvalue_adjusted": float, "mean_error_a": float, "mean_error_b": float,
+                 "override": bool}
+
+
 @dataclass(frozen=True, eq=False)
 class DataSetOrders:
     """The orders and ranks of every data set of a run, as arrays shared by its
@@ -198,25 +204,41 @@ class DataSetResult:
         return dict(zip(self.algorithms, self.table.mean_errors[self.index].tolist()))
 
     def pairs(self):
-        """Every tested pair, cheaper first, as a list of dicts.
+        """Every tested pair, cheaper first, as a list of dicts (the rows of
+        :meth:`pair_columns`).
 
         Keys: ``a`` (cheaper), ``b`` (costlier), ``statistic``, ``pvalue``,
         ``pvalue_adjusted``, ``mean_error_a``, ``mean_error_b``, ``override``.
         """
+        columns = self.pair_columns()
+        keys, values = list(columns), [c.tolist() for c in columns.values()]
+        return [dict(zip(keys, row)) for row in zip(*values)]
+
+    def pair_columns(self):
+        """Every tested pair, cheaper first, by column: the keys of :meth:`pairs`.
+
+        Returns
+        -------
+        dict of str to ndarray
+            ``a``, ``b`` (names, object arrays), ``statistic``, ``pvalue``,
+            ``pvalue_adjusted``, ``mean_error_a``, ``mean_error_b`` (float) and
+            ``override`` (bool); empty when the data set has no pairwise test.
+        """
         if not self.tested:
-            return []
+            return {key: np.empty(0, dtype=kind) for key, kind in _PAIR_COLUMNS.items()}
         t, s = self.table, self.index
+        keep = t.second < len(self.prior_order)     # all but under missing='partial'
         prior = t.prior[s]
+        cheaper, costlier = prior[t.first[keep]], prior[t.second[keep]]
+        names = np.asarray(self.algorithms, dtype=object)
         means = t.mean_errors[s]
-        cheaper, costlier = prior[t.first], prior[t.second]
-        tested = t.second < len(self.prior_order)   # all but under missing='partial'
-        return [{"a": self.algorithms[a], "b": self.algorithms[b],
-                 "statistic": float(st), "pvalue": float(p), "pvalue_adjusted": float(pa),
-                 "mean_error_a": float(means[a]), "mean_error_b": float(means[b]),
-                 "override": bool(o)}
-                for a, b, st, p, pa, o, k in zip(cheaper, costlier, t.statistic[s], t.pvalue[s],
-                                                 t.pvalue_adjusted[s], t.override[s], tested)
-                if k]
+        return {"a": names[cheaper], "b": names[costlier],
+                "statistic": t.statistic[s][keep].astype(float),
+                "pvalue": t.pvalue[s][keep].astype(float),
+                "pvalue_adjusted": t.pvalue_adjusted[s][keep].astype(float),
+                "mean_error_a": means[cheaper].astype(float),
+                "mean_error_b": means[costlier].astype(float),
+                "override": t.override[s][keep].astype(bool)}
 
     def edges(self):
         """Override edges ``(cheaper, costlier, statistic, pvalue)``; costlier wins."""

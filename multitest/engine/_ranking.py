@@ -27,7 +27,8 @@ from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
-__all__ = ["rank", "Ranking", "positions_only_sentence", "per_dataset_stage", "rank_datasets"]
+__all__ = ["rank", "Ranking", "positions_only_sentence", "per_dataset_stage", "rank_datasets",
+           "first_counts"]
 
 #: Mean errors of one data set closer than this (relative) are tied in the error ranks:
 #: the means of equal accuracies, computed in another order, differ in their last bits.
@@ -143,6 +144,33 @@ class Ranking:
     def __repr__(self):
         return (f"Ranking(final_order={list(self.final_order)}, datasets={len(self.datasets)}, "
                 f"test={self.settings.test!r}, alpha={self.settings.alpha})")
+
+
+def first_counts(ranking):
+    """On how many data sets each algorithm is first: ``{algorithm: count}``.
+
+    Counted from the order arrays (one look-up per data set, no tuple of names per data
+    set: 10,000 data sets x 100 algorithms in milliseconds).
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time")
+    >>> counts = first_counts(ranking)
+    >>> sum(counts.values()) == len(ranking.datasets)
+    True
+    >>> all(counts[a] == sum(r.order[0] == a for r in ranking.datasets) for a in counts)
+    True
+    """
+    counts = dict.fromkeys(ranking.algorithms, 0)
+    groups = {}
+    for r in ranking.datasets:   # the data sets of a ranking usually share one DataSetOrders
+        groups.setdefault(id(r.orders), (r.orders, r.algorithms, []))[2].append(r.index)
+    for orders, names, rows in groups.values():
+        found = np.bincount(orders.order[rows, 0], minlength=len(names))
+        for name, count in zip(names, found.tolist()):
+            counts[name] += count
+    return counts
 
 
 def resolve_results(results, datasets, algorithms, allow_missing=False):

@@ -25,6 +25,7 @@ from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
 from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
+from ..engine._ranking import first_counts
 from ._bayes import bayes_section_html
 from ._dot import _evidence
 from ._cd import power_warning
@@ -101,23 +102,25 @@ def _heading(entry):
 
 
 def _pair_rows(pairs, adjusted, bound=True):
-    """The ``<tr>`` of each pair of :meth:`~multitest.engine.DatasetResult.pairs`, as
-    :func:`_table` writes them: one format string a row, each name escaped once, the
-    numbers (digits, ``.``, ``e``, ``+``, ``-``, ``nan``, ``inf``: nothing to escape)
-    formatted straight into their cells."""
-    names = {}
-    for p in pairs:
-        for a in (p["a"], p["b"]):
-            if a not in names:
-                names[a] = _e(a)
+    """The ``<tr>`` of each pair of :meth:`~multitest.engine.DataSetResult.pair_columns`
+    (``pairs``), as :func:`_table` writes them: one format string a row, each name
+    escaped and each mean error formatted once, the numbers (digits, ``.``, ``e``, ``+``,
+    ``-``, ``nan``, ``inf``: nothing to escape) formatted straight into their cells."""
+    a, b = pairs["a"].tolist(), pairs["b"].tolist()
+    names = {name: _e(name) for name in set(a) | set(b)}
+    mean_a, mean_b = pairs["mean_error_a"].tolist(), pairs["mean_error_b"].tolist()
+    means = {value: format_number(value) for value in set(mean_a) | set(mean_b)}
     num = '</td><td class="num">'
-    return [f'<tr{_OVERRIDE_ROW if p["override"] else ""}><td>{names[p["a"]]}</td><td>'
-            f'{names[p["b"]]}</td><td class="num">{format_number(p["statistic"])}{num}'
-            f'{_e(format_p(p["pvalue"], bound))}'
-            + (f'{num}{_e(format_p(p["pvalue_adjusted"], bound))}' if adjusted else "")
-            + f'{num}{format_number(p["mean_error_a"])}{num}{format_number(p["mean_error_b"])}'
-            f'</td><td>{"yes" if p["override"] else ""}</td></tr>'
-            for p in pairs]
+    adjusted_p = pairs["pvalue_adjusted"].tolist() if adjusted else None
+    return [f'<tr{_OVERRIDE_ROW if override else ""}><td>{names[x]}</td><td>'
+            f'{names[y]}</td><td class="num">{format_number(statistic)}{num}'
+            f'{_e(format_p(p, bound))}'
+            + (f'{num}{_e(format_p(adjusted_p[k], bound))}' if adjusted else "")
+            + f'{num}{means[mean_a[k]]}{num}{means[mean_b[k]]}'
+            f'</td><td>{"yes" if override else ""}</td></tr>'
+            for k, (x, y, statistic, p, override) in enumerate(zip(
+                a, b, pairs["statistic"].tolist(), pairs["pvalue"].tolist(),
+                pairs["override"].tolist()))]
 
 
 _OVERRIDE_ROW = ' class="override"'
@@ -177,7 +180,7 @@ class _Figures:
 
 def _final_section(ranking, figs):
     sp = ranking.second_pass
-    firsts = {a: sum(r.order[0] == a for r in ranking.datasets) for a in ranking.algorithms}
+    firsts = first_counts(ranking)
     index = {a: i for i, a in enumerate(ranking.algorithms)}
     why = ranking.explanations
     rows = []
@@ -330,19 +333,21 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
                      f"{_e('; '.join(' = '.join(g) for g in r.cost_ties))}.</p>")
     parts.append(figs.html(f"override_{stem}", f"Override graph of {r.name}"))
     parts.append(figs.html(f"trace_{stem}", f"Sort trace of {r.name}"))
-    pairs = r.pairs()
-    if pairs:
+    pairs = r.pair_columns()
+    n_pairs = pairs["a"].size
+    if n_pairs:
         adjusted = settings.correction != "none"
         header = ["cheaper", "costlier", "statistic", number[0]] + (
             ["adjusted p"] if adjusted else []) + ["mean error (cheaper)",
                                                     "mean error (costlier)", "override"]
-        shown = pairs[:PAIRWISE_ROWS_LIMIT]
+        shown = {key: column[:PAIRWISE_ROWS_LIMIT] for key, column in pairs.items()}
+        n_shown = shown["a"].size
         parts.append("<details><summary>Pairwise tests "
-                     f"({len(pairs)} pairs, {sum(p['override'] for p in pairs)} overrides)"
+                     f"({n_pairs} pairs, {int(pairs['override'].sum())} overrides)"
                      "</summary>"
                      + _table(header, (), body=_pair_rows(shown, adjusted, number[1]))
-                     + ("" if len(pairs) <= len(shown) else
-                        f"<p>First {len(shown)} pairs shown; all are in pairwise.csv.</p>")
+                     + ("" if n_pairs <= n_shown else
+                        f"<p>First {n_shown} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
     rows = [[k, a, format_number(r.mean_errors[a]), f"{error_rank[a]:g}"]
             for k, a in enumerate(r.order, start=1)]

@@ -17,7 +17,6 @@ from ._pairwise_file import write_pairwise_arrays as write_pairwise_arrays
 from ._pairwise_file import pairwise_parts as pairwise_parts
 from ._summary import WHY_POSITIONS as WHY_POSITIONS
 from ._summary import summary_text as summary_text
-from ._summary import first_counts as first_counts
 from ._tables import PAIRWISE_COLUMNS as PAIRWISE_COLUMNS
 from ._tables import pairwise_frame as pairwise_frame
 from ._tables import stage_tables as stage_tables

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .._format import escape_terminal, format_rank, format_table, p_equals
 from ..engine._cost_ties import prior_text
+from ..engine._ranking import first_counts
 from ..inputs._results import WARNING_PREFIX
 
-__all__ = ["summary_text", "first_counts", "WHY_POSITIONS"]
+__all__ = ["summary_text", "WHY_POSITIONS"]
 
 #: The summary explains this many top positions (all are in result.json, the report and
 #: ``multitest explain OUT``).
@@ -25,33 +24,6 @@ def _shorten(items, separator):
     if len(items) <= _MAX_ITEMS:
         return separator.join(items)
     return f"{separator.join(items[:_MAX_ITEMS])}{separator}... ({len(items)} in all)"
-
-
-def first_counts(ranking):
-    """On how many data sets each algorithm is first: ``{algorithm: count}``.
-
-    Counted from the order arrays (one look-up per data set, no tuple of names per data
-    set: 10,000 data sets x 100 algorithms in milliseconds).
-
-    Examples
-    --------
-    >>> from multitest import example_results, rank
-    >>> ranking = rank(example_results(), "training_time")
-    >>> counts = first_counts(ranking)
-    >>> sum(counts.values()) == len(ranking.datasets)
-    True
-    >>> all(counts[a] == sum(r.order[0] == a for r in ranking.datasets) for a in counts)
-    True
-    """
-    counts = dict.fromkeys(ranking.algorithms, 0)
-    groups = {}
-    for r in ranking.datasets:   # the data sets of a ranking usually share one DataSetOrders
-        groups.setdefault(id(r.orders), (r.orders, r.algorithms, []))[2].append(r.index)
-    for orders, names, rows in groups.values():
-        found = np.bincount(orders.order[rows, 0], minlength=len(names))
-        for name, count in zip(names, found.tolist()):
-            counts[name] += count
-    return counts
 
 
 def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
