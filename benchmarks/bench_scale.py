@@ -27,8 +27,9 @@ Groups (``--only``):
   (the over-data-sets intervals): each size alternated with a base run of the same L
   above 20,000 pairwise results (:func:`base_datasets`), whose time (the work per pair
   of algorithms: second pass, explanations, overall figures) is the fixed part; the
-  start-up of a fresh program is measured apart.  Target: every size within 1.5x of
-  the median cost per test.
+  start-up of a fresh program is measured apart; beside each size, ``pandas.read_csv``
+  of the same inputs alone, per test (the floor of reading them).  Target: every size
+  within 1.5x of the median cost per test.
 - ``report``: ``--format svg --report`` at S = 1000 x L = 20 against the same
   ``rank`` without figures; target <= 5x.
 - ``cluster``, ``runner``: ``bench_cluster.py --runs 1`` (``rank --workers 2`` at 10^9
@@ -298,10 +299,21 @@ start = time.perf_counter()
 while len(times) < int(runs) or (len(times) < 25 and time.perf_counter() - start < 10):
     fixed.append(timed(tiny, tiny_order))       # the base input and the size alternated,
     times.append(timed(path, order))            # at least `runs` times and 10 s
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# The floor of any reader, after the peak is taken: pandas.read_csv of the same two
+# inputs, alternated (medians); one run of the largest sizes times no floor.
+read_fixed, read_s = [], []
+if int(runs) > 1:
+    import pandas
+    for _ in range(max(3, int(runs))):
+        for source, taken in ((tiny, read_fixed), (path, read_s)):
+            begin = time.perf_counter(); pandas.read_csv(source)
+            taken.append(time.perf_counter() - begin)
 print(json.dumps({"fixed": median([w for w, _ in fixed]), "s": median([w for w, _ in times]),
                   "fixed_cpu": median([c for _, c in fixed]),
-                  "cpu": median([c for _, c in times]),
-                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "cpu": median([c for _, c in times]), "peak_mb": peak,
+                  "read_fixed": median(read_fixed) if read_fixed else None,
+                  "read_s": median(read_s) if read_s else None}))
 """
 
 #: The sizes of the curve (S, L): 10^5 to 5 x 10^8 tests, and the shapes that had cliffs
@@ -335,13 +347,17 @@ def curve(workdir, runs, quick, max_tests, sizes=None):
     base) / (tests - base tests)``; the total per test is printed beside it, and the
     same per-test cost in CPU time (the process's threads and its reaped forked
     children): the wall time falls where a run starts using both CPUs.  The start-up of a fresh
-    ``multitest rank`` program is measured apart (``start-up``).
+    ``multitest rank`` program is measured apart (``start-up``).  Beside each size, the
+    same per-test cost of ``pandas.read_csv`` of the two inputs alone (alternated in the
+    same child, after the runs): the floor of any reader of that input, which grows as
+    rows per test, ``2 k / (L - 1)`` with ``k`` folds (about 1 row a test at L = 20, 0.2
+    at L = 100).
     """
     start = _csv(workdir, 2, 4)
     startup = median([_rank(*start, workdir / "startup")["wall_s"] for _ in range(max(runs, 3))])
     print(f"curve: start-up of a fresh `multitest rank` on 2 x 4: {startup:.2f} s "
           "(interpreter, imports, a tiny run; not in the per-test costs)", flush=True)
-    rows, cpu_rows = [], []
+    rows, cpu_rows, read_rows = [], [], []
     for S, L in sizes or CURVE_SIZES:
         tests = S * L * (L - 1) // 2
         if tests > (1e6 if quick else max_tests):
@@ -354,24 +370,30 @@ def curve(workdir, runs, quick, max_tests, sizes=None):
         more = tests - base_S * L * (L - 1) // 2
         per = (result["s"] - result["fixed"]) / more
         per_cpu = (result["cpu"] - result["fixed_cpu"]) / more
+        read = (None if result["read_s"] is None
+                else (result["read_s"] - result["read_fixed"]) / more)
         rows.append((S, L, per))
         cpu_rows.append(per_cpu)
+        read_rows.append(read)
         print(f"curve S={S:<6} L={L:<5} {tests:>12,} tests {result['s']:8.2f} s, "
               f"{1e9 * result['s'] / tests:8.1f} ns/test in all; fixed (S={base_S}) "
               f"{result['fixed']:.3f} s; per test {1e9 * per:7.1f} ns, of CPU "
-              f"{1e9 * per_cpu:7.1f} ns; peak {result['peak_mb']:.0f} MB", flush=True)
+              f"{1e9 * per_cpu:7.1f} ns; peak {result['peak_mb']:.0f} MB"
+              + ("" if read is None else
+                 f"; pandas.read_csv of the input alone {1e9 * read:.1f} ns/test"), flush=True)
         if S * L > 2e5:
             csv.unlink()
             csv.with_suffix(".order").unlink()
     if not rows:
         return
     middle, middle_cpu = median([per for *_, per in rows]), median(cpu_rows)
-    for (S, L, per), per_cpu in zip(rows, cpu_rows):
+    for (S, L, per), per_cpu, read in zip(rows, cpu_rows, read_rows):
         ok = middle / 1.5 <= per <= 1.5 * middle
         print(f"curve S={S:<6} L={L:<5} {1e9 * per:7.1f} ns/test = {per / middle:4.2f}x the "
               f"median{'' if QUICK else ('  within 1.5x' if ok else '  NOT within 1.5x')}; "
-              f"of CPU {1e9 * per_cpu:7.1f} ns/test = {per_cpu / middle_cpu:4.2f}x its median",
-              flush=True)
+              f"of CPU {1e9 * per_cpu:7.1f} ns/test = {per_cpu / middle_cpu:4.2f}x its median"
+              + ("" if read is None else f"; reading the input alone (pandas.read_csv) "
+                 f"{read / middle:4.2f}x the median"), flush=True)
     judged = [per for *_, per in rows]
     within = max(judged) <= 1.5 * middle and min(judged) >= middle / 1.5
     _say(f"curve {len(rows)} sizes, {rows[0][0]}x{rows[0][1]} to {rows[-1][0]}x{rows[-1][1]}: "
