@@ -77,6 +77,45 @@ def test_a_data_set_with_two_metrics_and_a_kind_are_refused():
         load_results(_frame(["auc"], [0.9, 0.8, 0.7, 0.6]), kind="accuracy")
 
 
+def _tabarena(metric_error):
+    """TabArena's and TabRepo's long layout: the error of each fold beside its metric's name
+    (1 - AUC for roc_auc, the loss itself for log_loss and rmse), and the training time."""
+    return pd.DataFrame({"dataset": np.repeat(["credit", "house", "wine"], 4),
+                         "fold": [0, 1] * 6, "method": ["a", "a", "b", "b"] * 3,
+                         "metric_error": metric_error,
+                         "metric": np.repeat(["roc_auc", "rmse", "log_loss"], 4),
+                         "time_train_s": np.arange(12, dtype=float)})
+
+
+def test_a_column_of_errors_beside_its_metric_is_kept_as_it_is():
+    # TabArena's metric_error is 1 - AUC already: turned by the direction of roc_auc it
+    # would become AUC again, and the AUC data sets would be ranked upside down.
+    values = [0.10, 0.12, 0.30, 0.28, 3.5, 3.7, 2.9, 3.1, 0.40, 0.45, 0.60, 0.62]
+    results = load_results(_tabarena(values), algorithm="method")
+    np.testing.assert_array_equal(results.errors.ravel(), values)   # a as is, then b
+    assert results.notes[0] == ("the values of column 'metric_error' are errors already (its "
+                                "name), kept as they are; column 'metric' names their metric: "
+                                "roc_auc; rmse; log_loss")
+    ranking = rank(results, ["b", "a"], test="kfold-t")
+    assert [r.mean_errors["a"] < r.mean_errors["b"] for r in ranking.datasets] == [
+        True, False, True]                                               # the errors given
+    # A column of any other name says so with kind='error'; with the default, its metric
+    # decides (1 - roc_auc), as for the AutoML benchmark's result column.
+    renamed = _tabarena(values).rename(columns={"metric_error": "result"})
+    kept = load_results(renamed, algorithm="method", kind="error")
+    np.testing.assert_array_equal(kept.errors.ravel(), values)
+    assert "(kind 'error')" in kept.notes[0]
+    turned = load_results(renamed, algorithm="method")
+    np.testing.assert_allclose(turned.errors[0].ravel(), [0.9, 0.88, 0.7, 0.72])
+    # Still one metric per data set, and no other kind beside a metric column.
+    mixed = _tabarena(values)
+    mixed.loc[3, "metric"] = "rmse"
+    with pytest.raises(InputError, match="row 3, field 'metric': data set mixes metrics"):
+        load_results(mixed, algorithm="method")
+    with pytest.raises(MultitestError, match="`kind` 'accuracy'.*or say 'error'"):
+        load_results(_tabarena(values), algorithm="method", kind="accuracy")
+
+
 def test_cli_higher_is_better(tmp_path, capsys):
     path = tmp_path / "r.csv"
     _frame(["kappa", "kappa"], [0.9, 0.8, 0.7, 0.6, 0.5, 0.6, 0.7, 0.8]).to_csv(path,

@@ -110,7 +110,7 @@ def metric_direction(name, higher_is_better=(), lower_is_better=()):
 
 
 def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), datasets=None,
-                  source=None, row_offset=0, field="metric"):
+                  source=None, row_offset=0, field="metric", as_errors=False):
     """Errors from values and the metric of each row, and the sentences stating the rules.
 
     Parameters
@@ -125,12 +125,18 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         Data set code of each row: a data set mixing two metrics is refused.
     source, row_offset, field
         Where the rows come from, for the messages.
+    as_errors : bool, default False
+        The values are errors already (a column of errors beside the name of
+        the metric each measures, as TabArena's ``metric_error``): kept as they
+        are whatever the metric's direction, which need not be known; the
+        metrics are only checked (named, one per data set).
 
     Returns
     -------
     errors : ndarray of float, shape (n,)
     notes : tuple of str
-        One sentence per metric, in order of first appearance.
+        One sentence per metric, in order of first appearance (with
+        ``as_errors``, the metric's name).
 
     Raises
     ------
@@ -159,6 +165,9 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         if not name:
             raise InputError("empty metric name", source=source, row=first + row_offset,
                              field=field)
+        if as_errors:
+            notes.append(name)
+            continue
         direction = metric_direction(name, higher_is_better, lower_is_better)
         if direction is None:
             raise InputError(f"metric '{abbreviate(name)}' has no known direction: say "

@@ -35,7 +35,8 @@ __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_AB
 #: How the value column is turned into an error (lower is better).
 VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
 
-_ERROR_NAMES = ("error", "err", "loss", "error_rate")
+#: Names of value columns holding errors (``metric_error``: TabArena's and TabRepo's).
+_ERROR_NAMES = ("error", "err", "loss", "error_rate", "metric_error")
 _ACCURACY_NAMES = ("accuracy", "acc", "score")
 #: Value columns beside a ``metric`` column, in order of preference.
 _METRIC_VALUE_NAMES = ("result", "value", "score")
@@ -172,19 +173,23 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         per data set and algorithm, and no per-data-set test is possible.
     value : str, optional
         Column holding the value.  By default the only column named one of
-        ``error, err, loss, error_rate, accuracy, acc, score``.
+        ``error, err, loss, error_rate, metric_error, accuracy, acc, score``.
     kind : {'auto', 'error', 'accuracy', 'accuracy-percent'}
         How to turn the value into an error: as is, ``1 - accuracy`` or
         ``100 - accuracy``.  ``'auto'`` decides from the column name
         (accuracy-like names are accuracies, in percent when any value
         exceeds 1).
     metric : str
-        Column naming each row's metric, when present (then ``kind`` must be
-        ``'auto'``): each value becomes an error by the direction of its
-        metric (:func:`multitest.inputs.metric_errors`), and the value column
-        defaults to the one named ``result``, ``value`` or ``score``.  The
-        AutoML benchmark layout (``task, framework, fold, result, metric``)
-        is recognised by its header (:func:`multitest.inputs.read_automl`).
+        Column naming each row's metric, when present: each value becomes an
+        error by the direction of its metric
+        (:func:`multitest.inputs.metric_errors`), and the value column
+        defaults to the one named ``result``, ``value`` or ``score``.  A value
+        column named as errors (``error``, ``loss``, ``metric_error``... as
+        TabArena and TabRepo write them), or ``kind='error'``, holds errors
+        already: they are kept as they are and the metric only named (one per
+        data set); other kinds are refused beside a metric column.  The AutoML
+        benchmark layout (``task, framework, fold, result, metric``) is
+        recognised by its header (:func:`multitest.inputs.read_automl`).
     higher_is_better, lower_is_better : sequence of str
         Directions of metrics that are not well known (``auc``, ``logloss``...).
     allow_missing : bool, default False
@@ -311,18 +316,24 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
         return _assemble(keys, errors, columns, name, row_offset,
                          notes=_scale_notes(values, kind, keys["dataset"]), unused=unused,
                          **missing)
-    if rule.kind != "auto":
+    if rule.kind not in ("auto", "error"):
         raise MultitestError(f"`kind` {rule.kind!r}: the results name each row's metric "
                              f"(column '{columns['metric']}'), which decides the direction; "
-                             "leave kind out")
+                             "leave kind out (or say 'error': the values are errors already)")
+    # A value column named as errors (or kind 'error') holds errors already: turning them
+    # by the metric's direction would make 1 - (1 - AUC) of TabArena's metric_error.
+    as_errors = rule.kind == "error" or columns["value"].lower() in _ERROR_NAMES
     errors, notes = metric_errors(
         values, frame[columns["metric"]].astype(str).to_numpy(),
         higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
         datasets=keys["dataset"][0], source=name, row_offset=row_offset,
-        field=columns["metric"])
-    return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing, notes=(
-        "errors from the metric of each row (column '" + columns["metric"] + "'): "
-        + "; ".join(notes),))
+        field=columns["metric"], as_errors=as_errors)
+    why = "kind 'error'" if rule.kind == "error" else "its name"
+    intro = (f"the values of column '{columns['value']}' are errors already ({why}), kept as "
+             f"they are; column '{columns['metric']}' names their metric: " if as_errors else
+             f"errors from the metric of each row (column '{columns['metric']}'): ")
+    return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing,
+                     notes=(intro + "; ".join(notes),))
 
 
 def _header(name):
