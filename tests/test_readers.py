@@ -116,6 +116,31 @@ def test_a_column_of_errors_beside_its_metric_is_kept_as_it_is():
         load_results(_tabarena(values), algorithm="method", kind="accuracy")
 
 
+def test_a_tabrepo_file_ranks_from_the_command_line_by_its_training_times(tmp_path, capsys):
+    # TabRepo's and TabArena's long layout names the algorithms 'framework' (or 'method')
+    # beside metric_error and metric; the costs come from the same column resolution.
+    frame = _tabarena([0.20, 0.22, 0.15, 0.16, 3.1, 3.0, 3.4, 3.5, 0.5, 0.6, 0.7, 0.8])
+    path = tmp_path / "tabrepo.csv"
+    frame.rename(columns={"method": "framework"}).assign(
+        metric_error_val=0.0, problem_type="binary").to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["rank", str(path), "--costs", "column:time_train_s", "--test", "kfold-t",
+                 "--out", str(out), "-q"]) == 0
+    printed = capsys.readouterr().out
+    assert ("column 'framework' names the algorithms (TabRepo's and TabArena's layout, with "
+            "no column 'algorithm')") in printed
+    assert "the values of column 'metric_error' are errors already" in printed
+    costs = pd.read_csv(out / "costs.csv").set_index("dataset")
+    # mean training time over the two folds: a 0.5, 4.5, 8.5; b 2.5, 6.5, 10.5
+    assert costs.loc["credit"].tolist() == [0.5, 2.5] and costs.loc["wine"].tolist() == [8.5, 10.5]
+    means = pd.read_csv(out / "mean_errors.csv").set_index("dataset")
+    np.testing.assert_allclose(means.loc["credit"].to_numpy(), [0.21, 0.155])
+    # A column 'algorithm' is used when there is one; a file naming both is not guessed at.
+    both = frame.assign(framework=frame["method"])
+    with pytest.raises(InputError, match="missing column 'algorithm'"):
+        load_results(both)
+
+
 def test_cli_higher_is_better(tmp_path, capsys):
     path = tmp_path / "r.csv"
     _frame(["kappa", "kappa"], [0.9, 0.8, 0.7, 0.6, 0.5, 0.6, 0.7, 0.8]).to_csv(path,

@@ -2,6 +2,7 @@
 
 from ._automl import AUTOML_COLUMNS as AUTOML_COLUMNS
 from ._automl import is_automl_file as is_automl_file
+from ._automl import layout_algorithm as layout_algorithm
 from ._automl import read_automl as read_automl
 from ._cost_tables import COLUMN_PREFIX as COLUMN_PREFIX
 from ._cost_tables import as_profile as as_profile

@@ -1,4 +1,5 @@
-"""The result layout of the AutoML benchmark (``task, framework, fold, result, metric, ...``).
+"""The result layout of the AutoML benchmark (``task, framework, fold, result, metric, ...``),
+and the column naming the algorithms in TabRepo's and TabArena's (:func:`layout_algorithm`).
 
 The benchmark's ``results.csv`` has one row per (task, framework, fold) with the score
 in ``result`` (higher is better: losses are negated, as ``neg_logloss``), its name in
@@ -33,11 +34,37 @@ import pandas as pd
 from .._errors import InputError, abbreviate
 from ._rows import _raise_ragged
 
-__all__ = ["AUTOML_COLUMNS", "is_automl_file", "read_automl"]
+__all__ = ["AUTOML_COLUMNS", "is_automl_file", "read_automl", "layout_algorithm"]
 
 #: Role of :func:`multitest.load_results` -> column of the AutoML benchmark layout.
 AUTOML_COLUMNS = {"dataset": "task", "algorithm": "framework", "fold": "fold",
                   "value": "result", "metric": "metric"}
+
+#: The column naming the algorithms in TabRepo's and TabArena's result tables (``dataset,
+#: fold, framework|method, metric_error, metric, time_train_s, ...``: errors already,
+#: beside their metric), which have no ``algorithm`` column.
+LAYOUT_ALGORITHMS = ("framework", "method")
+
+
+def layout_algorithm(columns, algorithm="algorithm", metric="metric"):
+    """``algorithm``, or the column naming the algorithms of a TabRepo or TabArena table
+    (one of :data:`LAYOUT_ALGORITHMS`, beside ``metric_error`` and ``metric``) when
+    ``algorithm`` is the default name and absent.
+
+    Examples
+    --------
+    >>> layout_algorithm(["dataset", "fold", "framework", "metric_error", "metric"])
+    'framework'
+    >>> layout_algorithm(["dataset", "fold", "framework", "result", "metric"])
+    'algorithm'
+    """
+    present = [str(c) for c in columns]
+    if (algorithm != "algorithm" or algorithm in present or metric not in present
+            or "metric_error" not in present):
+        return algorithm
+    found = [c for c in LAYOUT_ALGORITHMS if c in present]
+    return found[0] if len(found) == 1 else algorithm
+
 
 #: The metric of a task type, when a file has ``type`` but no ``metric`` (the
 #: benchmark's defaults, losses negated).

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, MultitestError
-from ._automl import is_automl_file, read_automl
+from ._automl import is_automl_file, layout_algorithm, read_automl
 from .._format import restore_cell
 from ._costs import (MAX_COST, CostProfile, _number, _show, load_profile, profile_from_order,
                      too_large)
@@ -232,13 +232,14 @@ def profile_from_column(results, column, name=None):
         except FileNotFoundError:
             raise InputError("no such file", source=source) from None
         offset = 2
-    missing = [c for c in ("dataset", "algorithm", column) if c not in frame.columns]
+    keys = ("dataset", layout_algorithm(frame.columns))
+    missing = [c for c in (*keys, column) if c not in frame.columns]
     if missing:
         raise InputError(f"no column {missing[0]!r} for the costs; columns are "
                          f"{', '.join(map(str, frame.columns))}", source=source,
                          row=1 if offset else None, field=missing[0])
     values = _cost_column(frame, column, source, offset)
-    groups = [frame[c].astype(str).str.strip().map(restore_cell) for c in ("dataset", "algorithm")]
+    groups = [frame[c].astype(str).str.strip().map(restore_cell) for c in keys]
     means = values.groupby(groups, sort=False).mean()
     if means.isna().any():
         dataset, algorithm = means.index[means.isna().to_numpy()][0]

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
 from .._progress import progress
-from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file
+from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file, layout_algorithm
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
                      _first_bad, _key_columns, _numeric, _refuse, _strip_names)
@@ -305,6 +305,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
         present = list(frame.columns)
         columns = dict(columns, algorithm="algorithm", value="value", replication=None,
                        fold=None, metric=None)
+    asked = columns["algorithm"]
     columns = _resolve_columns(present, name, **columns)
     values, first_blank = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
@@ -332,8 +333,11 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     intro = (f"the values of column '{columns['value']}' are errors already ({why}), kept as "
              f"they are; column '{columns['metric']}' names their metric: " if as_errors else
              f"errors from the metric of each row (column '{columns['metric']}'): ")
+    layout = (() if columns["algorithm"] == asked else (
+        f"column '{columns['algorithm']}' names the algorithms (TabRepo's and TabArena's "
+        f"layout, with no column '{asked}')",))
     return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing,
-                     notes=(intro + "; ".join(notes),))
+                     notes=(*layout, intro + "; ".join(notes)))
 
 
 def _header(name):
@@ -636,6 +640,7 @@ def _one_role_per_column(columns):
 
 
 def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
+    algorithm = layout_algorithm(present, algorithm, metric)
     for field, column in (("dataset", dataset), ("algorithm", algorithm)):
         if column not in present:
             raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
