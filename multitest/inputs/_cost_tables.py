@@ -198,7 +198,8 @@ def profile_from_column(results, column, name=None):
     Parameters
     ----------
     results : str, os.PathLike or pandas.DataFrame
-        Long-format results with ``dataset`` and ``algorithm`` columns.
+        Long-format results with ``dataset`` and ``algorithm`` columns (or the
+        column :func:`multitest.inputs.layout_algorithm` finds).
     column : str
         The column holding a cost per fold (e.g. ``fit_time``).
 

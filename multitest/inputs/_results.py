@@ -165,7 +165,11 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         without Parquet files (:func:`csv_parts`, each holding whole data
         sets, joined by :func:`join_parts`) or a data frame.
     dataset, algorithm : str
-        Column names of the data set and the algorithm.
+        Column names of the data set and the algorithm.  Without a column
+        ``algorithm`` (the default), TabRepo's and TabArena's tables name the
+        algorithms ``framework`` or ``method`` beside ``metric_error`` and
+        ``metric`` (:func:`multitest.inputs.layout_algorithm`; stated in the
+        notes).
     replication, fold : str or None
         Column names identifying a fold.  With both present a fold is
         (replication, fold), as in 5x2 cv; with only ``fold`` present there is
