@@ -21,11 +21,11 @@ from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file, layout_algorithm
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
-                     _first_bad, _key_columns, _numeric, _refuse, _strip_names)
+                     _key_columns, _numeric, _refuse, _strip_names)
 from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
-from ._metrics import metric_errors
+from ._metrics import column_errors, metric_errors
 from ._parts import csv_parts, join_parts
 from ._rows import _csv_rows, _raise_ragged, check_file_or_folder
 
@@ -253,8 +253,10 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         return _load_parquet_folder(name, columns, kind, allow_missing)
     if is_automl_file(name):
         layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
-        return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False,
-                     missing_ok=allow_missing)
+        frame, notes = automl_frame(name, higher_is_better=kind.higher_is_better,
+                                    lower_is_better=kind.lower_is_better)
+        return _load(frame, name, 2, dict(columns, **layout), kind, fast=False,
+                     missing_ok=allow_missing, notes_before=notes)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
     # value, a ragged row, a missing fold, an unreadable file...) falls back to
@@ -301,7 +303,7 @@ class _ValueRule:
 
 
 def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
-          missing_ok=False):
+          missing_ok=False, notes_before=()):
     present = list(frame.columns) if present is None else present
     algorithms = _wide_columns(present, columns)
     if algorithms:
@@ -316,11 +318,12 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     unused = _unused_key_columns(present, columns)
     missing = {"missing_ok": missing_ok, "first_blank": first_blank}
     if columns["metric"] is None:
-        kind = _resolve_kind(rule.kind, columns["value"])
-        errors = _to_error(values, kind, columns["value"], name, row_offset)
-        return _assemble(keys, errors, columns, name, row_offset,
-                         notes=_scale_notes(values, kind, keys["dataset"]), unused=unused,
-                         **missing)
+        errors, notes = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
+                                      columns["value"], datasets=keys["dataset"],
+                                      lower_is_better=rule.lower_is_better, source=name,
+                                      row_offset=row_offset)
+        return _assemble(keys, errors, columns, name, row_offset, notes=(*notes_before, *notes),
+                         unused=unused, **missing)
     if rule.kind not in ("auto", "error"):
         raise MultitestError(f"`kind` {rule.kind!r}: the results name each row's metric "
                              f"(column '{columns['metric']}'), which decides the direction; "
@@ -328,11 +331,13 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     # A value column named as errors (or kind 'error') holds errors already: turning them
     # by the metric's direction would make 1 - (1 - AUC) of TabArena's metric_error.
     as_errors = rule.kind == "error" or columns["value"].lower() in _ERROR_NAMES
+    codes, datasets = keys["dataset"]
     errors, notes = metric_errors(
         values, frame[columns["metric"]].astype(str).to_numpy(),
         higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
-        datasets=keys["dataset"][0], source=name, row_offset=row_offset,
-        field=columns["metric"], as_errors=as_errors)
+        datasets=np.asarray(datasets, dtype=object)[codes], source=name,
+        row_offset=row_offset, field=columns["metric"], as_errors=as_errors,
+        value_field=columns["value"])
     why = "kind 'error'" if rule.kind == "error" else "its name"
     intro = (f"the values of column '{columns['value']}' are errors already ({why}), kept as "
              f"they are; column '{columns['metric']}' names their metric: " if as_errors else
@@ -341,7 +346,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
         f"column '{columns['algorithm']}' names the algorithms (TabRepo's and TabArena's "
         f"layout, with no column '{asked}')",))
     return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing,
-                     notes=(*layout, intro + "; ".join(notes)))
+                     notes=(*notes_before, *layout, intro + "; ".join(notes)))
 
 
 def _header(name):
@@ -478,7 +483,6 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
     columns = _resolve_columns(list(raw), name, **columns)
     if columns["metric"] is not None:
         raise _Fallback   # a metric per row: the text path
-    kind = _resolve_kind(rule.kind, columns["value"])
     values = _fast_values(numbers.pop(raw[columns["value"]]))
     keys = {role: _strip_names(*names.pop(raw[columns[role]]))
             for role in ("dataset", "algorithm")}
@@ -486,9 +490,11 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
         column = None if columns[role] is None else numbers.pop(raw[columns[role]])
         keys[role] = column if column is None or column.dtype == np.int32 else \
             _fast_integers(column)
-    errors = _to_error(values, kind, columns["value"], name, row_offset)
-    return _assemble(keys, errors, columns, name, row_offset,
-                     notes=_scale_notes(values, kind, keys["dataset"]),
+    errors, notes = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
+                                  columns["value"], datasets=keys["dataset"],
+                                  lower_is_better=rule.lower_is_better, source=name,
+                                  row_offset=row_offset)
+    return _assemble(keys, errors, columns, name, row_offset, notes=notes,
                      unused=_unused_key_columns(list(raw), columns), missing_ok=missing_ok)
 
 
@@ -765,24 +771,6 @@ def _resolve_kind(kind, value_column):
     return "accuracy" if value_column.lower() in _ACCURACY_NAMES else "error"
 
 
-def _to_error(values, kind, column, name, row_offset):
-    if kind == "error":
-        return values
-    if kind == "accuracy-percent" and values.size and np.nanmax(values) <= 1:
-        raise InputError("kind accuracy-percent, but every value is at most 1: these are "
-                         "accuracies between 0 and 1, not percentages (use kind accuracy)",
-                         source=name, field=column)
-    percent = kind == "accuracy-percent" or (
-        kind == "accuracy" and np.max(values, initial=-np.inf, where=~np.isnan(values)) > 1)
-    top = 100.0 if percent else 1.0
-    bad = (values < 0) | (values > top)
-    if bad.any():
-        i = np.flatnonzero(bad)[0]
-        raise InputError(f"accuracy {values[i]:g} is outside [0, {top:g}]", source=name,
-                         row=_first_bad(bad, row_offset), field=column)
-    return top - values
-
-
 #: A note of the input that is a warning starts so (the summary prints it as one).
 WARNING_PREFIX = "warning: "
 
@@ -796,25 +784,6 @@ def _unused_key_columns(present, columns):
     used = {c for c in columns.values() if c is not None}
     return [c for c in present if str(c).strip().lower() in KEY_LIKE_COLUMNS
             and str(c).strip() not in used]
-
-
-def _scale_notes(values, kind, dataset_keys):
-    """A warning naming each data set of accuracies within 0..1 among percentages.
-
-    Only accuracies: an error rate below 1 % is common (0.4 % on mushroom), an accuracy
-    below 1 % is not.
-    """
-    if kind == "error" or np.isnan(values).all() or np.nanmax(values) <= 1 \
-            or np.nanmin(values) > 1:
-        return ()
-    codes, names = dataset_keys
-    highest = pd.Series(values).groupby(np.asarray(codes)).max()
-    low = [names[i] for i in highest.index[highest.to_numpy() <= 1].tolist()]
-    if not low:
-        return ()
-    return (f"{WARNING_PREFIX}data set(s) {', '.join(map(abbreviate, low))} have every accuracy "
-            f"within 0..1 while the others reach {np.nanmax(values):g}: they are read as "
-            "percentages (errors near 100); if they are fractions, multiply them by 100",)
 
 
 def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=(), missing_ok=False,
