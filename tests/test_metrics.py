@@ -249,3 +249,17 @@ def test_cli_ranks_the_older_file_into_the_mean_errors_by_hand(tmp_path, capsys)
     pd.testing.assert_frame_equal(means, expected, atol=1e-12)
     assert "multiclass: logloss (as it is: result equals column logloss)" in \
         capsys.readouterr().out
+
+
+def test_a_cross_validate_accuracy_above_one_is_refused():
+    # the layout the scikit-learn readers write (a metric column), from plain dicts of
+    # cross_validate's keys: one accuracy of 1.5 among 0.8-0.9 was read as percent
+    from multitest.inputs import from_cross_validate
+
+    study = {"tree": {"test_score": np.array([0.81, 1.5, 0.84]), "fit_time": np.ones(3)},
+             "forest": {"test_score": np.array([0.91, 0.88, 0.90]), "fit_time": np.ones(3)}}
+    frame = from_cross_validate(study, "iris", metric="accuracy")
+    with pytest.raises(InputError, match=r"row 1, field 'score': accuracy 1.5 is outside "
+                                         r"\[0, 1\], the scale of the other 5 value\(s\) of "
+                                         r"data set 'iris' \(fractions\)"):
+        load_results(frame)

@@ -195,9 +195,10 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         The metric of each row.
     higher_is_better, lower_is_better : sequence of str
         Directions of metrics the table does not know (or overriding it).
-    datasets : ndarray, shape (n,), optional
-        Data set of each row (names, or codes): a data set mixing two metrics
-        is refused, and the messages of two scales name the data sets.
+    datasets : ndarray, shape (n,), or (codes, names), optional
+        Data set of each row (its name, or its code and the names of the
+        codes): a data set mixing two metrics is refused, and the messages of
+        two scales name the data sets.
     source, row_offset, field
         Where the rows come from, for the messages (`field`: the metric column).
     as_errors : bool, default False
@@ -234,7 +235,8 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         raise MultitestError(f"metric(s) {', '.join(sorted(both))} named both higher and lower "
                              "is better")
     codes, names = _codes([metric_key(m) for m in metrics])
-    labels = None if datasets is None else np.asarray(datasets)
+    labels, dataset_names = datasets if isinstance(datasets, tuple) else (datasets, None)
+    labels = None if labels is None else np.asarray(labels)
     if labels is not None:
         _check_one_metric_per_dataset(labels, codes, names, source, row_offset, field)
     errors = np.asarray(values, dtype=float).copy()
@@ -246,7 +248,8 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
             raise InputError("empty metric name", source=source, row=int(rows[0]) + row_offset,
                              field=field)
         direction = metric_direction(name, higher_is_better, lower_is_better)
-        part = None if labels is None else labels[rows]
+        part = None if labels is None else (
+            labels[rows] if dataset_names is None else (labels[rows], dataset_names))
         if as_errors:
             _check_errors(errors[rows], direction, name, value_field, part, rows, where)
             notes.append(name)
@@ -280,7 +283,8 @@ def column_errors(values, kind, column, *, datasets=None, lower_is_better=(), so
         known = METRIC_DIRECTIONS.get(metric_key(column))
         if known is not None and not known.higher_is_better and not declared:
             checked_scale(values, known, column, datasets, rows, **where,
-                          hint=f" (a signed quantity: say --lower-is-better {abbreviate(column)})")
+                          hint=f"; if it is a signed quantity, say --lower-is-better "
+                               f"{abbreviate(column)}")
         return values, ()
     if kind == "accuracy-percent":
         if values.size and np.nanmax(values) <= 1:

@@ -331,13 +331,11 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     # A value column named as errors (or kind 'error') holds errors already: turning them
     # by the metric's direction would make 1 - (1 - AUC) of TabArena's metric_error.
     as_errors = rule.kind == "error" or columns["value"].lower() in _ERROR_NAMES
-    codes, datasets = keys["dataset"]
     errors, notes = metric_errors(
         values, frame[columns["metric"]].astype(str).to_numpy(),
         higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
-        datasets=np.asarray(datasets, dtype=object)[codes], source=name,
-        row_offset=row_offset, field=columns["metric"], as_errors=as_errors,
-        value_field=columns["value"])
+        datasets=keys["dataset"], source=name, row_offset=row_offset,
+        field=columns["metric"], as_errors=as_errors, value_field=columns["value"])
     why = "kind 'error'" if rule.kind == "error" else "its name"
     intro = (f"the values of column '{columns['value']}' are errors already ({why}), kept as "
              f"they are; column '{columns['metric']}' names their metric: " if as_errors else
