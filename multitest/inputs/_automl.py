@@ -3,9 +3,12 @@ and the column naming the algorithms in TabRepo's and TabArena's (:func:`layout_
 
 The benchmark's ``results.csv`` has one row per (task, framework, fold) with the score
 in ``result`` (higher is better: losses are negated, as ``neg_logloss``), its name in
-``metric`` (older files name the task ``type`` instead: binary, multiclass or
-regression), the time of the fold in ``duration`` (seconds) and the error of a failed
-fold in ``info``; a failed fold has an empty ``result``, read as a missing value.
+``metric``, the time of the fold in ``duration`` (seconds) and the error of a failed
+fold in ``info``; a failed fold has an empty ``result``, read as a missing value.  Older
+files name the task ``type`` instead (binary, multiclass or regression) and hold a
+multiclass task's log-loss as it is (their ``logloss`` column equals ``result``): the
+metric of each type is then read from the data and stated in a note
+(:func:`automl_frame`).
 :func:`multitest.load_results` and ``multitest rank FILE`` recognise the layout by its
 header, with no option; ``--costs column:duration`` ranks by the durations.
 
@@ -220,13 +223,17 @@ def read_automl(source):
     pandas.DataFrame
         Columns ``dataset`` (the task), ``algorithm`` (the framework), ``fold``,
         ``result``, ``metric`` and every other column of the file, as text, one
-        row per line of the file; an empty ``result`` is a failed fold.
+        row per line of the file; an empty ``result`` is a failed fold.  A file
+        without ``metric`` gets the metric of each task's ``type``, a loss or its
+        negation as the data say (:func:`multitest.load_results` of the file
+        states the rule in a note).
         :func:`multitest.rank` takes it with ``costs="column:duration"``.
 
     Raises
     ------
     InputError
-        An unreadable file, or a header without the layout's columns.
+        An unreadable file, a header without the layout's columns, or (without
+        ``metric``) an unknown task type or results whose sign contradicts itself.
     """
     source = os.fspath(source) if isinstance(source, os.PathLike) else source
     frame, _ = automl_frame(source)
