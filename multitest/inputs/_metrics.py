@@ -252,7 +252,8 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         part = None if labels is None else (
             labels[rows] if dataset_names is None else (labels[rows], dataset_names))
         if as_errors:
-            _check_errors(errors[rows], direction, name, value_field, part, rows, where)
+            _check_errors(errors[rows], direction, name, value_field, part, rows, where,
+                          lower_is_better)
             notes.append(name)
             continue
         if direction is None:
@@ -267,25 +268,17 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
     return errors, tuple(notes)
 
 
-def column_errors(values, kind, column, *, datasets=None, lower_is_better=(), source=None,
-                  row_offset=0):
+def column_errors(values, kind, column, *, datasets=None, source=None, row_offset=0):
     """``(errors, notes)`` of a value column without a metric column, by its `kind`.
 
     ``'accuracy'`` is a bounded score (within [0, 1], or in percent when the
     whole column is: stated in a note), ``'accuracy-percent'`` one in percent;
-    ``'error'`` is kept as it is, checked to be at least 0 when the column is
-    named as errors (``error``, ``loss``, ``metric_error``...) unless the user
-    says it is a signed quantity (`lower_is_better` naming the column).
+    ``'error'`` is kept as it is: multitest's own long table, whose errors may
+    be any lower-is-better quantity (a signed difference to a reference...).
     """
     rows = np.arange(len(values))
     where = {"source": source, "row_offset": row_offset, "field": column}
     if kind == "error":
-        declared = metric_key(column) in {metric_key(n) for n in lower_is_better}
-        known = METRIC_DIRECTIONS.get(metric_key(column))
-        if known is not None and not known.higher_is_better and not declared:
-            checked_scale(values, known, column, datasets, rows, **where,
-                          hint=f"; if it is a signed quantity, say --lower-is-better "
-                               f"{abbreviate(column)}")
         return values, ()
     if kind == "accuracy-percent":
         if values.size and np.nanmax(values) <= 1:
@@ -301,9 +294,11 @@ def column_errors(values, kind, column, *, datasets=None, lower_is_better=(), so
     return _SCORE.to_error(values, scale), (note,)
 
 
-def _check_errors(errors, direction, name, value_field, datasets, rows, where):
+def _check_errors(errors, direction, name, value_field, datasets, rows, where,
+                  lower_is_better):
     """Check errors of metric `name` kept as they are (``as_errors``): against the errors
-    the metric can have, and against the domain of the value column's own name."""
+    the metric can have, and against the domain of the value column's own name unless
+    `lower_is_better` names it (a signed quantity)."""
     if direction is not None:
         # Errors in fractions only (as TabArena and TabRepo write them): an error below 1 %
         # is common, so fractions among percentages cannot be told from a mistyped value.
@@ -311,9 +306,13 @@ def _check_errors(errors, direction, name, value_field, datasets, rows, where):
         errors_of = MetricDirection(higher_is_better=False, low=low, high=high)
         checked_scale(errors, errors_of, f"{value_field or 'error'} of {name}", datasets, rows,
                       **where)
-    own = None if value_field is None else METRIC_DIRECTIONS.get(metric_key(value_field))
+    signed = value_field is None or metric_key(value_field) in {metric_key(n)
+                                                                for n in lower_is_better}
+    own = None if signed else METRIC_DIRECTIONS.get(metric_key(value_field))
     if own is not None and not own.higher_is_better:
-        checked_scale(errors, own, f"{value_field} of {name}", datasets, rows, **where)
+        checked_scale(errors, own, f"{value_field} of {name}", datasets, rows, **where,
+                      hint=f"; if it is a signed quantity, say --lower-is-better "
+                           f"{abbreviate(value_field)}")
 
 
 def _codes(keys):
