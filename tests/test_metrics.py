@@ -267,3 +267,16 @@ def test_a_cross_validate_accuracy_above_one_is_refused():
                                          r"\[0, 1\], the scale of the other 5 value\(s\) of "
                                          r"data set 'iris' \(fractions\)"):
         load_results(frame)
+
+
+def test_a_cross_validate_neg_log_loss_holding_positive_values_is_refused():
+    # cross_validate(scoring="neg_log_loss") gives the log-loss negated; a positive value
+    # (the loss itself) was ranked upside down: the worst model best
+    from multitest.inputs import from_cross_validate
+
+    study = {"tree": {"test_neg_log_loss": np.array([0.61, 0.58, 0.64])},
+             "forest": {"test_neg_log_loss": np.array([0.31, 0.28, 0.30])}}
+    frame = from_cross_validate(study, "iris", metric="neg_log_loss")
+    with pytest.raises(InputError, match=r"^<DataFrame>, row 0, field 'score': neg_log_loss 0.61 "
+                                         r"is outside its domain: at most 0"):
+        load_results(frame)

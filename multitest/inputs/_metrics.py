@@ -19,7 +19,8 @@ Examples
 >>> errors, notes = metric_errors(np.array([0.9, 0.3]), np.array(["auc", "logloss"]))
 >>> errors.round(2).tolist()
 [0.1, 0.3]
->>> print(*notes, sep="\n")
+>>> for note in notes:
+...     print(note)
 auc: higher is better, error = 1 - auc (values within [0, 1])
 logloss: lower is better, as is (values at least 0)
 """
