@@ -65,33 +65,34 @@ def test_r2_becomes_one_minus_r2_and_is_at_most_one():
 
 # -- a value outside its metric's domain: one line naming file, row, field, metric, bound --
 
-def _automl(name):
-    return pd.read_csv(FIXTURES / name, dtype=str, keep_default_na=False)
+def _edited(tmp_path, name, rows, text):
+    """Fixture `name` with `text` in the ``result`` of `rows` (positions), as results.csv."""
+    frame = pd.read_csv(FIXTURES / name, dtype=str, keep_default_na=False)
+    frame.loc[rows, "result"] = text
+    frame.to_csv(tmp_path / "results.csv", index=False)
+    return tmp_path / "results.csv"
 
 
 def test_a_neg_logloss_row_holding_a_positive_value_is_refused(tmp_path):
-    frame = _automl("automl_newer.csv")
-    frame.loc[13, "result"] = "0.46"      # vehicle, RandomForest, fold 1: -0.46 in the file
-    frame.to_csv(tmp_path / "results.csv", index=False)
+    # vehicle, RandomForest, fold 1: -0.46 in the file
+    path = _edited(tmp_path, "automl_newer.csv", 13, "0.46")
     # line 15 of the file (header = line 1); today read as an error of -0.46
     with pytest.raises(InputError, match=r"results.csv, row 15, field 'result': neg_logloss 0.46 "
                                          r"is outside its domain: at most 0 \(a negated loss"):
-        load_results(tmp_path / "results.csv")
+        load_results(path)
 
 
 def test_one_auc_above_one_is_refused_not_read_as_percent(tmp_path):
-    frame = _automl("automl_newer.csv")
-    frame.loc[5, "result"] = "1.7"        # credit-g, RandomForest, fold 1 (0.82)
-    frame.to_csv(tmp_path / "results.csv", index=False)
+    # credit-g, RandomForest, fold 1 (0.82 in the file)
+    path = _edited(tmp_path, "automl_newer.csv", 5, "1.7")
     with pytest.raises(InputError, match=r"row 7, field 'result': auc 1.7 is outside \[0, 1\], "
                                          r"the scale of the other 11 value\(s\) of data set "
                                          r"'credit-g' \(fractions\)"):
-        load_results(tmp_path / "results.csv")
-    frame.loc[5, "result"] = "170"        # outside every scale
-    frame.to_csv(tmp_path / "results.csv", index=False)
+        load_results(path)
+    path = _edited(tmp_path, "automl_newer.csv", 5, "170")     # outside every scale
     with pytest.raises(InputError, match=r"row 7, field 'result': auc 170 is outside its domain: "
                                          r"within \[0, 1\] \(or, in percent, within \[0, 100\]\)"):
-        load_results(tmp_path / "results.csv")
+        load_results(path)
 
 
 def _accuracies(percent_on):
@@ -199,24 +200,21 @@ def test_the_two_sign_conventions_in_one_file_are_refused():
 
 
 def test_results_of_both_signs_without_a_logloss_column_are_refused(tmp_path):
-    frame = _automl("automl_typed_negated.csv")
-    frame.loc[20, "result"] = "0.44"     # vehicle, AutoGluon, fold 2: -0.44 in the file
-    frame.to_csv(tmp_path / "results.csv", index=False)
+    # vehicle, AutoGluon, fold 2: -0.44 in the file
+    path = _edited(tmp_path, "automl_typed_negated.csv", 20, "0.44")
     with pytest.raises(InputError, match=r"row 22, field 'result': the results of multiclass "
                                          r"tasks are positive \(row 22: 0.44\) and negative "
                                          r"\(row 14: -1.38\)"):
-        load_results(tmp_path / "results.csv")
+        load_results(path)
 
 
 def test_when_nothing_decides_the_sign_the_option_that_does_is_named(tmp_path):
-    frame = _automl("automl_typed_negated.csv")
-    frame.loc[frame["type"] == "multiclass", "result"] = "0"
-    frame.to_csv(tmp_path / "results.csv", index=False)
+    path = _edited(tmp_path, "automl_typed_negated.csv", slice(12, 23), "0")   # vehicle
     with pytest.raises(InputError, match=r"row 14, field 'result': no result of a multiclass task "
                                          r"tells logloss from its negation .*--lower-is-better "
                                          r"logloss .* or --higher-is-better neg_logloss"):
-        load_results(tmp_path / "results.csv")
-    results = load_results(tmp_path / "results.csv", lower_is_better=["logloss"])
+        load_results(path)
+    results = load_results(path, lower_is_better=["logloss"])
     assert "multiclass: logloss (said by --lower-is-better)" in results.notes[0]
 
 
@@ -228,11 +226,9 @@ def test_when_nothing_decides_the_sign_the_option_that_does_is_named(tmp_path):
 ])
 def test_cli_refuses_a_value_outside_its_domain_in_one_line(tmp_path, capsys, row, text,
                                                             message):
-    frame = _automl("automl_newer.csv")
-    frame.loc[row, "result"] = text
-    frame.to_csv(tmp_path / "results.csv", index=False)
+    path = _edited(tmp_path, "automl_newer.csv", row, text)
     out = tmp_path / "out"
-    assert main(["rank", str(tmp_path / "results.csv"), "--test", "kfold-t",
+    assert main(["rank", str(path), "--test", "kfold-t",
                  "--out", str(out)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "Traceback" not in err
