@@ -276,3 +276,17 @@ def test_a_cross_validate_neg_log_loss_holding_positive_values_is_refused():
     with pytest.raises(InputError, match=r"^<DataFrame>, row 0, field 'score': neg_log_loss 0.61 "
                                          r"is outside its domain: at most 0"):
         load_results(frame)
+
+
+def test_a_folder_of_parts_holds_one_scale_per_metric(tmp_path):
+    # a CSV input split into files (csv_parts): fractions in one part, percent in another
+    frame = _accuracies("wine").drop(columns="metric").rename(columns={"score": "accuracy"})
+    (tmp_path / "parts").mkdir()
+    frame[frame["dataset"] == "iris"].to_csv(tmp_path / "parts" / "a.csv", index=False)
+    frame[frame["dataset"] == "wine"].to_csv(tmp_path / "parts" / "b.csv", index=False)
+    with pytest.raises(InputError, match=r"b.csv: accuracy is in percent here and in fractions "
+                                         r"in .*a.csv \(data set 'iris'\): one scale per metric"):
+        load_results(tmp_path / "parts")
+    frame.loc[frame["dataset"] == "wine", "accuracy"] /= 100
+    frame[frame["dataset"] == "wine"].to_csv(tmp_path / "parts" / "b.csv", index=False)
+    assert load_results(tmp_path / "parts").scales == (("accuracy", 1.0),)

@@ -228,6 +228,17 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         metric given in two scales, or a data set with two metrics; the
         message names the row, the field, the metric and the bound.
     """
+    errors, notes, _ = metric_scales(
+        values, metrics, higher_is_better=higher_is_better, lower_is_better=lower_is_better,
+        datasets=datasets, source=source, row_offset=row_offset, field=field,
+        as_errors=as_errors, value_field=value_field)
+    return errors, notes
+
+
+def metric_scales(values, metrics, *, higher_is_better=(), lower_is_better=(), datasets=None,
+                  source=None, row_offset=0, field="metric", as_errors=False, value_field=None):
+    """:func:`metric_errors`, and the scale read of each metric that may be given in percent:
+    ``(errors, notes, ((metric, scale), ...))``, `scale` 1 or 100."""
     for name in (*higher_is_better, *lower_is_better):
         if not isinstance(name, str) or not name.strip():
             raise MultitestError(f"`higher_is_better`/`lower_is_better`: metric names must be "
@@ -243,7 +254,7 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         _check_one_metric_per_dataset(labels, codes, names, source, row_offset, field)
     errors = np.asarray(values, dtype=float).copy()
     where = {"source": source, "row_offset": row_offset, "field": value_field}
-    notes = []
+    notes, scales = [], []
     for code, name in enumerate(names):
         rows = np.flatnonzero(codes == code)
         if not name:
@@ -266,11 +277,14 @@ def metric_errors(values, metrics, *, higher_is_better=(), lower_is_better=(), d
         scale = checked_scale(errors[rows], direction, name, part, rows, **where)
         errors[rows] = direction.to_error(errors[rows], scale)
         notes.append(direction.rule(name, percent=scale != 1))
-    return errors, tuple(notes)
+        if direction.percent:
+            scales.append((name, scale))
+    return errors, tuple(notes), tuple(scales)
 
 
 def column_errors(values, kind, column, *, datasets=None, source=None, row_offset=0):
-    """``(errors, notes)`` of a value column without a metric column, by its `kind`.
+    """``(errors, notes, scales)`` of a value column without a metric column, by its `kind`
+    (`scales`: ``(('accuracy', scale),)`` of accuracies, scale 1 or 100).
 
     ``'accuracy'`` is a bounded score (within [0, 1], or in percent when the
     whole column is: stated in a note), ``'accuracy-percent'`` one in percent;
@@ -280,7 +294,7 @@ def column_errors(values, kind, column, *, datasets=None, source=None, row_offse
     rows = np.arange(len(values))
     where = {"source": source, "row_offset": row_offset, "field": column}
     if kind == "error":
-        return values, ()
+        return values, (), ()
     if kind == "accuracy-percent":
         if values.size and np.nanmax(values) <= 1:
             raise InputError("kind accuracy-percent, but every value is at most 1: these are "
@@ -292,7 +306,7 @@ def column_errors(values, kind, column, *, datasets=None, source=None, row_offse
     note = (f"column '{column}' holds accuracies "
             + ("in percent (within [0, 100]), error = 100 - accuracy" if scale != 1 else
                "within [0, 1], error = 1 - accuracy"))
-    return _SCORE.to_error(values, scale), (note,)
+    return _SCORE.to_error(values, scale), (note,), (("accuracy", scale),)
 
 
 def _check_errors(errors, direction, name, value_field, datasets, rows, where,

@@ -25,7 +25,7 @@ from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, 
 from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
-from ._metrics import column_errors, metric_errors
+from ._metrics import column_errors, metric_scales
 from ._parts import csv_parts, join_parts
 from ._rows import _csv_rows, _raise_ragged, check_file_or_folder
 
@@ -68,6 +68,10 @@ class Results:
     n_missing : int
         Missing results (NaN cells of `errors`), kept by
         ``load_results(..., allow_missing=True)``; 0 otherwise.
+    scales : tuple of (str, float)
+        The scale read of each metric that may be given in percent
+        (``('accuracy', 100.0)``: in percent; 1.0: fractions), one per metric
+        in an input (:func:`multitest.inputs.join_parts` checks the parts).
     """
 
     errors: np.ndarray
@@ -79,6 +83,7 @@ class Results:
     source: str
     notes: tuple = ()
     n_missing: int = 0
+    scales: tuple = ()
 
     @property
     def n_datasets(self):
@@ -117,6 +122,7 @@ class Results:
                        replications=self.replications,
                        folds_per_replication=self.folds_per_replication,
                        has_folds=self.has_folds, source=self.source, notes=self.notes,
+                       scales=self.scales,
                        n_missing=int(np.isnan(errors).sum()) if self.n_missing else 0)
 
     def to_frame(self):
@@ -318,11 +324,11 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     unused = _unused_key_columns(present, columns)
     missing = {"missing_ok": missing_ok, "first_blank": first_blank}
     if columns["metric"] is None:
-        errors, notes = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
-                                      columns["value"], datasets=keys["dataset"],
-                                      source=name, row_offset=row_offset)
+        errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
+                                              columns["value"], datasets=keys["dataset"],
+                                              source=name, row_offset=row_offset)
         return _assemble(keys, errors, columns, name, row_offset, notes=(*notes_before, *notes),
-                         unused=unused, **missing)
+                         unused=unused, scales=scales, **missing)
     if rule.kind not in ("auto", "error"):
         raise MultitestError(f"`kind` {rule.kind!r}: the results name each row's metric "
                              f"(column '{columns['metric']}'), which decides the direction; "
@@ -330,7 +336,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     # A value column named as errors (or kind 'error') holds errors already: turning them
     # by the metric's direction would make 1 - (1 - AUC) of TabArena's metric_error.
     as_errors = rule.kind == "error" or columns["value"].lower() in _ERROR_NAMES
-    errors, notes = metric_errors(
+    errors, notes, scales = metric_scales(
         values, frame[columns["metric"]].astype(str).to_numpy(),
         higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
         datasets=keys["dataset"], source=name, row_offset=row_offset,
@@ -343,7 +349,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
         f"column '{columns['algorithm']}' names the algorithms (TabRepo's and TabArena's "
         f"layout, with no column '{asked}')",))
     return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing,
-                     notes=(*notes_before, *layout, intro + "; ".join(notes)))
+                     notes=(*notes_before, *layout, intro + "; ".join(notes)), scales=scales)
 
 
 def _header(name):
@@ -487,10 +493,10 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
         column = None if columns[role] is None else numbers.pop(raw[columns[role]])
         keys[role] = column if column is None or column.dtype == np.int32 else \
             _fast_integers(column)
-    errors, notes = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
-                                  columns["value"], datasets=keys["dataset"],
-                                  source=name, row_offset=row_offset)
-    return _assemble(keys, errors, columns, name, row_offset, notes=notes,
+    errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
+                                          columns["value"], datasets=keys["dataset"],
+                                          source=name, row_offset=row_offset)
+    return _assemble(keys, errors, columns, name, row_offset, notes=notes, scales=scales,
                      unused=_unused_key_columns(list(raw), columns), missing_ok=missing_ok)
 
 
@@ -782,8 +788,8 @@ def _unused_key_columns(present, columns):
             and str(c).strip() not in used]
 
 
-def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=(), missing_ok=False,
-              first_blank=None):
+def _assemble(keys, errors, columns, name, row_offset, *, notes=(), scales=(), unused=(),
+              missing_ok=False, first_blank=None):
     if len(errors) == 0:
         raise InputError("no data rows (only a header)", source=name, row=row_offset)
     ds_codes, datasets = keys["dataset"]
@@ -819,4 +825,5 @@ def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=(), m
         grid is None or first_blank is not None) else 0
     return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
-                   has_folds=has_folds, source=name, notes=tuple(notes), n_missing=n_missing)
+                   has_folds=has_folds, source=name, notes=tuple(notes), n_missing=n_missing,
+                   scales=tuple(scales))
