@@ -94,14 +94,17 @@ class MetricDirection:
     def rule(self, name, percent=False):
         """The sentence stating the conversion of metric `name` and its domain."""
         scale = 100.0 if percent else 1.0
-        where = f"values {'in percent, ' if percent else ''}{bounds_text(*self.domain(scale))}"
         if not self.higher_is_better:
             how = "lower is better, as is"
         elif self.best is None:
             how = f"higher is better, error = -{name}"
         else:
             how = f"higher is better, error = {self.best * scale:g} - {name}"
-        return f"{name}: {how}" + (f" ({where})" if where != "values any number" else "")
+        low, high = self.domain(scale)
+        if math.isinf(low) and math.isinf(high):
+            return f"{name}: {how}"
+        return f"{name}: {how} (values {'in percent, ' if percent else ''}" \
+               f"{bounds_text(low, high)})"
 
 
 #: A bounded score: within [0, 1] or in percent, error ``1 - score``.

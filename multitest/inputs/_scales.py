@@ -35,7 +35,6 @@ def bounds_text(low, high):
     return f"within [{low:g}, {high:g}]"
 
 
-
 def _bounds(direction, scale):
     if scale is None and direction.percent:
         return (f"{bounds_text(*direction.domain())} (or, in percent, "
@@ -113,7 +112,7 @@ def _refuse_two_scales(values, fractions, percents, name, datasets, rows, source
         n_fractions, n_percents = int((fractions & same).sum()), int((percents & same).sum())
         if n_percents <= n_fractions:
             i = int(np.flatnonzero(percents & same)[0])
-            message = (f"{name} {values[i]:g} is outside [{0:g}, {top:g}], the scale of the "
+            message = (f"{name} {values[i]:g} is outside [0, {top:g}], the scale of the "
                        f"other {n_fractions} value(s) of {of} (fractions): one scale per "
                        f"metric, fractions within [0, {top:g}] or percentages within "
                        f"[0, {top * PERCENT:g}]")
