@@ -40,12 +40,12 @@ def test_mixed_auc_and_logloss_become_errors_per_data_set():
                    [0.9, 0.8, 0.7, 0.6, 0.3, 0.2, 0.5, 0.4, -0.3, -0.2, -0.5, -0.4,
                     0.5, 0.6, 0.2, 0.1])
     results = load_results(frame)
-    # 1 - auc; logloss as is; -neg_log_loss; -r2 (unbounded)
+    # 1 - auc; logloss as is; -neg_log_loss; 1 - r2 (R² is at most 1)
     expected = [[[0.1, 0.2], [0.3, 0.4]], [[0.3, 0.2], [0.5, 0.4]],
-                [[0.3, 0.2], [0.5, 0.4]], [[-0.5, -0.6], [-0.2, -0.1]]]
+                [[0.3, 0.2], [0.5, 0.4]], [[0.5, 0.4], [0.8, 0.9]]]
     np.testing.assert_allclose(results.errors, expected)
     assert "auc: higher is better, error = 1 - auc" in results.notes[0]
-    assert "r2: higher is better, error = -r2" in results.notes[0]
+    assert "r2: higher is better, error = 1 - r2 (values at most 1)" in results.notes[0]
     ranking = rank(results, ["a", "b"], test="kfold-t")
     assert ranking.notes[0] == results.notes[0]   # stated in every output
 
@@ -53,7 +53,8 @@ def test_mixed_auc_and_logloss_become_errors_per_data_set():
 def test_accuracy_in_percent_and_out_of_range():
     errors, notes = metric_errors(np.array([90.0, 80.0]), np.array(["accuracy"] * 2))
     assert errors.tolist() == [10.0, 20.0] and notes == ("accuracy: higher is better, "
-                                                         "error = 100 - accuracy",)
+                                                         "error = 100 - accuracy (values in "
+                                                         "percent, within [0, 100])",)
     with pytest.raises(InputError, match="row 3: auc -0.1 is outside"):
         metric_errors(np.array([0.5, -0.1]), np.array(["auc"] * 2), row_offset=2)
 
@@ -245,7 +246,8 @@ def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
     assert ranking.final_order == expected.final_order
     assert ranking.profile.noise == expected.profile.noise   # std_fit_time is the noise
     assert ranking.profile.noise["iris"]["max_depth=1"] == pytest.approx(cv["std_fit_time"][0])
-    assert ranking.notes[0].endswith("accuracy: higher is better, error = 1 - accuracy")
+    assert ranking.notes[0].endswith("accuracy: higher is better, error = 1 - accuracy "
+                                     "(values within [0, 1])")
 
 
 def test_readme_cross_validate_study_matches_the_table_by_hand(capsys):

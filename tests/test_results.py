@@ -137,16 +137,20 @@ def test_a_key_like_column_that_is_not_read_is_named_in_the_duplicate_error():
         load_results(frame)
 
 
-def test_a_data_set_of_fractions_among_percentages_is_warned_by_name():
-    results = load_results(_accuracy_frame({"iris": 100}))
-    assert len(results.notes) == 1
-    assert results.notes[0].startswith("warning: data set(s) iris have every accuracy within "
-                                       "0..1")
+def test_a_data_set_of_fractions_among_percentages_is_refused_naming_both():
+    # australian (rows 2..) in percent, iris divided by 100: one scale per metric in a file.
+    with pytest.raises(InputError, match=r"row 180, field 'accuracy': accuracy is in fractions "
+                                         r"on data set 'iris' \(row 180: 0.9804\) and in "
+                                         r"percent on data set 'australian' \(row 0: 85.22\)"):
+        load_results(_accuracy_frame({"iris": 100}))
+    # All on one scale: the scale read from the whole column, stated in a note.
+    results = load_results(_accuracy_frame({}))
+    assert results.notes == ("column 'accuracy' holds accuracies in percent (within [0, 100]), "
+                             "error = 100 - accuracy",)
     assert results.subset(datasets=["iris", "wine"]).notes == results.notes
-    # All on one scale: nothing to say, in percent or in fractions.
-    assert load_results(_accuracy_frame({})).notes == ()
     everything = {d: 100 for d in pd.read_csv(example_path())["dataset"]}
-    assert load_results(_accuracy_frame(everything)).notes == ()
+    assert load_results(_accuracy_frame(everything)).notes == (
+        "column 'accuracy' holds accuracies within [0, 1], error = 1 - accuracy",)
 
 
 def test_accuracy_percent_with_every_value_at_most_one_is_refused():

@@ -36,8 +36,10 @@ def join_parts(parts, source):
     Raises
     ------
     InputError
-        A part naming other algorithms or another fold design than the first, or a
-        data set also in an earlier part (each data set must be in one part).
+        A part naming other algorithms or another fold design than the first, a
+        data set also in an earlier part (each data set must be in one part), or
+        a metric on another scale than in an earlier part (fractions and
+        percentages: one scale per metric in one input).
 
     Examples
     --------
@@ -51,8 +53,15 @@ def join_parts(parts, source):
     (('d1', 'd2'), ('a', 'b'), [[0.1, 0.2], [0.2, 0.1]])
     """
     head = parts[0]
-    seen = {}
+    seen, scales = {}, {}
     for results in parts:
+        for metric, scale in results.scales:
+            first = scales.setdefault(metric, (scale, results))
+            if first[0] != scale:
+                raise InputError(f"{metric} is in {_scale_name(scale)} here and in "
+                                 f"{_scale_name(first[0])} in {first[1].source} (data set "
+                                 f"{first[1].datasets[0]!r}): one scale per metric in one "
+                                 "input", source=results.source)
         design = (results.replications, results.folds_per_replication, results.has_folds)
         if design != (head.replications, head.folds_per_replication, head.has_folds):
             raise InputError("another fold design than the first part's "
@@ -71,4 +80,9 @@ def join_parts(parts, source):
     return dataclasses.replace(
         head, errors=errors, datasets=tuple(seen), source=source,
         notes=tuple(dict.fromkeys(n for r in parts for n in r.notes)),
-        n_missing=sum(r.n_missing for r in parts))
+        n_missing=sum(r.n_missing for r in parts),
+        scales=tuple((metric, scale) for metric, (scale, _) in scales.items()))
+
+
+def _scale_name(scale):
+    return "fractions" if scale == 1 else "percent"

@@ -21,11 +21,11 @@ from .._progress import progress
 from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file, layout_algorithm
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
-                     _first_bad, _key_columns, _numeric, _refuse, _strip_names)
+                     _key_columns, _numeric, _refuse, _strip_names)
 from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
-from ._metrics import metric_errors
+from ._metrics import column_errors, metric_scales
 from ._parts import csv_parts, join_parts
 from ._rows import _csv_rows, _raise_ragged, check_file_or_folder
 
@@ -68,6 +68,10 @@ class Results:
     n_missing : int
         Missing results (NaN cells of `errors`), kept by
         ``load_results(..., allow_missing=True)``; 0 otherwise.
+    scales : tuple of (str, float)
+        The scale read of each metric that may be given in percent
+        (``('accuracy', 100.0)``: in percent; 1.0: fractions), one per metric
+        in an input (:func:`multitest.inputs.join_parts` checks the parts).
     """
 
     errors: np.ndarray
@@ -79,6 +83,7 @@ class Results:
     source: str
     notes: tuple = ()
     n_missing: int = 0
+    scales: tuple = ()
 
     @property
     def n_datasets(self):
@@ -117,6 +122,7 @@ class Results:
                        replications=self.replications,
                        folds_per_replication=self.folds_per_replication,
                        has_folds=self.has_folds, source=self.source, notes=self.notes,
+                       scales=self.scales,
                        n_missing=int(np.isnan(errors).sum()) if self.n_missing else 0)
 
     def to_frame(self):
@@ -253,8 +259,10 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         return _load_parquet_folder(name, columns, kind, allow_missing)
     if is_automl_file(name):
         layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
-        return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False,
-                     missing_ok=allow_missing)
+        frame, notes = automl_frame(name, higher_is_better=kind.higher_is_better,
+                                    lower_is_better=kind.lower_is_better)
+        return _load(frame, name, 2, dict(columns, **layout), kind, fast=False,
+                     missing_ok=allow_missing, notes_before=notes)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
     # value, a ragged row, a missing fold, an unreadable file...) falls back to
@@ -301,7 +309,7 @@ class _ValueRule:
 
 
 def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
-          missing_ok=False):
+          missing_ok=False, notes_before=()):
     present = list(frame.columns) if present is None else present
     algorithms = _wide_columns(present, columns)
     if algorithms:
@@ -316,11 +324,11 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     unused = _unused_key_columns(present, columns)
     missing = {"missing_ok": missing_ok, "first_blank": first_blank}
     if columns["metric"] is None:
-        kind = _resolve_kind(rule.kind, columns["value"])
-        errors = _to_error(values, kind, columns["value"], name, row_offset)
-        return _assemble(keys, errors, columns, name, row_offset,
-                         notes=_scale_notes(values, kind, keys["dataset"]), unused=unused,
-                         **missing)
+        errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
+                                              columns["value"], datasets=keys["dataset"],
+                                              source=name, row_offset=row_offset)
+        return _assemble(keys, errors, columns, name, row_offset, notes=(*notes_before, *notes),
+                         unused=unused, scales=scales, **missing)
     if rule.kind not in ("auto", "error"):
         raise MultitestError(f"`kind` {rule.kind!r}: the results name each row's metric "
                              f"(column '{columns['metric']}'), which decides the direction; "
@@ -328,11 +336,11 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     # A value column named as errors (or kind 'error') holds errors already: turning them
     # by the metric's direction would make 1 - (1 - AUC) of TabArena's metric_error.
     as_errors = rule.kind == "error" or columns["value"].lower() in _ERROR_NAMES
-    errors, notes = metric_errors(
+    errors, notes, scales = metric_scales(
         values, frame[columns["metric"]].astype(str).to_numpy(),
         higher_is_better=rule.higher_is_better, lower_is_better=rule.lower_is_better,
-        datasets=keys["dataset"][0], source=name, row_offset=row_offset,
-        field=columns["metric"], as_errors=as_errors)
+        datasets=keys["dataset"], source=name, row_offset=row_offset,
+        field=columns["metric"], as_errors=as_errors, value_field=columns["value"])
     why = "kind 'error'" if rule.kind == "error" else "its name"
     intro = (f"the values of column '{columns['value']}' are errors already ({why}), kept as "
              f"they are; column '{columns['metric']}' names their metric: " if as_errors else
@@ -341,7 +349,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
         f"column '{columns['algorithm']}' names the algorithms (TabRepo's and TabArena's "
         f"layout, with no column '{asked}')",))
     return _assemble(keys, errors, columns, name, row_offset, unused=unused, **missing,
-                     notes=(*layout, intro + "; ".join(notes)))
+                     notes=(*notes_before, *layout, intro + "; ".join(notes)), scales=scales)
 
 
 def _header(name):
@@ -478,7 +486,6 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
     columns = _resolve_columns(list(raw), name, **columns)
     if columns["metric"] is not None:
         raise _Fallback   # a metric per row: the text path
-    kind = _resolve_kind(rule.kind, columns["value"])
     values = _fast_values(numbers.pop(raw[columns["value"]]))
     keys = {role: _strip_names(*names.pop(raw[columns[role]]))
             for role in ("dataset", "algorithm")}
@@ -486,9 +493,10 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
         column = None if columns[role] is None else numbers.pop(raw[columns[role]])
         keys[role] = column if column is None or column.dtype == np.int32 else \
             _fast_integers(column)
-    errors = _to_error(values, kind, columns["value"], name, row_offset)
-    return _assemble(keys, errors, columns, name, row_offset,
-                     notes=_scale_notes(values, kind, keys["dataset"]),
+    errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
+                                          columns["value"], datasets=keys["dataset"],
+                                          source=name, row_offset=row_offset)
+    return _assemble(keys, errors, columns, name, row_offset, notes=notes, scales=scales,
                      unused=_unused_key_columns(list(raw), columns), missing_ok=missing_ok)
 
 
@@ -765,24 +773,6 @@ def _resolve_kind(kind, value_column):
     return "accuracy" if value_column.lower() in _ACCURACY_NAMES else "error"
 
 
-def _to_error(values, kind, column, name, row_offset):
-    if kind == "error":
-        return values
-    if kind == "accuracy-percent" and values.size and np.nanmax(values) <= 1:
-        raise InputError("kind accuracy-percent, but every value is at most 1: these are "
-                         "accuracies between 0 and 1, not percentages (use kind accuracy)",
-                         source=name, field=column)
-    percent = kind == "accuracy-percent" or (
-        kind == "accuracy" and np.max(values, initial=-np.inf, where=~np.isnan(values)) > 1)
-    top = 100.0 if percent else 1.0
-    bad = (values < 0) | (values > top)
-    if bad.any():
-        i = np.flatnonzero(bad)[0]
-        raise InputError(f"accuracy {values[i]:g} is outside [0, {top:g}]", source=name,
-                         row=_first_bad(bad, row_offset), field=column)
-    return top - values
-
-
 #: A note of the input that is a warning starts so (the summary prints it as one).
 WARNING_PREFIX = "warning: "
 
@@ -798,27 +788,8 @@ def _unused_key_columns(present, columns):
             and str(c).strip() not in used]
 
 
-def _scale_notes(values, kind, dataset_keys):
-    """A warning naming each data set of accuracies within 0..1 among percentages.
-
-    Only accuracies: an error rate below 1 % is common (0.4 % on mushroom), an accuracy
-    below 1 % is not.
-    """
-    if kind == "error" or np.isnan(values).all() or np.nanmax(values) <= 1 \
-            or np.nanmin(values) > 1:
-        return ()
-    codes, names = dataset_keys
-    highest = pd.Series(values).groupby(np.asarray(codes)).max()
-    low = [names[i] for i in highest.index[highest.to_numpy() <= 1].tolist()]
-    if not low:
-        return ()
-    return (f"{WARNING_PREFIX}data set(s) {', '.join(map(abbreviate, low))} have every accuracy "
-            f"within 0..1 while the others reach {np.nanmax(values):g}: they are read as "
-            "percentages (errors near 100); if they are fractions, multiply them by 100",)
-
-
-def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=(), missing_ok=False,
-              first_blank=None):
+def _assemble(keys, errors, columns, name, row_offset, *, notes=(), scales=(), unused=(),
+              missing_ok=False, first_blank=None):
     if len(errors) == 0:
         raise InputError("no data rows (only a header)", source=name, row=row_offset)
     ds_codes, datasets = keys["dataset"]
@@ -854,4 +825,5 @@ def _assemble(keys, errors, columns, name, row_offset, *, notes=(), unused=(), m
         grid is None or first_blank is not None) else 0
     return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
-                   has_folds=has_folds, source=name, notes=tuple(notes), n_missing=n_missing)
+                   has_folds=has_folds, source=name, notes=tuple(notes), n_missing=n_missing,
+                   scales=tuple(scales))
