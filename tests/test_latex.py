@@ -12,7 +12,7 @@ from multitest import example_path, rank
 from multitest.engine._latex import latex_escape, latex_number
 
 #: The minimal document of the issue: only booktabs.
-DOCUMENT = ("\\documentclass{article}\n\\usepackage[margin=1cm]{geometry}\n"
+DOCUMENT = ("\\documentclass{article}\n"
             "\\usepackage{booktabs}\n\\begin{document}\n\\input{tables.tex}\n\\end{document}\n")
 
 
