@@ -83,3 +83,11 @@ def test_latex_escape_and_number():
     assert latex_escape("a_b^c~d\\") == r"a\_b\textasciicircum{}c\textasciitilde{}d\textbackslash{}"
     assert latex_number("3.1e-05") == r"$3.1\cdot 10^{-5}$"
     assert latex_number("<1e-300") == r"$<10^{-300}$"
+
+
+def test_latex_and_markdown_without_out_are_a_one_line_error():
+    from cli_helpers import assert_one_line_error
+
+    for flag in ("--latex", "--markdown"):
+        code, _, stderr = run_cli("rank", example_path(), "--costs", "training_time", flag)
+        assert_one_line_error(code, stderr, flag, "--out")

@@ -183,7 +183,9 @@ def _posthoc_table(ranking):
             cells.append(f"$\\mathbf{{{cell[1:-1]}}}$" if marked[i, j] else cell)
         rows.append([latex_escape(a), *cells])
     header = ["", *(latex_escape(a) for a in order)]
+    level = (f"$P \\geq {ranking.settings.threshold:g}$" if not bound else
+             f"$\\alpha = {ranking.settings.alpha:g}$")
     caption = (f"{what}; algorithms in final order. Bold: the pairs the test found "
-               f"different ($\\alpha = {ranking.settings.alpha:g}$).")
+               f"different ({level}).")
     return _float(_tabular("l" + "r" * len(order), header, rows), caption,
                   "tab:multitest-posthoc")
