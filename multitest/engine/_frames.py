@@ -122,8 +122,8 @@ def short_reason(ranking, explanation, prior_position):
     """Why an algorithm holds its position, in one short phrase (the ``reason`` column).
 
     From the decisions the explanation rests on: the cheaper algorithms it is
-    significantly better than, the algorithms significantly better than it, else the
-    cost order.
+    significantly (a Bayesian test: practically) better than, the algorithms better than
+    it, else the cost order.
     """
     sp = ranking.second_pass
     if sp is not None and not sp.applied:
@@ -133,9 +133,11 @@ def short_reason(ranking, explanation, prior_position):
     a = explanation.algorithm
     wins = sum(c.significant and c.subject == a for c in explanation.comparisons)
     losses = sum(c.significant and c.other == a for c in explanation.comparisons)
+    bayesian = (sp.method_entry if sp is not None else ranking.pairwise_test).bayesian
+    better = "practically better" if bayesian else "significantly better"
     phrases = (["the cheapest"] if prior_position == 1 else []) + (
-        [f"significantly better than {wins} cheaper"] if wins else []) + (
-        [f"{losses} significantly better than it"] if losses else [])
+        [f"{better} than {wins} cheaper"] if wins else []) + (
+        [f"{losses} {better} than it"] if losses else [])
     if not wins and not losses:
         phrases.append("no significant difference: the cost order")
     return "; ".join(phrases)

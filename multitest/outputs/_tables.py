@@ -24,6 +24,7 @@ from ..engine._frames import (
 
 __all__ = ["pairwise_frame", "stage_tables", "stage_table_parts", "PAIRWISE_COLUMNS"]
 
+
 def stage_tables(ranking, all_intervals=False):
     """The CSV tables of every stage: ``{file name: DataFrame}``.
 
