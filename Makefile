@@ -1,14 +1,15 @@
 # Two commands on a fresh machine:  make demo   and   make test
 # Each creates the virtual environment, installs multitest and the system
 # programs it needs (Graphviz `dot`; Chromium for the report test; R with coin and
-# exactRankTests, which compute the reference values again) when missing.
+# exactRankTests, which compute the reference values again; a minimal TeX and pdftotext
+# for the LaTeX tables) when missing.
 
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 APT    := DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends
 
-.PHONY: demo test docs bench clean system-graphviz system-chromium system-r
+.PHONY: demo test docs bench clean system-graphviz system-chromium system-r system-tex
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,10 +39,15 @@ system-chromium:
 system-r:
 	$(call ensure,Rscript,r-base-core r-cran-coin r-cran-exactranktests,Rscript -e 'library(coin); library(exactRankTests)')
 
+# tests/test_latex.py compiles tables.tex (booktabs; TikZ for the CD diagrams) with pdflatex
+# and reads the PDF back with pdftotext.
+system-tex:
+	$(call ensure,pdflatex,texlive-latex-base texlive-latex-recommended texlive-pictures poppler-utils,{ command -v pdflatex && command -v pdftotext && kpsewhich booktabs.sty tikz.sty; })
+
 demo: $(VENV)/.installed system-graphviz
 	$(VENV)/bin/multitest demo --out demo-output --format svg --report
 
-test: $(VENV)/.installed system-graphviz system-chromium system-r
+test: $(VENV)/.installed system-graphviz system-chromium system-r system-tex
 	$(VENV)/bin/lint-imports
 	$(MAKE) docs
 	$(PY) -m pytest -q -W error::RuntimeWarning

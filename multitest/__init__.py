@@ -23,7 +23,7 @@ from importlib import resources
 from ._errors import InputError, MultitestError, OutputError, UnknownTestError
 from ._lazy import lazy_exports
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 #: Names loaded on first use: ``import multitest`` loads neither the engine nor NumPy,
 #: SciPy or pandas (``multitest run`` needs none of the engine), nor the writers,
@@ -45,8 +45,8 @@ _LAZY = {
     "stability": ".engine",
     "StabilityResult": ".engine",
     "write_outputs": ".outputs",
-    "write_report": ".figures",
-    "write_figures": ".figures",
+    "write_report": "._writers",
+    "write_figures": "._writers",
     "render_override_graph": ".figures",
     "render_trace": ".figures",
     "render_cd_diagram": ".figures",

@@ -309,12 +309,27 @@ def _figure_writer(ranking, formats, report, dpi=None):
 
 
 def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
-           all_intervals=False):
+           all_intervals=False, latex=False, markdown=False):
     from .outputs._write import write_outputs
 
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi),
                          inputs=inputs, raw_csv=bool(raw_csv),
-                         all_intervals=bool(all_intervals))
+                         all_intervals=bool(all_intervals), latex=bool(latex),
+                         markdown=bool(markdown))
+
+
+def _cluster_writer(ranking, settings):
+    """The figures, the report and the texts of ``rank --workers`` (written after the
+    tables, into the staging folder)."""
+    figures = _figure_writer(ranking, settings["format"], settings["report"], settings["dpi"])
+
+    def write(staging):
+        from .outputs._write import write_texts
+
+        figures(staging)
+        write_texts(ranking, staging, latex=bool(settings["latex"]),
+                    markdown=bool(settings["markdown"]))
+    return write
 
 
 def _print_summary(ranking, out=None, seconds=None, positions=None):
@@ -330,7 +345,8 @@ def _print_summary(ranking, out=None, seconds=None, positions=None):
 
 def _needs_out(settings, command):
     """--format and --report write into --out: without it they are an error, not a no-op."""
-    given = [flag for key, flag in (("format", "--format"), ("report", "--report"))
+    given = [flag for key, flag in (("format", "--format"), ("report", "--report"),
+                                    ("latex", "--latex"), ("markdown", "--markdown"))
              if settings.get(key)]
     if given and not settings.get("out"):
         verb = "needs" if len(given) == 1 else "need"
@@ -410,7 +426,8 @@ def _cmd_rank(args):
         _write(ranking, settings["out"], settings["format"], settings["report"],
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"],
-               all_intervals=settings["all_intervals"])
+               all_intervals=settings["all_intervals"], latex=settings["latex"],
+               markdown=settings["markdown"])
     _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
     return _end_process()
@@ -434,12 +451,11 @@ def _rank_on_cluster(args, settings):
     _results_input(args, settings, notes)
     load_options = {k: settings[k] for k in ("value", "kind", "higher_is_better",
                                              "lower_is_better") if settings[k] is not None}
-    formats, report = settings["format"], settings["report"]
     ranking = rank_on_cluster(
         settings["results"], _profile(settings), settings["out"],
         settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),
         workers=settings["workers"], scheduler=settings["scheduler"], load_options=load_options,
-        extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
+        extra=lambda r: _cluster_writer(r, settings),
         inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"],
         all_intervals=settings["all_intervals"])
     _say_notes(notes)

@@ -304,7 +304,7 @@ def test_run_without_the_extra_is_a_one_line_error(tmp_path):
     done = _python(code, tmp_path)
     assert done.returncode == 2
     assert done.stderr == ("multitest: error: multitest run needs the 'run' extra: "
-                           "pip install 'multitest[run]'\n")
+                           "pip install 'multitest-rank[run]'\n")
     assert not (tmp_path / "out").exists()
 
 

@@ -240,6 +240,31 @@ class DataSetResult:
                 "mean_error_b": means[costlier].astype(float),
                 "override": t.override[s][keep].astype(bool)}
 
+    def to_frame(self):
+        """MultiTest's order on this data set as a :class:`pandas.DataFrame`, best first.
+
+        Columns ``position``, ``algorithm``, ``prior_position``, ``cost``,
+        ``mean_error``, ``overrides``, ``overridden_by``; see
+        :func:`multitest.engine.dataset_frame`.
+
+        Examples
+        --------
+        >>> from multitest import rank, example_results
+        >>> result = rank(example_results(), "training_time").dataset("optdigits")
+        >>> list(result.to_frame()["algorithm"]) == list(result.order)
+        True
+        """
+        from ._frames import dataset_frame
+
+        return dataset_frame(self)
+
+    def pairwise_frame(self):
+        """The pairwise tests of this data set, labelled by names: :meth:`pair_columns`
+        as a :class:`pandas.DataFrame`, cheaper first."""
+        import pandas as pd
+
+        return pd.DataFrame(self.pair_columns())
+
     def edges(self):
         """Override edges ``(cheaper, costlier, statistic, pvalue)``; costlier wins."""
         if not self.tested:

@@ -27,8 +27,7 @@ from ._per_dataset import multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
-__all__ = ["rank", "Ranking", "positions_only_sentence", "per_dataset_stage", "rank_datasets",
-           "first_counts"]
+__all__ = ["rank", "Ranking", "positions_only_sentence", "per_dataset_stage", "rank_datasets"]
 
 #: Mean errors of one data set closer than this (relative) are tied in the error ranks:
 #: the means of equal accuracies, computed in another order, differ in their last bits.
@@ -141,36 +140,105 @@ class Ranking:
         (1 = lowest error, ties averaged); :attr:`average_error_ranks` is their mean."""
         return rank_rows(self.datasets[0].table.mean_errors, rtol=ERROR_TIE_RTOL)
 
+    def to_frame(self):
+        """The final table, best first, as a :class:`pandas.DataFrame`.
+
+        Columns ``position``, ``algorithm``, ``average_position``,
+        ``average_error_rank`` (those of ``final_order.csv``), ``average_cost``,
+        ``cost_unit``, ``first_on`` (data sets where first) and ``reason`` (a phrase);
+        see :func:`multitest.engine.final_frame`.
+
+        Examples
+        --------
+        >>> from multitest import rank, example_results
+        >>> ranking = rank(example_results(), "training_time")
+        >>> list(ranking.to_frame()["algorithm"]) == list(ranking.final_order)
+        True
+        """
+        from ._frames import final_frame
+
+        return final_frame(self)
+
+    def pairwise_frame(self):
+        """Every pairwise test of every data set, labelled by names (``pairwise.csv``).
+
+        One row per data set and pair, ``a`` the cheaper: ``statistic``, ``pvalue``,
+        ``pvalue_adjusted`` (the correction within the data set), the mean errors,
+        ``override``, then the effect and the test's interval (``mean_difference``,
+        ``estimate``, ``ci_low``, ``ci_high``, ``ci_level``); see
+        :func:`multitest.engine.pairwise_effects_frame`.
+        """
+        from ._frames import pairwise_effects_frame
+
+        return pairwise_effects_frame(self)
+
+    def posthoc_frame(self):
+        """The post-hoc comparisons over data sets, labelled by names.
+
+        One row per pair, ``a`` the cheaper on average: ``statistic``, ``pvalue``
+        (adjusted), ``pvalue_raw``, ``significant``, the Hodges--Lehmann effect and its
+        interval; see :func:`multitest.engine.posthoc_frame`.
+        """
+        from ._frames import posthoc_frame
+
+        return posthoc_frame(self)
+
+    def to_latex(self, path=None):
+        """The tables in LaTeX (``tables.tex``): the final order, the order on each data
+        set, the post-hoc comparisons (adjusted p-values, the significant in bold).
+
+        booktabs rules, names escaped, a caption and a label (``tab:multitest-final``,
+        ``tab:multitest-datasets``, ``tab:multitest-posthoc``) each; see
+        :func:`multitest.engine.latex_tables`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            Also write the text to this file (UTF-8).
+
+        Returns
+        -------
+        str
+        """
+        from ._latex import latex_tables
+
+        return _written(latex_tables(self), path)
+
+    def to_markdown(self, path=None):
+        """The summary in Markdown (``summary.md``, CommonMark with tables): the order as
+        a table, why each position, the Friedman decisions, the settings, the missing
+        results and the notes; see :func:`multitest.engine.markdown_summary`.
+
+        Parameters
+        ----------
+        path : str or os.PathLike, optional
+            Also write the text to this file (UTF-8).
+
+        Returns
+        -------
+        str
+        """
+        from ._markdown import markdown_summary
+
+        return _written(markdown_summary(self), path)
+
+    def __str__(self):
+        """The summary ``multitest rank`` prints."""
+        from ._summary import summary_text
+
+        return summary_text(self)
+
     def __repr__(self):
         return (f"Ranking(final_order={list(self.final_order)}, datasets={len(self.datasets)}, "
                 f"test={self.settings.test!r}, alpha={self.settings.alpha})")
 
 
-def first_counts(ranking):
-    """On how many data sets each algorithm is first: ``{algorithm: count}``.
-
-    Counted from the order arrays (one look-up per data set, no tuple of names per data
-    set: 10,000 data sets x 100 algorithms in milliseconds).
-
-    Examples
-    --------
-    >>> from multitest import example_results, rank
-    >>> ranking = rank(example_results(), "training_time")
-    >>> counts = first_counts(ranking)
-    >>> sum(counts.values()) == len(ranking.datasets)
-    True
-    >>> all(counts[a] == sum(r.order[0] == a for r in ranking.datasets) for a in counts)
-    True
-    """
-    counts = dict.fromkeys(ranking.algorithms, 0)
-    groups = {}
-    for r in ranking.datasets:   # the data sets of a ranking usually share one DataSetOrders
-        groups.setdefault(id(r.orders), (r.orders, r.algorithms, []))[2].append(r.index)
-    for orders, names, rows in groups.values():
-        found = np.bincount(orders.order[rows, 0], minlength=len(names))
-        for name, count in zip(names, found.tolist()):
-            counts[name] += count
-    return counts
+def _written(text, path):
+    """`text`, written to `path` first when one is given."""
+    if path is not None:
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    return text
 
 
 def resolve_results(results, datasets, algorithms, allow_missing=False):

@@ -366,6 +366,12 @@ OPTIONS = (
            kind="names"),
     Option("report", _boolean, "write DIR/report.html", _OUTPUT, role="command",
            commands=("rank",), kind="boolean", switch=True),
+    Option("latex", _boolean, "write DIR/tables.tex: the final order, the orders per data "
+           "set and the post-hoc p-values as booktabs tables", _OUTPUT, role="command",
+           commands=("rank",), kind="boolean", switch=True),
+    Option("markdown", _boolean, "write DIR/summary.md: the summary in Markdown (CommonMark "
+           "tables)", _OUTPUT, role="command", commands=("rank",), kind="boolean",
+           switch=True),
     Option("dpi", _count(1, MAX_DPI), "resolution of PNG figures, dots per inch", _OUTPUT,
            role="command", commands=("rank",), metavar="N", kind="integer",
            default_text="Graphviz's 96"),

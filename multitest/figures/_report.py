@@ -25,7 +25,7 @@ from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
 from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
-from ..engine._ranking import first_counts
+from ..engine._frames import first_counts
 from ._bayes import bayes_section_html
 from ._dot import _evidence
 from ._cd import power_warning

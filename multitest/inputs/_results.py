@@ -591,7 +591,7 @@ def _parquet_module(source):
     except ImportError:
         pq = None
     if pq is None or _arrow() is None:
-        raise InputError("reading Parquet needs pyarrow: pip install 'multitest[parquet]'",
+        raise InputError("reading Parquet needs pyarrow: pip install 'multitest-rank[parquet]'",
                          source=source)
     return pq
 

@@ -34,3 +34,6 @@ from ._write import write_run_files as write_run_files
 from ._write import run_manifest as run_manifest
 from ._write import run_inputs as run_inputs
 from ._write import TABLE_CELLS as TABLE_CELLS
+from ._write import LATEX_FILE as LATEX_FILE
+from ._write import MARKDOWN_FILE as MARKDOWN_FILE
+from ._write import write_texts as write_texts

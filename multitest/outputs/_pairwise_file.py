@@ -18,7 +18,7 @@ import zipfile
 import numpy as np
 import pandas as pd
 
-from ._tables import _tested_table
+from ..engine._frames import tested_table
 
 __all__ = ["write_pairwise_file", "write_pairwise_arrays", "read_pairwise", "PAIRWISE_FILE",
            "pairwise_parts"]
@@ -59,7 +59,7 @@ def write_pairwise_file(ranking, path):
     ``pvalue_adjusted`` (float64, ``S P``) are stored too.  At S = 10,000,
     L = 100 (49.5 million tests) the file is 87 MB instead of 1.1 GB.
     """
-    table = _tested_table(ranking)
+    table = tested_table(ranking)
     if table is None:
         raise ValueError("no pairwise tests to write (score-matrix input)")
     write_pairwise_arrays(path, ranking.results, table, ranking.settings)

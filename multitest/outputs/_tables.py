@@ -3,7 +3,9 @@
 :func:`stage_tables` gives the table of every stage (final order, ranks,
 orders, mean errors, costs, second pass, effect sizes, post-hoc decisions),
 :func:`pairwise_frame` every pairwise result of every data set; both are
-written by :func:`multitest.outputs.write_csv`.
+written by :func:`multitest.outputs.write_csv`.  The tables a user also gets
+from the result (``final_order.csv``, ``pairwise.csv``, ``posthoc.csv``) are
+built in :mod:`multitest.engine._frames`, for both.
 """
 
 from __future__ import annotations
@@ -11,47 +13,16 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..engine._effects import second_pass_columns
+from ..engine._frames import (
+    PAIRWISE_COLUMNS,
+    POSTHOC_COLUMNS,
+    final_order_columns,
+    pairwise_frame,
+    posthoc_columns,
+)
+
 __all__ = ["pairwise_frame", "stage_tables", "stage_table_parts", "PAIRWISE_COLUMNS"]
-
-#: Columns of :func:`pairwise_frame` (and of ``pairwise.csv``).
-PAIRWISE_COLUMNS = ("dataset", "a", "b", "statistic", "pvalue", "pvalue_adjusted",
-                    "mean_error_a", "mean_error_b", "override")
-
-
-def pairwise_frame(ranking):
-    """Every pairwise result of every data set, one row per pair.
-
-    Columns :data:`PAIRWISE_COLUMNS`: data set, ``a`` (the cheaper), ``b``,
-    statistic, p-value, adjusted p-value, the two mean errors and whether
-    ``b`` overrides ``a``.  Data sets in input order, pairs in cost order.
-    """
-    table = _tested_table(ranking)
-    if table is None:
-        return pd.DataFrame(columns=list(PAIRWISE_COLUMNS))
-    names, datasets = ranking.algorithms, [r.name for r in ranking.datasets]
-    S, P = table.statistic.shape
-    cheaper, costlier = table.prior[:, table.first], table.prior[:, table.second]
-    means = table.mean_errors
-    rows = np.arange(S)[:, None]
-    return pd.DataFrame({
-        "dataset": np.repeat(np.asarray(datasets, dtype=object), P),
-        "a": np.asarray(names, dtype=object)[cheaper.ravel()],
-        "b": np.asarray(names, dtype=object)[costlier.ravel()],
-        "statistic": table.statistic.ravel(), "pvalue": table.pvalue.ravel(),
-        "pvalue_adjusted": table.pvalue_adjusted.ravel(),
-        "mean_error_a": means[rows, cheaper].ravel(),
-        "mean_error_b": means[rows, costlier].ravel(),
-        "override": table.override.ravel()})
-
-
-def _tested_table(ranking):
-    """The :class:`~multitest.engine.PairwiseTable` shared by the data sets.
-
-    Its rows are the data sets, in order (as :func:`multitest.rank` builds
-    them); None without pairwise tests (score-matrix input).
-    """
-    first = ranking.datasets[0]
-    return first.table if first.tested else None
 
 
 def stage_tables(ranking, all_intervals=False):
@@ -81,7 +52,6 @@ def stage_table_parts(ranking, all_intervals=False, datasets=None):
     ([12, 12, 12, 2], [24, 24, 24, 4])
     """
     algorithms = list(ranking.algorithms)
-    names = np.asarray(algorithms, dtype=object)
     S = len(ranking.datasets)
     step = S if datasets is None else max(1, datasets)
     rows = [slice(s0, s0 + step) for s0 in range(0, S, step)]
@@ -89,12 +59,7 @@ def stage_table_parts(ranking, all_intervals=False, datasets=None):
     mean_errors = ranking.datasets[0].table.mean_errors
     costs = ranking.datasets[0].orders.costs
     tables = {
-        "final_order.csv": [pd.DataFrame({
-            "position": range(1, len(ranking.final_order) + 1),
-            "algorithm": list(ranking.final_order),
-            "average_position": [ranking.average_ranks[a] for a in ranking.final_order],
-            "average_error_rank": [ranking.average_error_ranks[a]
-                                   for a in ranking.final_order]})],
+        "final_order.csv": [pd.DataFrame(final_order_columns(ranking))],
         "ranks.csv": (ranking.ranks_frame(r).reset_index() for r in rows),
         "orders.csv": _orders_parts(ranking, step),
         "mean_errors.csv": (_by_dataset(list(datasets[r]), algorithms, mean_errors[r])
@@ -112,22 +77,13 @@ def stage_table_parts(ranking, all_intervals=False, datasets=None):
             "average_cost": sp.average_costs,
             "prior_position": [prior_position[a] for a in algorithms],
             "final_position": [final_position[a] for a in algorithms]})]
-        from ..engine._effects import second_pass_columns
-
         # Made when written (result.json, written at the same time, shares the columns).
         tables["effect_sizes.csv"] = (_frame(second_pass_columns(ranking, all_intervals))
                                       for _ in range(1))
-        if sp.posthoc is not None:
-            i, j = np.triu_indices(len(algorithms), k=1)
-            tables["posthoc.csv"] = [_frame({
-                "a": names[i], "b": names[j],
-                "statistic": sp.posthoc.statistic[i, j], "pvalue": sp.posthoc.pvalues[i, j],
-                "significant": sp.significant[i, j]})]
-        else:
-            # The Friedman gate kept the post-hoc test from running: the file is
-            # there, with its header and no row, rather than silently absent.
-            tables["posthoc.csv"] = [pd.DataFrame(
-                columns=["a", "b", "statistic", "pvalue", "significant"])]
+        # Without a post-hoc test (the Friedman gate kept it from running) the file is
+        # there, with its header and no row, rather than silently absent.
+        tables["posthoc.csv"] = [_frame(posthoc_columns(ranking)) if sp.posthoc is not None
+                                 else pd.DataFrame(columns=list(POSTHOC_COLUMNS))]
     return tables
 
 

@@ -119,7 +119,7 @@ class RunManifest:
 # -- the transaction ---------------------------------------------------------------
 
 @contextlib.contextmanager
-def transaction(out, *, settings=None, inputs=(), on_step=None):
+def transaction(out, *, settings=None, inputs=(), on_step=None, add=False):
     """Write a complete run into ``out``, replacing the previous one as a whole.
 
     Parameters
@@ -134,6 +134,11 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
     on_step : callable, optional
         ``on_step(k)`` is called before each rename of the roll forward
         (``k = 0, 1, ...``) and after the journal is written; for fault tests.
+    add : bool
+        Add the files to the run in ``out`` instead of replacing it: the previous
+        run's files of other names stay, listed in the new manifest with the previous
+        run's settings (``multitest.write_figures`` and ``write_report`` from Python);
+        a later run replaces them all alike.
 
     Yields
     ------
@@ -157,7 +162,7 @@ def transaction(out, *, settings=None, inputs=(), on_step=None):
             os.mkdir(staging)
             with digests_kept_in(staging):
                 yield staging
-                _commit(out, staging, run_id, settings or {}, inputs, on_step)
+                _commit(out, staging, run_id, settings or {}, inputs, on_step, add)
         except OSError as exc:
             raise _output_error(exc, out, staging) from None
         finally:
@@ -255,7 +260,7 @@ def _missing_folders(out):
     return missing
 
 
-def _commit(out, staging, run_id, settings, inputs, on_step):
+def _commit(out, staging, run_id, settings, inputs, on_step, add=False):
     new = _listing(staging)
     bad = [n for n in new if n == MANIFEST or _protected(n)]
     if bad:
@@ -263,8 +268,13 @@ def _commit(out, staging, run_id, settings, inputs, on_step):
     previous = _read_manifest(out)
     _check_kind(out, previous, settings)
     old = sorted(previous.files) if previous is not None else []
+    kept = {}
+    if add and previous is not None:   # the previous run's other files stay, still listed
+        kept = {n: d for n, d in previous.files.items() if n not in set(new)}
+        old = [n for n in old if n not in kept]
+        settings = previous.settings
     _check_targets(out, new, old, inputs)
-    _write_manifest(staging, run_id, settings, new)
+    _write_manifest(staging, run_id, settings, new, kept)
     journal = {"run_id": run_id, "staging": os.path.basename(staging),
                "backup": _BACKUP + run_id, "old": old + ([MANIFEST] if previous else []),
                "new": new + [MANIFEST]}
@@ -564,10 +574,13 @@ def _protected(name):
     return any(part.startswith(_PROTECTED) for part in name.split(os.sep))
 
 
-def _write_manifest(staging, run_id, settings, names):
+def _write_manifest(staging, run_id, settings, names, kept=None):
+    """The manifest of the files `names` of `staging`, and of the files `kept` of the
+    previous run (``{name: digest}``, a transaction that adds)."""
     created = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    files = dict(zip(names, _digests(staging, names)), **(kept or {}))
     doc = {"format": _FORMAT, "run_id": run_id, "created": created, "settings": settings,
-           "files": [dict(name=n, **d) for n, d in zip(names, _digests(staging, names))]}
+           "files": [dict(name=n, **files[n]) for n in sorted(files)]}
     write_atomically(os.path.join(staging, MANIFEST), json.dumps(doc, indent=1, default=str),
                      durable=True)
 

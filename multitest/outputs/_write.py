@@ -21,13 +21,18 @@ from concurrent.futures import ThreadPoolExecutor
 from .._files import hash_written, keep_digests, written_digest
 from .._forked import can_fork, fork_call, usable_cpus
 from ..engine._effects import pairwise_columns
+from ..engine._frames import pairwise_effects_frame
 from ._csv import write_csv, write_csv_parts
 from ._json import is_large, write_json
 from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
-from ._tables import pairwise_frame, stage_table_parts
+from ._tables import stage_table_parts
 from ._transaction import transaction
 
-__all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs", "TABLE_CELLS"]
+__all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs", "TABLE_CELLS",
+           "LATEX_FILE", "MARKDOWN_FILE", "write_texts"]
+
+#: The LaTeX tables (``--latex``) and the Markdown summary (``--markdown``).
+LATEX_FILE, MARKDOWN_FILE = "tables.tex", "summary.md"
 
 #: Cells per part of the tables with a row per data set: :func:`write_run_files` makes
 #: and writes them part by part (at 200,000 x 100, whole, they were 1 GB of Python
@@ -36,7 +41,7 @@ TABLE_CELLS = 1 << 20
 
 
 def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
-                  all_intervals=False):
+                  all_intervals=False, latex=False, markdown=False):
     """Write ``result.json``, the CSV tables and (for large runs) the pairwise file.
 
     Parameters
@@ -58,6 +63,10 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
         ``result.json`` and ``effect_sizes.csv``; by default up to
         :data:`~multitest.engine.INTERVAL_PAIRS_LIMIT` pairs (those the
         second-pass figure shows).
+    latex : bool
+        Also ``tables.tex`` (:meth:`~multitest.engine.Ranking.to_latex`).
+    markdown : bool
+        Also ``summary.md`` (:meth:`~multitest.engine.Ranking.to_markdown`).
 
     Returns
     -------
@@ -68,7 +77,7 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
                                                     ranking.profile, raw_csv, all_intervals),
                      inputs=run_inputs(ranking.results.source, ranking.profile, inputs)) as staging:
         return write_run_files(ranking, staging, extra=extra, raw_csv=raw_csv,
-                               all_intervals=all_intervals)
+                               all_intervals=all_intervals, latex=latex, markdown=markdown)
 
 
 def run_manifest(source, settings, profile, raw_csv=False, all_intervals=False):
@@ -88,13 +97,13 @@ def run_inputs(source, profile, inputs=()):
 
 
 def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_written=False,
-                    all_intervals=False):
+                    all_intervals=False, latex=False, markdown=False):
     """The files of :func:`write_outputs`, into the `staging` folder of its transaction.
 
     `pairwise_written`: the pairwise parts are in ``staging`` already (written by the
     tasks of ``multitest rank --workers``); a small run's are listed in ``pairwise.csv``
     instead, as :func:`write_outputs` lists them.  Returns the files, relative to
-    ``staging``.  `all_intervals`: as in :func:`write_outputs`.
+    ``staging``.  `all_intervals`, `latex`, `markdown`: as in :func:`write_outputs`.
     """
     large = is_large(ranking)
     effects = None if large else pairwise_columns(ranking)
@@ -123,13 +132,10 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
             _write_tables(tables, staging, raw_csv)
             if ranking.results.has_folds and not large:
                 pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE))
-                         if pairwise_written else pairwise_frame(ranking))
-                frame = pairs.assign(**effects)
-                if ranking.missing is not None and ranking.missing.absent is not None:
-                    # missing='partial': a pair with an unordered algorithm was not tested
-                    frame = frame[frame["mean_error_a"].notna()
-                                  & frame["mean_error_b"].notna()]
+                         if pairwise_written else None)
+                frame = pairwise_effects_frame(ranking, pairs, effects)
                 _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
+            write_texts(ranking, staging, latex=latex, markdown=markdown)
             for job in jobs:
                 job.result()
             if extra is not None:   # after the threads: figures fork processes of their own
@@ -182,6 +188,19 @@ def _write_pairwise(ranking, path):
     S = 10,000 x L = 100: the commit need not read it again)."""
     write_pairwise_file(ranking, path)
     hash_written(path)
+
+
+def write_texts(ranking, staging, *, latex=False, markdown=False):
+    """``tables.tex`` (`latex`) and ``summary.md`` (`markdown`) into `staging`."""
+    for wanted, name, text in ((latex, LATEX_FILE, ranking.to_latex),
+                               (markdown, MARKDOWN_FILE, ranking.to_markdown)):
+        if wanted:
+            _named(_write_text)(text(), os.path.join(staging, name))
+
+
+def _write_text(text, path):
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
 
 
 def _write_result(ranking, path, effects, all_intervals):

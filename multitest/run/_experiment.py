@@ -472,7 +472,7 @@ def _table(spec, source, row, field):
         else:
             frame = pd.read_parquet(spec.location)
     except ImportError:
-        raise MultitestError("reading Parquet needs pyarrow: pip install 'multitest[run]' "
+        raise MultitestError("reading Parquet needs pyarrow: pip install 'multitest-rank[run]' "
                              "pyarrow") from None
     except (OSError, ValueError) as exc:
         raise InputError(f"cannot read {spec.location} ({type(exc).__name__}: {exc})",

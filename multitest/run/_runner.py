@@ -81,7 +81,7 @@ from ._store import KEY, STORE_FILE, Store
 
 __all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra", "parse_timeout"]
 
-EXTRA_MESSAGE = "multitest run needs the 'run' extra: pip install 'multitest[run]'"
+EXTRA_MESSAGE = "multitest run needs the 'run' extra: pip install 'multitest-rank[run]'"
 _EXTRA_MODULES = ("sklearn", "dask", "distributed", "threadpoolctl")
 _UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over the folds"),
           "fit_cpu_time": ("CPU seconds", "Mean CPU time of fit over the folds"),
