@@ -177,9 +177,10 @@ def _profiles(value, label):
 # --------------------------------------------------------------------------
 
 #: What an option is for: a field of :class:`Settings` (recorded with every ranking), the
-#: selection of data sets and algorithms (keywords of :func:`multitest.rank`), an option of the
+#: selection of data sets and algorithms (keywords of :func:`multitest.rank`), how the command
+#: line reads the results (keywords of :func:`multitest.load_results`), another option of the
 #: command line only (input and output), or an option of the stability analysis itself.
-ROLES = ("setting", "selection", "command", "stability")
+ROLES = ("setting", "selection", "reading", "command", "stability")
 
 #: Type of a value in a ``--config`` file (and how the command line reads its text).
 KINDS = {"text": "text", "names": "a list of names (or names separated by commas)",
@@ -203,7 +204,7 @@ class Option:
         One line for ``--help`` (a callable is asked when the parser is built).
     group : str
         Title of the group of the ``--help`` text.
-    role : {'setting', 'selection', 'command', 'stability'}
+    role : {'setting', 'selection', 'reading', 'command', 'stability'}
         See :data:`ROLES`.
     default : object
         The value when the option is not given (None: none, or one that depends on other
@@ -211,7 +212,8 @@ class Option:
     default_text : str, optional
         The default as ``--help`` shows it, when it is not ``str(default)``.
     keyword : str, optional
-        The keyword of :func:`multitest.rank` or ``stability()`` when it is not `key`.
+        The keyword of :func:`multitest.rank` or ``stability()`` (of
+        :func:`multitest.load_results` for the role ``'reading'``) when it is not `key`.
     commands : tuple of str
         The commands (and functions) that take it: ``'rank'``, ``'stability'``.
     flags : tuple of str
@@ -348,16 +350,26 @@ OPTIONS = (
            "error, drop (complete data sets only), worst (worst error of the fold), "
            "baseline:NAME (NAME's error), partial (nothing imputed; Skillings-Mack; rank "
            "only)", _INPUT, default="error", metavar="POLICY"),
-    Option("value", _text, "column holding the values", _INPUT, role="command",
+    Option("dataset_column", _text, "column naming the data sets", _INPUT, role="reading",
+           default="dataset", keyword="dataset", metavar="COLUMN"),
+    Option("algorithm_column", _text, "column naming the algorithms", _INPUT, role="reading",
+           default_text="algorithm, or framework/method beside metric_error",
+           keyword="algorithm", metavar="COLUMN"),
+    Option("replication_column", _text, "column numbering the replications (with a fold "
+           "column)", _INPUT, role="reading", default="replication", keyword="replication",
+           metavar="COLUMN"),
+    Option("fold_column", _text, "column numbering the folds", _INPUT, role="reading",
+           default="fold", keyword="fold", metavar="COLUMN"),
+    Option("value", _text, "column holding the values", _INPUT, role="reading",
            default_text="the one named error/accuracy/...", metavar="COLUMN"),
     Option("kind", _choice(VALUE_KINDS), "how values become errors (needed for a wide table: "
-           "a column per algorithm)", _INPUT, role="command",
+           "a column per algorithm)", _INPUT, role="reading",
            default_text="auto: from the column name", choices=VALUE_KINDS),
     Option("higher_is_better", _names, "metrics (of a 'metric' column) whose higher values "
            "are better, besides the well-known auc, accuracy, f1, r2...", _INPUT,
-           role="command", metavar="M1,M2,...", kind="names"),
+           role="reading", metavar="M1,M2,...", kind="names"),
     Option("lower_is_better", _names, "metrics whose lower values are better, besides the "
-           "well-known logloss, rmse, mae, error...", _INPUT, role="command",
+           "well-known logloss, rmse, mae, error...", _INPUT, role="reading",
            metavar="M1,M2,...", kind="names"),
     Option("out", _text, "write result.json, CSV tables (and figures)", _OUTPUT,
            role="command", commands=("rank",), metavar="DIR", path=True),

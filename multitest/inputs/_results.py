@@ -645,7 +645,11 @@ def _one_role_per_column(columns):
 
 def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
     algorithm = layout_algorithm(present, algorithm, metric)
-    for field, column in (("dataset", dataset), ("algorithm", algorithm)):
+    # A replication or fold column is optional under its own name only: one named otherwise
+    # was asked for (--fold-column split).
+    asked = [(f, c) for f, c in (("replication", replication), ("fold", fold))
+             if c not in (None, f)]
+    for field, column in [("dataset", dataset), ("algorithm", algorithm), *asked]:
         if column not in present:
             raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
                              f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}"
