@@ -19,7 +19,7 @@ import threading
 import time
 
 from . import __version__, example_path
-from ._errors import InputError, MultitestError, abbreviate, one_line
+from ._errors import MultitestError, one_line
 from ._format import RAW_CSV_HELP, escape_terminal
 from ._lazy import collector_paused, import_in_background
 
@@ -202,26 +202,11 @@ def _add_run_parser(sub):
 
 
 def _config(path, command):
-    """The settings of a --config file, each key an option of `command` of the right type."""
-    from .engine._settings import options_of
-    from .inputs._costs import read_yaml
+    """The settings of a --config file, each key an option of `command`, its value checked
+    (:func:`multitest.engine._settings.read_settings_file`), and the file's folder."""
+    from .engine._settings import read_settings_file
 
-    data, lines = read_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError("a settings file must be a YAML mapping", source=path, row=1)
-    known = {o.key: o for o in options_of(command)}
-    for key, value in data.items():
-        row = lines.get((key,))
-        if key not in known:
-            message = (f"setting '{key}' does not apply to multitest {command}"
-                       if key in _analysis_keys() else f"unknown setting '{key}'; valid "
-                       f"settings are {', '.join(known)}")
-            raise InputError(message, source=path, row=row, field=key)
-        error = known[key].config_error(value)
-        if error:
-            raise InputError(f"{error}, got {type(value).__name__} {abbreviate(repr(value))}",
-                             source=path, row=row, field=key)
-    return data, os.path.dirname(os.path.abspath(path))
+    return read_settings_file(path, command), os.path.dirname(os.path.abspath(path))
 
 
 def _settings(args, command):

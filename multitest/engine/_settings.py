@@ -22,10 +22,10 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .._errors import MultitestError
+from .._errors import InputError, MultitestError, abbreviate
 from .._format import RAW_CSV_HELP
 from .._forked import max_workers
-from ..inputs._costs import CostProfile, bundled_profiles
+from ..inputs._costs import CostProfile, bundled_profiles, read_yaml
 from ..inputs._design import parse_test_train_ratio
 from ..inputs._missing import check_missing_policy
 from ..inputs._results import VALUE_KINDS
@@ -39,7 +39,8 @@ from ._cost_ties import COST_TOLERANCE_DEFAULT, check_cost_tolerance
 from ._second_pass_methods import (SECOND_PASS_METHODS, check_handles_missing,
                                    get_second_pass_method)
 
-__all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of"]
+__all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of",
+           "read_settings_file"]
 
 #: ``'greater'``: one-sided tests in the direction "the costlier is better".
 ALTERNATIVES = ("two-sided", "greater")
@@ -420,6 +421,71 @@ def options_of(command, roles=ROLES):
 
 
 _SETTING = {o.name: o for o in OPTIONS if o.role == "setting" and "rank" in o.commands}
+
+
+def read_settings_file(path, command):
+    """The settings of a ``--config`` file of `command` ('rank' or 'stability'), checked.
+
+    Every key must be an option of `command` and its value of the option's type
+    (:data:`KINDS`) and valid for it, as the option checks a value of the command line
+    or of :func:`multitest.rank`; the option's message then names the file, the line
+    and the key.
+
+    Returns
+    -------
+    dict
+        ``{key: value}`` as written (checked, not normalised).
+
+    Raises
+    ------
+    InputError
+        ``FILE, row LINE, field 'KEY': ...``: an unknown key, a key of another command, a
+        value of the wrong type or a wrong value.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from multitest import MultitestError
+    >>> from multitest.engine._settings import read_settings_file
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.yaml")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("test: kfold-t\nalpha: 1.5\n")
+    >>> try:
+    ...     read_settings_file(path, "rank")
+    ... except MultitestError as exc:
+    ...     print(str(exc).replace(path, "run.yaml"))
+    run.yaml, row 2, field 'alpha': must be a number strictly between 0 and 1, got 1.5
+    """
+    data, lines = read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError("a settings file must be a YAML mapping", source=path, row=1)
+    known = {o.key: o for o in options_of(command)}
+    for key, value in data.items():
+        try:
+            _check_setting(known, key, value, command)
+        except MultitestError as exc:
+            raise InputError(_reason(str(exc), known.get(key)), source=path,
+                             row=lines.get((key,)), field=key) from None
+    return data
+
+
+def _check_setting(known, key, value, command):
+    """One key of a settings file, checked by its option (a MultitestError if wrong)."""
+    if key not in known:
+        others = {o.key for o in OPTIONS}
+        raise MultitestError(f"setting '{key}' does not apply to multitest {command}"
+                             if key in others else f"unknown setting '{key}'; valid settings "
+                             f"are {', '.join(known)}")
+    error = known[key].config_error(value)
+    if error:
+        raise MultitestError(f"{error}, got {type(value).__name__} {abbreviate(repr(value))}")
+    known[key].validate(value)
+
+
+def _reason(message, option):
+    """An option's message without its leading label: the key is named beside it."""
+    label = None if option is None else option.label
+    return message[len(label):].lstrip() if label and message.startswith(label) else message
 
 
 # --------------------------------------------------------------------------
