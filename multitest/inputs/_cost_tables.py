@@ -280,8 +280,9 @@ def _cost_column(frame, column, source, offset):
     """The numbers of a cost column: finite and >= 0; empty (a failed fold) is left out."""
     text = frame[column].astype(str).str.strip()
     values = pd.to_numeric(frame[column], errors="coerce")
-    bad = (values.isna() & ~text.isin(["", "nan", "NaN"])) | values.abs().eq(float("inf")) \
-        | values.lt(0)
+    # pandas 3 keeps a NaN of a number column NaN through astype(str): empty as well
+    empty = frame[column].isna() | text.isin(["", "nan", "NaN"])
+    bad = (values.isna() & ~empty) | values.abs().eq(float("inf")) | values.lt(0)
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
         shown = _show(frame[column].iloc[i])

@@ -354,16 +354,19 @@ def _completed_table(profile, results, never, policy):
     table = {d: dict(row) for d, row in profile.per_dataset.items()}
     noise = None if profile.noise is None else {d: dict(r) for d, r in profile.noise.items()}
     names = results.algorithms
+    # No cost: none measured (NaN), or none given (the cost matrix names the latter when
+    # the algorithm has results there)
     unmeasured = [(s, j) for s, d in enumerate(results.datasets) if d in table
-                  for j, a in enumerate(names) if _is_nan(table[d].get(a))]
-    ran = [(s, j) for s, j in unmeasured if not never[s, j]]
+                  for j, a in enumerate(names) if _is_nan(table[d].get(a, np.nan))]
+    ran = [(s, j) for s, j in unmeasured if not never[s, j]
+           and names[j] in table[results.datasets[s]]]
     if ran:
         s, j = ran[0]
         raise InputError(f"no cost on any fold of data set '{abbreviate(results.datasets[s])}', "
                          f"algorithm '{abbreviate(names[j])}', which has results (every value "
                          "empty)", source=results.source, field=profile.unit or profile.name)
     costed = []
-    for s, j in unmeasured:
+    for s, j in (cell for cell in unmeasured if never[cell]):
         d = results.datasets[s]
         source = _cost_source(table[d], names, policy, d, results.source)
         table[d][names[j]] = table[d][source]
