@@ -204,3 +204,21 @@ def test_leaving_it_out_ranks_the_rest(never_ran):
               "AutoGluon"]
     ranking = rank(never_ran, COSTS, missing="worst", algorithms=others, **OPTIONS)
     assert sorted(ranking.final_order) == sorted(others)
+
+
+def test_the_readme_and_the_how_to_state_the_rule_of_the_notes():
+    # README's policy table (its cost column) and docs/how-to/missing-results.md say what
+    # the notes say, word for word.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    how_to = (root / "docs" / "how-to" / "missing-results.md").read_text(encoding="utf-8")
+    for policy, words in MISSING_COSTS.items():
+        row = f"| `{policy}` |"
+        if policy != "error":     # README's table leaves the default out
+            cells = next(line for line in readme.splitlines() if line.startswith(row))
+            assert cells.split(" | ")[2] == words
+        cell = next(line for line in how_to.splitlines()
+                    if line.startswith(row) and line.count("|") == 3).split(" | ")[1]
+        assert cell.startswith(words.split(" (")[0] if policy == "partial" else words)
