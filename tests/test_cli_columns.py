@@ -144,3 +144,21 @@ def test_no_parser_reads_abbreviations(run_only):
     parsers = list(_parsers(_parser(run_only=run_only)))
     assert len(parsers) == (2 if run_only else 7)    # multitest, its commands
     assert all(p.allow_abbrev is False for p in parsers)
+
+
+def test_the_automl_layout_takes_a_named_column(tmp_path, capsys):
+    # The AutoML benchmark's columns (task, framework, fold) replaced the ones named:
+    # '--dataset-column id' was ignored.  Its 'id' names each task (openml.org/t/N).
+    from test_readers import AUTOML
+
+    orders = {}
+    for argv in ([], ["--dataset-column", "id"]):
+        out = tmp_path / f"out{len(argv)}"
+        assert main(["rank", str(AUTOML), "--missing", "drop", "--test", "corrected-t",
+                     "--out", str(out), "-q"] + argv) == 0
+        result = json.loads((out / "result.json").read_text())
+        orders[len(argv)] = result["final_order"], sorted(result["datasets"])
+    capsys.readouterr()
+    assert orders[2][0] == orders[0][0]
+    assert orders[0][1] == ["cnae-9", "credit-g", "phoneme"]
+    assert orders[2][1] == ["openml.org/t/1", "openml.org/t/3", "openml.org/t/5"]

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, MultitestError
-from ._automl import is_automl_file, layout_algorithm, read_automl
+from ._automl import automl_columns, automl_frame, is_automl_file, layout_algorithm
 from .._format import restore_cell
 from ._costs import (MAX_COST, CostProfile, _number, _show, load_profile, profile_from_order,
                      too_large)
@@ -238,12 +238,16 @@ def profile_from_column(results, column, name=None, *, dataset="dataset",
         frame, source, offset = results.reset_index(drop=True), "<DataFrame>", 0
     else:
         source = os.fspath(results)
+        automl = is_automl_file(source)
         try:
-            frame = (read_automl(source) if is_automl_file(source) else
+            frame = (automl_frame(source) if automl else
                      pd.read_csv(source, skipinitialspace=True))
         except FileNotFoundError:
             raise InputError("no such file", source=source) from None
         offset = 2
+        if automl:    # its key columns, as load_results reads them
+            keys = automl_columns({"dataset": dataset, "algorithm": algorithm})
+            dataset, algorithm = keys["dataset"], keys["algorithm"]
     keys = (dataset, layout_algorithm(frame.columns, algorithm))
     missing = [c for c in (*keys, column) if c not in frame.columns]
     if missing:

@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
 from .._progress import progress
-from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file, layout_algorithm
+from ._automl import automl_columns, automl_frame, is_automl_file, layout_algorithm
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
                      _first_bad, _key_columns, _numeric, _refuse, _strip_names)
@@ -252,9 +252,8 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     if os.path.isdir(name):
         return _load_parquet_folder(name, columns, kind, allow_missing)
     if is_automl_file(name):
-        layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
-        return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False,
-                     missing_ok=allow_missing)
+        return _load(automl_frame(name), name, 2, dict(columns, **automl_columns(columns)),
+                     kind, fast=False, missing_ok=allow_missing)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
     # value, a ragged row, a missing fold, an unreadable file...) falls back to
