@@ -449,7 +449,7 @@ def read_settings_file(path, command):
     >>> from multitest.engine._settings import read_settings_file
     >>> path = os.path.join(tempfile.mkdtemp(), "run.yaml")
     >>> with open(path, "w") as f:
-    ...     _ = f.write("test: kfold-t\nalpha: 1.5\n")
+    ...     _ = f.write("test: kfold-t\\nalpha: 1.5\\n")
     >>> try:
     ...     read_settings_file(path, "rank")
     ... except MultitestError as exc:

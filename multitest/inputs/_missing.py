@@ -225,7 +225,9 @@ def apply_missing(results, policy):
     0.2
     >>> print(report.sentence())
     missing results: policy worst; 1 missing ((d, b, fold 2)); 1 imputed with the worst
-    error of the fold among the algorithms that ran on the data set
+    error of the fold among the algorithms that ran on the data set; cost of a missing
+    result: the one measured, else (no fold with a cost) the largest cost measured on that
+    data set
     >>> apply_missing(res, "drop")[0].datasets
     ('e',)
     """
