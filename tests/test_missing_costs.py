@@ -141,8 +141,9 @@ def test_a_framework_with_results_but_no_cost_is_refused(table, tmp_path, capsys
                      "--second-pass", "wilcoxon", "-q"]) == 2
         out, err = capsys.readouterr()
         assert out == "" and err == (
-            f"multitest: error: {path}, field 'duration': no cost on any fold of data set "
-            "'credit-g', algorithm 'RandomForest', which has results (every value empty)\n")
+            "multitest: error: cost profile 'duration', field 'per_dataset.credit-g': no cost "
+            "measured for algorithm 'RandomForest' on data set 'credit-g' (no fold of it has "
+            "one)\n")
 
 
 def test_missing_costs_on_a_frame():

@@ -289,7 +289,9 @@ def missing_costs(profile, results, report):
     none of whose folds on a data set has one: a framework that failed every fold of
     a task.  Where that algorithm has no result on the data set either, the policy
     gives the cost (:data:`MISSING_COSTS`), its noise that of the algorithm it is
-    taken from; where it has results, the cost is refused as missing.
+    taken from; a cost missing where the algorithm has results stays missing (the
+    cost matrix refuses it, naming the data set and the algorithm).  Only the
+    (data set, algorithm) without results are looked at.
 
     Parameters
     ----------
@@ -309,8 +311,8 @@ def missing_costs(profile, results, report):
     Raises
     ------
     InputError
-        A cost missing for results that are not, or no cost measured on a data set
-        where ``worst`` needs the largest one.
+        No cost of the baseline, or none measured on a data set where ``worst`` needs
+        the largest one.
 
     Examples
     --------
@@ -328,54 +330,45 @@ def missing_costs(profile, results, report):
     >>> report.costed
     (('d', 'b'),)
     """
-    never = (None if report is None else report.never_ran)
-    never = np.zeros((results.n_datasets, results.n_algorithms), bool) if never is None else never
-    completed, costed = _completed(profile, results, never,
-                                   "error" if report is None else report.policy)
-    if costed and report is not None:
+    if report is None or report.never_ran is None:
+        return profile, report
+    cells = [(results.datasets[s], results.algorithms[j])
+             for s, j in np.argwhere(report.never_ran).tolist()]
+    completed, costed = _completed(profile, results, cells, report.policy)
+    if costed:
         report = dataclasses.replace(report, costed=tuple(dict.fromkeys(costed)))
     return completed, report
 
 
-def _completed(profile, results, never, policy):
-    """:func:`missing_costs` of `profile` and its secondary chain: ``(profile, cells)``."""
+def _completed(profile, results, cells, policy):
+    """:func:`missing_costs` of `profile` and its secondary chain: ``(profile, costed)``."""
     if profile is None:
         return None, []
-    secondary, costed = _completed(profile.secondary, results, never, policy)
+    secondary, costed = _completed(profile.secondary, results, cells, policy)
     changes = {} if secondary is profile.secondary else {"secondary": secondary}
     if profile.per_dataset is not None:
-        table, noise, own = _completed_table(profile, results, never, policy)
+        table, noise, own = _completed_table(profile, results, cells, policy)
         if own:
             changes.update(per_dataset=table, noise=noise)
             costed = own + costed
     return (dataclasses.replace(profile, **changes) if changes else profile), costed
 
 
-def _completed_table(profile, results, never, policy):
-    """The per-data-set table (and noise) of `profile` with the policy's costs."""
+def _completed_table(profile, results, cells, policy):
+    """The per-data-set table (and noise) of `profile`, the (data set, algorithm) `cells`
+    without results and without a cost given the policy's."""
+    unmeasured = [(d, a) for d, a in cells
+                  if d in profile.per_dataset and _is_nan(profile.per_dataset[d].get(a, np.nan))]
+    if not unmeasured:
+        return profile.per_dataset, profile.noise, []
     table = {d: dict(row) for d, row in profile.per_dataset.items()}
     noise = None if profile.noise is None else {d: dict(r) for d, r in profile.noise.items()}
-    names = results.algorithms
-    # No cost: none measured (NaN), or none given (the cost matrix names the latter when
-    # the algorithm has results there)
-    unmeasured = [(s, j) for s, d in enumerate(results.datasets) if d in table
-                  for j, a in enumerate(names) if _is_nan(table[d].get(a, np.nan))]
-    ran = [(s, j) for s, j in unmeasured if not never[s, j]
-           and names[j] in table[results.datasets[s]]]
-    if ran:
-        s, j = ran[0]
-        raise InputError(f"no cost on any fold of data set '{abbreviate(results.datasets[s])}', "
-                         f"algorithm '{abbreviate(names[j])}', which has results (every value "
-                         "empty)", source=results.source, field=profile.unit or profile.name)
-    costed = []
-    for s, j in (cell for cell in unmeasured if never[cell]):
-        d = results.datasets[s]
-        source = _cost_source(table[d], names, policy, d, results.source)
-        table[d][names[j]] = table[d][source]
+    for d, a in unmeasured:
+        source = _cost_source(table[d], results.algorithms, policy, d, results.source)
+        table[d][a] = table[d][source]
         if noise is not None:
-            noise.setdefault(d, {})[names[j]] = noise.get(d, {}).get(source, 0.0)
-        costed.append((d, names[j]))
-    return table, noise, costed
+            noise.setdefault(d, {})[a] = noise.get(d, {}).get(source, 0.0)
+    return table, noise, unmeasured
 
 
 def _is_nan(value):
@@ -387,12 +380,12 @@ def _cost_source(row, names, policy, dataset, source):
     (``worst``; ``partial``'s placeholder), or the baseline."""
     if policy.startswith(_BASELINE):
         name = policy[len(_BASELINE):]
-        if name not in row:
+        if _is_nan(row.get(name, np.nan)):
             raise InputError(f"missing results: policy {policy}: no cost of {abbreviate(name)} "
                              f"on data set '{abbreviate(dataset)}' to give its missing results",
                              source=source)
         return name
-    measured = [(row[a], a) for a in names if a in row and not _is_nan(row[a])]
+    measured = [(row[a], a) for a in names if not _is_nan(row.get(a, np.nan))]
     if not measured:
         raise InputError(f"missing results: policy {policy}: no cost measured on data set "
                          f"'{abbreviate(dataset)}', so none for its missing results",
