@@ -19,7 +19,7 @@ import threading
 import time
 
 from . import __version__, example_path
-from ._errors import InputError, MultitestError, abbreviate, one_line
+from ._errors import MultitestError, one_line
 from ._format import RAW_CSV_HELP, escape_terminal
 from ._lazy import collector_paused, import_in_background
 
@@ -39,7 +39,12 @@ def _analysis_keys():
 
 
 class _Parser(argparse.ArgumentParser):
-    """Usage errors as one line (``multitest: error: ...``), exit status 2."""
+    """Usage errors as one line (``multitest: error: ...``), exit status 2; no option read
+    from a prefix of its name (``--dataset`` is neither ``--datasets`` nor
+    ``--dataset-column``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, allow_abbrev=False, **kwargs)
 
     def error(self, message):
         self.exit(2, escape_terminal(f"multitest: error: {one_line(message)} (see {self.prog} "
@@ -197,26 +202,11 @@ def _add_run_parser(sub):
 
 
 def _config(path, command):
-    """The settings of a --config file, each key an option of `command` of the right type."""
-    from .engine._settings import options_of
-    from .inputs._costs import read_yaml
+    """The settings of a --config file, each key an option of `command`, its value checked
+    (:func:`multitest.engine._settings.read_settings_file`), and the file's folder."""
+    from .engine._settings import read_settings_file
 
-    data, lines = read_yaml(path)
-    if not isinstance(data, dict):
-        raise InputError("a settings file must be a YAML mapping", source=path, row=1)
-    known = {o.key: o for o in options_of(command)}
-    for key, value in data.items():
-        row = lines.get((key,))
-        if key not in known:
-            message = (f"setting '{key}' does not apply to multitest {command}"
-                       if key in _analysis_keys() else f"unknown setting '{key}'; valid "
-                       f"settings are {', '.join(known)}")
-            raise InputError(message, source=path, row=row, field=key)
-        error = known[key].config_error(value)
-        if error:
-            raise InputError(f"{error}, got {type(value).__name__} {abbreviate(repr(value))}",
-                             source=path, row=row, field=key)
-    return data, os.path.dirname(os.path.abspath(path))
+    return read_settings_file(path, command), os.path.dirname(os.path.abspath(path))
 
 
 def _settings(args, command):
@@ -235,7 +225,8 @@ def _settings(args, command):
         if given is None and option.path and base is not None and isinstance(value, str):
             candidate = os.path.join(base, value)
             value = candidate if os.path.exists(candidate) or option.key == "out" else value
-        merged[option.key] = (option.validate(value) if option.role in ("command", "selection")
+        merged[option.key] = (option.validate(value) if option.role in ("command", "selection",
+                                                                         "reading")
                               else value)
     return merged
 
@@ -247,7 +238,8 @@ def _option(command, key):
 
 
 def _keywords(merged, command, roles):
-    """The given options of `command` with `roles`, as keywords of rank() or stability()."""
+    """The given options of `command` with `roles`, as keywords of rank() or stability()
+    (of load_results() for the role 'reading')."""
     from .engine._settings import options_of
 
     return {o.name: merged[o.key] for o in options_of(command, roles)
@@ -255,7 +247,7 @@ def _keywords(merged, command, roles):
 
 
 def _profile(settings):
-    from .engine._ranking import resolve_profile
+    from .inputs._cost_tables import as_profile
     from .inputs._costs import profile_from_order
 
     costs, order = settings["costs"], settings["order"]
@@ -263,11 +255,14 @@ def _profile(settings):
         raise MultitestError("give exactly one prior preference: --costs PROFILE or "
                              "--order A,B,...")
     results = settings.get("results")
-    profile = (resolve_profile(costs, results) if costs is not None else
+    # column:NAME reads the results with their key columns (--dataset-column...)
+    keys = {"dataset": settings["dataset_column"] or "dataset",
+            "algorithm": settings["algorithm_column"] or "algorithm"}
+    profile = (as_profile(costs, results, **keys) if costs is not None else
                profile_from_order(order))
     if settings["secondary_costs"] is not None:
         profile = dataclasses.replace(
-            profile, secondary=resolve_profile(settings["secondary_costs"], results))
+            profile, secondary=as_profile(settings["secondary_costs"], results, **keys))
     return profile
 
 
@@ -388,10 +383,7 @@ def _load(args, settings, notes):
     from .inputs._results import load_results
 
     path = _results_input(args, settings, notes)
-    results = load_results(path, **{k: settings[k] for k in ("value", "kind",
-                                                             "higher_is_better",
-                                                             "lower_is_better")
-                                    if settings[k] is not None},
+    results = load_results(path, **_keywords(settings, args.command, ("reading",)),
                            allow_missing=settings.get("missing") not in (None, "error"))
     if settings["costs"] is None and settings["order"] is None and is_automl_file(path):
         settings["costs"] = "column:duration"
@@ -449,8 +441,7 @@ def _rank_on_cluster(args, settings):
     start = time.perf_counter()
     notes = []
     _results_input(args, settings, notes)
-    load_options = {k: settings[k] for k in ("value", "kind", "higher_is_better",
-                                             "lower_is_better") if settings[k] is not None}
+    load_options = _keywords(settings, "rank", ("reading",))
     ranking = rank_on_cluster(
         settings["results"], _profile(settings), settings["out"],
         settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),

@@ -106,7 +106,11 @@ def test_bad_columns_and_mappings(tmp_path):
                        "dataset, algorithm"):
         profile_from_column(frame, "fit_time")
     frame["fit_time"] = 1.0
-    frame.loc[3, "fit_time"] = np.nan
+    frame.loc[3, "fit_time"] = np.nan      # a failed fold without a cost: left out
+    frame.loc[4, "fit_time"] = 3.0         # (pandas 3 kept NaN through astype(str): refused)
+    assert profile_from_column(frame, "fit_time").per_dataset["d0"]["a0"] == 11 / 9
+    frame["fit_time"] = frame["fit_time"].astype(object)
+    frame.loc[3, "fit_time"] = "fast"
     with pytest.raises(InputError, match="row 3, field 'fit_time'"):
         profile_from_column(frame, "fit_time")
     with pytest.raises(MultitestError, match="needs the results"):

@@ -168,7 +168,9 @@ def test_alpha_is_checked_in_one_place(frame, tmp_path, capsys):
     config = tmp_path / "run.yaml"
     config.write_text("order: [a0, a1, a2]\nalpha: 1.5\n")
     status, _, err = _cli(["rank", str(path), "--config", str(config)], capsys)
-    assert status == 2 and err == expected
+    # The same check, its message naming the file, the line and the key (issue 40, item 8)
+    assert status == 2 and err == (f"multitest: error: {config}, row 2, field 'alpha': must be "
+                                   "a number strictly between 0 and 1, got 1.5\n")
     status, _, err = _cli(["stability", str(path), "--order", "a0,a1,a2", "--alpha", "1.5"],
                           capsys)
     assert status == 2 and err == expected
@@ -251,6 +253,35 @@ def test_settings_file_types_come_from_the_definition(tmp_path, capsys):
     config.write_text("costs: training_time\nrope: fine\n")
     status, _, err = _cli(["rank", EXAMPLE, "--config", str(config)], capsys)
     assert status == 2 and "field 'rope': must be a number" in err
+
+
+@pytest.mark.parametrize("command, line, message", [
+    ("rank", "alpha: 1.5", "must be a number strictly between 0 and 1, got 1.5"),
+    ("rank", "kind: percent", "must be one of auto, error, accuracy, accuracy-percent, got "
+                              "'percent'"),
+    ("rank", "correction: holmes", "must be one of none, bonferroni, holm, hochberg, hommel, "
+                                   "got 'holmes'"),
+    ("rank", "missing: sometimes", "must be one of error, drop, worst, baseline:NAME, partial, "
+                                   "got 'sometimes'"),
+    ("rank", "dpi: 5000", "must be at most 1,200, got 5000"),
+    ("rank", "test: no-such-test", "unknown pairwise test 'no-such-test'; valid names: "),
+    ("stability", "alpha: 1.5", "must be a number strictly between 0 and 1, got 1.5"),
+    ("stability", "missing: sometimes", "must be one of error, drop, worst, baseline:NAME, "
+                                        "partial, got 'sometimes'"),
+])
+def test_a_wrong_value_in_a_settings_file_names_the_file_line_and_key(tmp_path, capsys,
+                                                                      command, line, message):
+    # Issue 40, item 8: the right type, a wrong value; the message was the option's alone
+    # ("`alpha` must be ..."), without the file, the line or the key.
+    config = tmp_path / "run.yaml"
+    config.write_text(f"costs: training_time\n# the tests\n{line}\n")
+    out = tmp_path / "out"
+    status, stdout, err = _cli([command, EXAMPLE, "--config", str(config), "--out", str(out)],
+                               capsys)
+    key = line.split(":")[0]
+    assert status == 2 and stdout == "" and err.count("\n") == 1
+    assert err.startswith(f"multitest: error: {config}, row 3, field '{key}': {message}")
+    assert not out.exists()
 
 
 def test_every_key_is_one_option_per_command():

@@ -15,7 +15,7 @@ from .._errors import MultitestError
 from .._format import p_equals
 from ..inputs._cost_tables import as_profile, is_cost_table
 from ..inputs._costs import CostProfile, load_profile, profile_from_order
-from ..inputs._missing import apply_missing
+from ..inputs._missing import apply_missing, missing_costs
 from ..inputs._results import Results, load_results
 from ..stats._bayesian import BayesSettings
 from ..stats._entry import TestFailure
@@ -384,7 +384,7 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     results = resolve_results(results, datasets, algorithms,
                               allow_missing=settings.missing != "error")
     results, report = apply_missing(results, settings.missing)
-    profile = resolve_profile(costs, source)
+    profile, report = missing_costs(resolve_profile(costs, source), results, report)
     check_for_results(settings, results)
     unused = [] if algorithms is not None else _unused_costs_note(profile, results)
     settings = dataclasses.replace(

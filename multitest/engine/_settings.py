@@ -22,10 +22,10 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
-from .._errors import MultitestError
+from .._errors import InputError, MultitestError, abbreviate
 from .._format import RAW_CSV_HELP
 from .._forked import max_workers
-from ..inputs._costs import CostProfile, bundled_profiles
+from ..inputs._costs import CostProfile, bundled_profiles, read_yaml
 from ..inputs._design import parse_test_train_ratio
 from ..inputs._missing import check_missing_policy
 from ..inputs._results import VALUE_KINDS
@@ -39,7 +39,8 @@ from ._cost_ties import COST_TOLERANCE_DEFAULT, check_cost_tolerance
 from ._second_pass_methods import (SECOND_PASS_METHODS, check_handles_missing,
                                    get_second_pass_method)
 
-__all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of"]
+__all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of",
+           "read_settings_file"]
 
 #: ``'greater'``: one-sided tests in the direction "the costlier is better".
 ALTERNATIVES = ("two-sided", "greater")
@@ -177,9 +178,10 @@ def _profiles(value, label):
 # --------------------------------------------------------------------------
 
 #: What an option is for: a field of :class:`Settings` (recorded with every ranking), the
-#: selection of data sets and algorithms (keywords of :func:`multitest.rank`), an option of the
+#: selection of data sets and algorithms (keywords of :func:`multitest.rank`), how the command
+#: line reads the results (keywords of :func:`multitest.load_results`), another option of the
 #: command line only (input and output), or an option of the stability analysis itself.
-ROLES = ("setting", "selection", "command", "stability")
+ROLES = ("setting", "selection", "reading", "command", "stability")
 
 #: Type of a value in a ``--config`` file (and how the command line reads its text).
 KINDS = {"text": "text", "names": "a list of names (or names separated by commas)",
@@ -203,7 +205,7 @@ class Option:
         One line for ``--help`` (a callable is asked when the parser is built).
     group : str
         Title of the group of the ``--help`` text.
-    role : {'setting', 'selection', 'command', 'stability'}
+    role : {'setting', 'selection', 'reading', 'command', 'stability'}
         See :data:`ROLES`.
     default : object
         The value when the option is not given (None: none, or one that depends on other
@@ -211,7 +213,8 @@ class Option:
     default_text : str, optional
         The default as ``--help`` shows it, when it is not ``str(default)``.
     keyword : str, optional
-        The keyword of :func:`multitest.rank` or ``stability()`` when it is not `key`.
+        The keyword of :func:`multitest.rank` or ``stability()`` (of
+        :func:`multitest.load_results` for the role ``'reading'``) when it is not `key`.
     commands : tuple of str
         The commands (and functions) that take it: ``'rank'``, ``'stability'``.
     flags : tuple of str
@@ -348,16 +351,26 @@ OPTIONS = (
            "error, drop (complete data sets only), worst (worst error of the fold), "
            "baseline:NAME (NAME's error), partial (nothing imputed; Skillings-Mack; rank "
            "only)", _INPUT, default="error", metavar="POLICY"),
-    Option("value", _text, "column holding the values", _INPUT, role="command",
+    Option("dataset_column", _text, "column naming the data sets", _INPUT, role="reading",
+           default="dataset", keyword="dataset", metavar="COLUMN"),
+    Option("algorithm_column", _text, "column naming the algorithms", _INPUT, role="reading",
+           default_text="algorithm, or framework/method beside metric_error",
+           keyword="algorithm", metavar="COLUMN"),
+    Option("replication_column", _text, "column numbering the replications (with a fold "
+           "column)", _INPUT, role="reading", default="replication", keyword="replication",
+           metavar="COLUMN"),
+    Option("fold_column", _text, "column numbering the folds", _INPUT, role="reading",
+           default="fold", keyword="fold", metavar="COLUMN"),
+    Option("value", _text, "column holding the values", _INPUT, role="reading",
            default_text="the one named error/accuracy/...", metavar="COLUMN"),
     Option("kind", _choice(VALUE_KINDS), "how values become errors (needed for a wide table: "
-           "a column per algorithm)", _INPUT, role="command",
+           "a column per algorithm)", _INPUT, role="reading",
            default_text="auto: from the column name", choices=VALUE_KINDS),
     Option("higher_is_better", _names, "metrics (of a 'metric' column) whose higher values "
            "are better, besides the well-known auc, accuracy, f1, r2...", _INPUT,
-           role="command", metavar="M1,M2,...", kind="names"),
+           role="reading", metavar="M1,M2,...", kind="names"),
     Option("lower_is_better", _names, "metrics whose lower values are better, besides the "
-           "well-known logloss, rmse, mae, error...", _INPUT, role="command",
+           "well-known logloss, rmse, mae, error...", _INPUT, role="reading",
            metavar="M1,M2,...", kind="names"),
     Option("out", _text, "write result.json, CSV tables (and figures)", _OUTPUT,
            role="command", commands=("rank",), metavar="DIR", path=True),
@@ -414,6 +427,71 @@ def options_of(command, roles=ROLES):
 
 
 _SETTING = {o.name: o for o in OPTIONS if o.role == "setting" and "rank" in o.commands}
+
+
+def read_settings_file(path, command):
+    """The settings of a ``--config`` file of `command` ('rank' or 'stability'), checked.
+
+    Every key must be an option of `command` and its value of the option's type
+    (:data:`KINDS`) and valid for it, as the option checks a value of the command line
+    or of :func:`multitest.rank`; the option's message then names the file, the line
+    and the key.
+
+    Returns
+    -------
+    dict
+        ``{key: value}`` as written (checked, not normalised).
+
+    Raises
+    ------
+    InputError
+        ``FILE, row LINE, field 'KEY': ...``: an unknown key, a key of another command, a
+        value of the wrong type or a wrong value.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from multitest import MultitestError
+    >>> from multitest.engine._settings import read_settings_file
+    >>> path = os.path.join(tempfile.mkdtemp(), "run.yaml")
+    >>> with open(path, "w") as f:
+    ...     _ = f.write("test: kfold-t\\nalpha: 1.5\\n")
+    >>> try:
+    ...     read_settings_file(path, "rank")
+    ... except MultitestError as exc:
+    ...     print(str(exc).replace(path, "run.yaml"))
+    run.yaml, row 2, field 'alpha': must be a number strictly between 0 and 1, got 1.5
+    """
+    data, lines = read_yaml(path)
+    if not isinstance(data, dict):
+        raise InputError("a settings file must be a YAML mapping", source=path, row=1)
+    known = {o.key: o for o in options_of(command)}
+    for key, value in data.items():
+        try:
+            _check_setting(known, key, value, command)
+        except MultitestError as exc:
+            raise InputError(_reason(str(exc), known.get(key)), source=path,
+                             row=lines.get((key,)), field=key) from None
+    return data
+
+
+def _check_setting(known, key, value, command):
+    """One key of a settings file, checked by its option (a MultitestError if wrong)."""
+    if key not in known:
+        others = {o.key for o in OPTIONS}
+        raise MultitestError(f"setting '{key}' does not apply to multitest {command}"
+                             if key in others else f"unknown setting '{key}'; valid settings "
+                             f"are {', '.join(known)}")
+    error = known[key].config_error(value)
+    if error:
+        raise MultitestError(f"{error}, got {type(value).__name__} {abbreviate(repr(value))}")
+    known[key].validate(value)
+
+
+def _reason(message, option):
+    """An option's message without its leading label: the key is named beside it."""
+    label = None if option is None else option.label
+    return message[len(label):].lstrip() if label and message.startswith(label) else message
 
 
 # --------------------------------------------------------------------------

@@ -272,9 +272,10 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     n_bootstrap, seed, alphas = own["n_bootstrap"], own["seed"], own["alphas"]
     resolved = resolve_results(results, selection["datasets"], selection["algorithms"],
                                allow_missing=base.missing != "error")
-    profile = resolve_profile(costs)
-    reference = rank(resolved, profile, settings=base)
-    resolved = reference.results   # after the missing-result policy: complete
+    given = resolved
+    reference = rank(given, resolve_profile(costs), settings=base)
+    # After the missing-result policy: complete results, a cost for every missing one
+    resolved, profile = reference.results, reference.profile
     if resolved.n_datasets < 2:
         raise MultitestError(f"`results`: stability resamples the data sets and needs at least "
                              f"2, got {resolved.n_datasets}")
@@ -315,7 +316,7 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
         other = resolve_profile(item)
         if other.name in orders_by_profile:
             raise MultitestError(f"`profiles`: two profiles are named {other.name!r}")
-        orders_by_profile[other.name] = rank(resolved, other, settings=base).final_order
+        orders_by_profile[other.name] = rank(given, other, settings=base).final_order
 
     return StabilityResult(
         algorithms=algorithms, n_bootstrap=n_bootstrap, seed=seed, n_datasets=S,

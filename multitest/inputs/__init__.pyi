@@ -31,10 +31,12 @@ from ._results import VALUE_KINDS as VALUE_KINDS
 from ._results import WARNING_PREFIX as WARNING_PREFIX
 from ._results import Results as Results
 from ._results import load_results as load_results
+from ._missing import MISSING_COSTS as MISSING_COSTS
 from ._missing import MISSING_POLICIES as MISSING_POLICIES
 from ._missing import MissingReport as MissingReport
 from ._missing import apply_missing as apply_missing
 from ._missing import check_missing_policy as check_missing_policy
+from ._missing import missing_costs as missing_costs
 from ._results import parquet_parts as parquet_parts
 from ._results import input_parts as input_parts
 from ._parts import csv_parts as csv_parts

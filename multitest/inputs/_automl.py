@@ -39,11 +39,26 @@ from .._errors import InputError, abbreviate
 from ._metrics import NEGATED_PREFIX, metric_direction, metric_key
 from ._rows import _raise_ragged
 
-__all__ = ["AUTOML_COLUMNS", "is_automl_file", "read_automl", "layout_algorithm"]
+__all__ = ["AUTOML_COLUMNS", "automl_columns", "is_automl_file", "read_automl",
+           "layout_algorithm"]
 
 #: Role of :func:`multitest.load_results` -> column of the AutoML benchmark layout.
 AUTOML_COLUMNS = {"dataset": "task", "algorithm": "framework", "fold": "fold",
                   "value": "result", "metric": "metric"}
+
+def automl_columns(columns):
+    """The columns of the AutoML layout for the keywords `columns` of ``load_results``
+    (``{role: column}``): :data:`AUTOML_COLUMNS`, a column named otherwise than by default
+    (``--dataset-column id``) winning.
+
+    Examples
+    --------
+    >>> automl_columns({"dataset": "id", "algorithm": "algorithm", "value": None})["dataset"]
+    'id'
+    """
+    return {role: column if columns.get(role) in (None, role) else columns[role]
+            for role, column in AUTOML_COLUMNS.items()}
+
 
 #: The column naming the algorithms in TabRepo's and TabArena's result tables (``dataset,
 #: fold, framework|method, metric_error, metric, time_train_s, ...``: errors already,

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, MultitestError
-from ._automl import is_automl_file, layout_algorithm, read_automl
+from ._automl import automl_columns, automl_frame, is_automl_file, layout_algorithm
 from .._format import restore_cell
 from ._costs import (MAX_COST, CostProfile, _number, _show, load_profile, profile_from_order,
                      too_large)
@@ -57,7 +57,7 @@ def is_cost_table(costs):
     return False
 
 
-def as_profile(costs, results=None, *, name=None):
+def as_profile(costs, results=None, *, name=None, dataset="dataset", algorithm="algorithm"):
     """A :class:`~multitest.inputs.CostProfile` from any accepted form of costs.
 
     Parameters
@@ -69,6 +69,9 @@ def as_profile(costs, results=None, *, name=None):
         The long-format results; needed for ``column:NAME``.
     name : str, optional
         Name of the profile (default: from the source).
+    dataset, algorithm : str
+        The key columns of `results`, for ``column:NAME``
+        (:func:`profile_from_column`).
 
     Raises
     ------
@@ -92,7 +95,8 @@ def as_profile(costs, results=None, *, name=None):
         if results is None:
             raise MultitestError(f"`costs`: {text!r} needs the results as a CSV file or a "
                                  "DataFrame")
-        return profile_from_column(results, text[len(COLUMN_PREFIX):], name=name)
+        return profile_from_column(results, text[len(COLUMN_PREFIX):], name=name,
+                                   dataset=dataset, algorithm=algorithm)
     if text.lower().endswith(".csv"):
         return load_cost_table(text, name=name)
     return load_profile(text)
@@ -192,16 +196,20 @@ def load_cost_table(path, name=None):
     return profile_from_frame(frame, name=name or stem, source=path, row_offset=2)
 
 
-def profile_from_column(results, column, name=None):
+def profile_from_column(results, column, name=None, *, dataset="dataset",
+                        algorithm="algorithm"):
     """Costs from a column of long-format results: its mean over the folds.
 
     Parameters
     ----------
     results : str, os.PathLike or pandas.DataFrame
-        Long-format results with ``dataset`` and ``algorithm`` columns (or the
-        column :func:`multitest.inputs.layout_algorithm` finds).
+        Long-format results with `dataset` and `algorithm` columns.
     column : str
         The column holding a cost per fold (e.g. ``fit_time``).
+    dataset, algorithm : str
+        The key columns, as :func:`multitest.load_results` takes them (without
+        a column ``algorithm``, the column
+        :func:`multitest.inputs.layout_algorithm` finds).
 
     Notes
     -----
@@ -211,7 +219,10 @@ def profile_from_column(results, column, name=None):
     standard deviation of the column over the folds (``ddof=0``, as
     scikit-learn's ``std_fit_time``).  An AutoML benchmark file is read by
     :func:`multitest.inputs.read_automl` (``column:duration``); a failed fold
-    without a cost is left out of the mean.
+    without a cost is left out of the mean.  An algorithm none of whose folds on a
+    data set has a cost has a NaN cost there: :func:`multitest.rank` gives it the
+    cost of its missing-result policy (:func:`multitest.inputs.missing_costs`), or
+    refuses it when the algorithm has results there.
 
     Examples
     --------
@@ -227,13 +238,17 @@ def profile_from_column(results, column, name=None):
         frame, source, offset = results.reset_index(drop=True), "<DataFrame>", 0
     else:
         source = os.fspath(results)
+        automl = is_automl_file(source)
         try:
-            frame = (read_automl(source) if is_automl_file(source) else
+            frame = (automl_frame(source) if automl else
                      pd.read_csv(source, skipinitialspace=True))
         except FileNotFoundError:
             raise InputError("no such file", source=source) from None
         offset = 2
-    keys = ("dataset", layout_algorithm(frame.columns))
+        if automl:    # its key columns, as load_results reads them
+            keys = automl_columns({"dataset": dataset, "algorithm": algorithm})
+            dataset, algorithm = keys["dataset"], keys["algorithm"]
+    keys = (dataset, layout_algorithm(frame.columns, algorithm))
     missing = [c for c in (*keys, column) if c not in frame.columns]
     if missing:
         raise InputError(f"no column {missing[0]!r} for the costs; columns are "
@@ -241,11 +256,9 @@ def profile_from_column(results, column, name=None):
                          row=1 if offset else None, field=missing[0])
     values = _cost_column(frame, column, source, offset)
     groups = [frame[c].astype(str).str.strip().map(restore_cell) for c in keys]
+    # No cost on any fold (a framework that failed every fold of a task): NaN, the
+    # missing-result policy's to give (inputs.missing_costs).
     means = values.groupby(groups, sort=False).mean()
-    if means.isna().any():
-        dataset, algorithm = means.index[means.isna().to_numpy()][0]
-        raise InputError(f"no cost on any fold of data set '{dataset}', algorithm "
-                         f"'{algorithm}' (every value empty)", source=source, field=column)
     spread_column = column + _STD_SUFFIX
     if spread_column in frame.columns:
         spread = _cost_column(frame, spread_column, source, offset).groupby(groups,
@@ -255,10 +268,9 @@ def profile_from_column(results, column, name=None):
         spread = values.groupby(groups, sort=False).std(ddof=0)
         how = "its standard deviation over the folds"
     table, noise = {}, {}
-    for (dataset, algorithm), value in means.items():
-        table.setdefault(dataset, {})[algorithm] = float(value)
-        noise.setdefault(dataset, {})[algorithm] = float(np.nan_to_num(spread[dataset,
-                                                                              algorithm]))
+    for (d, a), value in means.items():
+        table.setdefault(d, {})[a] = float(value)
+        noise.setdefault(d, {})[a] = float(np.nan_to_num(spread[d, a]))
     return CostProfile(name=name or column, description=f"mean of column '{column}' over the "
                        f"folds of {source}; noise: {how}", unit=column, per_dataset=table,
                        noise=noise)
@@ -272,8 +284,9 @@ def _cost_column(frame, column, source, offset):
     """The numbers of a cost column: finite and >= 0; empty (a failed fold) is left out."""
     text = frame[column].astype(str).str.strip()
     values = pd.to_numeric(frame[column], errors="coerce")
-    bad = (values.isna() & ~text.isin(["", "nan", "NaN"])) | values.abs().eq(float("inf")) \
-        | values.lt(0)
+    # pandas 3 keeps a NaN of a number column NaN through astype(str): empty as well
+    empty = frame[column].isna() | text.isin(["", "nan", "NaN"])
+    bad = (values.isna() & ~empty) | values.abs().eq(float("inf")) | values.lt(0)
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
         shown = _show(frame[column].iloc[i])

@@ -181,7 +181,13 @@ class CostProfile:
             row = self.per_dataset[d]
             _check_names(algorithms, row, self, ("per_dataset", d))
             rows.append([row[a] for a in algorithms])
-        return np.asarray(rows, dtype=float)
+        matrix = np.asarray(rows, dtype=float)
+        if np.isnan(matrix).any():   # no fold had a cost (inputs.missing_costs gives one)
+            s, j = np.argwhere(np.isnan(matrix))[0]
+            raise InputError(f"no cost measured for algorithm '{algorithms[j]}' on data set "
+                             f"'{datasets[s]}' (no fold of it has one)", source=self._where(),
+                             field=f"per_dataset.{datasets[s]}")
+        return matrix
 
     def _where(self):
         return self.path or f"cost profile '{self.name}'"

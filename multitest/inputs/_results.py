@@ -18,7 +18,7 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
 from .._progress import progress
-from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file, layout_algorithm
+from ._automl import automl_columns, automl_frame, is_automl_file, layout_algorithm
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
                      _key_columns, _numeric, _refuse, _strip_names)
@@ -258,10 +258,9 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     if os.path.isdir(name):
         return _load_parquet_folder(name, columns, kind, allow_missing)
     if is_automl_file(name):
-        layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
         frame, notes = automl_frame(name, higher_is_better=kind.higher_is_better,
                                     lower_is_better=kind.lower_is_better)
-        return _load(frame, name, 2, dict(columns, **layout), kind, fast=False,
+        return _load(frame, name, 2, dict(columns, **automl_columns(columns)), kind, fast=False,
                      missing_ok=allow_missing, notes_before=notes)
     # Fast paths: pyarrow's multi-threaded CSV reader when installed, else the C
     # reader of pandas, numeric columns parsed natively.  Anything unusual (a bad
@@ -653,7 +652,11 @@ def _one_role_per_column(columns):
 
 def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
     algorithm = layout_algorithm(present, algorithm, metric)
-    for field, column in (("dataset", dataset), ("algorithm", algorithm)):
+    # A replication or fold column is optional under its own name only: one named otherwise
+    # was asked for (--fold-column split).
+    asked = [(f, c) for f, c in (("replication", replication), ("fold", fold))
+             if c not in (None, f)]
+    for field, column in [("dataset", dataset), ("algorithm", algorithm), *asked]:
         if column not in present:
             raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
                              f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}"
