@@ -32,6 +32,7 @@ from ..engine._reduction import transitive_reduction
 from ._dot import (
     _CANDIDATE,
     _FADED,
+    _OVERRIDE,
     _SIGNIFICANT,
     COLUMN_WRAP,
     MATRIX_LIMIT,
@@ -47,6 +48,9 @@ from ._dot import (
     _label,
     _legend,
     _order_view,
+    _reduced_edges,
+    format_second_pass_number,
+    second_pass_number,
     _require_second_pass,
     _table_node,
     _text,
@@ -113,9 +117,11 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
         legend.append(line)
     if profile is not None:
         legend.append(_cost_unit_line(profile))
+    label, bound = _evidence(test)
+    if adjusted and bound:
+        label = f"{settings.correction.capitalize()}-adjusted p"
     return _order_view(f"override_{r.name}", r.prior_order, info, overrides,
-                       lambda: _override_edges(r, adjusted), legend, drawing,
-                       _evidence(test))
+                       lambda: _override_edges(r, adjusted), legend, drawing, (label, bound))
 
 
 def _override_edges(r, adjusted):
@@ -280,13 +286,23 @@ def render_trace(dataset_result, test=None):
 
 # -- stage 4: the significance matrix of the post-hoc test ----------------------------
 
-def render_significance_matrix(ranking):
-    """Pairwise decisions of the post-hoc test as a table (algorithms by average position).
+#: Cells of a pair found different, by which of the two is better: the row's algorithm
+#: (blue) or the column's (orange); black text on either at 7:1 or more.
+_ROW_BETTER, _COLUMN_BETTER = "#92c5de", _SIGNIFICANT
 
-    Up to :data:`MATRIX_LIMIT` algorithms a matrix with the algorithm names on
-    its rows and columns, a coloured cell for a pair found different, the
-    (adjusted) p-value in every cell up to :data:`MATRIX_P_LIMIT` algorithms;
-    above, one row per algorithm.
+
+def render_significance_matrix(ranking):
+    """Pairwise decisions of the post-hoc test, with their direction, in the final order.
+
+    Up to :data:`MATRIX_LIMIT` algorithms a triangle: rows and columns in the final
+    order (best first), one cell per pair above the diagonal, coloured when the pair
+    was found different, blue when the row's algorithm is the better one, orange when
+    the column's is (by the test's own criterion, ``second_pass.better``).  Up to
+    :data:`MATRIX_P_LIMIT` algorithms each cell shows the number the decision used,
+    named in the legend by its correction (``Holm-adjusted p``, Nemenyi's ``p``), or
+    for a Bayesian pass the posterior probability that the better one is practically
+    better, with its threshold; a cell reading ``1`` is left empty.  Above, one row per
+    algorithm.
 
     Returns
     -------
@@ -294,41 +310,64 @@ def render_significance_matrix(ranking):
     """
     sp = _require_second_pass(ranking, "render_significance_matrix")
     L = len(sp.algorithms)
-    order = sorted(range(L), key=lambda i: (sp.average_ranks[i], sp.algorithms[i]))
+    index = {a: i for i, a in enumerate(sp.algorithms)}
+    order = [index[a] for a in ranking.final_order]
     if L > MATRIX_LIMIT:
         return _significance_list(sp, order)
-    show_p = sp.posthoc is not None and sp.applied and L <= MATRIX_P_LIMIT
-    bound = _evidence(sp.method_entry)[1]
-    coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
-    diagonal = '<TD BGCOLOR="#dddddd"></TD>'
+    show = sp.posthoc is not None and sp.applied and L <= MATRIX_P_LIMIT
+    name, convert = second_pass_number(sp)
+    bayesian = sp.method_entry.bayesian
     names = [sp.algorithms[a] for a in order]
-    rows = [_heads(["#", "algorithm", "average position"]) + _column_heads(names)]
-    for a_pos, a in enumerate(order, start=1):
-        cells = [_cell(str(a_pos), "RIGHT"), _cell(_text(sp.algorithms[a])),
-                 _cell(format_rank(sp.average_ranks[a]), "RIGHT")]
-        for b in order:
-            hit = bool(sp.significant[a, b])
-            if a == b:
-                cells.append(diagonal)
+    lead = "avg position" if sp.method_entry.rank_based else "mean error"
+    means = None if sp.method_entry.rank_based else mean_errors_over_datasets(ranking)
+    rows = [_heads(["final #", "algorithm", lead]) + _column_heads(names[1:])]
+    for row, a in enumerate(order):
+        value = (format_rank(sp.average_ranks[a]) if means is None
+                 else format_number(means[sp.algorithms[a]]))
+        cells = [_cell(str(row + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
+                 _cell(value, "RIGHT")]
+        for column, b in enumerate(order[1:], start=1):
+            if column <= row:
+                cells.append("<TD></TD>")
             elif not sp.applied:
                 cells.append(_cell("&#8211;", "CENTER"))
-            elif show_p:
-                cells.append(_cell(_text(format_p(sp.posthoc.pvalues[a, b], bound)), "RIGHT",
-                                   BGCOLOR=_SIGNIFICANT if hit else "white"))
             else:
-                cells.append(coloured if hit else empty)
+                cells.append(_significance_cell(sp, a, b, show, convert, bayesian))
         rows.append(cells)
+    rows = rows[:-1]            # the last algorithm has no pair to its right
     g = _digraph("significance")
     _table_node(g, rows, cellpadding=4, cellspacing=1)
-    drawing = (f"coloured cell: pair found different at &#945; = {sp.alpha:g}"
-               + ("; cells show the p-values" if show_p else ""))
+    if bayesian:
+        number = (f"cells: P(the better one is practically better), drawn coloured from "
+                  f"{ranking.settings.threshold:g} (the threshold)")
+    else:
+        number = (f"cells: the {_text(name)}, coloured at &#8804; {sp.alpha:g}"
+                  if not sp.method_entry.rank_based else
+                  f"cells: the {_text(name)}; coloured: the average positions differ by the "
+                  f"critical difference or more (&#945; = {sp.alpha:g})")
+    drawing = ("blue: the row&#8217;s algorithm is better; orange: the column&#8217;s is; "
+               "white: not found different" + (f"; {number}; cells reading 1 left empty"
+                                                 if show else ""))
     g.attr("graph", label=_significance_caption(sp, drawing))
     return g
 
 
+def _significance_cell(sp, a, b, show, convert, bayesian):
+    """The cell of the pair (row ``a``, column ``b``) of :func:`render_significance_matrix`."""
+    hit = bool(sp.significant[a, b])
+    colour = (_ROW_BETTER if sp.better[a, b] else _COLUMN_BETTER) if hit else "white"
+    if not show:
+        return f'<TD BGCOLOR="{colour}"></TD>'
+    value = convert(sp.posthoc.pvalues[a, b])
+    text = f"{value:.3g}" if bayesian else format_p(value)
+    if text == "1" and not hit:
+        return "<TD></TD>"
+    return _cell(_text(text), "RIGHT", BGCOLOR=colour)
+
+
 def _significance_caption(sp, drawing):
-    legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), rows and columns by "
-              "average position (1 = best)", drawing]
+    legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), rows and columns in the "
+              "final order (1 = best), each pair once", drawing]
     if not sp.applied:
         legend.append("Friedman test does not reject: no post-hoc test applied")
     return _legend(legend)
@@ -336,7 +375,7 @@ def _significance_caption(sp, drawing):
 
 def _significance_list(sp, order):
     """The decisions as one row per algorithm: above MATRIX_LIMIT algorithms."""
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average position</B>"),
+    rows = [[_cell("<B>final #</B>"), _cell("<B>algorithm</B>"), _cell("<B>average position</B>"),
              _cell("<B>found different from</B>"),
              _cell("<B>not different from (positions in this table)</B>")]]
     # Rows and columns by rank position: the "not different" positions of each row.
@@ -369,13 +408,18 @@ def render_second_pass(ranking):
     graphviz.Digraph
     """
     sp = _require_second_pass(ranking, "render_second_pass")
-    return render_second_pass_result(sp, len(ranking.datasets), ranking.profile)
+    return render_second_pass_result(sp, len(ranking.datasets), ranking.profile,
+                                     mean_errors_over_datasets(ranking))
 
 
-def render_second_pass_result(sp, n_datasets=None, profile=None):
+def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=None):
     """The second-pass graph from a :class:`~multitest.engine.SecondPassResult` alone.
 
-    Drawn by size like the override graph (:func:`render_override_graph`).
+    Drawn by size like the override graph (:func:`render_override_graph`).  Each
+    algorithm shows the quantity the test compared: its average position (Nemenyi), or
+    with ``mean_errors`` (``{algorithm: mean error over the data sets}``) its mean error
+    (the Wilcoxon, sign and Bayesian passes); the overrides carry the number that decided
+    them, named by the correction (:func:`~multitest.figures._dot.second_pass_number`).
 
     Returns
     -------
@@ -383,20 +427,26 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     """
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
-    info = {a: [("avg position", format_rank(sp.average_ranks[index[a]])),
-                ("cost", format_number(sp.average_costs[index[a]])),
+    if sp.method_entry.rank_based or mean_errors is None:
+        lead, tested = "average position", {a: format_rank(sp.average_ranks[index[a]])
+                                            for a in sp.algorithms}
+    else:
+        lead, tested = "mean error", {a: format_number(mean_errors[a]) for a in sp.algorithms}
+    short = {"average position": "avg position"}.get(lead, lead)
+    info = {a: [(short, tested[a]), ("avg cost", format_number(sp.average_costs[index[a]])),
                 ("final #", str(final[a]))] for a in sp.prior_order}
     overrides = sp.overrides()
+    name, convert = second_pass_number(sp)
 
     def edges():
-        return [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
-                for a, b in sp.edges()]
+        return [(a, b, None if sp.posthoc is None else
+                 convert(sp.posthoc.pvalues[index[a], index[b]])) for a, b in sp.edges()]
 
     over = f"&#160;over {n_datasets} data sets" if n_datasets else ""
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
     n_edges = int(overrides.sum())
-    legend = [f"<B>second pass</B>{over}: average-cost order (cheapest first);"
-              " average position, average cost, final position",
+    legend = [f"<B>second pass</B>{over}: average-cost order (cheapest first); {lead} (what "
+              f"the {_text(sp.method)} test compares), average cost, final position",
               f"override i &#8594; j: the post-hoc test ({_text(method)}) finds j better than the "
               f"cheaper i ({n_edges} override{'s' if n_edges != 1 else ''})",
               _text(sp.gate)]
@@ -405,16 +455,21 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     if profile is not None:
         legend.append(f"cost profile {_text(profile.name)}; {_cost_unit_line(profile)}")
     return _order_view("second_pass", sp.prior_order, info, overrides, edges, legend,
-                       evidence=_evidence(sp.method_entry))
+                       evidence=(name, not sp.method_entry.bayesian))
 
 
 def render_final(ranking):
-    """The final order as a chain (1 -> 2 -> ...), with the overrides that decided it listed.
+    """The final order as a chain (1 -> 2 -> ...) with the overrides that decided it drawn.
 
-    Every arrow means "comes before".  The overrides of the second pass (of the
-    data set, with a single data set) that decide the order, those of the
-    transitive reduction, are listed under the chain, each with its p-value:
-    the costlier algorithm that is significantly better than the cheaper one.
+    Every black arrow means "comes before"; the boxes stand in one column, best at the
+    top, so that the figure is as narrow as a box whatever the number of algorithms.  Each box leads with the statistic the
+    second pass tested (average position for Nemenyi, mean error for the Wilcoxon,
+    sign and Bayesian passes; the mean error with one data set).  The overrides that
+    decide the order (those of the transitive reduction) are red arrows from the
+    cheaper to the costlier algorithm that beat it, labelled with the number the
+    decision used, named by its correction (``Holm-adjusted p = ...``, a Bayesian
+    pass's ``P(practically better) = ...``).  Above :data:`ROW_LIMIT` algorithms, a
+    table (:func:`_final_table`).
 
     Returns
     -------
@@ -424,44 +479,100 @@ def render_final(ranking):
     sp = ranking.second_pass
     if len(order) > ROW_LIMIT:
         return _final_table(ranking)
-    g = _digraph("final")
+    g = _digraph("final", rankdir="TB")
+    g.attr("graph", nodesep="0.3", ranksep="0.3")
     ids = {a: f"n{i}" for i, a in enumerate(order)}
+    lead, lines_of = _final_box_lines(ranking)
     for position, a in enumerate(order, start=1):
-        lines = [f"{position}. {_wrap(a)}"]
-        if sp is not None:
-            i = sp.algorithms.index(a)
-            lines += [f"avg position {format_rank(sp.average_ranks[i])}",
-                      f"avg error rank {format_rank(ranking.average_error_ranks[a])}",
-                      f"cost {format_number(sp.average_costs[i])}"]
-        else:
-            r = ranking.datasets[0]
-            lines += [f"error {format_number(r.mean_errors[a])}"]
         style = dict(style="rounded,filled,bold", fillcolor="#e8f1fa") if position == 1 else {}
-        g.node(ids[a], _label(*lines), **style)
+        g.node(ids[a], _label(f"{position}. {_wrap(a)}", *lines_of(a)), width="2.2", **style)
     for a, b in zip(order, order[1:]):
-        g.edge(ids[a], ids[b], weight="10", penwidth="1.4")
-    if sp is not None:
-        index = {a: i for i, a in enumerate(sp.algorithms)}
-        edges = [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
-                 for a, b in sp.edges()]
-        prior, overrides, source = sp.prior_order, sp.overrides(), "second pass"
-    else:
-        r = ranking.datasets[0]
-        edges = [(a, b, p) for a, b, _, p in r.edges()]
-        prior, overrides, source = r.prior_order, r.overrides(), f"data set {r.name}"
-    legend = ["<B>final order</B>, best first (arrow: comes before); nodes: "
-              + ("average position, average error rank, average cost" if sp is not None
-                 else "mean error")]
+        g.edge(ids[a], ids[b], weight="100", penwidth="1.4")
     entry = _final_entry(ranking)
+    edges, prior, overrides, source = _final_overrides(ranking)
+    legend = [f"<B>final order</B>, best first (black arrow: comes before); "
+              f"boxes: {lead}"]
     if entry is None:    # one data set of a score matrix
         legend.append(_BY_VALUE)
     else:
-        legend += _deciding_lines(prior, overrides, edges, source, _evidence(entry))
+        name = _final_number_name(ranking)
+        deciding = _reduced_edges(prior, edges) if edges else []
+        for a, b, number in deciding:
+            g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, style="dashed",
+                   constraint="false", label=_text(number) if number else "")
+        legend.append(_final_override_line(source, edges, deciding, name, entry))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
     legend.append(_cost_unit_line(ranking.profile))
     g.attr("graph", label=_legend(legend))
     return g
+
+
+def _final_box_lines(ranking):
+    """``(what the boxes show, lines(algorithm))``: the statistic the second pass tested
+    first (:func:`render_final`), then the average error rank and the average cost."""
+    sp = ranking.second_pass
+    if sp is None:
+        r = ranking.datasets[0]
+        index = {a: i for i, a in enumerate(r.algorithms)}
+        return ("mean error, cost", lambda a: [f"mean error {format_number(r.mean_errors[a])}",
+                                              f"cost {format_number(r.costs[index[a]])}"])
+    index = {a: i for i, a in enumerate(sp.algorithms)}
+    if sp.method_entry.rank_based:
+        lead, first = "average position (what the Nemenyi test compares)", (
+            lambda a: f"avg position {format_rank(sp.average_ranks[index[a]])}")
+    else:
+        means = mean_errors_over_datasets(ranking)
+        lead, first = (f"mean error over the data sets (what the {_text(sp.method)} test "
+                       "compares)"), lambda a: f"mean error {format_number(means[a])}"
+    return (lead + ", average error rank, average cost",
+            lambda a: [first(a), f"avg error rank {format_rank(ranking.average_error_ranks[a])}",
+                       f"avg cost {format_number(sp.average_costs[index[a]])}"])
+
+
+def mean_errors_over_datasets(ranking):
+    """``{algorithm: mean over the data sets of its mean error}``: what the Wilcoxon, sign
+    and Bayesian second passes compare, pair by pair."""
+    names = ranking.algorithms
+    table = np.array([[r.mean_errors[a] for a in names] for r in ranking.datasets])
+    return dict(zip(names, np.nanmean(table, axis=0).tolist()))
+
+
+def _final_overrides(ranking):
+    """``(edges, prior order, override matrix, source)`` of the decisions that made the final
+    order: ``edges`` as ``(cheaper, costlier, label text)``."""
+    sp = ranking.second_pass
+    if sp is not None:
+        index = {a: i for i, a in enumerate(sp.algorithms)}
+        edges = [(a, b, None if sp.posthoc is None else
+                  format_second_pass_number(sp, sp.posthoc.pvalues[index[a], index[b]]))
+                 for a, b in sp.edges()]
+        return edges, sp.prior_order, sp.overrides(), "second pass"
+    r = ranking.datasets[0]
+    label, bound = _evidence(ranking.pairwise_test)
+    adjusted = ranking.settings.correction != "none"
+    name = f"{ranking.settings.correction.capitalize()}-adjusted p" if adjusted else label
+    edges = [(a, b, p_equals(p, name, bound=bound)) for a, b, p in _override_edges(r, adjusted)]
+    return edges, r.prior_order, r.overrides(), f"data set {r.name}"
+
+
+def _final_number_name(ranking):
+    sp = ranking.second_pass
+    if sp is not None:
+        return second_pass_number(sp)[0]
+    correction = ranking.settings.correction
+    return (f"{correction.capitalize()}-adjusted p" if correction != "none"
+            else _evidence(ranking.pairwise_test)[0])
+
+
+def _final_override_line(source, edges, deciding, name, entry):
+    if not edges:
+        return f"no override in the {_text(source)}: the order is the cost order"
+    implied = len(edges) - len(deciding)
+    return (f"red dashed arrow i &#8594; j: an override of the {_text(source)} that decides "
+            f"the order, the costlier j {_how(_evidence(entry)[1])} better than the cheaper i, "
+            f"labelled with its {_text(name)}"
+            + ("" if not implied else f"; {implied} more implied by these, not drawn"))
 
 
 def _final_entry(ranking):
@@ -473,22 +584,6 @@ def _final_entry(ranking):
 
 #: How a data set of a score matrix is ordered (no test, so no override).
 _BY_VALUE = "score-matrix input, no pairwise test: ordered by value (ties by cost)"
-
-
-def _deciding_lines(prior, overrides, edges, source, evidence):
-    """Legend lines naming the overrides of the transitive reduction, which decide the order."""
-    if not edges:
-        return [f"no override in the {_text(source)}: the order is the cost order"]
-    position = {a: i for i, a in enumerate(prior)}
-    kept = transitive_reduction(np.asarray(overrides, dtype=bool))
-    deciding = [(a, b, p) for a, b, p in edges if kept[position[a], position[b]]]
-    implied = len(edges) - len(deciding)
-    lines = [f"overrides that decide it ({_text(source)}; costlier {_how(evidence[1])} better "
-             f"than cheaper){'' if not implied else f', {implied} more implied by these'}:"]
-    lines += [f"&#160;&#160;{_text(b)} better than the cheaper {_text(a)}"
-              + ("" if p is None else f" ({p_equals(p, evidence[0], bound=evidence[1])})")
-              for a, b, p in deciding]
-    return lines
 
 
 def _final_table(ranking):
