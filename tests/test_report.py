@@ -491,3 +491,34 @@ def test_a_score_matrix_report_says_it_was_ordered_by_value(tmp_path, datasets):
     else:
         assert "second pass nemenyi at alpha 0.05" in report
     assert "score-matrix input" in override and "α" not in override
+
+
+def test_settings_show_only_those_that_applied(ranking, example):
+    # A frequentist run: no rope, threshold or Monte Carlo seed, no post-hoc correction of
+    # a Nemenyi pass (it has none), no control method without a control.
+    from multitest.figures._report import applied_settings
+
+    shown = applied_settings(ranking)
+    assert {"rope", "threshold", "seed", "posthoc_correction", "control_method"}.isdisjoint(shown)
+    assert shown["second_pass"] == "nemenyi" and shown["alpha"] == 0.05
+    bayes = rank(example, "training_time", test="bayes-correlated-t", rope=0.01,
+                 second_pass="bayesian", seed=3)
+    shown = applied_settings(bayes)
+    assert shown["rope"] == 0.01 and shown["seed"] == 3 and "threshold" in shown
+    assert "friedman_gate" not in shown          # a Bayesian pass is not gated
+    wilcoxon = applied_settings(rank(example, "training_time", second_pass="wilcoxon"))
+    assert wilcoxon["posthoc_correction"] == "holm" and "rope" not in wilcoxon
+
+
+def test_the_error_rule_stated_once(ranking, report):
+    # The bundled accuracies are percentages: the errors are 100 - accuracy, in percentage
+    # points, from the smallest to the largest error of the input (numpy's nanmin/nanmax).
+    text = report.read_text(encoding="utf-8")
+    assert text.count("an accuracy a is read as the error 100 - a") == 1
+    low, high = np.nanmin(ranking.results.errors), np.nanmax(ranking.results.errors)
+    from multitest._format import format_number
+
+    assert (f"Here the errors run from {format_number(low)} to {format_number(high)}: "
+            "percentage points") in text
+    final = figures(ranking)["final"].source
+    assert "errors in percentage points (100 &#8722; accuracy in percent)" in final

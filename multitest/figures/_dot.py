@@ -25,7 +25,7 @@ from .._format import format_p, p_equals
 from ..engine._reduction import transitive_reduction
 
 __all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "MATRIX_P_LIMIT", "WRAP",
-           "choose_drawing"]
+           "choose_drawing", "error_unit", "second_pass_number"]
 
 #: Up to this many algorithms an order can be drawn as a graph of boxes in one row
 #: (override graphs, second pass, sort traces); above it as a matrix or table,
@@ -393,3 +393,27 @@ def format_second_pass_number(sp, value):
     if sp.method_entry.bayesian:
         return f"{name} = {convert(value):.3g}"
     return p_equals(convert(value), name)
+
+
+def error_unit(results):
+    """The unit of the errors of ``results`` (:class:`~multitest.inputs.Results`):
+    ``'percentage points'`` when an error exceeds 1 (accuracies or errors given in
+    percent), else ``'fractions of 1'``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as N
+    >>> error_unit(N(errors=np.array([3.5, 12.0]))), error_unit(N(errors=np.array([0.2])))
+    ('percentage points', 'fractions of 1')
+    """
+    errors = np.asarray(results.errors, dtype=float)
+    top = np.nanmax(errors) if errors.size and not np.isnan(errors).all() else 0.0
+    return "percentage points" if top > 1 else "fractions of 1"
+
+
+def _error_unit_line(unit):
+    """The legend line naming the unit of the errors drawn (the report states the rule)."""
+    return (f"errors in {unit}" + (" (100 &#8722; accuracy in percent)"
+                                   if unit == "percentage points" else
+                                   " (1 &#8722; accuracy, 1 &#8722; AUC, or errors as given)"))

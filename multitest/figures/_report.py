@@ -29,9 +29,8 @@ from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ..engine._ranking import first_counts
 from ._bayes import bayes_section_html
-from ._dot import _evidence
+from ._dot import _evidence, error_unit, second_pass_number
 from ._cd import power_warning
-from .._forked import map_forked
 from ._graphviz import (
     DATASET_DOT,
     cached_svg,
@@ -112,6 +111,13 @@ def _heading(entry):
     return ("p-value" if bound else label), bound
 
 
+def _second_pass_heading(sp):
+    """:func:`_heading` of the second pass's pairs: a p-value named by its correction
+    (``Holm-adjusted p``, ``Nemenyi p``), a Bayesian pass's ``1 - P(...)`` as computed."""
+    label, bound = _heading(sp.method_entry)
+    return (second_pass_number(sp)[0] if bound else label), bound
+
+
 def _pair_rows(pairs, adjusted, bound=True):
     """The ``<tr>`` of each pair of :meth:`~multitest.engine.DataSetResult.pair_columns`
     (``pairs``), as :func:`_table` writes them: one format string a row, each name
@@ -159,8 +165,8 @@ class _Figures:
     """SVG (or DOT, without Graphviz) of every figure, keyed by file stem.
 
     The figures not drawn yet (by :func:`~multitest.figures.write_figures`) are drawn at
-    once here; each is taken from the cache where it is inlined (a data set's in the
-    forked writer of its page, read there from its file).
+    once here; each is taken from the cache where it is inlined (a data set's read from
+    its file when its page is written).
     """
 
     def __init__(self, ranking, graphs=None):
@@ -254,8 +260,8 @@ def error_rule_sentence(results):
     if not results.has_folds or np.isnan(errors).all():
         return ""
     low, high = float(np.nanmin(errors)), float(np.nanmax(errors))
-    unit = ("percentage points (errors over 1: the input was in percent)" if high > 1 else
-            "fractions between 0 and 1")
+    unit = error_unit(results) + (" (errors over 1: the input was in percent)" if high > 1
+                                  else "")
     return (f"Errors (lower is better): an accuracy a is read as the error 100 - a when given "
             f"in percent, else 1 - a; an AUC as 1 - AUC; values given as errors are kept. "
             f"Here the errors run from {format_number(low)} to {format_number(high)}: "
@@ -309,7 +315,7 @@ def _second_pass_section(ranking, figs):
     rows = [[p, a, format_number(sp.average_costs[index[a]]),
              format_rank(sp.average_ranks[index[a]]), final[a]]
             for p, a in enumerate(sp.prior_order, start=1)]
-    number, bound = _heading(sp.method_entry)
+    number, bound = _second_pass_heading(sp)
     p = (lambda a, b: "") if sp.posthoc is None else (
         lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
     edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
@@ -339,7 +345,7 @@ def _nemenyi_section(ranking, figs):
         text = "The Friedman test does not reject: no post-hoc test was applied. "
     warning = power_warning(sp, len(ranking.datasets))
     index = {a: i for i, a in enumerate(sp.algorithms)}
-    number, bound = _heading(sp.method_entry)
+    number, bound = _second_pass_heading(sp)
     rows = [(a, b, "" if sp.posthoc is None else
              format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
             for a, b in sp.significant_pairs()]
@@ -348,7 +354,8 @@ def _nemenyi_section(ranking, figs):
             + (f'<p class="note">{_e(warning)}</p>' if warning else "")
             + f"<p>{_e(text)}Pairs found different: {pairs}</p>{table}"
             + figs.html("cd", "Critical-difference diagram (Demšar 2006)")
-            + figs.html("significance", "Significance matrix of the post-hoc test")
+            + figs.html("significance", "Significance matrix of the post-hoc test: each pair "
+                        "once, in the final order, coloured by the better algorithm")
             + "</section>")
 
 
@@ -386,7 +393,7 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
     if n_pairs:
         adjusted = settings.correction != "none"
         header = ["cheaper", "costlier", "statistic", number[0]] + (
-            ["adjusted p"] if adjusted else []) + ["mean error (cheaper)",
+            [f"{settings.correction.capitalize()}-adjusted p"] if adjusted else []) + ["mean error (cheaper)",
                                                     "mean error (costlier)", "override"]
         shown = {key: column[:PAIRWISE_ROWS_LIMIT] for key, column in pairs.items()}
         n_shown = shown["a"].size
@@ -570,10 +577,10 @@ def write_report(ranking, path, *, graphs=None):
 
         def write_page(k):
             stem, html = page(k)
-            # hashed here, in a forked process, for an output folder's manifest
+            # hashed where written, for an output folder's manifest
             return written_digest(write_atomically(os.path.join(folder, DATASET_PAGES,
                                                                 f"{stem}.html"), html))
 
-        for digest in map_forked(write_page, range(len(ranking.datasets))):
+        for digest in map(write_page, range(len(ranking.datasets))):
             keep_digests(digest)
     return write_atomically(path, text)

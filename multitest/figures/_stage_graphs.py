@@ -42,6 +42,7 @@ from ._dot import (
     _column_heads,
     _cost_unit_line,
     _digraph,
+    _error_unit_line,
     _evidence,
     _heads,
     _how,
@@ -55,6 +56,7 @@ from ._dot import (
     _table_node,
     _text,
     _wrap,
+    error_unit,
 )
 
 __all__ = ["render_override_graph", "render_trace", "render_significance_matrix",
@@ -65,7 +67,7 @@ __all__ = ["render_override_graph", "render_trace", "render_significance_matrix"
 # -- stage 2: the override graph of one data set ------------------------------------
 
 def render_override_graph(dataset_result, settings=None, profile=None, drawing=None,
-                          test=None):
+                          test=None, unit=None):
     """The override graph of one data set.
 
     Algorithms stand in cost order (cheapest first) with their mean error,
@@ -90,6 +92,9 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     test : multitest.stats.PairwiseTest, optional
         The test of the run: what the number on an override is (a p-value, or a
         Bayesian test's evidence); default a p-value.
+    unit : str, optional
+        The unit of the run's errors (:func:`~multitest.figures._dot.error_unit`), named
+        in the legend.
 
     Returns
     -------
@@ -115,6 +120,8 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     line = _settings_line(settings if r.tested else None, profile, test)  # no test: no alpha
     if line:
         legend.append(line)
+    if unit is not None and r.tested:
+        legend.append(_error_unit_line(unit))
     if profile is not None:
         legend.append(_cost_unit_line(profile))
     label, bound = _evidence(test)
@@ -409,10 +416,11 @@ def render_second_pass(ranking):
     """
     sp = _require_second_pass(ranking, "render_second_pass")
     return render_second_pass_result(sp, len(ranking.datasets), ranking.profile,
-                                     mean_errors_over_datasets(ranking))
+                                     mean_errors_over_datasets(ranking),
+                                     error_unit(ranking.results))
 
 
-def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=None):
+def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=None, unit=None):
     """The second-pass graph from a :class:`~multitest.engine.SecondPassResult` alone.
 
     Drawn by size like the override graph (:func:`render_override_graph`).  Each
@@ -452,6 +460,8 @@ def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=Non
               _text(sp.gate)]
     if sp.critical_difference is not None:
         legend.append(f"critical difference {format_rank(sp.critical_difference)}")
+    if unit is not None and lead == "mean error":
+        legend.append(_error_unit_line(unit))
     if profile is not None:
         legend.append(f"cost profile {_text(profile.name)}; {_cost_unit_line(profile)}")
     return _order_view("second_pass", sp.prior_order, info, overrides, edges, legend,
@@ -503,6 +513,8 @@ def render_final(ranking):
         legend.append(_final_override_line(source, edges, deciding, name, entry))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
+    if ranking.results.has_folds:
+        legend.append(_error_unit_line(error_unit(ranking.results)))
     legend.append(_cost_unit_line(ranking.profile))
     g.attr("graph", label=_legend(legend))
     return g
