@@ -73,13 +73,13 @@ h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #1f6fb4;padding
 margin-top:2em}h3{margin-top:1.6em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
-th{background:#eef3f8}td{overflow-wrap:anywhere}
+th{background:#eef3f8;overflow-wrap:normal}td{overflow-wrap:anywhere;min-width:3.5em}
 td.num{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal;white-space:nowrap}
 tr.override td{background:#fbe3dc}
 figure{margin:1em 0;max-width:100%}figure svg{max-width:100%;height:auto}
 table{display:block;max-width:100%;overflow-x:auto}
 figcaption{font-size:.85em;color:#555}
-ol.final{font-size:1.15em;columns:4 10em}ol.final li:first-child{font-weight:bold}
+ol.final{font-size:1.15em;columns:16em;column-gap:3em}ol.final li:first-child{font-weight:bold}
 nav ul.sets{columns:4;font-size:.9em}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;
 font-size:.8em}
 .note{color:#7a4b00;background:#fff6e0;padding:.4em .8em;border-left:4px solid #e0a000}
@@ -231,18 +231,22 @@ def _final_section(ranking, figs):
             + "</section>")
 
 
-#: The summary names the reasons of at most this many positions (the table has them all).
+#: The summary names the reasons of at most this many positions (the table has them all;
+#: above :data:`OPEN_DATASET_LIST` algorithms, of the first only).
 SUMMARY_REASONS = 3
 
 
 def _summary_html(ranking):
     """The final order and why, in words, before any figure: the order, best first, the
-    reasons of the first :data:`SUMMARY_REASONS` positions."""
+    reasons of the first :data:`SUMMARY_REASONS` positions (of the first alone above
+    :data:`OPEN_DATASET_LIST` algorithms)."""
     order = ranking.final_order
     items = "".join(f"<li>{_e(a)}</li>" for a in order)
+    # one screen: the reasons of many algorithms are long lists of pairs
+    shown = SUMMARY_REASONS if len(order) <= OPEN_DATASET_LIST else 1
     why = "".join(f"<li><b>{_e(e.algorithm)}</b> is {_ordinal(e.position)}: {_e(e.reason)}</li>"
-                  for e in ranking.explanations[:SUMMARY_REASONS])
-    more = len(order) - min(len(order), SUMMARY_REASONS)
+                  for e in ranking.explanations[:shown])
+    more = len(order) - min(len(order), shown)
     return (f'<p>Best first:</p><ol class="final">{items}</ol><p>Why:</p><ul class="why">{why}'
             "</ul>" + (f'<p class="small">The reasons of the other {more} positions are in '
                        'the table below ("why here").</p>' if more else ""))
