@@ -330,7 +330,7 @@ def test_significance_matrix(ranking):
     # Rows and columns in the final order, each pair once (above the diagonal), coloured
     # by the better of the two (blue: the row's, orange: the column's), its Nemenyi p
     # printed; a cell reading 1 is left empty.
-    from multitest.figures._stage_graphs import _COLUMN_BETTER, _ROW_BETTER
+    from multitest.figures._significance import _COLUMN_BETTER, _ROW_BETTER
 
     sp = ranking.second_pass
     source = render_significance_matrix(ranking).source

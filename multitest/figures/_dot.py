@@ -25,7 +25,8 @@ from .._format import format_p, p_equals
 from ..engine._reduction import transitive_reduction
 
 __all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "MATRIX_P_LIMIT", "WRAP",
-           "choose_drawing", "error_unit", "second_pass_number"]
+           "choose_drawing", "error_unit", "second_pass_number",
+           "mean_errors_over_datasets"]
 
 #: Up to this many algorithms an order can be drawn as a graph of boxes in one row
 #: (override graphs, second pass, sort traces); above it as a matrix or table,
@@ -417,3 +418,11 @@ def _error_unit_line(unit):
     return (f"errors in {unit}" + (" (100 &#8722; accuracy in percent)"
                                    if unit == "percentage points" else
                                    " (1 &#8722; accuracy, 1 &#8722; AUC, or errors as given)"))
+
+
+def mean_errors_over_datasets(ranking):
+    """``{algorithm: mean over the data sets of its mean error}``: what the Wilcoxon, sign
+    and Bayesian second passes compare, pair by pair."""
+    names = ranking.algorithms
+    table = np.array([[r.mean_errors[a] for a in names] for r in ranking.datasets])
+    return dict(zip(names, np.nanmean(table, axis=0).tolist()))

@@ -10,14 +10,14 @@ the DOT text; the same input always gives the same text):
 :func:`render_trace`           one data set: the cost-ordered sort, one panel
                                per step, the taken node highlighted
 :func:`render_second_pass_trace`  the same sort for the second pass
-:func:`render_significance_matrix`  pairwise decisions of the post-hoc test
 :func:`render_second_pass`     average-cost order and the post-hoc overrides
 :func:`render_final`           the final order as a chain, with the overrides
                                that produced it
 =============================  ==================================================
 
-The critical-difference diagram of the Nemenyi stage is drawn by
-:mod:`multitest.figures._cd`.  Each figure chooses its drawing by size
+The significance matrix of the post-hoc test is drawn by
+:mod:`multitest.figures._significance`, the critical-difference diagram of the Nemenyi
+stage by :mod:`multitest.figures._cd`.  Each figure chooses its drawing by size
 (:func:`multitest.figures._dot._order_view`).  Rendering depends on the
 engine, never the reverse.
 """
@@ -26,17 +26,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._format import format_number, format_p, format_rank, p_equals
+from .._format import format_number, format_rank, p_equals
 from ..engine._ordering import sort_trace
-from ..engine._reduction import transitive_reduction
 from ._dot import (
     _CANDIDATE,
     _FADED,
     _OVERRIDE,
-    _SIGNIFICANT,
     COLUMN_WRAP,
-    MATRIX_LIMIT,
-    MATRIX_P_LIMIT,
     ROW_LIMIT,
     _cell,
     _column_heads,
@@ -57,9 +53,10 @@ from ._dot import (
     _text,
     _wrap,
     error_unit,
+    mean_errors_over_datasets,
 )
 
-__all__ = ["render_override_graph", "render_trace", "render_significance_matrix",
+__all__ = ["render_override_graph", "render_trace",
            "render_second_pass", "render_second_pass_result", "render_final",
            "render_second_pass_trace"]
 
@@ -291,120 +288,6 @@ def render_trace(dataset_result, test=None):
                         _how(_evidence(test)[1]))
 
 
-# -- stage 4: the significance matrix of the post-hoc test ----------------------------
-
-#: Cells of a pair found different, by which of the two is better: the row's algorithm
-#: (blue) or the column's (orange); black text on either at 7:1 or more.
-_ROW_BETTER, _COLUMN_BETTER = "#92c5de", _SIGNIFICANT
-
-
-def render_significance_matrix(ranking):
-    """Pairwise decisions of the post-hoc test, with their direction, in the final order.
-
-    Up to :data:`MATRIX_LIMIT` algorithms a triangle: rows and columns in the final
-    order (best first), one cell per pair above the diagonal, coloured when the pair
-    was found different, blue when the row's algorithm is the better one, orange when
-    the column's is (by the test's own criterion, ``second_pass.better``).  Up to
-    :data:`MATRIX_P_LIMIT` algorithms each cell shows the number the decision used,
-    named in the legend by its correction (``Holm-adjusted p``, Nemenyi's ``p``), or
-    for a Bayesian pass the posterior probability that the better one is practically
-    better, with its threshold; a cell reading ``1`` is left empty.  Above, one row per
-    algorithm.
-
-    Returns
-    -------
-    graphviz.Digraph
-    """
-    sp = _require_second_pass(ranking, "render_significance_matrix")
-    L = len(sp.algorithms)
-    index = {a: i for i, a in enumerate(sp.algorithms)}
-    order = [index[a] for a in ranking.final_order]
-    if L > MATRIX_LIMIT:
-        return _significance_list(sp, order)
-    show = sp.posthoc is not None and sp.applied and L <= MATRIX_P_LIMIT
-    name, convert = second_pass_number(sp)
-    bayesian = sp.method_entry.bayesian
-    names = [sp.algorithms[a] for a in order]
-    lead = "avg position" if sp.method_entry.rank_based else "mean error"
-    means = None if sp.method_entry.rank_based else mean_errors_over_datasets(ranking)
-    rows = [_heads(["final #", "algorithm", lead]) + _column_heads(names[1:])]
-    for row, a in enumerate(order):
-        value = (format_rank(sp.average_ranks[a]) if means is None
-                 else format_number(means[sp.algorithms[a]]))
-        cells = [_cell(str(row + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
-                 _cell(value, "RIGHT")]
-        for column, b in enumerate(order[1:], start=1):
-            if column <= row:
-                cells.append("<TD></TD>")
-            elif not sp.applied:
-                cells.append(_cell("&#8211;", "CENTER"))
-            else:
-                cells.append(_significance_cell(sp, a, b, show, convert, bayesian))
-        rows.append(cells)
-    rows = rows[:-1]            # the last algorithm has no pair to its right
-    g = _digraph("significance")
-    _table_node(g, rows, cellpadding=4, cellspacing=1)
-    if bayesian:
-        number = (f"cells: P(the better one is practically better), drawn coloured from "
-                  f"{ranking.settings.threshold:g} (the threshold)")
-    else:
-        number = (f"cells: the {_text(name)}, coloured at &#8804; {sp.alpha:g}"
-                  if not sp.method_entry.rank_based else
-                  f"cells: the {_text(name)}; coloured: the average positions differ by the "
-                  f"critical difference or more (&#945; = {sp.alpha:g})")
-    drawing = ("blue: the row&#8217;s algorithm is better; orange: the column&#8217;s is; "
-               "white: not found different" + (f"; {number}; cells reading 1 left empty"
-                                                 if show else ""))
-    g.attr("graph", label=_significance_caption(sp, drawing))
-    return g
-
-
-def _significance_cell(sp, a, b, show, convert, bayesian):
-    """The cell of the pair (row ``a``, column ``b``) of :func:`render_significance_matrix`."""
-    hit = bool(sp.significant[a, b])
-    colour = (_ROW_BETTER if sp.better[a, b] else _COLUMN_BETTER) if hit else "white"
-    if not show:
-        return f'<TD BGCOLOR="{colour}"></TD>'
-    value = convert(sp.posthoc.pvalues[a, b])
-    text = f"{value:.3g}" if bayesian else format_p(value)
-    if text == "1" and not hit:
-        return "<TD></TD>"
-    return _cell(_text(text), "RIGHT", BGCOLOR=colour)
-
-
-def _significance_caption(sp, drawing):
-    legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), rows and columns in the "
-              "final order (1 = best), each pair once", drawing]
-    if not sp.applied:
-        legend.append("Friedman test does not reject: no post-hoc test applied")
-    return _legend(legend)
-
-
-def _significance_list(sp, order):
-    """The decisions as one row per algorithm: above MATRIX_LIMIT algorithms."""
-    rows = [[_cell("<B>final #</B>"), _cell("<B>algorithm</B>"), _cell("<B>average position</B>"),
-             _cell("<B>found different from</B>"),
-             _cell("<B>not different from (positions in this table)</B>")]]
-    # Rows and columns by rank position: the "not different" positions of each row.
-    same = ~np.asarray(sp.significant, dtype=bool)[np.ix_(order, order)]
-    np.fill_diagonal(same, False)
-    count = same.sum(axis=1)
-    first = np.argmax(same, axis=1) + 1
-    last = len(order) - np.argmax(same[:, ::-1], axis=1)
-    for k, a in enumerate(order):
-        span = f"{first[k]}&#8211;{last[k]}" if count[k] else "&#8211;"
-        rows.append([_cell(str(k + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
-                     _cell(format_rank(sp.average_ranks[a]), "RIGHT"),
-                     _cell(str(len(order) - 1 - int(count[k])), "RIGHT"),
-                     _cell(f"{count[k]}: {span}")])
-    g = _digraph("significance")
-    _table_node(g, rows)
-    g.attr("graph", label=_significance_caption(
-        sp, f"one row per algorithm: how many others were found different at "
-            f"&#945; = {sp.alpha:g}"))
-    return g
-
-
 # -- stage 5: the second pass ------------------------------------------------------------
 
 def render_second_pass(ranking):
@@ -540,14 +423,6 @@ def _final_box_lines(ranking):
     return (lead + ", average error rank, average cost",
             lambda a: [first(a), f"avg error rank {format_rank(ranking.average_error_ranks[a])}",
                        f"avg cost {format_number(sp.average_costs[index[a]])}"])
-
-
-def mean_errors_over_datasets(ranking):
-    """``{algorithm: mean over the data sets of its mean error}``: what the Wilcoxon, sign
-    and Bayesian second passes compare, pair by pair."""
-    names = ranking.algorithms
-    table = np.array([[r.mean_errors[a] for a in names] for r in ranking.datasets])
-    return dict(zip(names, np.nanmean(table, axis=0).tolist()))
 
 
 def _final_overrides(ranking):

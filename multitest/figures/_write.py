@@ -15,12 +15,12 @@ from collections import OrderedDict
 from ._cd import render_cd_diagram
 from ._dot import ROW_LIMIT, choose_drawing, error_unit, reduced_edge_count
 from ._graphviz import check_formats, draw_sources
+from ._significance import render_significance_matrix
 from ._stage_graphs import (
     render_final,
     render_override_graph,
     render_second_pass,
     render_second_pass_trace,
-    render_significance_matrix,
     render_trace,
 )
 
