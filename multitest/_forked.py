@@ -3,8 +3,7 @@
 Formatting text and drawing figures are pure Python: threads share one CPU (the GIL).
 A forked child inherits this process's objects (a ranking, its figures) without copying
 or pickling them; only its result comes back, pickled down a pipe.  The tables with a
-row per data set (:mod:`multitest.outputs`) and the per-data-set figures and pages
-(:mod:`multitest.figures`) both go through :func:`fork_call`:
+row per data set (:mod:`multitest.outputs`) go through :func:`fork_call`:
 
 * an exception of the child is raised in the parent; a child that dies (killed, out of
   memory) is one :class:`~multitest.OutputError`;
@@ -21,17 +20,13 @@ import signal
 
 from ._errors import OutputError, one_line
 
-__all__ = ["usable_cpus", "max_workers", "can_fork", "fork_call", "map_forked", "Forked",
-           "FORK_ABOVE", "die_with_parent", "children_die_with_this_process"]
-
-#: Up to this many items :func:`map_forked` works in this process: forking costs
-#: tens of milliseconds, more than a hundred small figures take.
-FORK_ABOVE = 100
+__all__ = ["usable_cpus", "max_workers", "can_fork", "fork_call", "Forked",
+           "die_with_parent", "children_die_with_this_process"]
 
 #: ``prctl`` option: the signal a process gets when its parent ends (Linux).
 _PR_SET_PDEATHSIG = 1
 
-#: True in a child of :func:`fork_call`: a :func:`map_forked` there works in place.
+#: True in a child of :func:`fork_call`: it forks no child of its own (:func:`can_fork`).
 _IN_CHILD = False
 
 
@@ -219,56 +214,3 @@ def _after_fork_in_child():
 
 
 os.register_at_fork(after_in_child=_after_fork_in_child)
-
-
-def map_forked(function, items, jobs=None, doing="making the per-data-set figures"):
-    """``[function(item) for item in items]``, in ``jobs`` forked processes.
-
-    Parameters
-    ----------
-    function : callable
-        Any callable (inherited, not pickled); its results are pickled back.
-    items : sequence
-    jobs : int, optional
-        Processes; default: the CPUs this process may use (on a machine busy with other work,
-        processes that share its CPUs gain little or lose: on the 2-CPU machine of the
-        benchmarks at load 2.7, drawing the 2000 tables of a 1000-data-set run took
-        1.79 s in two processes and 1.33 s in one, 2026-11-24).  With one, with up to
-        :data:`FORK_ABOVE` items, or where :func:`can_fork` is false, the work runs
-        in this process.  Process ``k`` takes items ``k, k + jobs, ...``.
-    doing : str
-        The work, for the error of a process that died.
-
-    Returns
-    -------
-    list
-        The results in the order of ``items``.  An exception of ``function`` is
-        raised here (the first process's that failed, the others killed), and
-        :class:`~multitest.OutputError` when a process dies; Ctrl-C ends the processes.
-
-    Examples
-    --------
-    >>> map_forked(len, ["a", "bb", "ccc"] * 50, jobs=2)[:4]
-    [1, 2, 3, 1]
-    """
-    items = list(items)
-    jobs = min(jobs or usable_cpus(), len(items))
-    if jobs <= 1 or len(items) <= FORK_ABOVE or not can_fork():
-        return [function(item) for item in items]
-    children = []
-    try:
-        for k in range(jobs):
-            children.append(fork_call(_each, function, items[k::jobs], doing=doing))
-        parts = [child.result() for child in children]
-    except BaseException:
-        for child in children:
-            child.kill()
-        raise
-    results = [None] * len(items)
-    for k, part in enumerate(parts):
-        results[k::jobs] = part
-    return results
-
-
-def _each(function, items):
-    return [function(item) for item in items]

@@ -4,7 +4,6 @@ pages made in forked processes (multitest._forked), with the same bytes as when
 made in one process.  The thresholds are lowered so that a run of 12 data sets takes the
 paths of 1000."""
 
-import hashlib
 import os
 import re
 import shutil
@@ -15,23 +14,18 @@ from helpers import record_dot_runs
 from test_render_layout import long_name_results
 
 from multitest.cli import main
-from multitest._forked import map_forked
 from multitest.figures import DATASET_DOT, dot_sources, figures
 
 HAS_DOT = shutil.which("dot") is not None
 
 
-def _large(monkeypatch, fork):
-    """Every per-data-set table figure written directly, a page per data set, and the
-    per-data-set work forked (``fork``) or in this process."""
+def _large(monkeypatch):
+    """Every per-data-set table figure written directly, a page per data set."""
     import multitest.figures._direct_svg as direct
-    import multitest._forked as forked
     import multitest.figures._report as report
 
     monkeypatch.setattr(direct, "DIRECT_SVG_FIGURES", 0)
     monkeypatch.setattr(report, "INLINE_DATASETS_LIMIT", 5)
-    monkeypatch.setattr(forked, "FORK_ABOVE", 0 if fork else 10**9)
-    monkeypatch.setattr(forked, "usable_cpus", lambda: 2)   # whatever the machine
 
 
 def _run(tmp_path, name, *extra):
@@ -45,75 +39,9 @@ def _run(tmp_path, name, *extra):
     return out
 
 
-def _hashes(out):
-    """SHA-256 of every file but the manifest (its run id and time differ)."""
-    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(out.rglob("*")) if p.is_file() and p.name != "manifest.json"}
-
-
-def test_map_forked_runs_in_other_processes_in_order(monkeypatch):
-    import multitest._forked as forked
-
-    monkeypatch.setattr(forked, "FORK_ABOVE", 0)
-    items = list(range(37))
-    assert map_forked(lambda k: k * k, items, jobs=2) == [k * k for k in items]
-    pids = set(map_forked(lambda k: os.getpid(), items, jobs=2))
-    assert os.getpid() not in pids and 1 <= len(pids) <= 2
-    # one job, or up to FORK_ABOVE items: here
-    assert set(map_forked(lambda k: os.getpid(), items, jobs=1)) == {os.getpid()}
-    monkeypatch.setattr(forked, "FORK_ABOVE", 100)
-    assert set(map_forked(lambda k: os.getpid(), items, jobs=2)) == {os.getpid()}
-
-
-def test_map_forked_raises_the_error_of_a_part(monkeypatch):
-    import multitest._forked as forked
-
-    monkeypatch.setattr(forked, "FORK_ABOVE", 0)
-
-    def fail_on_seven(k):
-        if k == 7:
-            raise OSError(28, "No space left on device")
-        return k
-
-    with pytest.raises(OSError, match="No space left"):
-        map_forked(fail_on_seven, range(20), jobs=2)
-    assert map_forked(str, range(3), jobs=2) == ["0", "1", "2"]
-
-
-def test_a_killed_drawing_process_is_one_error_not_a_wait(monkeypatch):
-    import signal
-
-    import multitest._forked as forked
-    from multitest import OutputError
-
-    monkeypatch.setattr(forked, "FORK_ABOVE", 0)
-    parent = os.getpid()
-
-    def killed_on_seven(k):
-        if k == 7 and os.getpid() != parent:
-            os.kill(os.getpid(), signal.SIGKILL)   # as the kernel's OOM killer would
-        return k
-
-    with pytest.raises(OutputError,
-                       match="making the per-data-set figures ended before it was done"):
-        map_forked(killed_on_seven, range(20), jobs=2)
-    assert map_forked(str, range(3), jobs=2) == ["0", "1", "2"]
-
-
-@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
-def test_forked_run_writes_the_same_bytes(tmp_path, monkeypatch):
-    _large(monkeypatch, fork=False)
-    here = _run(tmp_path, "here", "--format", "svg", "--report")
-    _large(monkeypatch, fork=True)
-    forked = _run(tmp_path, "forked", "--format", "svg", "--report")
-    hashes = _hashes(here)
-    assert hashes == _hashes(forked)
-    assert len([n for n in hashes if n.startswith("report_datasets/")]) == 12
-
-
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_dataset_figures_dot_holds_every_per_dataset_source(tmp_path, monkeypatch):
-    _large(monkeypatch, fork=True)
+    _large(monkeypatch)
     out = _run(tmp_path, "out", "--format", "svg", "--report")
     names = sorted(os.listdir(out))
     # no DOT file per data set: one file; an SVG image per figure, as before
@@ -145,7 +73,7 @@ def test_dataset_figures_dot_equals_the_figures_sources(tmp_path, monkeypatch):
     # Without --format (DOT only) the sources go to the one file too, byte for byte.
     from multitest import load_results, rank
 
-    _large(monkeypatch, fork=True)
+    _large(monkeypatch)
     out = _run(tmp_path, "out", "--report")
     path = tmp_path / "results.csv"
     names = [f"algo_{j}" for j in range(12)]
@@ -159,7 +87,7 @@ def test_dataset_figures_dot_equals_the_figures_sources(tmp_path, monkeypatch):
 def test_png_of_figures_whose_source_is_in_the_one_file(tmp_path, monkeypatch):
     # PNG needs dot: the sources are drawn from a temporary folder inside the output,
     # which is gone afterwards.
-    _large(monkeypatch, fork=False)
+    _large(monkeypatch)
     out = _run(tmp_path, "out", "--format", "svg,png")
     names = os.listdir(out)
     assert len([n for n in names if n.startswith(("override_", "trace_")) and
@@ -214,15 +142,14 @@ def test_the_final_table_of_a_score_matrix_says_it_was_ordered_by_value(tmp_path
 
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
-@pytest.mark.parametrize("fork", [True, False])
-def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch, fork):
+def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch):
     # The per-data-set SVG images and pages are hashed by the process that wrote them
     # (a forked one gives its digests back): the commit reads none of them again, and
     # the manifest still says every file's bytes.
     import multitest._files as files
     from multitest.outputs import _transaction, read_run
 
-    _large(monkeypatch, fork=fork)
+    _large(monkeypatch)
     committing, read_again = [], []
     digest, manifest = files.file_digest, _transaction._write_manifest
 
@@ -250,26 +177,18 @@ def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch, fork):
 
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
-@pytest.mark.parametrize("fork", [True, False])
-def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeypatch, fork):
-    # The processes that draw the per-data-set SVG images send back no SVG text: the
-    # cache keeps their files, and each data set's page inlines its file's text.
+def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeypatch):
+    # The per-data-set SVG images drawn directly are kept in the cache as their files,
+    # not as text; each data set's page inlines its file's text.
     import multitest.figures._graphviz as graphviz
     from multitest.figures import inline_svg
 
-    _large(monkeypatch, fork=fork)
-    sent_back = []
-
-    def spy(function, items, jobs=None, doing=""):
-        results = map_forked(function, items, jobs)
-        sent_back.extend(results)
-        return results
-
-    monkeypatch.setattr(graphviz, "map_forked", spy)
-    monkeypatch.setattr(graphviz, "_SVG_CACHE", graphviz.SvgCache())
+    _large(monkeypatch)
+    cache = graphviz.SvgCache()
+    monkeypatch.setattr(graphviz, "_SVG_CACHE", cache)
     out = _run(tmp_path, "out", "--format", "svg", "--report")
-    assert len(sent_back) == 2 * 12
-    assert not [r for r in sent_back if "<svg" in repr(r)]
+    entries = list(cache._svgs.values())
+    assert sum(isinstance(e, graphviz._SvgFile) for e in entries) == 2 * 12
     pages = sorted((out / "report_datasets").glob("*.html"))
     assert len(pages) == 12
     for page in pages:
@@ -289,7 +208,7 @@ def test_a_second_report_draws_again_the_images_whose_files_moved(tmp_path, monk
     from multitest import load_results, profile_from_order, rank
     from multitest.figures import inline_svg, write_figures, write_report
 
-    _large(monkeypatch, fork=False)
+    _large(monkeypatch)
     monkeypatch.setattr(graphviz, "_SVG_CACHE", graphviz.SvgCache())
     path, names = long_name_results(tmp_path, S=12, L=12, seed=12,
                                     names=[f"algo_{j}" for j in range(12)])

@@ -148,11 +148,13 @@ def test_one_drawing_of_the_override_graphs_per_run(ranking, tmp_path):
 
 
 @needs_dot
-def test_override_graph_nodes_left_to_right_in_cost_order(ranking):
+def test_override_graph_nodes_top_to_bottom_in_cost_order(ranking):
+    # One column, cheapest at the top (dot's plain y grows upwards): as narrow as a box.
     d = ranking.dataset("monks")
-    positions = plain_layout(render_override_graph(d).source)
-    xs = [positions[f"n{i}"][0] for i in range(len(d.prior_order))]
-    assert xs == sorted(xs) and len(set(xs)) == len(xs)
+    positions = plain_layout(render_override_graph(d, drawing="row").source)
+    ys = [positions[f"n{i}"][1] for i in range(len(d.prior_order))]
+    assert ys == sorted(ys, reverse=True) and len(set(ys)) == len(ys)
+    assert len({positions[f"n{i}"][0] for i in range(len(d.prior_order))}) == 1
 
 
 # -- stage 3: trace ------------------------------------------------------------------------
@@ -325,12 +327,29 @@ def test_cd_diagram_gate_closed():
 
 
 def test_significance_matrix(ranking):
+    # Rows and columns in the final order, each pair once (above the diagonal), coloured
+    # by the better of the two (blue: the row's, orange: the column's), its Nemenyi p
+    # printed; a cell reading 1 is left empty.
+    from multitest.figures._significance import _COLUMN_BETTER, _ROW_BETTER
+
     sp = ranking.second_pass
     source = render_significance_matrix(ranking).source
-    assert source.count('BGCOLOR="#f4a582"') == int(sp.significant.sum())
+    coloured = source.count(f'BGCOLOR="{_ROW_BETTER}"') + source.count(
+        f'BGCOLOR="{_COLUMN_BETTER}"')
+    assert coloured == int(sp.significant.sum()) // 2 > 0
+    final = list(ranking.final_order)
+    rows = re.findall(r"<TR>(.*?)</TR>", source)
     for a, b in sp.significant_pairs():
-        p = sp.posthoc.pvalues[sp.algorithms.index(a), sp.algorithms.index(b)]
-        assert f'BGCOLOR="#f4a582">{p_text(p)}<' in source
+        a, b = sorted((a, b), key=final.index)           # a: the row (earlier in the order)
+        i, j = sp.algorithms.index(a), sp.algorithms.index(b)
+        colour = _ROW_BETTER if sp.better[i, j] else _COLUMN_BETTER
+        cells = re.findall(r"<TD[^>]*>.*?</TD>", rows[1 + final.index(a)])
+        assert cells[3 + final.index(b) - 1] == (
+            f'<TD ALIGN="RIGHT" BGCOLOR="{colour}">{p_text(sp.posthoc.pvalues[i, j])}</TD>')
+    for row in rows[1:]:
+        assert ">1</TD>" not in "".join(re.findall(r"<TD[^>]*>.*?</TD>", row)[3:])
+    assert "Nemenyi p" in source
+    assert "rows and columns in the final order" in source
 
 
 # -- stage 5: second pass and final ---------------------------------------------------------
@@ -352,26 +371,51 @@ def test_second_pass_graph(with_edges):
 
 
 def test_final_chain(ranking, with_edges):
-    # One arrow meaning: every arrow is "comes before"; the deciding overrides (the
-    # transitive reduction of the second pass's) are listed under the chain.
+    # Black arrows mean "comes before"; the deciding overrides (the transitive reduction of
+    # the second pass's) are red dashed arrows, cheaper -> costlier, labelled with their
+    # Nemenyi p; the boxes lead with the average position (what Nemenyi compares).
     for r in (ranking, with_edges):
         source = render_final(r).source
         ids = {f"n{i}": a for i, a in enumerate(r.final_order)}
         labels = node_labels(source)
         assert [labels[n].split("</B>")[0] for n in ids] == \
             [f"<B>{i}. {html.escape(a)}" for i, a in enumerate(r.final_order, start=1)]
-        chain = [(ids[a], ids[b]) for a, b, _ in visible_edges(source)]
+        sp = r.second_pass
+        for n, a in ids.items():
+            assert labels[n].split("<BR/>")[1] == \
+                f"avg position {sp.average_ranks[sp.algorithms.index(a)]:.2f}"
+        chain = [(ids[a], ids[b]) for a, b, attrs in visible_edges(source) if "dashed" not in attrs]
         assert chain == list(zip(r.final_order, r.final_order[1:]))
-        assert "dashed" not in source
+    assert "dashed" not in render_final(ranking).source
     sp = with_edges.second_pass
     assert len(sp.edges()) == 4
     source = render_final(with_edges).source
+    ids = {a: f"n{i}" for i, a in enumerate(with_edges.final_order)}
+    drawn = {(a, b): attrs for a, b, attrs in visible_edges(source) if "dashed" in attrs}
     reduced = nx.transitive_reduction(nx.DiGraph(sp.edges()))
+    assert set(drawn) == {(ids[a], ids[b]) for a, b in reduced.edges()}
     for a, b in reduced.edges():
         p = sp.posthoc.pvalues[sp.algorithms.index(a), sp.algorithms.index(b)]
-        assert f"{html.escape(b)} better than the cheaper {html.escape(a)} (p = {p_text(p)})" \
-            in source
+        assert f'label="Nemenyi p = {p_text(p)}"' in drawn[ids[a], ids[b]]
+    assert "labelled with its Nemenyi p" in source
     assert "no override in the second pass" in render_final(ranking).source
+
+
+def test_final_boxes_lead_with_what_a_paired_pass_tested(with_edges):
+    # A Wilcoxon second pass compares mean errors: the boxes lead with the mean error
+    # over the data sets (numpy's mean of the per-data-set means), the overrides carry
+    # their Holm-adjusted p.
+    from multitest import rank
+
+    r = rank(with_edges.results, with_edges.profile, second_pass="wilcoxon")
+    source = render_final(r).source
+    labels = node_labels(source)
+    for k, a in enumerate(r.final_order):
+        mean = np.mean([d.mean_errors[a] for d in r.datasets])
+        assert labels[f"n{k}"].split("<BR/>")[1] == f"mean error {mean:.4g}"
+    assert "avg position" not in source
+    dashed = [attrs for *_, attrs in visible_edges(source) if "dashed" in attrs]
+    assert dashed and all('label="Holm-adjusted p = ' in attrs for attrs in dashed)
 
 
 @needs_dot
@@ -387,8 +431,8 @@ def test_single_data_set(example, tmp_path):
     assert list(figures(r)) == ["final", "override_optdigits", "trace_optdigits"]
     final = render_final(r).source
     assert len(r.datasets[0].edges()) == 16
-    assert "overrides that decide it (data set optdigits" in final
-    assert "7 more implied by these" in final and final.count("better than the cheaper") == 9
+    assert "an override of the data set optdigits that decides the order" in final
+    assert "7 more implied by these" in final and final.count('label="p = ') == 9
     with pytest.raises(MultitestError, match="at least two data sets"):
         render_cd_diagram(r)
     write_figures(r, tmp_path, formats=["svg"])
@@ -773,12 +817,13 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
     r = rank(example, load_profile("training_time"), test="bayes-correlated-t", rope=0.01,
              threshold=0.9, second_pass="bayesian", seed=3)
     final = render_final(r).source
-    assert "svr better than the cheaper sv2 (1 - P(practically better) = 0.00e+00)" in final
-    assert "(p = " not in final and "1e-300" not in final
-    assert "costlier practically better than cheaper" in final and "significantly" not in final
+    assert 'label="P(practically better) = 1"' in final     # 1 - 0: the Monte Carlo's share
+    assert "p = " not in final and "1e-300" not in final
+    assert "the costlier j practically better" in final
+    assert "significantly" not in final
     second = render_second_pass(r).source
-    assert "numbers on the arrows: 1 - P(practically better)" in second
-    assert 'label="0.00e+00"' in second and 'label="p = ' not in second
+    # a matrix here (more than ROW_EDGE_LIMIT reduced edges): its cells name the posterior
+    assert "cells show its P(practically better)" in second and "p-value" not in second
     from multitest.figures import render_second_pass_trace, render_trace
     for trace in (render_trace(r.dataset("australian"), r.pairwise_test).source,
                   render_second_pass_trace(r).source):
@@ -787,11 +832,11 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
     words = " ".join(e.sentence for e in explain_order(r))
     assert "(none of them is more probably better)" in words
     assert "significance" not in words and "(p = " not in words
-    for drawing, named in (("row", "numbers on the arrows"), ("matrix", "cells show")):
+    for drawing, named in (("row", 'label="1 - P(costlier practically better) = '),
+                           ("matrix", "cells show its 1 - P(costlier practically better)")):
         one = render_override_graph(r.dataset("australian"), r.settings, r.profile, drawing,
                                     test=r.pairwise_test).source
-        assert f"{named}: 1 - P(costlier practically better)" in one or \
-            f"{named} 1 - P(costlier practically better)" in one
+        assert named in one
         assert "p = " not in one and "p-value" not in one and "significantly" not in one
         assert "the costlier j is practically more accurate with probability &gt;= 0.9 than" in one
         assert "test bayes-correlated-t, rope 0.01, override when P(costlier practically " \

@@ -27,7 +27,7 @@ from helpers import make_frame
 
 from multitest import example_path
 from multitest.cli import main
-from multitest.figures import ROW_EDGE_LIMIT, ROW_LIMIT, dataset_stems
+from multitest.figures import MATRIX_LIMIT, ROW_EDGE_LIMIT, ROW_LIMIT, dataset_stems
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None,
                                 reason="Graphviz 'dot' is not installed")
@@ -162,17 +162,17 @@ def assert_no_overlap(path):
             assert not overlap(a, b), f"{path.name}: nodes {na} and {nb} overlap"
 
 
-def assert_row(path, names, max_edges=ROW_EDGE_LIMIT):
-    """Nodes ``n0, n1, ...`` in one row left to right; at most ``max_edges`` edges, whose
-    labels overlap no box."""
+def assert_column(path, names, max_edges=ROW_EDGE_LIMIT):
+    """Nodes ``n0, n1, ...`` in one column top to bottom (as narrow as a box: it fits any
+    page); at most ``max_edges`` edges, whose labels overlap no box."""
     nodes = svg_nodes(path)
     boxes = [nodes[f"n{i}"] for i in range(len(names))]
-    centres = [(b[1] + b[3]) / 2 for b in boxes]
-    assert max(centres) - min(centres) < 1.0, f"{path.name} is not one row"
-    for left, right in zip(boxes, boxes[1:]):
-        assert left[2] < right[0], f"{path.name} is not left to right"
+    centres = [(b[0] + b[2]) / 2 for b in boxes]
+    assert max(centres) - min(centres) < 1.0, f"{path.name} is not one column"
+    for top, below in zip(boxes, boxes[1:]):
+        assert top[3] < below[1], f"{path.name} is not top to bottom"
     edges = svg_edges(path)
-    assert len(edges) <= max_edges, f"{path.name}: {len(edges)} edges over a row"
+    assert len(edges) <= max_edges, f"{path.name}: {len(edges)} edges beside a column"
     for title, labels in edges:
         for label in labels:
             for node, box in nodes.items():
@@ -204,7 +204,7 @@ def column_heads(path):
     joined top to bottom.
     """
     texts = svg_texts(path)
-    baseline = min(y for _, y, _, t in texts if t.strip() in ("#", "step"))
+    baseline = min(y for _, y, _, t in texts if t.strip() in ("#", "step", "final #"))
     columns = []
     for x, y, anchor, t in texts:
         if y > baseline + 2:
@@ -268,7 +268,7 @@ def check_run(out, doc):
         path = out / f"override_{stem}.svg"
         drawings.add(drawing_of(path))
         if drawing_of(path) == "row":
-            assert_row(path, prior)
+            assert_column(path, prior)
         else:
             assert_table_rows(path, prior)
             if drawing_of(path) == "matrix":
@@ -278,21 +278,23 @@ def check_run(out, doc):
             assert_columns(trace, prior)      # the grid: columns in cost order
     assert len(drawings) == 1, f"override graphs drawn {drawings}"
     final = doc["final_order"]
-    if L <= ROW_LIMIT:       # the chain: only its L - 1 arrows "comes before"
-        assert_row(out / "final.svg", final, max_edges=L - 1)
+    if L <= ROW_LIMIT:       # the chain (L - 1 arrows "comes before") and deciding overrides
+        assert_column(out / "final.svg", final, max_edges=L * L)
     else:
         assert_table_rows(out / "final.svg", final)
     if doc["second_pass"] is not None:
         sp = doc["second_pass"]
         path = out / "second_pass.svg"
         if drawing_of(path) == "row":
-            assert_row(path, sp["prior_order"])
+            assert_column(path, sp["prior_order"])
         else:
             assert_table_rows(path, sp["prior_order"])
-        by_rank = sorted(names, key=lambda a: (doc["average_ranks"][a], a))
-        assert_table_rows(out / "significance.svg", by_rank)
-        if L <= 100:
-            assert_columns(out / "significance.svg", by_rank)
+        # in the final order; a triangle: the last has no row, the first no column
+        if L <= MATRIX_LIMIT:
+            assert_table_rows(out / "significance.svg", final[:-1])
+            assert_columns(out / "significance.svg", final[1:])
+        else:
+            assert_table_rows(out / "significance.svg", final)
     for path in out.glob("*.svg"):
         if path.stem != "cd":            # the CD diagram has its own test of its labels
             assert_no_overlap(path)
@@ -362,10 +364,10 @@ def test_twelve_long_names_in_rows_through_the_cli(tmp_path):
     # Equal errors but for two algorithms clearly better than the few cheaper ones
     # before them: a handful of overrides in each data set.
     means = np.zeros(12)
-    means[[3, 6]] = -0.08      # 3 + 5 overrides in the transitive reduction
-    path, names = long_name_results(tmp_path, S=3, L=12, seed=6, means=means, spread=0.0)
+    means[[2, 5]] = -0.08      # 2 + 4 overrides in the transitive reduction
+    path, names = long_name_results(tmp_path, S=3, L=12, seed=7, means=means, spread=0.0)
     out, doc = run(tmp_path, path, "--order", ",".join(names))
-    assert n_overrides(doc) == 3 * ROW_EDGE_LIMIT     # 8 in each data set: the limit
+    assert n_overrides(doc) == 3 * ROW_EDGE_LIMIT     # 6 in each data set: the limit
     assert check_run(out, doc) == "row"
 
 
@@ -373,7 +375,7 @@ def test_sixty_algorithms_through_the_cli(tmp_path):
     path, names = long_name_results(tmp_path, S=4, L=60, seed=5,
                                     names=[f"learner_{j:02d}_{'x' * (j % 9)}" for j in range(60)])
     out, doc = run(tmp_path, path, "--order", ",".join(names))
-    assert check_run(out, doc) == "matrix"
+    assert check_run(out, doc) == "table"       # above MATRIX_LIMIT: a ranked list
 
 
 def test_hundred_fifty_algorithms_through_the_cli(tmp_path):
@@ -388,7 +390,7 @@ def test_hundred_fifty_algorithms_through_the_cli(tmp_path):
 def test_forty_algorithms_thirty_data_sets_through_the_cli(tmp_path):
     path, names = long_name_results(tmp_path, S=30, L=40, seed=1)
     out, doc = run(tmp_path, path, "--order", ",".join(names), report=True)
-    assert check_run(out, doc) == "matrix"
+    assert check_run(out, doc) == "table"       # above MATRIX_LIMIT: a ranked list
     report = (out / "report.html").read_text()
     assert len(report.encode()) <= 5 * 1024 * 1024
     # 780 pairs per data set: the data sets have pages of their own, all linked.
@@ -435,7 +437,7 @@ def test_bundled_example_direct_svg(tmp_path, monkeypatch):
     assert _written_directly(out) == _tables(out) and len(_tables(out)) == 38 + 32
 
 
-@pytest.mark.parametrize("L, drawing", [(12, "matrix"), (60, "matrix"), (150, "table")])
+@pytest.mark.parametrize("L, drawing", [(12, "matrix"), (60, "table"), (150, "table")])
 def test_many_algorithms_direct_svg(tmp_path, monkeypatch, L, drawing):
     _direct(monkeypatch)
     path, names = long_name_results(tmp_path, S=3, L=L, seed=L,

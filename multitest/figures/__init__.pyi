@@ -45,8 +45,8 @@ from ._stage_graphs import render_override_graph as render_override_graph
 from ._stage_graphs import render_second_pass as render_second_pass
 from ._stage_graphs import render_second_pass_result as render_second_pass_result
 from ._stage_graphs import render_second_pass_trace as render_second_pass_trace
-from ._stage_graphs import render_significance_matrix as render_significance_matrix
 from ._stage_graphs import render_trace as render_trace
+from ._significance import render_significance_matrix as render_significance_matrix
 from ._svg_dot import svg_to_dot as svg_to_dot
 from ._write import FIGURE_PAIRS_LIMIT as FIGURE_PAIRS_LIMIT
 from ._write import dataset_stems as dataset_stems

@@ -25,7 +25,8 @@ from .._format import format_p, p_equals
 from ..engine._reduction import transitive_reduction
 
 __all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "MATRIX_P_LIMIT", "WRAP",
-           "choose_drawing"]
+           "choose_drawing", "error_unit", "second_pass_number",
+           "mean_errors_over_datasets"]
 
 #: Up to this many algorithms an order can be drawn as a graph of boxes in one row
 #: (override graphs, second pass, sort traces); above it as a matrix or table,
@@ -37,15 +38,15 @@ ROW_LIMIT = 16
 #: crowd the boxes), so the matrix view is drawn instead, with the p-values in
 #: its cells.  The choice is made once per figure kind and run
 #: (:func:`choose_drawing`): every override graph of a run is drawn alike.
-ROW_EDGE_LIMIT = 8
+ROW_EDGE_LIMIT = 6
 
 #: Up to this many algorithms the overrides and the post-hoc decisions are
 #: drawn as a matrix (one cell per pair); above it as one row per algorithm.
-MATRIX_LIMIT = 100
+MATRIX_LIMIT = 16
 
 #: Up to this many algorithms the cells of a matrix show their p-values;
 #: above, the cells are coloured only (every p-value is in pairwise.csv).
-MATRIX_P_LIMIT = 40
+MATRIX_P_LIMIT = 16
 
 #: Column headings of a matrix are algorithm names wrapped at this many characters.
 COLUMN_WRAP = 10
@@ -304,7 +305,7 @@ def _order_view(name, prior_order, info, overrides, edges, legend, drawing=None,
         rows = [head + [_cell("<B>beaten by (costlier algorithms, cheapest first)</B>")]]
         for i, a in enumerate(prior_order):
             won = np.flatnonzero(overrides[i]).tolist()
-            text = ", ".join(_text(prior_order[j]) for j in won)
+            text = _wrap(", ".join(prior_order[j] for j in won), 100)
             rows.append([_cell(str(i + 1), "RIGHT"), _cell(_text(a))]
                         + [_cell(t, "RIGHT") for _, t in info[a]] + [_cell(text or "&#8211;")])
         drawing_line = (f"one row per algorithm in cost order (cheapest first), with the "
@@ -337,35 +338,91 @@ def _override_matrix(prior_order, info, overrides, edges, head, evidence):
     line = (f"matrix of the {n_edges} overrides: the cell in row i, column j is coloured when "
             f"the costlier j (column) is {_how(bound)} better "
             "than the cheaper i (row)"
-            + (("; cells show its p-value" if bound else f"; cells show {_text(label)}")
+            + (f"; cells show its {_text('p-value' if label == 'p' else label)}"
                if show_p and pvalues else "")
             + "; rows and columns in cost order (cheapest first)")
     return rows, line
 
 
 def _order_row(name, prior_order, info, edges, drawn, legend, evidence):
-    # Top to bottom with every node on one rank: one row whatever the edges
-    # (with rankdir=LR the spans of long edges push nodes up and down).
+    # One column of boxes, cheapest at the top (as narrow as a box: it fits any page),
+    # the overrides as arcs beside it, each labelled on its arc with its number.
     g = _digraph(name, rankdir="TB")
-    g.attr("graph", nodesep="0.4")
+    g.attr("graph", nodesep="0.3", ranksep="0.3")
     ids = {a: f"n{i}" for i, a in enumerate(prior_order)}
-    with g.subgraph(name="row") as row:
-        row.attr(rank="same")
-        for a in prior_order:
-            row.node(ids[a], _label(_wrap(a), *(f"{h} {t}" for h, t in info[a])))
-    # Invisible chain pinning the cost order left to right.
+    for a in prior_order:
+        g.node(ids[a], _label(_wrap(a), *(f"{h} {t}" for h, t in info[a])), width="2.2")
+    # An invisible chain pins the cost order top to bottom.
     for a, b in zip(prior_order, prior_order[1:]):
-        g.edge(ids[a], ids[b], style="invis", weight="10")
-    # p-values as edge labels: dot places them in a band of their own above the
-    # row (at most ROW_EDGE_LIMIT of them), never on a box.  Another test's number
-    # (a Bayesian 1 - P(...)) is too long a name for every edge: the legend names it.
+        g.edge(ids[a], ids[b], style="invis", weight="100")
     label, bound = evidence
     for a, b, p in drawn:
-        attrs = {} if p is None else {
-            "label": p_equals(p, bound=True) if bound else format_p(p, bound=False)}
-        g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, **attrs)
-    named = [] if bound or not any(p is not None for *_, p in drawn) else \
-        [f"numbers on the arrows: {_text(label)}"]
+        attrs = {} if p is None else {"label": _text(p_equals(p, label, bound=bound))}
+        g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, constraint="false",
+               **attrs)
     hidden = _hidden_line(len(edges), len(drawn))
-    g.attr("graph", label=_legend(legend + named + ([hidden] if hidden else [])))
+    g.attr("graph", label=_legend(legend + ([hidden] if hidden else [])))
     return g
+
+
+# -- what a second pass tested, and what its numbers are called ----------------------------
+
+def second_pass_number(sp):
+    """``(name, convert)``: what the number of a second-pass pair is called on a figure, and
+    how to get it from ``sp.posthoc.pvalues`` — the adjusted p named by its correction
+    (``'Holm-adjusted p'``, Nemenyi's own ``'Nemenyi p'``), or for a Bayesian pass the
+    posterior ``P(practically better)``, ``1 -`` the stored share.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace as N
+    >>> sp = N(method_entry=N(bayesian=False, rank_based=False), correction="holm", method="wilcoxon")
+    >>> second_pass_number(sp)[0]
+    'Holm-adjusted p'
+    """
+    entry = sp.method_entry
+    if entry.bayesian:
+        return "P(practically better)", lambda share: 1.0 - share
+    if sp.correction != "none":
+        return f"{sp.correction.capitalize()}-adjusted p", float
+    return ("Nemenyi p" if entry.rank_based else "p"), float
+
+
+def format_second_pass_number(sp, value):
+    """The number of a pair as :func:`second_pass_number` names it, printed."""
+    name, convert = second_pass_number(sp)
+    if sp.method_entry.bayesian:
+        return f"{name} = {convert(value):.3g}"
+    return p_equals(convert(value), name)
+
+
+def error_unit(results):
+    """The unit of the errors of ``results`` (:class:`~multitest.inputs.Results`):
+    ``'percentage points'`` when an error exceeds 1 (accuracies or errors given in
+    percent), else ``'fractions of 1'``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from types import SimpleNamespace as N
+    >>> error_unit(N(errors=np.array([3.5, 12.0]))), error_unit(N(errors=np.array([0.2])))
+    ('percentage points', 'fractions of 1')
+    """
+    errors = np.asarray(results.errors, dtype=float)
+    top = np.nanmax(errors) if errors.size and not np.isnan(errors).all() else 0.0
+    return "percentage points" if top > 1 else "fractions of 1"
+
+
+def _error_unit_line(unit):
+    """The legend line naming the unit of the errors drawn (the report states the rule)."""
+    return (f"errors in {unit}" + (" (100 &#8722; accuracy in percent)"
+                                   if unit == "percentage points" else
+                                   " (1 &#8722; accuracy, 1 &#8722; AUC, or errors as given)"))
+
+
+def mean_errors_over_datasets(ranking):
+    """``{algorithm: mean over the data sets of its mean error}``: what the Wilcoxon, sign
+    and Bayesian second passes compare, pair by pair."""
+    names = ranking.algorithms
+    table = np.array([[r.mean_errors[a] for a in names] for r in ranking.datasets])
+    return dict(zip(names, np.nanmean(table, axis=0).tolist()))

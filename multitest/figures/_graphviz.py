@@ -26,7 +26,7 @@ from .._files import file_stamp, keep_digests, write_atomically, written_digest
 from .._progress import progress
 from . import _direct_svg
 from ._direct_svg import is_table_figure, table_svg
-from .._forked import map_forked, usable_cpus
+from .._forked import usable_cpus
 
 __all__ = ["FORMATS", "DATASET_DOT", "SvgCache", "dot_available", "render_svgs", "to_svg",
            "inline_svg", "combined_stems", "dot_sources"]
@@ -46,9 +46,8 @@ class SvgCache:
     """SVG text of DOT sources already drawn, so that drawing one again costs nothing.
 
     Keyed by the SHA-256 of the DOT text.  An entry is the SVG text, or the file it was
-    written to (:meth:`remember_file`: the per-data-set images of a large run, which the
-    forked processes that drew them do not send back; the report's forked writers read
-    them where they inline them).  A file gone or changed since counts as not drawn.
+    written to (:meth:`remember_file`: the per-data-set images of a large run, not kept
+    as text; the report reads them where it inlines them).  A file gone or changed since counts as not drawn.
     Bounded by the characters it holds (a file entry counts as its path): beyond
     ``max_chars`` the entries stored first are dropped (the newest entry is always kept).
 
@@ -410,8 +409,8 @@ def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=(), write_dire
     other formats drawn by ``dot`` from a temporary folder; every other stem is drawn
     by ``dot`` from ``folder/<stem>.dot``.  Every SVG image is kept in the cache.
     ``write_direct``: the direct SVG images are written into ``folder`` and kept in the
-    cache as their files (their text never comes back from the forked processes that
-    drew them: 54 MB for S = 1000 x L = 20), else kept and returned as text.
+    cache as their files (their text is not kept: 54 MB for S = 1000 x L = 20), else
+    kept and returned as text.
     """
     cache = _SVG_CACHE if cache is None else cache
     svgs = {}
@@ -421,17 +420,17 @@ def _draw(folder, sources, formats, jobs, cache, dpi=None, direct=(), write_dire
             def draw(stem):
                 path = write_atomically(os.path.join(folder, f"{stem}.svg"),
                                         table_svg(sources[stem]))
-                # stamped and hashed here, in a forked process (the manifest's digest,
-                # which holds the stamp when it is taken)
+                # stamped and hashed where written (the manifest's digest, which holds
+                # the stamp when it is taken)
                 digest = written_digest(path)
                 return path, digest[path][0] if digest else file_stamp(path), digest
 
-            for stem, (path, stamp, digest) in zip(stems, map_forked(draw, stems, jobs)):
+            for stem, (path, stamp, digest) in zip(stems, map(draw, stems)):
                 cache.remember_file(sources[stem], path, stamp)
                 keep_digests(digest)
         else:
-            for stem, svg in zip(stems, map_forked(lambda stem: table_svg(sources[stem]),
-                                                   stems, jobs)):
+            for stem in stems:
+                svg = table_svg(sources[stem])
                 svgs[stem] = svg
                 cache.remember(sources[stem], svg)
     others = [f for f in formats if f != "svg"]

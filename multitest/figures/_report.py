@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import os
 
+import numpy as np
+
 from .._files import keep_digests, write_atomically, written_digest
 from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
@@ -27,9 +29,8 @@ from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ..engine._frames import first_counts
 from ._bayes import bayes_section_html
-from ._dot import _evidence
+from ._dot import _evidence, error_unit, second_pass_number
 from ._cd import power_warning
-from .._forked import map_forked
 from ._graphviz import (
     DATASET_DOT,
     cached_svg,
@@ -57,26 +58,35 @@ INLINE_REPORT_PAIRS = 5000
 #: Folder, next to report.html, of the per-data-set pages.
 DATASET_PAGES = "report_datasets"
 
+#: The contents list the data sets open up to this many (folded beyond: the final order
+#: comes next).
+OPEN_DATASET_LIST = 12
+
 #: Lists of up to this many pairs are printed as text; longer ones as tables.
 PAIRS_AS_TEXT = 12
 
 _CSS = """
 body{font-family:Helvetica,Arial,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
+box-sizing:border-box;overflow-wrap:anywhere;
 color:#222;line-height:1.4}
 h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #1f6fb4;padding-bottom:.2em;
 margin-top:2em}h3{margin-top:1.6em}
 table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
 th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
-th{background:#eef3f8}td.num{text-align:right;font-variant-numeric:tabular-nums}
+th{background:#eef3f8;overflow-wrap:normal}td{overflow-wrap:anywhere;min-width:3.5em}
+td.num{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal;white-space:nowrap}
 tr.override td{background:#fbe3dc}
-figure{margin:1em 0;overflow-x:auto;max-width:100%}figure svg{max-width:none;height:auto}
+figure{margin:1em 0;max-width:100%}figure svg{max-width:100%;height:auto}
+table{display:block;max-width:100%;overflow-x:auto}
 figcaption{font-size:.85em;color:#555}
-ol.final{font-size:1.15em}ol.final li:first-child{font-weight:bold}
+ol.final{font-size:1.15em;columns:16em;column-gap:3em}ol.final li:first-child{font-weight:bold}
 nav ul.sets{columns:4;font-size:.9em}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;
 font-size:.8em}
 .note{color:#7a4b00;background:#fff6e0;padding:.4em .8em;border-left:4px solid #e0a000}
 .gate{font-weight:bold}
 .small{font-size:.85em;color:#555}
+p.lead{font-size:1.15em}
+@media (max-width:600px){body{padding:.5em}nav ul.sets{columns:2}}
 """
 
 
@@ -99,6 +109,13 @@ def _heading(entry):
     prints a bound below 1e-300, a Bayesian ``1 - P(...)`` as computed."""
     label, bound = _evidence(entry)
     return ("p-value" if bound else label), bound
+
+
+def _second_pass_heading(sp):
+    """:func:`_heading` of the second pass's pairs: a p-value named by its correction
+    (``Holm-adjusted p``, ``Nemenyi p``), a Bayesian pass's ``1 - P(...)`` as computed."""
+    label, bound = _heading(sp.method_entry)
+    return (second_pass_number(sp)[0] if bound else label), bound
 
 
 def _pair_rows(pairs, adjusted, bound=True):
@@ -148,8 +165,8 @@ class _Figures:
     """SVG (or DOT, without Graphviz) of every figure, keyed by file stem.
 
     The figures not drawn yet (by :func:`~multitest.figures.write_figures`) are drawn at
-    once here; each is taken from the cache where it is inlined (a data set's in the
-    forked writer of its page, read there from its file).
+    once here; each is taken from the cache where it is inlined (a data set's read from
+    its file when its page is written).
     """
 
     def __init__(self, ranking, graphs=None):
@@ -190,14 +207,13 @@ def _final_section(ranking, figs):
         rows.append([position, a, format_rank(ranking.average_ranks[a]),
                      format_rank(ranking.average_error_ranks[a]), format_number(cost), firsts[a],
                      why[position - 1].reason])
-    items = "".join(f"<li>{_e(a)}</li>" for a in ranking.final_order)
     s = ranking.settings
     return (f'<section id="final-order"><h2>Final order</h2>'
-            f'<p>Best first. {len(ranking.datasets)} data set(s), '
+            + _summary_html(ranking)
+            + f'<p>Best first. {len(ranking.datasets)} data set(s), '
             f"{len(ranking.algorithms)} algorithms; cost profile {_e(ranking.profile.name)}; "
             f"{_e(s.decision_rules(second_pass=sp is not None))}.</p>"
             + _power_warning(ranking)
-            + f'<ol class="final">{items}</ol>'
             + _table(["position", "algorithm", "average position", "average error rank",
                       "average cost", "first on (data sets)", "why here"], rows,
                      numeric={0, 2, 3, 4, 5})
@@ -206,12 +222,54 @@ def _final_section(ranking, figs):
             "error rank: the mean rank of the mean error alone (1 = lowest error, ties "
             "averaged). "
             f"Average cost: {_e(cost_unit_sentence(ranking.profile))}. "
+            f"{_e(error_rule_sentence(ranking.results))} "
             "First on: the number of data sets on which MultiTest put the algorithm first. "
             "Why here: the comparisons that decide the position in the cost-ordered sort "
             "(the second pass over several data sets).</p>"
             + figs.html("final", "Final order (arrow: comes before), with the overrides that "
                         "decide it")
             + "</section>")
+
+
+#: The summary names the reasons of at most this many positions (the table has them all;
+#: above :data:`OPEN_DATASET_LIST` algorithms, of the first only).
+SUMMARY_REASONS = 3
+
+
+def _summary_html(ranking):
+    """The final order and why, in words, before any figure: the order, best first, the
+    reasons of the first :data:`SUMMARY_REASONS` positions (of the first alone above
+    :data:`OPEN_DATASET_LIST` algorithms)."""
+    order = ranking.final_order
+    items = "".join(f"<li>{_e(a)}</li>" for a in order)
+    # one screen: the reasons of many algorithms are long lists of pairs
+    shown = SUMMARY_REASONS if len(order) <= OPEN_DATASET_LIST else 1
+    why = "".join(f"<li><b>{_e(e.algorithm)}</b> is {_ordinal(e.position)}: {_e(e.reason)}</li>"
+                  for e in ranking.explanations[:shown])
+    more = len(order) - min(len(order), shown)
+    return (f'<p>Best first:</p><ol class="final">{items}</ol><p>Why:</p><ul class="why">{why}'
+            "</ul>" + (f'<p class="small">The reasons of the other {more} positions are in '
+                       'the table below ("why here").</p>' if more else ""))
+
+
+def _ordinal(k):
+    suffix = "th" if 10 <= k % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(k % 10, "th")
+    return f"{k}{suffix}"
+
+
+def error_rule_sentence(results):
+    """The accuracy -> error rule, once, with the range of the errors of ``results``: in
+    percentage points when an error exceeds 1 (accuracies given in percent), else fractions."""
+    errors = results.errors
+    if not results.has_folds or np.isnan(errors).all():
+        return ""
+    low, high = float(np.nanmin(errors)), float(np.nanmax(errors))
+    unit = error_unit(results) + (" (errors over 1: the input was in percent)" if high > 1
+                                  else "")
+    return (f"Errors (lower is better): an accuracy a is read as the error 100 - a when given "
+            f"in percent, else 1 - a; an AUC as 1 - AUC; values given as errors are kept. "
+            f"Here the errors run from {format_number(low)} to {format_number(high)}: "
+            f"{unit}.")
 
 
 def _power_warning(ranking):
@@ -261,7 +319,7 @@ def _second_pass_section(ranking, figs):
     rows = [[p, a, format_number(sp.average_costs[index[a]]),
              format_rank(sp.average_ranks[index[a]]), final[a]]
             for p, a in enumerate(sp.prior_order, start=1)]
-    number, bound = _heading(sp.method_entry)
+    number, bound = _second_pass_heading(sp)
     p = (lambda a, b: "") if sp.posthoc is None else (
         lambda a, b: format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
     edges, edge_table = _pairs_html([(a, b, p(a, b)) for a, b in sp.edges()],
@@ -291,7 +349,7 @@ def _nemenyi_section(ranking, figs):
         text = "The Friedman test does not reject: no post-hoc test was applied. "
     warning = power_warning(sp, len(ranking.datasets))
     index = {a: i for i, a in enumerate(sp.algorithms)}
-    number, bound = _heading(sp.method_entry)
+    number, bound = _second_pass_heading(sp)
     rows = [(a, b, "" if sp.posthoc is None else
              format_p(sp.posthoc.pvalues[index[a], index[b]], bound))
             for a, b in sp.significant_pairs()]
@@ -300,7 +358,8 @@ def _nemenyi_section(ranking, figs):
             + (f'<p class="note">{_e(warning)}</p>' if warning else "")
             + f"<p>{_e(text)}Pairs found different: {pairs}</p>{table}"
             + figs.html("cd", "Critical-difference diagram (Demšar 2006)")
-            + figs.html("significance", "Significance matrix of the post-hoc test")
+            + figs.html("significance", "Significance matrix of the post-hoc test: each pair "
+                        "once, in the final order, coloured by the better algorithm")
             + "</section>")
 
 
@@ -338,7 +397,7 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
     if n_pairs:
         adjusted = settings.correction != "none"
         header = ["cheaper", "costlier", "statistic", number[0]] + (
-            ["adjusted p"] if adjusted else []) + ["mean error (cheaper)",
+            [f"{settings.correction.capitalize()}-adjusted p"] if adjusted else []) + ["mean error (cheaper)",
                                                     "mean error (costlier)", "override"]
         shown = {key: column[:PAIRWISE_ROWS_LIMIT] for key, column in pairs.items()}
         n_shown = shown["a"].size
@@ -357,8 +416,31 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
     return "".join(parts)
 
 
+def applied_settings(ranking):
+    """``{setting: value}`` of the settings that applied to this run: the Bayesian ones
+    (rope, threshold, the Monte Carlo seed) only with a Bayesian test or second pass, the
+    post-hoc correction only for a pass that takes one, the control's method only with a
+    control, the Friedman options only over several data sets; no unset value."""
+    settings = ranking.settings.to_dict()
+    sp = ranking.second_pass
+    bayes_pass = sp is not None and sp.method_entry.bayesian
+    bayes = bayes_pass or (ranking.pairwise_test is not None and ranking.pairwise_test.bayesian)
+    dropped = set()
+    if not bayes:
+        dropped |= {"rope", "threshold"}
+    if not bayes_pass:
+        dropped.add("seed")
+    if sp is None or not sp.method_entry.takes_correction:
+        dropped.add("posthoc_correction")
+    if ranking.control is None:
+        dropped.add("control_method")
+    if sp is None or bayes_pass:
+        dropped |= {"friedman_gate", "friedman_ties"} if sp is None else {"friedman_gate"}
+    return {k: v for k, v in settings.items() if k not in dropped and v is not None}
+
+
 def _settings_section(ranking):
-    rows = [[k, v] for k, v in ranking.settings.to_dict().items()]
+    rows = [[k, v] for k, v in applied_settings(ranking).items()]
     profile = ranking.profile.describe()
     rows += [[f"cost profile {k}", v] for k, v in profile.items()
              if v not in (None, "") and k != "secondary"]
@@ -396,8 +478,10 @@ def _index(ranking, stems):
     top = "".join(f'<li><a href="#{a}">{_e(t)}</a></li>' for a, t in entries)
     sets = "".join(f'<li><a href="{_dataset_href(ranking, stem)}">{_e(r.name)}</a></li>'
                    for r, stem in zip(ranking.datasets, stems))
-    return (f'<nav id="contents"><h2>Contents</h2><ul>{top}</ul><h3>Data sets</h3>'
-            f'<ul class="sets">{sets}</ul></nav>')
+    n = len(ranking.datasets)
+    return (f'<nav id="contents"><h2>Contents</h2><ul>{top}</ul>'
+            f'<details{" open" if n <= OPEN_DATASET_LIST else ""}><summary>the {n} data '
+            f'set{"s" if n != 1 else ""}</summary><ul class="sets">{sets}</ul></details></nav>')
 
 
 def _datasets_table(ranking, stems):
@@ -429,7 +513,7 @@ def _report_pages(ranking, graphs=None):
     body = [f"<h1>multitest report</h1><p>Cost-conscious ordering of "
             f"{len(ranking.algorithms)} algorithms over {len(ranking.datasets)} data set(s) "
             "(MultiTest / Multi²Test).</p>",
-            final, _index(ranking, stems), _second_pass_section(ranking, figs),
+            _index(ranking, stems), final, _second_pass_section(ranking, figs),
             _nemenyi_section(ranking, figs), _friedman_section(ranking),
             _control_section(ranking),
             bayes_section_html(ranking),
@@ -497,10 +581,10 @@ def write_report(ranking, path, *, graphs=None):
 
         def write_page(k):
             stem, html = page(k)
-            # hashed here, in a forked process, for an output folder's manifest
+            # hashed where written, for an output folder's manifest
             return written_digest(write_atomically(os.path.join(folder, DATASET_PAGES,
                                                                 f"{stem}.html"), html))
 
-        for digest in map_forked(write_page, range(len(ranking.datasets))):
+        for digest in map(write_page, range(len(ranking.datasets))):
             keep_digests(digest)
     return write_atomically(path, text)

@@ -10,14 +10,14 @@ the DOT text; the same input always gives the same text):
 :func:`render_trace`           one data set: the cost-ordered sort, one panel
                                per step, the taken node highlighted
 :func:`render_second_pass_trace`  the same sort for the second pass
-:func:`render_significance_matrix`  pairwise decisions of the post-hoc test
 :func:`render_second_pass`     average-cost order and the post-hoc overrides
 :func:`render_final`           the final order as a chain, with the overrides
                                that produced it
 =============================  ==================================================
 
-The critical-difference diagram of the Nemenyi stage is drawn by
-:mod:`multitest.figures._cd`.  Each figure chooses its drawing by size
+The significance matrix of the post-hoc test is drawn by
+:mod:`multitest.figures._significance`, the critical-difference diagram of the Nemenyi
+stage by :mod:`multitest.figures._cd`.  Each figure chooses its drawing by size
 (:func:`multitest.figures._dot._order_view`).  Rendering depends on the
 engine, never the reverse.
 """
@@ -26,34 +26,37 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._format import format_number, format_p, format_rank, p_equals
+from .._format import format_number, format_rank, p_equals
 from ..engine._ordering import sort_trace
-from ..engine._reduction import transitive_reduction
 from ._dot import (
     _CANDIDATE,
     _FADED,
-    _SIGNIFICANT,
+    _OVERRIDE,
     COLUMN_WRAP,
-    MATRIX_LIMIT,
-    MATRIX_P_LIMIT,
     ROW_LIMIT,
     _cell,
     _column_heads,
     _cost_unit_line,
     _digraph,
+    _error_unit_line,
     _evidence,
     _heads,
     _how,
     _label,
     _legend,
     _order_view,
+    _reduced_edges,
+    format_second_pass_number,
+    second_pass_number,
     _require_second_pass,
     _table_node,
     _text,
     _wrap,
+    error_unit,
+    mean_errors_over_datasets,
 )
 
-__all__ = ["render_override_graph", "render_trace", "render_significance_matrix",
+__all__ = ["render_override_graph", "render_trace",
            "render_second_pass", "render_second_pass_result", "render_final",
            "render_second_pass_trace"]
 
@@ -61,7 +64,7 @@ __all__ = ["render_override_graph", "render_trace", "render_significance_matrix"
 # -- stage 2: the override graph of one data set ------------------------------------
 
 def render_override_graph(dataset_result, settings=None, profile=None, drawing=None,
-                          test=None):
+                          test=None, unit=None):
     """The override graph of one data set.
 
     Algorithms stand in cost order (cheapest first) with their mean error,
@@ -86,6 +89,9 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     test : multitest.stats.PairwiseTest, optional
         The test of the run: what the number on an override is (a p-value, or a
         Bayesian test's evidence); default a p-value.
+    unit : str, optional
+        The unit of the run's errors (:func:`~multitest.figures._dot.error_unit`), named
+        in the legend.
 
     Returns
     -------
@@ -111,11 +117,15 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     line = _settings_line(settings if r.tested else None, profile, test)  # no test: no alpha
     if line:
         legend.append(line)
+    if unit is not None and r.tested:
+        legend.append(_error_unit_line(unit))
     if profile is not None:
         legend.append(_cost_unit_line(profile))
+    label, bound = _evidence(test)
+    if adjusted and bound:
+        label = f"{settings.correction.capitalize()}-adjusted p"
     return _order_view(f"override_{r.name}", r.prior_order, info, overrides,
-                       lambda: _override_edges(r, adjusted), legend, drawing,
-                       _evidence(test))
+                       lambda: _override_edges(r, adjusted), legend, drawing, (label, bound))
 
 
 def _override_edges(r, adjusted):
@@ -278,87 +288,6 @@ def render_trace(dataset_result, test=None):
                         _how(_evidence(test)[1]))
 
 
-# -- stage 4: the significance matrix of the post-hoc test ----------------------------
-
-def render_significance_matrix(ranking):
-    """Pairwise decisions of the post-hoc test as a table (algorithms by average position).
-
-    Up to :data:`MATRIX_LIMIT` algorithms a matrix with the algorithm names on
-    its rows and columns, a coloured cell for a pair found different, the
-    (adjusted) p-value in every cell up to :data:`MATRIX_P_LIMIT` algorithms;
-    above, one row per algorithm.
-
-    Returns
-    -------
-    graphviz.Digraph
-    """
-    sp = _require_second_pass(ranking, "render_significance_matrix")
-    L = len(sp.algorithms)
-    order = sorted(range(L), key=lambda i: (sp.average_ranks[i], sp.algorithms[i]))
-    if L > MATRIX_LIMIT:
-        return _significance_list(sp, order)
-    show_p = sp.posthoc is not None and sp.applied and L <= MATRIX_P_LIMIT
-    bound = _evidence(sp.method_entry)[1]
-    coloured, empty = f'<TD BGCOLOR="{_SIGNIFICANT}"></TD>', "<TD></TD>"
-    diagonal = '<TD BGCOLOR="#dddddd"></TD>'
-    names = [sp.algorithms[a] for a in order]
-    rows = [_heads(["#", "algorithm", "average position"]) + _column_heads(names)]
-    for a_pos, a in enumerate(order, start=1):
-        cells = [_cell(str(a_pos), "RIGHT"), _cell(_text(sp.algorithms[a])),
-                 _cell(format_rank(sp.average_ranks[a]), "RIGHT")]
-        for b in order:
-            hit = bool(sp.significant[a, b])
-            if a == b:
-                cells.append(diagonal)
-            elif not sp.applied:
-                cells.append(_cell("&#8211;", "CENTER"))
-            elif show_p:
-                cells.append(_cell(_text(format_p(sp.posthoc.pvalues[a, b], bound)), "RIGHT",
-                                   BGCOLOR=_SIGNIFICANT if hit else "white"))
-            else:
-                cells.append(coloured if hit else empty)
-        rows.append(cells)
-    g = _digraph("significance")
-    _table_node(g, rows, cellpadding=4, cellspacing=1)
-    drawing = (f"coloured cell: pair found different at &#945; = {sp.alpha:g}"
-               + ("; cells show the p-values" if show_p else ""))
-    g.attr("graph", label=_significance_caption(sp, drawing))
-    return g
-
-
-def _significance_caption(sp, drawing):
-    legend = [f"<B>post-hoc significance</B>&#160;({_text(sp.method)}), rows and columns by "
-              "average position (1 = best)", drawing]
-    if not sp.applied:
-        legend.append("Friedman test does not reject: no post-hoc test applied")
-    return _legend(legend)
-
-
-def _significance_list(sp, order):
-    """The decisions as one row per algorithm: above MATRIX_LIMIT algorithms."""
-    rows = [[_cell("<B>#</B>"), _cell("<B>algorithm</B>"), _cell("<B>average position</B>"),
-             _cell("<B>found different from</B>"),
-             _cell("<B>not different from (positions in this table)</B>")]]
-    # Rows and columns by rank position: the "not different" positions of each row.
-    same = ~np.asarray(sp.significant, dtype=bool)[np.ix_(order, order)]
-    np.fill_diagonal(same, False)
-    count = same.sum(axis=1)
-    first = np.argmax(same, axis=1) + 1
-    last = len(order) - np.argmax(same[:, ::-1], axis=1)
-    for k, a in enumerate(order):
-        span = f"{first[k]}&#8211;{last[k]}" if count[k] else "&#8211;"
-        rows.append([_cell(str(k + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
-                     _cell(format_rank(sp.average_ranks[a]), "RIGHT"),
-                     _cell(str(len(order) - 1 - int(count[k])), "RIGHT"),
-                     _cell(f"{count[k]}: {span}")])
-    g = _digraph("significance")
-    _table_node(g, rows)
-    g.attr("graph", label=_significance_caption(
-        sp, f"one row per algorithm: how many others were found different at "
-            f"&#945; = {sp.alpha:g}"))
-    return g
-
-
 # -- stage 5: the second pass ------------------------------------------------------------
 
 def render_second_pass(ranking):
@@ -369,13 +298,19 @@ def render_second_pass(ranking):
     graphviz.Digraph
     """
     sp = _require_second_pass(ranking, "render_second_pass")
-    return render_second_pass_result(sp, len(ranking.datasets), ranking.profile)
+    return render_second_pass_result(sp, len(ranking.datasets), ranking.profile,
+                                     mean_errors_over_datasets(ranking),
+                                     error_unit(ranking.results))
 
 
-def render_second_pass_result(sp, n_datasets=None, profile=None):
+def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=None, unit=None):
     """The second-pass graph from a :class:`~multitest.engine.SecondPassResult` alone.
 
-    Drawn by size like the override graph (:func:`render_override_graph`).
+    Drawn by size like the override graph (:func:`render_override_graph`).  Each
+    algorithm shows the quantity the test compared: its average position (Nemenyi), or
+    with ``mean_errors`` (``{algorithm: mean error over the data sets}``) its mean error
+    (the Wilcoxon, sign and Bayesian passes); the overrides carry the number that decided
+    them, named by the correction (:func:`~multitest.figures._dot.second_pass_number`).
 
     Returns
     -------
@@ -383,38 +318,51 @@ def render_second_pass_result(sp, n_datasets=None, profile=None):
     """
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
-    info = {a: [("avg position", format_rank(sp.average_ranks[index[a]])),
-                ("cost", format_number(sp.average_costs[index[a]])),
+    if sp.method_entry.rank_based or mean_errors is None:
+        lead, tested = "average position", {a: format_rank(sp.average_ranks[index[a]])
+                                            for a in sp.algorithms}
+    else:
+        lead, tested = "mean error", {a: format_number(mean_errors[a]) for a in sp.algorithms}
+    short = {"average position": "avg position"}.get(lead, lead)
+    info = {a: [(short, tested[a]), ("avg cost", format_number(sp.average_costs[index[a]])),
                 ("final #", str(final[a]))] for a in sp.prior_order}
     overrides = sp.overrides()
+    name, convert = second_pass_number(sp)
 
     def edges():
-        return [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
-                for a, b in sp.edges()]
+        return [(a, b, None if sp.posthoc is None else
+                 convert(sp.posthoc.pvalues[index[a], index[b]])) for a, b in sp.edges()]
 
     over = f"&#160;over {n_datasets} data sets" if n_datasets else ""
     method = sp.method + ("" if sp.correction == "none" else f", {sp.correction} correction")
     n_edges = int(overrides.sum())
-    legend = [f"<B>second pass</B>{over}: average-cost order (cheapest first);"
-              " average position, average cost, final position",
+    legend = [f"<B>second pass</B>{over}: average-cost order (cheapest first); {lead} (what "
+              f"the {_text(sp.method)} test compares), average cost, final position",
               f"override i &#8594; j: the post-hoc test ({_text(method)}) finds j better than the "
               f"cheaper i ({n_edges} override{'s' if n_edges != 1 else ''})",
               _text(sp.gate)]
     if sp.critical_difference is not None:
         legend.append(f"critical difference {format_rank(sp.critical_difference)}")
+    if unit is not None and lead == "mean error":
+        legend.append(_error_unit_line(unit))
     if profile is not None:
         legend.append(f"cost profile {_text(profile.name)}; {_cost_unit_line(profile)}")
     return _order_view("second_pass", sp.prior_order, info, overrides, edges, legend,
-                       evidence=_evidence(sp.method_entry))
+                       evidence=(name, not sp.method_entry.bayesian))
 
 
 def render_final(ranking):
-    """The final order as a chain (1 -> 2 -> ...), with the overrides that decided it listed.
+    """The final order as a chain (1 -> 2 -> ...) with the overrides that decided it drawn.
 
-    Every arrow means "comes before".  The overrides of the second pass (of the
-    data set, with a single data set) that decide the order, those of the
-    transitive reduction, are listed under the chain, each with its p-value:
-    the costlier algorithm that is significantly better than the cheaper one.
+    Every black arrow means "comes before"; the boxes stand in one column, best at the
+    top, so that the figure is as narrow as a box whatever the number of algorithms.  Each box leads with the statistic the
+    second pass tested (average position for Nemenyi, mean error for the Wilcoxon,
+    sign and Bayesian passes; the mean error with one data set).  The overrides that
+    decide the order (those of the transitive reduction) are red arrows from the
+    cheaper to the costlier algorithm that beat it, labelled with the number the
+    decision used, named by its correction (``Holm-adjusted p = ...``, a Bayesian
+    pass's ``P(practically better) = ...``).  Above :data:`ROW_LIMIT` algorithms, a
+    table (:func:`_final_table`).
 
     Returns
     -------
@@ -424,44 +372,94 @@ def render_final(ranking):
     sp = ranking.second_pass
     if len(order) > ROW_LIMIT:
         return _final_table(ranking)
-    g = _digraph("final")
+    g = _digraph("final", rankdir="TB")
+    g.attr("graph", nodesep="0.3", ranksep="0.3")
     ids = {a: f"n{i}" for i, a in enumerate(order)}
+    lead, lines_of = _final_box_lines(ranking)
     for position, a in enumerate(order, start=1):
-        lines = [f"{position}. {_wrap(a)}"]
-        if sp is not None:
-            i = sp.algorithms.index(a)
-            lines += [f"avg position {format_rank(sp.average_ranks[i])}",
-                      f"avg error rank {format_rank(ranking.average_error_ranks[a])}",
-                      f"cost {format_number(sp.average_costs[i])}"]
-        else:
-            r = ranking.datasets[0]
-            lines += [f"error {format_number(r.mean_errors[a])}"]
         style = dict(style="rounded,filled,bold", fillcolor="#e8f1fa") if position == 1 else {}
-        g.node(ids[a], _label(*lines), **style)
+        g.node(ids[a], _label(f"{position}. {_wrap(a)}", *lines_of(a)), width="2.2", **style)
     for a, b in zip(order, order[1:]):
-        g.edge(ids[a], ids[b], weight="10", penwidth="1.4")
-    if sp is not None:
-        index = {a: i for i, a in enumerate(sp.algorithms)}
-        edges = [(a, b, None if sp.posthoc is None else sp.posthoc.pvalues[index[a], index[b]])
-                 for a, b in sp.edges()]
-        prior, overrides, source = sp.prior_order, sp.overrides(), "second pass"
-    else:
-        r = ranking.datasets[0]
-        edges = [(a, b, p) for a, b, _, p in r.edges()]
-        prior, overrides, source = r.prior_order, r.overrides(), f"data set {r.name}"
-    legend = ["<B>final order</B>, best first (arrow: comes before); nodes: "
-              + ("average position, average error rank, average cost" if sp is not None
-                 else "mean error")]
+        g.edge(ids[a], ids[b], weight="100", penwidth="1.4")
     entry = _final_entry(ranking)
+    edges, prior, overrides, source = _final_overrides(ranking)
+    legend = [f"<B>final order</B>, best first (black arrow: comes before); "
+              f"boxes: {lead}"]
     if entry is None:    # one data set of a score matrix
         legend.append(_BY_VALUE)
     else:
-        legend += _deciding_lines(prior, overrides, edges, source, _evidence(entry))
+        name = _final_number_name(ranking)
+        deciding = _reduced_edges(prior, edges) if edges else []
+        for a, b, number in deciding:
+            g.edge(ids[a], ids[b], color=_OVERRIDE, fontcolor=_OVERRIDE, style="dashed",
+                   constraint="false", label=_text(number) if number else "")
+        legend.append(_final_override_line(source, edges, deciding, name, entry))
     if sp is not None and not sp.applied:
         legend.append("no post-hoc test applied: the final order is the average-cost order")
+    if ranking.results.has_folds:
+        legend.append(_error_unit_line(error_unit(ranking.results)))
     legend.append(_cost_unit_line(ranking.profile))
     g.attr("graph", label=_legend(legend))
     return g
+
+
+def _final_box_lines(ranking):
+    """``(what the boxes show, lines(algorithm))``: the statistic the second pass tested
+    first (:func:`render_final`), then the average error rank and the average cost."""
+    sp = ranking.second_pass
+    if sp is None:
+        r = ranking.datasets[0]
+        index = {a: i for i, a in enumerate(r.algorithms)}
+        return ("mean error, cost", lambda a: [f"mean error {format_number(r.mean_errors[a])}",
+                                              f"cost {format_number(r.costs[index[a]])}"])
+    index = {a: i for i, a in enumerate(sp.algorithms)}
+    if sp.method_entry.rank_based:
+        lead, first = "average position (what the Nemenyi test compares)", (
+            lambda a: f"avg position {format_rank(sp.average_ranks[index[a]])}")
+    else:
+        means = mean_errors_over_datasets(ranking)
+        lead, first = (f"mean error over the data sets (what the {_text(sp.method)} test "
+                       "compares)"), lambda a: f"mean error {format_number(means[a])}"
+    return (lead + ", average error rank, average cost",
+            lambda a: [first(a), f"avg error rank {format_rank(ranking.average_error_ranks[a])}",
+                       f"avg cost {format_number(sp.average_costs[index[a]])}"])
+
+
+def _final_overrides(ranking):
+    """``(edges, prior order, override matrix, source)`` of the decisions that made the final
+    order: ``edges`` as ``(cheaper, costlier, label text)``."""
+    sp = ranking.second_pass
+    if sp is not None:
+        index = {a: i for i, a in enumerate(sp.algorithms)}
+        edges = [(a, b, None if sp.posthoc is None else
+                  format_second_pass_number(sp, sp.posthoc.pvalues[index[a], index[b]]))
+                 for a, b in sp.edges()]
+        return edges, sp.prior_order, sp.overrides(), "second pass"
+    r = ranking.datasets[0]
+    label, bound = _evidence(ranking.pairwise_test)
+    adjusted = ranking.settings.correction != "none"
+    name = f"{ranking.settings.correction.capitalize()}-adjusted p" if adjusted else label
+    edges = [(a, b, p_equals(p, name, bound=bound)) for a, b, p in _override_edges(r, adjusted)]
+    return edges, r.prior_order, r.overrides(), f"data set {r.name}"
+
+
+def _final_number_name(ranking):
+    sp = ranking.second_pass
+    if sp is not None:
+        return second_pass_number(sp)[0]
+    correction = ranking.settings.correction
+    return (f"{correction.capitalize()}-adjusted p" if correction != "none"
+            else _evidence(ranking.pairwise_test)[0])
+
+
+def _final_override_line(source, edges, deciding, name, entry):
+    if not edges:
+        return f"no override in the {_text(source)}: the order is the cost order"
+    implied = len(edges) - len(deciding)
+    return (f"red dashed arrow i &#8594; j: an override of the {_text(source)} that decides "
+            f"the order, the costlier j {_how(_evidence(entry)[1])} better than the cheaper i, "
+            f"labelled with its {_text(name)}"
+            + ("" if not implied else f"; {implied} more implied by these, not drawn"))
 
 
 def _final_entry(ranking):
@@ -473,22 +471,6 @@ def _final_entry(ranking):
 
 #: How a data set of a score matrix is ordered (no test, so no override).
 _BY_VALUE = "score-matrix input, no pairwise test: ordered by value (ties by cost)"
-
-
-def _deciding_lines(prior, overrides, edges, source, evidence):
-    """Legend lines naming the overrides of the transitive reduction, which decide the order."""
-    if not edges:
-        return [f"no override in the {_text(source)}: the order is the cost order"]
-    position = {a: i for i, a in enumerate(prior)}
-    kept = transitive_reduction(np.asarray(overrides, dtype=bool))
-    deciding = [(a, b, p) for a, b, p in edges if kept[position[a], position[b]]]
-    implied = len(edges) - len(deciding)
-    lines = [f"overrides that decide it ({_text(source)}; costlier {_how(evidence[1])} better "
-             f"than cheaper){'' if not implied else f', {implied} more implied by these'}:"]
-    lines += [f"&#160;&#160;{_text(b)} better than the cheaper {_text(a)}"
-              + ("" if p is None else f" ({p_equals(p, evidence[0], bound=evidence[1])})")
-              for a, b, p in deciding]
-    return lines
 
 
 def _final_table(ranking):

@@ -13,15 +13,14 @@ import re
 from collections import OrderedDict
 
 from ._cd import render_cd_diagram
-from ._dot import ROW_LIMIT, choose_drawing, reduced_edge_count
-from .._forked import map_forked
+from ._dot import ROW_LIMIT, choose_drawing, error_unit, reduced_edge_count
 from ._graphviz import check_formats, draw_sources
+from ._significance import render_significance_matrix
 from ._stage_graphs import (
     render_final,
     render_override_graph,
     render_second_pass,
     render_second_pass_trace,
-    render_significance_matrix,
     render_trace,
 )
 
@@ -47,9 +46,9 @@ def figures(ranking, per_dataset=True):
     ``trace_<dataset>`` for every data set (names made safe for file systems, made
     unique) unless ``per_dataset`` is false.  Every override graph of the run
     is drawn alike (:func:`~multitest.figures.choose_drawing` on the data set
-    with the most edges in its transitive reduction).  Above
-    ``FORK_ABOVE`` (100) data sets their figures are built in forked processes
-    (``map_forked`` of ``multitest._forked``).
+    with the most edges in its transitive reduction).  Everything is built in this
+    process (no forked process: on the shared 2-CPU machines of the benchmarks one
+    process was as quick).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
@@ -61,14 +60,15 @@ def figures(ranking, per_dataset=True):
     if not per_dataset:
         return out
     drawing = override_drawing(ranking)
+    unit = error_unit(ranking.results)
 
     def graphs(r):
         return (render_override_graph(r, ranking.settings, ranking.profile, drawing,
-                                      ranking.pairwise_test),
+                                      ranking.pairwise_test, unit),
                 render_trace(r, ranking.pairwise_test))
 
     for stem, (override, trace) in zip(dataset_stems(ranking),
-                                       map_forked(graphs, ranking.datasets)):
+                                       map(graphs, ranking.datasets)):
         out[f"override_{stem}"] = override
         out[f"trace_{stem}"] = trace
     return out
