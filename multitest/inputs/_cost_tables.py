@@ -240,7 +240,7 @@ def profile_from_column(results, column, name=None, *, dataset="dataset",
         source = os.fspath(results)
         automl = is_automl_file(source)
         try:
-            frame = (automl_frame(source) if automl else
+            frame = (automl_frame(source)[0] if automl else
                      pd.read_csv(source, skipinitialspace=True))
         except FileNotFoundError:
             raise InputError("no such file", source=source) from None
