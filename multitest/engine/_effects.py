@@ -7,7 +7,9 @@ import weakref
 
 import numpy as np
 
+from ..stats._corrections import agreeing_alpha
 from ..stats._effect_sizes import over_datasets
+from ._per_dataset import decision_design
 
 __all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
            "second_pass_rows", "INTERVAL_PAIRS_LIMIT"]
@@ -56,9 +58,9 @@ def dataset_effects(ranking, result):
     table = result.table
     prior = table.prior[result.index]
     errors = ranking.results.errors[result.index]
-    return entry.interval(errors[prior[table.first]], errors[prior[table.second]],
-                          ranking.results.design, decision_level(ranking, result),
-                          ranking.settings.alternative)
+    design = decision_design(ranking.results.design, ranking.settings.test_train_ratio)
+    return entry.interval(errors[prior[table.first]], errors[prior[table.second]], design,
+                          decision_level(ranking, result), ranking.settings.alternative)
 
 
 def decision_level(ranking, result):
@@ -66,12 +68,12 @@ def decision_level(ranking, result):
 
     Without a correction ``alpha' = alpha``.  A correction within the data set
     decides by adjusted p-values; ``alpha'`` is then a level at which the raw
-    p-values give the same decisions: Bonferroni's ``alpha / m``, for the
-    step-wise corrections ``alpha / (m - r)`` (``r`` pairs rejected: Holm's
-    and Hochberg's step at the first pair not rejected), else the largest
-    ``alpha / j`` that separates the rejected pairs from the others, else
-    the smallest p-value not rejected.  The Bayesian test: ``2 threshold - 1``
-    (its central credible interval).
+    p-values give the same decisions (:func:`multitest.stats.agreeing_alpha`):
+    Bonferroni's ``alpha / m``, for the step-wise corrections ``alpha / (m - r)``
+    (``r`` pairs rejected: Holm's and Hochberg's step at the first pair not
+    rejected), else the largest ``alpha / j`` that separates the rejected pairs
+    from the others, else the smallest p-value not rejected.  The Bayesian
+    test: ``2 threshold - 1`` (its central credible interval).
 
     Parameters
     ----------
@@ -88,15 +90,10 @@ def decision_level(ranking, result):
     if s.correction == "none":
         return 1 - s.alpha
     table = result.table
-    pvalue = np.asarray(table.pvalue[result.index], dtype=float)
-    rejected = np.asarray(table.pvalue_adjusted[result.index]) < s.alpha
-    m, r = pvalue.size, int(rejected.sum())
-    top, bottom = pvalue[rejected].max(initial=-np.inf), pvalue[~rejected].min(initial=np.inf)
-    own = s.alpha / m if s.correction == "bonferroni" else s.alpha / max(m - r, 1)
-    for level in (own, *(s.alpha / j for j in range(1, m + 1))):
-        if top < level <= bottom:
-            return 1 - level
-    return 1 - min(bottom, s.alpha)
+    adjusted = np.asarray(table.pvalue_adjusted[result.index], dtype=float)
+    alpha = agreeing_alpha(table.pvalue[result.index], adjusted, adjusted < s.alpha, s.alpha,
+                           s.correction)
+    return 1 - float(alpha[0])
 
 
 # --------------------------------------------------------------------------
@@ -119,8 +116,11 @@ def pairwise_columns(ranking, results=None):
     dict of str to ndarray
         ``mean_difference`` (mean over the folds of cheaper minus costlier
         error), then the test's interval (:func:`dataset_effects`):
-        ``estimate`` (its point estimate), ``ci_low``, ``ci_high`` and
-        ``ci_level`` (NaN for a test without an interval); with the Bayesian
+        ``estimate`` (its point estimate), ``ci_low``, ``ci_high``,
+        ``ci_low_open`` and ``ci_high_open`` (the bound itself is rejected:
+        ``(`` or ``)``), ``ci_level`` (the confidence achieved,
+        :attr:`~multitest.stats.FoldInterval.achieved`; NaN for a test without
+        an interval); with the Bayesian
         correlated t-test also ``p_cheaper_better``, ``p_equivalent``,
         ``p_costlier_better``.  Empty for a score matrix.
     """
@@ -129,18 +129,20 @@ def pairwise_columns(ranking, results=None):
     if not tested:
         return {}
     errors = ranking.results.errors
-    parts = {key: [] for key in ("mean_difference", "estimate", "ci_low", "ci_high", "ci_level")}
+    keys = ("estimate", "ci_low", "ci_high", "ci_low_open", "ci_high_open", "ci_level")
+    parts = {key: [] for key in ("mean_difference", *keys)}
     for r in tested:
         prior = r.table.prior[r.index]
         d = errors[r.index, prior[r.table.first]] - errors[r.index, prior[r.table.second]]
         parts["mean_difference"].append(d.mean(axis=1))
         effects = dataset_effects(ranking, r)
         if effects is None:
-            values = (np.full(d.shape[0], np.nan),) * 4
+            nan, closed = np.full(d.shape[0], np.nan), np.zeros(d.shape[0], dtype=bool)
+            values = (nan, nan, nan, closed, closed, nan)
         else:
-            values = (effects.estimate, effects.low, effects.high,
-                      np.full(d.shape[0], effects.level))
-        for key, value in zip(("estimate", "ci_low", "ci_high", "ci_level"), values):
+            values = (effects.estimate, effects.low, effects.high, effects.low_open,
+                      effects.high_open, effects.achieved)
+        for key, value in zip(keys, values):
             parts[key].append(value)
     columns = {key: np.concatenate(values) for key, values in parts.items()}
     table = tested[0].table

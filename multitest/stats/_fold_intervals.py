@@ -27,6 +27,8 @@ one of them.
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -52,6 +54,12 @@ class FoldInterval:
         The bound itself is rejected (rank tests at a breakpoint).
     level : float
         ``1 - alpha`` of the decision (after the within-data-set correction).
+    achieved : ndarray, shape (n,)
+        The confidence achieved: ``level`` for the t-type tests; for a rank test
+        (discrete) one minus the test's own size at ``1 - level``, the
+        probability that it rejects under its null distribution at a shift where
+        no difference is zero and none tied (:func:`inverted_interval`); never
+        below ``level``.
     alternative : str
     method : str
         What was inverted, for captions (e.g. ``'combined 5x2 cv F test'``).
@@ -83,6 +91,7 @@ class FoldInterval:
     low_open: np.ndarray
     high_open: np.ndarray
     level: float
+    achieved: np.ndarray
     alternative: str
     method: str
     estimator: str
@@ -103,9 +112,7 @@ class FoldInterval:
             at = (w == value).any(axis=1)
             index = 2 * (w < value).sum(axis=1) + at
             return self.accepted[np.arange(w.shape[0]), index]
-        above = np.where(self.low_open, self.low < value, self.low <= value)
-        below = np.where(self.high_open, value < self.high, value <= self.high)
-        return above & below
+        return _bounds_contain(self, value)
 
 
 def t_interval(numerator, scale, distribution, level, alternative, *, unit=1.0, method,
@@ -140,8 +147,9 @@ def t_interval(numerator, scale, distribution, level, alternative, *, unit=1.0, 
         low = np.full_like(low, -np.inf)
     closed = np.zeros(low.shape, dtype=bool)
     return FoldInterval(estimate=numerator / unit, low=low, high=high, low_open=closed,
-                        high_open=closed, level=level, alternative=alternative,
-                        method=method, estimator=estimator, gaps=closed)
+                        high_open=closed, level=level, achieved=np.full(low.shape, level),
+                        alternative=alternative, method=method, estimator=estimator,
+                        gaps=closed)
 
 
 #: Cells (shifted rows x folds) handed to a test at once by :func:`inverted_interval`.
@@ -150,7 +158,8 @@ _CELLS = 1 << 20
 _ALL_CANDIDATES = 513
 
 
-def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, estimator):
+def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, estimator,
+                      null=None):
     """The shifts ``d0`` a rank test does not reject, from its breakpoints.
 
     Parameters
@@ -165,12 +174,22 @@ def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, es
     level : float
     alternative : str
     method, estimator : str
+    null : callable or None
+        ``null(F)``: rows of ``F`` differences and their probabilities under the
+        test's null distribution at a shift where no difference is zero and
+        none tied (:func:`sign_null`, :func:`signed_rank_null`), or None (too
+        many to list): the achieved confidence is then ``level``.
 
     Returns
     -------
     FoldInterval
         The estimate is the median of the breakpoints (the Hodges–Lehmann
-        estimate for Walsh averages, the median for the differences).
+        estimate for Walsh averages, the median for the differences).  When
+        the test rejects 0 but the hull of the shifts it does not reject holds
+        0 (a zero difference dropped at shift 0, ties: an isolated rejected
+        shift), the reported bounds stop at 0, open, on the side of the
+        estimate: the interval excludes 0 exactly when the test rejects, as
+        :meth:`FoldInterval.contains` does.
 
     Notes
     -----
@@ -201,7 +220,67 @@ def inverted_interval(d, pvalues, breakpoints, level, alternative, *, method, es
     # a repeated candidate takes the answer of its first copy
     first_copy = np.maximum.accumulate(np.where(new, np.arange(2 * K + 1), 0), axis=1)
     accepted = np.take_along_axis(accepted, first_copy, axis=1)
-    return _hull(candidates, breakpoints, accepted, level, alternative, method, estimator)
+    interval = _hull(candidates, breakpoints, accepted, level, alternative, method, estimator)
+    achieved = _achieved(pvalues, null, d.shape[1], level)
+    return dataclasses.replace(interval, achieved=np.full(n, achieved))
+
+
+def _achieved(pvalues, null, folds, level):
+    """``1 -`` the probability that the test rejects at ``1 - level`` under its null."""
+    listed = None if null is None else null(folds)
+    if listed is None:
+        return level
+    rows, probabilities = listed
+    size = probabilities[pvalues(rows) < 1 - level].sum()
+    return float(max(level, 1 - size))
+
+
+#: Folds up to which :func:`signed_rank_null` lists the untied null distribution.
+_NULL_FOLDS = 100
+
+
+@functools.lru_cache(maxsize=32)
+def sign_null(folds):
+    """The sign test's null at ``folds`` non-zero differences: ``k`` positive ones of
+    ``folds``, Binomial(folds, 1/2)."""
+    k = np.arange(folds + 1)
+    rows = np.where(np.arange(folds) < k[:, None], 1.0, -1.0)
+    return rows, _binomial_half(folds)
+
+
+@functools.lru_cache(maxsize=32)
+def signed_rank_null(folds):
+    """The signed-rank tests' null at ``folds`` untied non-zero differences: a row
+    ``+-1, +-2, ..., +-folds`` for every value ``t`` of ``T+``, with ``P(T+ = t)``;
+    None beyond :data:`_NULL_FOLDS` folds (the normal approximation is then near
+    its level)."""
+    if folds > _NULL_FOLDS:
+        return None
+    total = folds * (folds + 1) // 2
+    pmf = np.zeros(total + 1)
+    pmf[0] = 1.0
+    for k in range(1, folds + 1):     # the generating function times (1 + x^k) / 2
+        pmf[k:] = 0.5 * (pmf[k:] + pmf[:-k])
+        pmf[:k] *= 0.5
+    ranks = np.arange(1, folds + 1, dtype=float)
+    rows = -np.tile(ranks, (total + 1, 1))
+    for t in range(total + 1):         # largest ranks first: a subset of 1..F summing to t
+        left = t
+        for r in range(folds, 0, -1):
+            if r <= left:
+                rows[t, r - 1] = r
+                left -= r
+    return rows, pmf
+
+
+def _binomial_half(n):
+    """Binomial(n, 1/2) probabilities, k = 0..n."""
+    pmf = np.zeros(n + 1)
+    pmf[0] = 1.0
+    for k in range(1, n + 1):
+        pmf[1:k + 1] = 0.5 * (pmf[1:k + 1] + pmf[:k])
+        pmf[0] *= 0.5
+    return pmf
 
 
 class _Shifts:
@@ -265,10 +344,26 @@ def _hull(candidates, breakpoints, accepted, level, alternative, method, estimat
     low[none] = high[none] = np.nan
     inside = np.arange(size)
     gaps = ((inside > first[:, None]) & (inside < last[:, None]) & ~accepted).any(axis=1)
-    return FoldInterval(estimate=np.median(breakpoints, axis=1), low=low, high=high,
-                        low_open=low_open & ~none, high_open=high_open & ~none, level=level,
-                        alternative=alternative, method=method, estimator=estimator,
-                        gaps=gaps, breakpoints=breakpoints, accepted=accepted)
+    estimate = np.median(breakpoints, axis=1)
+    interval = FoldInterval(estimate=estimate, low=low, high=high, low_open=low_open & ~none,
+                            high_open=high_open & ~none, level=level,
+                            achieved=np.full(n, level), alternative=alternative, method=method,
+                            estimator=estimator, gaps=gaps, breakpoints=breakpoints,
+                            accepted=accepted)
+    # 0 rejected inside the hull: the bound on the side away from the estimate stops at 0
+    cut = _bounds_contain(interval, 0.0) & ~interval.contains(0.0)
+    above = cut & (estimate >= 0)
+    below = cut & (estimate < 0)
+    low[above], interval.low_open[above] = 0.0, True
+    high[below], interval.high_open[below] = 0.0, True
+    return interval
+
+
+def _bounds_contain(interval, value):
+    """Whether the reported bounds (their ends open or closed) hold ``value``."""
+    above = np.where(interval.low_open, interval.low < value, interval.low <= value)
+    below = np.where(interval.high_open, value < interval.high, value <= interval.high)
+    return above & below
 
 
 def walsh_averages(d):
