@@ -9,6 +9,7 @@ import numpy as np
 
 from ..stats._corrections import agreeing_alpha
 from ..stats._effect_sizes import over_datasets
+from ..stats._posthoc import _pair_differences
 from ._per_dataset import decision_design
 
 __all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
@@ -227,11 +228,14 @@ def _second_pass_columns(ranking, sp, intervals):
     order = np.array([index[a] for a in sp.prior_order])
     i, j = np.triu_indices(len(names), k=1)
     a, b = order[i], order[j]
-    effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
-                            level=1 - ranking.settings.alpha, intervals=intervals)
+    mean_errors = ranking.datasets[0].table.mean_errors
+    effects = over_datasets(mean_errors, (a, b), level=1 - ranking.settings.alpha,
+                            intervals=intervals)
+    bounds = _deciding_intervals(sp, mean_errors, a, b, intervals)
     names = np.asarray(names, dtype=object)
     columns = {"a": names[a], "b": names[b], "hodges_lehmann": effects.hodges_lehmann,
-               "ci_low": effects.low, "ci_high": effects.high, "ci_level": effects.level,
+               **dict(zip(("ci_low", "ci_high", "ci_low_open", "ci_high_open", "ci_level"),
+                          bounds)),
                "wins_a": effects.a_better, "ties": effects.ties, "wins_b": effects.b_better,
                "superiority_b": np.asarray(effects.superiority, dtype=float)}
     if sp.method_entry.bayesian and sp.posthoc is not None:
@@ -239,6 +243,29 @@ def _second_pass_columns(ranking, sp, intervals):
                        p_equivalent=np.asarray(sp.posthoc.equivalent[a, b], dtype=float),
                        p_b_better=np.asarray(sp.posthoc.better[b, a], dtype=float))
     return columns
+
+
+def _deciding_intervals(sp, mean_errors, a, b, intervals):
+    """``ci_low, ci_high, ci_low_open, ci_high_open, ci_level`` of the pairs ``(a, b)``:
+    the shifts the second pass's own test does not reject at the level its correction
+    decided at (:func:`multitest.stats.agreeing_alpha`), so that an interval excludes 0
+    exactly when the pair is significantly different.  NaN where there is none: not
+    computed (``intervals`` false), the post-hoc test not applied (the Friedman gate),
+    or a method that gives none (:attr:`SecondPassMethod.interval`)."""
+    n = a.size
+    nan, closed = np.full(n, np.nan), np.zeros(n, dtype=bool)
+    entry = sp.method_entry
+    if not intervals or entry.interval is None or sp.posthoc is None:
+        return nan, nan.copy(), closed, closed.copy(), nan.copy()
+    posthoc = sp.posthoc
+    alpha = agreeing_alpha(posthoc.raw_pvalues[a, b], posthoc.pvalues[a, b],
+                           posthoc.significant[a, b], posthoc.alpha, posthoc.correction)
+    lows, highs, low_open, high_open, achieved = (
+        np.empty(n), np.empty(n), np.empty(n, dtype=bool), np.empty(n, dtype=bool), np.empty(n))
+    for chunk, d in _pair_differences(mean_errors, a, b, 1 << 20):
+        _, lows[chunk], highs[chunk], low_open[chunk], high_open[chunk], achieved[chunk] = (
+            entry.interval(d, alpha=alpha[chunk]))
+    return lows, highs, low_open, high_open, achieved
 
 
 def _finite_list(values):

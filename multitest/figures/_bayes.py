@@ -275,6 +275,7 @@ def _second_pass_figure(ranking):
                      "p": (r["p_a_better"], r["p_equivalent"], r["p_b_better"])
                      if bayesian else None,
                      "effect": (r["hodges_lehmann"], r["ci_low"], r["ci_high"]),
+                     "open": (r["ci_low_open"], r["ci_high_open"]),
                      "override": override,
                      "decision": "override" if override else "reverse" if different
                      else "none"})
@@ -299,10 +300,9 @@ def _second_pass_figure(ranking):
 
 
 def _second_pass_caption(ranking, rows):
-    """Which test decided, and how the drawn Wilcoxon intervals relate to its decisions."""
+    """Which test decided, and the intervals of that test drawn beside its decisions."""
     sp = ranking.second_pass
     entry = sp.method_entry
-    level = f"{1 - ranking.settings.alpha:.0%}"
     on = "average positions (MultiTest ranks)" if entry.rank_based else "mean errors"
     if not sp.applied:
         first = (f"Marks: the {entry.caption} on {on} was not applied ({sp.gate.rstrip('.')}): "
@@ -312,14 +312,24 @@ def _second_pass_caption(ranking, rows):
                  + (f", {sp.correction} correction" if sp.correction != "none" else "")
                  + ", the second pass that orders the algorithms.")
     drawn = [r for r in rows if r["effect"][1] is not None and not math.isnan(r["effect"][1])]
-    right = sum(r["effect"][1] > 0 for r in drawn)
-    right_plain = sum(r["effect"][1] > 0 and r["decision"] != "override" for r in drawn)
-    crossing = sum(r["effect"][1] <= 0 and r["decision"] == "override" for r in drawn)
+    if not drawn:
+        why = ("it was not applied" if not sp.applied else
+               f"the {entry.caption} does not test a difference of mean errors"
+               if entry.interval is None else "not computed for this many pairs")
+        return [first, f"Points: Hodges–Lehmann median differences; no interval ({why})."]
+    excluding = sum(not _holds_zero(r) for r in drawn)
     return [first,
-            f"Lines: {level} Wilcoxon signed-rank intervals of the differences of mean errors "
-            "(uncorrected), not the test that decided:",
-            f"{right} of {len(drawn)} lie right of 0 ({right_plain} without an override); "
-            f"{crossing} of the overrides have an interval reaching 0 or below."]
+            f"Lines: the shifts of the differences of mean errors the {entry.caption} does not "
+            "reject, at the level of its corrected decisions (an open end is not in the set):",
+            f"{excluding} of {len(drawn)} exclude 0, the pairs found different."]
+
+
+def _holds_zero(row):
+    """Whether a row's interval holds 0 (None: an end at infinity)."""
+    (_, low, high), (low_open, high_open) = row["effect"], row["open"]
+    low = -math.inf if low is None else low
+    high = math.inf if high is None else high
+    return (low < 0 or (low == 0 and not low_open)) and (0 < high or (high == 0 and not high_open))
 
 
 def _dataset_figure(ranking, result):

@@ -330,11 +330,11 @@ def _bisect(test, rows, accepted):
 
 
 def _hull(candidates, breakpoints, accepted, level, alternative, method, estimator):
-    """The :class:`FoldInterval` of the accepted candidates."""
+    """The :class:`FoldInterval` of the accepted candidates: the run of them around the
+    estimate (:func:`_reported_run`), its ends open where the test rejects the bound."""
     n, size = accepted.shape
     rows = np.arange(n)
-    first = np.argmax(accepted, axis=1)
-    last = size - 1 - np.argmax(accepted[:, ::-1], axis=1)
+    first, last = _reported_run(breakpoints, accepted)
     none = ~accepted.any(axis=1)
     # an accepted gap (even index) is bounded by the breakpoint beside it, open
     low = np.where(first == 0, -np.inf, candidates[rows, np.maximum(first - (first % 2 == 0), 0)])
@@ -350,13 +350,57 @@ def _hull(candidates, breakpoints, accepted, level, alternative, method, estimat
                             achieved=np.full(n, level), alternative=alternative, method=method,
                             estimator=estimator, gaps=gaps, breakpoints=breakpoints,
                             accepted=accepted)
-    # 0 rejected inside the hull: the bound on the side away from the estimate stops at 0
+    # 0 rejected inside the run: the bound on the side away from the estimate stops at 0
     cut = _bounds_contain(interval, 0.0) & ~interval.contains(0.0)
-    above = cut & (estimate >= 0)
-    below = cut & (estimate < 0)
+    above, below = cut & (estimate >= 0), cut & (estimate < 0)
     low[above], interval.low_open[above] = 0.0, True
     high[below], interval.high_open[below] = 0.0, True
     return interval
+
+
+def _reported_run(breakpoints, accepted):
+    """The first and last candidate of the reported interval, per row, and where it
+    must stop at 0.
+
+    Dropping the zeros makes a rank test's decisions not monotone in the shift: at a
+    shift equal to a difference, that difference is dropped, and the test may accept
+    that isolated point beyond the shifts around it it rejects, or reject it between
+    two open stretches it accepts.  The reported interval is the run of accepted
+    stretches between breakpoints around the estimate (the middle one, or the
+    accepted one nearest to it), isolated rejected breakpoints inside it included
+    (``gaps``), with the breakpoints at its ends when the test accepts them; joined
+    to 0 when the test accepts 0, and stopped at 0 (open) on the side away from the
+    estimate when it rejects 0 inside: it excludes 0 exactly when the test rejects
+    0.  Where no difference is zero or tied its bounds are those of R's exact
+    intervals (order statistics).
+
+    Returns
+    -------
+    first, last : ndarray of int, shape (n,)
+        Candidate indices.
+    """
+    n, size = accepted.shape
+    rows = np.arange(n)
+    stretches = accepted[:, 0::2]                       # below w_0, between, above w_{K-1}
+    K = breakpoints.shape[1]
+    index = np.arange(K + 1)
+    distance = np.where(stretches, np.abs(index - K / 2), np.inf)
+    start = np.argmin(distance, axis=1)
+    rejected_before = np.cumsum(~stretches, axis=1)
+    run = stretches & (rejected_before == rejected_before[rows, start][:, None])
+    first = 2 * np.argmax(run, axis=1)
+    last = 2 * (K - np.argmax(run[:, ::-1], axis=1))
+    first = np.where((first > 0) & accepted[rows, np.maximum(first - 1, 0)], first - 1, first)
+    last = np.where((last < size - 1) & accepted[rows, np.minimum(last + 1, size - 1)],
+                    last + 1, last)
+    points = ~stretches.any(axis=1)                     # only isolated points accepted
+    nearest = np.argmin(np.where(accepted, np.abs(np.arange(size) - K), size), axis=1)
+    first, last = np.where(points, nearest, first), np.where(points, nearest, last)
+    zero = 2 * (breakpoints < 0).sum(axis=1) + (breakpoints == 0).any(axis=1)
+    at_zero = accepted[rows, zero]
+    first = np.where(at_zero, np.minimum(first, zero), first)
+    last = np.where(at_zero, np.maximum(last, zero), last)
+    return first, last
 
 
 def _bounds_contain(interval, value):
