@@ -11,6 +11,7 @@ from ._effects import dataset_effects as dataset_effects
 from ._effects import decision_level as decision_level
 from ._effects import pairwise_columns as pairwise_columns
 from ._effects import INTERVAL_PAIRS_LIMIT as INTERVAL_PAIRS_LIMIT
+from ._effects import INVERTED_WALSH_LIMIT as INVERTED_WALSH_LIMIT
 from ._effects import second_pass_columns as second_pass_columns
 from ._effects import second_pass_rows as second_pass_rows
 from ._explain import Comparison as Comparison

@@ -13,13 +13,18 @@ from ..stats._posthoc import _pair_differences
 from ._per_dataset import decision_design
 
 __all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
-           "second_pass_rows", "INTERVAL_PAIRS_LIMIT"]
+           "second_pass_rows", "INTERVAL_PAIRS_LIMIT", "INVERTED_WALSH_LIMIT"]
 
 #: Up to this many pairs of algorithms (L = 25) the second-pass figure
 #: (``effects_second_pass``) is drawn and every pair's Wilcoxon interval over
 #: data sets computed; above, the intervals only on request (``all_pairs``,
 #: ``--all-intervals``): their cost grows as pairs x S^2.
 INTERVAL_PAIRS_LIMIT = 300
+#: With a paired second pass (Wilcoxon, sign), its intervals are computed by default while
+#: pairs x S (S + 1) / 2 (the Walsh averages it inverts its test at) stays within this
+#: (45 pairs over 100 data sets: 1.4 s), above only on request (``all_pairs``,
+#: ``--all-intervals``): the test is run at ties near each bound (300 data sets: 0.2 s a pair).
+INVERTED_WALSH_LIMIT = 1 << 20
 
 
 def dataset_effects(ranking, result):
@@ -169,14 +174,17 @@ def second_pass_columns(ranking, all_pairs=False):
     all_pairs : bool
         The Hodges–Lehmann estimates and intervals of every pair whatever
         their number; by default only up to :data:`INTERVAL_PAIRS_LIMIT`
-        pairs (those the second-pass figure shows), else NaN.  Both within
+        pairs (those the second-pass figure shows), and for a paired second
+        pass within :data:`INVERTED_WALSH_LIMIT`, else NaN.  Both within
         :data:`~multitest.stats.OVER_DATASETS_LIMIT`.
 
     Returns
     -------
     dict of str to ndarray
-        Keys ``a``, ``b`` (names), ``hodges_lehmann``, ``ci_low``, ``ci_high``,
-        ``ci_level`` (achieved; NaN when not computed), ``wins_a``, ``ties``,
+        Keys ``a``, ``b`` (names), ``hodges_lehmann``, then the interval of the
+        second pass's own test (:func:`_deciding_intervals`): ``ci_low``,
+        ``ci_high``, ``ci_low_open``, ``ci_high_open``, ``ci_level`` (achieved;
+        NaN when not computed or the method gives none), ``wins_a``, ``ties``,
         ``wins_b``, ``superiority_b``; with the Bayesian second pass also
         ``p_a_better``, ``p_equivalent``, ``p_b_better``.  Empty without a
         second pass.  Read-only: computed once per ranking and shared.
@@ -185,7 +193,9 @@ def second_pass_columns(ranking, all_pairs=False):
     if sp is None:
         return {}
     L = len(ranking.algorithms)
-    intervals = bool(all_pairs) or L * (L - 1) // 2 <= INTERVAL_PAIRS_LIMIT
+    pairs, S = L * (L - 1) // 2, len(ranking.datasets)
+    intervals = bool(all_pairs) or pairs <= INTERVAL_PAIRS_LIMIT and (
+        sp.method_entry.interval is None or pairs * S * (S + 1) // 2 <= INVERTED_WALSH_LIMIT)
     with _SECOND_PASS_LOCK:   # result.json and the CSV tables are written by two threads
         shared = _SECOND_PASS_COLUMNS.setdefault(ranking, {})  # JSON, CSV, figure, report
         if intervals not in shared:

@@ -236,7 +236,7 @@ def _achieved(pvalues, null, folds, level):
 
 
 #: Folds up to which :func:`signed_rank_null` lists the untied null distribution.
-_NULL_FOLDS = 100
+_NULL_FOLDS = 50
 
 
 @functools.lru_cache(maxsize=32)
@@ -301,28 +301,37 @@ class _Shifts:
 
 
 def _bisect(test, rows, accepted):
-    """Fill ``accepted[rows]`` by bisection; False for the rows it cannot (middle rejected)."""
-    last = test.candidates.shape[1] - 1
-    middle = np.full(rows.size, last // 2)
+    """Fill ``accepted[rows]`` by bisection; False for the rows it cannot (middle rejected).
+
+    The bisection runs on the stretches between breakpoints (even candidates), where no
+    shifted difference is zero or tied, so the test takes its fast untied path; the
+    breakpoints are tested only just outside the run found, and at 0.
+    """
+    last = test.candidates.shape[1] - 1              # 2 K: even
+    middle = np.full(rows.size, 2 * (last // 4))     # the stretch at (or below) the middle
     ok = test.accepts(rows, middle)
     rows, middle = rows[ok], middle[ok]
     bounds = []
-    for end in (0, last):                # the first, then the last accepted candidate
+    for end in (0, last):                # the first, then the last accepted stretch
         inner = middle.copy()
         outer = np.full(rows.size, end)
         at_end = test.accepts(rows, outer)
         inner[at_end] = end
         while True:
-            live = np.flatnonzero(np.abs(inner - outer) > 1)
+            live = np.flatnonzero(np.abs(inner - outer) > 2)
             if live.size == 0:
                 break
             probe = (inner[live] + outer[live]) // 2
+            probe -= probe % 2
             hit = test.accepts(rows[live], probe)
             inner[live[hit]] = probe[hit]
             outer[live[~hit]] = probe[~hit]
         bounds.append(inner)
     span = np.arange(last + 1)
     accepted[rows] = (span >= bounds[0][:, None]) & (span <= bounds[1][:, None])
+    for outside, inside in ((bounds[0] - 1, bounds[0] > 0), (bounds[1] + 1, bounds[1] < last)):
+        at = np.flatnonzero(inside)
+        accepted[rows[at], outside[at]] = test.accepts(rows[at], outside[at])
     w = test.candidates[rows, 1::2]                  # the decision itself: the test at 0
     zero = 2 * (w < 0).sum(axis=1) + (w == 0).any(axis=1)
     accepted[rows, zero] = test.accepts(rows, zero)
