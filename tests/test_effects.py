@@ -43,6 +43,14 @@ def _stage1(ranking):
     return rejected, holds, override, columns
 
 
+def _first_pair(ranking):
+    """The fold differences (cheaper - costlier) of the first pair of the first data set."""
+    result = ranking.datasets[0]
+    prior = result.table.prior[0]
+    errors = ranking.results.errors[0]
+    return errors[prior[result.table.first[0]]] - errors[prior[result.table.second[0]]]
+
+
 # --------------------------------------------------------------------------
 # The reproduced defects
 # --------------------------------------------------------------------------
@@ -57,10 +65,7 @@ def test_corrected_t_interval_uses_the_runs_test_train_ratio():
     assert rejected.sum() > 100
     assert_array_equal(rejected, ~holds)
     # the closed form: mean -+ t_{J-1, 0.975} sqrt((1/J + 0.25) s^2) (scipy.stats.t)
-    result = ranking.datasets[0]
-    prior = result.table.prior[0]
-    errors = ranking.results.errors[0]
-    d = errors[prior[result.table.first[0]]] - errors[prior[result.table.second[0]]]
+    d = _first_pair(ranking)
     half = stats.t.ppf(0.975, 9) * np.sqrt((1 / 10 + 0.25) * d.var(ddof=1))
     assert_allclose([columns["ci_low"][0], columns["ci_high"][0]],
                     [d.mean() - half, d.mean() + half], rtol=1e-12)
@@ -120,10 +125,7 @@ def test_bayesian_credible_interval_uses_the_decisions_rho(rope):
     assert_array_equal(override, columns["ci_low"] > rope)
     assert_array_equal(columns["p_cheaper_better"] >= 0.95, columns["ci_high"] < -rope)
     # the posterior: t with 9 df, scale sqrt((1/10 + 0.2/0.8) s^2); a 90% central interval
-    result = ranking.datasets[0]
-    prior = result.table.prior[0]
-    errors = ranking.results.errors[0]
-    d = errors[prior[result.table.first[0]]] - errors[prior[result.table.second[0]]]
+    d = _first_pair(ranking)
     half = stats.t.ppf(0.95, 9) * np.sqrt((1 / 10 + 0.25) * d.var(ddof=1))
     assert_allclose([columns["ci_low"][0], columns["ci_high"][0]],
                     [d.mean() - half, d.mean() + half], rtol=1e-12)
