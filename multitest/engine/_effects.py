@@ -78,8 +78,10 @@ def decision_level(ranking, result):
     Bonferroni's ``alpha / m``, for the step-wise corrections ``alpha / (m - r)``
     (``r`` pairs rejected: Holm's and Hochberg's step at the first pair not
     rejected), else the largest ``alpha / j`` that separates the rejected pairs
-    from the others, else the smallest p-value not rejected.  The Bayesian
-    test: ``2 threshold - 1`` (its central credible interval).
+    from the others, else the smallest p-value not rejected.  The corrections
+    within a data set are monotone in the raw p-values, so one level always
+    separates them.  The Bayesian test: ``2 threshold - 1`` (its central
+    credible interval).
 
     Parameters
     ----------
