@@ -108,7 +108,8 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
             out += _bar(row["p"], y, pair)
         if scale is not None and row.get("effect") is not None:
             out += _interval(row["effect"], y, pair, scale, row.get("decision", "none"),
-                             row.get("open", (False, False)))
+                             row.get("open", (False, False)),
+                             row.get("without_bounds", "rejects every shift"))
         if row.get("note"):
             x = (_FOREST if has_p else (_BAR[0], _FOREST[1]))[0]
             out.append(f'<text class="note" data-pair="{_e(pair)}" x="{x}" y="{y + 16}" '
@@ -234,9 +235,12 @@ def _ticks(scale):
             * step]
 
 
-def _interval(effect, y, pair, scale, decision, ends=(False, False)):
+def _interval(effect, y, pair, scale, decision, ends=(False, False),
+              without_bounds="rejects every shift"):
     """The interval (clipped to the axis for a one-sided one) and the decision's mark;
-    ``ends``: whether its low and high ends are open (its tooltip says ``(`` / ``)``)."""
+    ``ends``: whether its low and high ends are open (its tooltip says ``(`` / ``)``);
+    ``without_bounds``: what is written beside an estimate without an interval (None:
+    nothing)."""
     estimate, low, high = effect
     out = []
     middle = y + _ROW / 2
@@ -248,10 +252,10 @@ def _interval(effect, y, pair, scale, decision, ends=(False, False)):
                    f'x2="{x2:.2f}" y2="{middle:.1f}" stroke="{DECISION_MARKS[decision][1]}" '
                    f'stroke-width="2"><title>{_e(interval_text(low, high, *ends))}</title>'
                    '</line>')
-    elif estimate is not None and math.isfinite(estimate):
+    elif without_bounds is not None and estimate is not None and math.isfinite(estimate):
         out.append(f'<text class="no-interval" data-pair="{_e(pair)}" '
                    f'x="{_x_forest(estimate, scale) + 8:.2f}" y="{middle + 4:.1f}" '
-                   'font-size="10" fill="#333">rejects every shift</text>')
+                   f'font-size="10" fill="#333">{_e(without_bounds)}</text>')
     if estimate is not None and math.isfinite(estimate):
         out += _mark(decision, _x_forest(estimate, scale), middle, "estimate", pair)
     return out
@@ -281,6 +285,7 @@ def _second_pass_figure(ranking):
                      "effect": (r["hodges_lehmann"], float(columns["ci_low"][k]),
                                 float(columns["ci_high"][k])),
                      "open": (r["ci_low_open"], r["ci_high_open"]),
+                     "without_bounds": None,          # not computed, or the test gives none
                      "override": override,
                      "decision": "override" if override else "reverse" if different
                      else "none"})
