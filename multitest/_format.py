@@ -35,6 +35,8 @@ This module imports nothing of the package: every layer may use it.
 
 from __future__ import annotations
 
+import math
+
 import html
 import re
 import unicodedata
@@ -178,6 +180,22 @@ def format_number(value, digits=4):
     ('0.1235', '1.235e+06', '2')
     """
     return f"{float(value):.{digits}g}"
+
+
+def interval_text(low, high, low_open=False, high_open=False, digits=4):
+    """An interval in words: ``[`` / ``]`` for an end in it, ``(`` / ``)`` for an open one
+    (an end at infinity is always open).
+
+    Examples
+    --------
+    >>> interval_text(0.0, 0.03125, low_open=True)
+    '(0, 0.03125]'
+    >>> interval_text(-float("inf"), 2.5)
+    '(-inf, 2.5]'
+    """
+    left = "(" if low_open or low == -math.inf else "["
+    right = ")" if high_open or high == math.inf else "]"
+    return f"{left}{format_number(low, digits)}, {format_number(high, digits)}{right}"
 
 
 def format_rank(value):

@@ -26,6 +26,7 @@ from multitest._errors import MultitestError
 from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
 from multitest.outputs import to_dict, write_outputs
 from multitest.stats._effect_sizes import _column_intervals, over_datasets, wilcoxon_interval
+from multitest.stats._corrections import agreeing_alpha
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "effect_sizes_r.csv")
 
@@ -289,11 +290,23 @@ def _second_pass_rows_per_pair(ranking):
         return value if np.isfinite(value) else None
 
     rows = []
+    e = ranking.datasets[0].table.mean_errors
     for k in range(a.size):
+        # the second pass's own test inverted pair by pair (Nemenyi, Bayesian: none)
+        low = high = level = None
+        low_open = high_open = False
+        if sp.method_entry.interval is not None and sp.posthoc is not None:
+            alpha = agreeing_alpha(sp.posthoc.raw_pvalues[a, b], sp.posthoc.pvalues[a, b],
+                                   sp.posthoc.significant[a, b], sp.alpha, sp.correction)
+            _, lo, hi, lo_open, hi_open, achieved = sp.method_entry.interval(
+                (e[:, a[k]] - e[:, b[k]])[None], alpha=alpha[k:k + 1])
+            low, high, level = finite(lo[0]), finite(hi[0]), finite(achieved[0])
+            low_open, high_open = bool(lo_open[0]), bool(hi_open[0])
         row = {"a": names[a[k]], "b": names[b[k]],
                "hodges_lehmann": finite(effects.hodges_lehmann[k]),
-               "ci_low": finite(effects.low[k]), "ci_high": finite(effects.high[k]),
-               "ci_level": finite(effects.level[k]), "wins_a": int(effects.a_better[k]),
+               "ci_low": low, "ci_high": high, "ci_low_open": low_open,
+               "ci_high_open": high_open, "ci_level": level,
+               "wins_a": int(effects.a_better[k]),
                "ties": int(effects.ties[k]), "wins_b": int(effects.b_better[k]),
                "superiority_b": float(effects.superiority[k])}
         if sp.method == "bayesian" and sp.posthoc is not None:
@@ -305,7 +318,8 @@ def _second_pass_rows_per_pair(ranking):
 
 
 @pytest.mark.parametrize("kwargs", [
-    {}, {"datasets": ["optdigits", "iris"]},
+    {}, {"datasets": ["optdigits", "iris"]}, {"second_pass": "wilcoxon"},
+    {"second_pass": "sign", "posthoc_correction": "shaffer", "friedman_gate": False},
     {"test": "bayes-correlated-t", "second_pass": "bayesian"}])
 def test_second_pass_rows_equal_per_pair_loop(kwargs):
     ranking = rank(example_results(), "training_time", **kwargs)
@@ -417,7 +431,7 @@ def test_selected_intervals_equal_the_sorted_ones_on_random_samples(S, decimals,
 def test_second_pass_intervals_for_the_pairs_shown_or_on_request(tmp_path):
     # 26 algorithms: 325 pairs, above INTERVAL_PAIRS_LIMIT (300, the second-pass figure's):
     # counts for every pair, intervals only with all_intervals / --all-intervals, and then
-    # those of over_datasets (the reference checked against R above).
+    # those of the second pass's own test (wilcoxon), pair by pair.
     rng = np.random.default_rng(26)
     errors = rng.normal(0.2, 0.02, (12, 26, 10)) + np.linspace(0, 0.05, 26)[None, :, None]
     frame = make_frame(errors)
@@ -427,7 +441,8 @@ def test_second_pass_intervals_for_the_pairs_shown_or_on_request(tmp_path):
     default, every = tmp_path / "default", tmp_path / "every"
     for out, extra in ((default, []), (every, ["--all-intervals"])):
         done = subprocess.run([sys.executable, "-m", "multitest.cli", "rank", str(source),
-                               "--order", order, "--out", str(out), *extra],
+                               "--order", order, "--second-pass", "wilcoxon",
+                               "--out", str(out), *extra],
                               capture_output=True, text=True, timeout=300)
         assert done.returncode == 0, done.stderr
     shown = pd.read_csv(default / "effect_sizes.csv")
@@ -435,9 +450,12 @@ def test_second_pass_intervals_for_the_pairs_shown_or_on_request(tmp_path):
     assert len(shown) == len(asked) == 325
     assert shown[["hodges_lehmann", "ci_low", "ci_high", "ci_level"]].isna().all().all()
     assert_array_equal(shown[["wins_a", "ties", "wins_b"]], asked[["wins_a", "ties", "wins_b"]])
-    ranking = rank(frame, [f"a{j}" for j in range(26)])
+    ranking = rank(frame, [f"a{j}" for j in range(26)], second_pass="wilcoxon")
     expected = _second_pass_rows_per_pair(ranking)
-    assert [r["ci_low"] for r in expected] == pytest.approx(asked["ci_low"].tolist(), rel=1e-15)
+    # Holm over 325 pairs asks p < 0.05 / 325, below the smallest exact p of 12 data sets
+    # (2 / 4096): no shift is rejected, every interval is the whole line
+    assert np.isneginf(asked["ci_low"]).all() and np.isposinf(asked["ci_high"]).all()
+    assert [r["ci_low"] for r in expected] == [None] * 325
     assert [r["hodges_lehmann"] for r in expected] == pytest.approx(
         asked["hodges_lehmann"].tolist(), rel=1e-15)
     doc = json.loads((every / "result.json").read_text())

@@ -343,10 +343,25 @@ def test_over_datasets_caption_names_the_deciding_test(tmp_path):
     root = ET.parse(out / "effects_second_pass.svg").getroot()
     captions = " ".join(t.text for t in root.iter() if t.get("class") == "caption")
     assert "decision of the Nemenyi test on average positions" in captions
-    assert "not the test that decided" in captions
+    # Nemenyi decides on average positions: no interval of the mean errors agrees with it
+    assert "no interval (the Nemenyi test does not test a difference of mean errors)" in captions
     sizes = pd.read_csv(out / "effect_sizes.csv")
-    right = int((sizes["ci_low"] > 0).sum())
-    assert f"{right} of {len(sizes)} lie right of 0" in captions
+    assert sizes["ci_low"].isna().all()
     marks = [m for m in root.iter() if m.get("class") == "estimate"]
     assert len(marks) == len(sizes) == 28
     assert {m.get("data-decision") for m in marks} <= {"override", "reverse", "none"}
+
+
+def test_over_datasets_caption_counts_the_deciding_tests_intervals(tmp_path):
+    out = tmp_path / "out"
+    assert _main(["rank", example_path(), "--costs", "training_time", "--second-pass",
+                  "wilcoxon", "--out", str(out), "--report", "-q"]) == 0
+    root = ET.parse(out / "effects_second_pass.svg").getroot()
+    captions = " ".join(t.text for t in root.iter() if t.get("class") == "caption")
+    assert "the Wilcoxon signed-rank test over data sets does not reject" in captions
+    sizes = pd.read_csv(out / "effect_sizes.csv")
+    holds = (np.where(sizes["ci_low_open"], sizes["ci_low"] < 0, sizes["ci_low"] <= 0)
+             & np.where(sizes["ci_high_open"], sizes["ci_high"] > 0, sizes["ci_high"] >= 0))
+    assert f"{int((~holds).sum())} of {len(sizes)} exclude 0" in captions
+    different = pd.read_csv(out / "posthoc.csv")["significant"]
+    assert int((~holds).sum()) == int(different.sum()) > 0

@@ -17,6 +17,7 @@ SCRIPTS = {
     "benavoli2016_r.R": ("fixtures", ["benavoli2016_r.csv"]),
     "corrections_r.R": ("fixtures", ["corrections_r.csv"]),
     "effect_sizes_r.R": ("fixtures", ["effect_sizes_r.csv"]),
+    "inverted_intervals_r.R": ("fixtures", ["inverted_intervals_r.csv"]),
     "friedman_errors_r.R": ("fixtures", ["friedman_errors_r.csv"]),
     "posthoc_r.R": ("fixtures", ["posthoc_r.csv"]),
     "ties_exact_r.R": ("fixtures", ["ties_exact_r.csv"]),
@@ -24,7 +25,8 @@ SCRIPTS = {
     "skillings_mack_r.R": ("root", ["skillings_mack_r.csv", "skillings_mack_r_data.csv"]),
 }
 #: The R packages beyond base R a script loads (Debian: r-cran-coin, r-cran-exactranktests).
-PACKAGES = {"ties_exact_r.R": ("coin", "exactRankTests")}
+PACKAGES = {"ties_exact_r.R": ("coin", "exactRankTests"),
+            "inverted_intervals_r.R": ("exactRankTests",)}
 #: Sourced by the scripts, writes nothing itself.
 HELPERS = {"long_format.R"}
 

@@ -105,7 +105,8 @@ def test_full_bundled_run_and_json_schema(example):
     assert set(optdigits["pairwise"][0]) >= {"a", "b", "statistic", "pvalue", "mean_error_a",
                                              "mean_error_b"}
     assert set(optdigits["edges"][0]) == {"from", "to", "statistic", "pvalue", "mean_difference",
-                                          "estimate", "ci_low", "ci_high", "ci_level"}
+                                          "estimate", "ci_low", "ci_high", "ci_low_open",
+                                          "ci_high_open", "ci_level"}
     assert set(doc["settings"]) >= {"test", "alpha", "correction", "costs", "friedman_gate"}
     # Average ranks are the mean of the per-data-set ranks.
     ranks = np.array([[r.ranks[a] for a in example.algorithms] for r in ranking.datasets])

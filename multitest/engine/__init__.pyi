@@ -11,6 +11,7 @@ from ._effects import dataset_effects as dataset_effects
 from ._effects import decision_level as decision_level
 from ._effects import pairwise_columns as pairwise_columns
 from ._effects import INTERVAL_PAIRS_LIMIT as INTERVAL_PAIRS_LIMIT
+from ._effects import INVERTED_WALSH_LIMIT as INVERTED_WALSH_LIMIT
 from ._effects import second_pass_columns as second_pass_columns
 from ._effects import second_pass_rows as second_pass_rows
 from ._explain import Comparison as Comparison
@@ -31,6 +32,7 @@ from ._per_dataset import DataSetOrders as DataSetOrders
 from ._per_dataset import order_array as order_array
 from ._per_dataset import cost_ties as cost_ties
 from ._per_dataset import multitest_per_dataset as multitest_per_dataset
+from ._per_dataset import decision_design as decision_design
 from ._per_dataset import prior_positions as prior_positions
 from ._ranking import Ranking as Ranking
 from ._ranking import positions_only_sentence as positions_only_sentence

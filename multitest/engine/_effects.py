@@ -7,16 +7,24 @@ import weakref
 
 import numpy as np
 
+from ..stats._corrections import agreeing_alpha
 from ..stats._effect_sizes import over_datasets
+from ..stats._posthoc import _pair_differences
+from ._per_dataset import decision_design
 
 __all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
-           "second_pass_rows", "INTERVAL_PAIRS_LIMIT"]
+           "second_pass_rows", "INTERVAL_PAIRS_LIMIT", "INVERTED_WALSH_LIMIT"]
 
 #: Up to this many pairs of algorithms (L = 25) the second-pass figure
 #: (``effects_second_pass``) is drawn and every pair's Wilcoxon interval over
 #: data sets computed; above, the intervals only on request (``all_pairs``,
 #: ``--all-intervals``): their cost grows as pairs x S^2.
 INTERVAL_PAIRS_LIMIT = 300
+#: With a paired second pass (Wilcoxon, sign), its intervals are computed by default while
+#: pairs x S (S + 1) / 2 (the Walsh averages it inverts its test at) stays within this
+#: (45 pairs over 100 data sets: 1.4 s), above only on request (``all_pairs``,
+#: ``--all-intervals``): the test is run at ties near each bound (300 data sets: 0.2 s a pair).
+INVERTED_WALSH_LIMIT = 1 << 20
 
 
 def dataset_effects(ranking, result):
@@ -56,9 +64,9 @@ def dataset_effects(ranking, result):
     table = result.table
     prior = table.prior[result.index]
     errors = ranking.results.errors[result.index]
-    return entry.interval(errors[prior[table.first]], errors[prior[table.second]],
-                          ranking.results.design, decision_level(ranking, result),
-                          ranking.settings.alternative)
+    design = decision_design(ranking.results.design, ranking.settings.test_train_ratio)
+    return entry.interval(errors[prior[table.first]], errors[prior[table.second]], design,
+                          decision_level(ranking, result), ranking.settings.alternative)
 
 
 def decision_level(ranking, result):
@@ -66,12 +74,14 @@ def decision_level(ranking, result):
 
     Without a correction ``alpha' = alpha``.  A correction within the data set
     decides by adjusted p-values; ``alpha'`` is then a level at which the raw
-    p-values give the same decisions: Bonferroni's ``alpha / m``, for the
-    step-wise corrections ``alpha / (m - r)`` (``r`` pairs rejected: Holm's
-    and Hochberg's step at the first pair not rejected), else the largest
-    ``alpha / j`` that separates the rejected pairs from the others, else
-    the smallest p-value not rejected.  The Bayesian test: ``2 threshold - 1``
-    (its central credible interval).
+    p-values give the same decisions (:func:`multitest.stats.agreeing_alpha`):
+    Bonferroni's ``alpha / m``, for the step-wise corrections ``alpha / (m - r)``
+    (``r`` pairs rejected: Holm's and Hochberg's step at the first pair not
+    rejected), else the largest ``alpha / j`` that separates the rejected pairs
+    from the others, else the smallest p-value not rejected.  The corrections
+    within a data set are monotone in the raw p-values, so one level always
+    separates them.  The Bayesian test: ``2 threshold - 1`` (its central
+    credible interval).
 
     Parameters
     ----------
@@ -88,15 +98,10 @@ def decision_level(ranking, result):
     if s.correction == "none":
         return 1 - s.alpha
     table = result.table
-    pvalue = np.asarray(table.pvalue[result.index], dtype=float)
-    rejected = np.asarray(table.pvalue_adjusted[result.index]) < s.alpha
-    m, r = pvalue.size, int(rejected.sum())
-    top, bottom = pvalue[rejected].max(initial=-np.inf), pvalue[~rejected].min(initial=np.inf)
-    own = s.alpha / m if s.correction == "bonferroni" else s.alpha / max(m - r, 1)
-    for level in (own, *(s.alpha / j for j in range(1, m + 1))):
-        if top < level <= bottom:
-            return 1 - level
-    return 1 - min(bottom, s.alpha)
+    adjusted = np.asarray(table.pvalue_adjusted[result.index], dtype=float)
+    alpha = agreeing_alpha(table.pvalue[result.index], adjusted, adjusted < s.alpha, s.alpha,
+                           s.correction)
+    return 1 - float(alpha[0])
 
 
 # --------------------------------------------------------------------------
@@ -119,8 +124,11 @@ def pairwise_columns(ranking, results=None):
     dict of str to ndarray
         ``mean_difference`` (mean over the folds of cheaper minus costlier
         error), then the test's interval (:func:`dataset_effects`):
-        ``estimate`` (its point estimate), ``ci_low``, ``ci_high`` and
-        ``ci_level`` (NaN for a test without an interval); with the Bayesian
+        ``estimate`` (its point estimate), ``ci_low``, ``ci_high``,
+        ``ci_low_open`` and ``ci_high_open`` (the bound itself is rejected:
+        ``(`` or ``)``), ``ci_level`` (the confidence achieved,
+        :attr:`~multitest.stats.FoldInterval.achieved`; NaN for a test without
+        an interval); with the Bayesian
         correlated t-test also ``p_cheaper_better``, ``p_equivalent``,
         ``p_costlier_better``.  Empty for a score matrix.
     """
@@ -129,18 +137,20 @@ def pairwise_columns(ranking, results=None):
     if not tested:
         return {}
     errors = ranking.results.errors
-    parts = {key: [] for key in ("mean_difference", "estimate", "ci_low", "ci_high", "ci_level")}
+    keys = ("estimate", "ci_low", "ci_high", "ci_low_open", "ci_high_open", "ci_level")
+    parts = {key: [] for key in ("mean_difference", *keys)}
     for r in tested:
         prior = r.table.prior[r.index]
         d = errors[r.index, prior[r.table.first]] - errors[r.index, prior[r.table.second]]
         parts["mean_difference"].append(d.mean(axis=1))
         effects = dataset_effects(ranking, r)
         if effects is None:
-            values = (np.full(d.shape[0], np.nan),) * 4
+            nan, closed = np.full(d.shape[0], np.nan), np.zeros(d.shape[0], dtype=bool)
+            values = (nan, nan, nan, closed, closed, nan)
         else:
-            values = (effects.estimate, effects.low, effects.high,
-                      np.full(d.shape[0], effects.level))
-        for key, value in zip(("estimate", "ci_low", "ci_high", "ci_level"), values):
+            values = (effects.estimate, effects.low, effects.high, effects.low_open,
+                      effects.high_open, effects.achieved)
+        for key, value in zip(keys, values):
             parts[key].append(value)
     columns = {key: np.concatenate(values) for key, values in parts.items()}
     table = tested[0].table
@@ -166,14 +176,17 @@ def second_pass_columns(ranking, all_pairs=False):
     all_pairs : bool
         The Hodges–Lehmann estimates and intervals of every pair whatever
         their number; by default only up to :data:`INTERVAL_PAIRS_LIMIT`
-        pairs (those the second-pass figure shows), else NaN.  Both within
+        pairs (those the second-pass figure shows), and for a paired second
+        pass within :data:`INVERTED_WALSH_LIMIT`, else NaN.  Both within
         :data:`~multitest.stats.OVER_DATASETS_LIMIT`.
 
     Returns
     -------
     dict of str to ndarray
-        Keys ``a``, ``b`` (names), ``hodges_lehmann``, ``ci_low``, ``ci_high``,
-        ``ci_level`` (achieved; NaN when not computed), ``wins_a``, ``ties``,
+        Keys ``a``, ``b`` (names), ``hodges_lehmann``, then the interval of the
+        second pass's own test (:func:`_deciding_intervals`): ``ci_low``,
+        ``ci_high``, ``ci_low_open``, ``ci_high_open``, ``ci_level`` (achieved;
+        NaN when not computed or the method gives none), ``wins_a``, ``ties``,
         ``wins_b``, ``superiority_b``; with the Bayesian second pass also
         ``p_a_better``, ``p_equivalent``, ``p_b_better``.  Empty without a
         second pass.  Read-only: computed once per ranking and shared.
@@ -182,7 +195,9 @@ def second_pass_columns(ranking, all_pairs=False):
     if sp is None:
         return {}
     L = len(ranking.algorithms)
-    intervals = bool(all_pairs) or L * (L - 1) // 2 <= INTERVAL_PAIRS_LIMIT
+    pairs, S = L * (L - 1) // 2, len(ranking.datasets)
+    intervals = bool(all_pairs) or pairs <= INTERVAL_PAIRS_LIMIT and (
+        sp.method_entry.interval is None or pairs * S * (S + 1) // 2 <= INVERTED_WALSH_LIMIT)
     with _SECOND_PASS_LOCK:   # result.json and the CSV tables are written by two threads
         shared = _SECOND_PASS_COLUMNS.setdefault(ranking, {})  # JSON, CSV, figure, report
         if intervals not in shared:
@@ -225,11 +240,14 @@ def _second_pass_columns(ranking, sp, intervals):
     order = np.array([index[a] for a in sp.prior_order])
     i, j = np.triu_indices(len(names), k=1)
     a, b = order[i], order[j]
-    effects = over_datasets(ranking.datasets[0].table.mean_errors, (a, b),
-                            level=1 - ranking.settings.alpha, intervals=intervals)
+    mean_errors = ranking.datasets[0].table.mean_errors
+    effects = over_datasets(mean_errors, (a, b), level=1 - ranking.settings.alpha,
+                            intervals=intervals)
+    bounds = _deciding_intervals(sp, mean_errors, a, b, intervals)
     names = np.asarray(names, dtype=object)
     columns = {"a": names[a], "b": names[b], "hodges_lehmann": effects.hodges_lehmann,
-               "ci_low": effects.low, "ci_high": effects.high, "ci_level": effects.level,
+               **dict(zip(("ci_low", "ci_high", "ci_low_open", "ci_high_open", "ci_level"),
+                          bounds)),
                "wins_a": effects.a_better, "ties": effects.ties, "wins_b": effects.b_better,
                "superiority_b": np.asarray(effects.superiority, dtype=float)}
     if sp.method_entry.bayesian and sp.posthoc is not None:
@@ -237,6 +255,29 @@ def _second_pass_columns(ranking, sp, intervals):
                        p_equivalent=np.asarray(sp.posthoc.equivalent[a, b], dtype=float),
                        p_b_better=np.asarray(sp.posthoc.better[b, a], dtype=float))
     return columns
+
+
+def _deciding_intervals(sp, mean_errors, a, b, intervals):
+    """``ci_low, ci_high, ci_low_open, ci_high_open, ci_level`` of the pairs ``(a, b)``:
+    the shifts the second pass's own test does not reject at the level its correction
+    decided at (:func:`multitest.stats.agreeing_alpha`), so that an interval excludes 0
+    exactly when the pair is significantly different.  NaN where there is none: not
+    computed (``intervals`` false), the post-hoc test not applied (the Friedman gate),
+    or a method that gives none (:attr:`SecondPassMethod.interval`)."""
+    n = a.size
+    nan, closed = np.full(n, np.nan), np.zeros(n, dtype=bool)
+    entry = sp.method_entry
+    if not intervals or entry.interval is None or sp.posthoc is None:
+        return nan, nan.copy(), closed, closed.copy(), nan.copy()
+    posthoc = sp.posthoc
+    alpha = agreeing_alpha(posthoc.raw_pvalues[a, b], posthoc.pvalues[a, b],
+                           posthoc.significant[a, b], posthoc.alpha, posthoc.correction)
+    lows, highs, low_open, high_open, achieved = (
+        np.empty(n), np.empty(n), np.empty(n, dtype=bool), np.empty(n, dtype=bool), np.empty(n))
+    for chunk, d in _pair_differences(mean_errors, a, b, 1 << 20):
+        _, lows[chunk], highs[chunk], low_open[chunk], high_open[chunk], achieved[chunk] = (
+            entry.interval(d, alpha=alpha[chunk]))
+    return lows, highs, low_open, high_open, achieved
 
 
 def _finite_list(values):

@@ -23,7 +23,7 @@ from ..stats._friedman import friedman, rank_rows
 from ..stats._nemenyi import control_comparisons
 from ._cost_ties import CostTolerance
 from ._partial import multitest_per_dataset_partial
-from ._per_dataset import multitest_per_dataset
+from ._per_dataset import decision_design, multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
@@ -425,8 +425,7 @@ def per_dataset_stage(results, profile, settings, absent=None):
     """
     keys = profile.keys(results.datasets, results.algorithms)
     pairwise_test = settings.pairwise_test if results.has_folds else None
-    design = (None if settings.test_train_ratio is None else
-              dataclasses.replace(results.design, test_train_ratio=settings.test_train_ratio))
+    design = decision_design(results.design, settings.test_train_ratio)
     options = {"alpha": settings.alpha, "correction": settings.correction,
                "alternative": settings.alternative, "design": design,
                "bayes": _bayes(settings), "tolerance": _tolerance(settings, profile, results)}

@@ -21,7 +21,7 @@ import numpy as np
 from .._errors import MultitestError
 from ..stats._bayesian_signed_rank import bayesian_posthoc
 from ..stats._nemenyi import critical_difference, nemenyi
-from ..stats._over_datasets import pairwise_over_datasets
+from ..stats._over_datasets import paired_intervals, pairwise_over_datasets
 
 __all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method",
            "check_handles_missing"]
@@ -69,6 +69,12 @@ class SecondPassMethod:
     handles_missing : bool
         Works on an incomplete table (``missing='partial'``): each pair is
         compared over the data sets where both algorithms ran.
+    interval : callable or None
+        ``interval(d, alpha=alpha)``: the shifts of the differences of mean errors
+        ``d`` (pairs, S) the test does not reject at each pair's ``alpha``
+        (:func:`multitest.stats.paired_intervals`); None: the method's decision
+        is not a test of those differences (Nemenyi's average positions, the
+        Bayesian posterior), and it gives no interval of them.
     """
 
     name: str
@@ -84,6 +90,7 @@ class SecondPassMethod:
     rank_based: bool = False
     evidence: str = "p"
     handles_missing: bool = False
+    interval: Callable | None = None
 
 
 # -- how each method runs --------------------------------------------------------------
@@ -146,7 +153,8 @@ def _paired(name, description, caption=None):
         title=f"Post-hoc stage ({name})",
         better_words=f"significantly better ({name} test over data sets)",
         posthoc=functools.partial(_over_datasets, method=name),
-        better=_lower_median_difference, takes_correction=True, handles_missing=True)
+        better=_lower_median_difference, takes_correction=True, handles_missing=True,
+        interval=functools.partial(paired_intervals, method=name))
 
 
 _METHODS = (

@@ -27,7 +27,7 @@ import numpy as np
 
 from .._files import write_atomically
 from .._format import escape_html as _e
-from .._format import p_equals
+from .._format import interval_text, p_equals
 from ..engine._effects import INTERVAL_PAIRS_LIMIT
 
 __all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html"]
@@ -107,7 +107,9 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
         if row.get("p") is not None:
             out += _bar(row["p"], y, pair)
         if scale is not None and row.get("effect") is not None:
-            out += _interval(row["effect"], y, pair, scale, row.get("decision", "none"))
+            out += _interval(row["effect"], y, pair, scale, row.get("decision", "none"),
+                             row.get("open", (False, False)),
+                             row.get("without_bounds", "rejects every shift"))
         if row.get("note"):
             x = (_FOREST if has_p else (_BAR[0], _FOREST[1]))[0]
             out.append(f'<text class="note" data-pair="{_e(pair)}" x="{x}" y="{y + 16}" '
@@ -233,8 +235,12 @@ def _ticks(scale):
             * step]
 
 
-def _interval(effect, y, pair, scale, decision):
-    """The interval (clipped to the axis for a one-sided one) and the decision's mark."""
+def _interval(effect, y, pair, scale, decision, ends=(False, False),
+              without_bounds="rejects every shift"):
+    """The interval (clipped to the axis for a one-sided one) and the decision's mark;
+    ``ends``: whether its low and high ends are open (its tooltip says ``(`` / ``)``);
+    ``without_bounds``: what is written beside an estimate without an interval (None:
+    nothing)."""
     estimate, low, high = effect
     out = []
     middle = y + _ROW / 2
@@ -244,11 +250,12 @@ def _interval(effect, y, pair, scale, decision):
         out.append(f'<line class="interval" data-pair="{_e(pair)}" data-low="{low:.6g}" '
                    f'data-high="{high:.6g}" x1="{x1:.2f}" y1="{middle:.1f}" '
                    f'x2="{x2:.2f}" y2="{middle:.1f}" stroke="{DECISION_MARKS[decision][1]}" '
-                   'stroke-width="2"/>')
-    elif estimate is not None and math.isfinite(estimate):
+                   f'stroke-width="2"><title>{_e(interval_text(low, high, *ends))}</title>'
+                   '</line>')
+    elif without_bounds is not None and estimate is not None and math.isfinite(estimate):
         out.append(f'<text class="no-interval" data-pair="{_e(pair)}" '
                    f'x="{_x_forest(estimate, scale) + 8:.2f}" y="{middle + 4:.1f}" '
-                   'font-size="10" fill="#333">rejects every shift</text>')
+                   f'font-size="10" fill="#333">{_e(without_bounds)}</text>')
     if estimate is not None and math.isfinite(estimate):
         out += _mark(decision, _x_forest(estimate, scale), middle, "estimate", pair)
     return out
@@ -260,7 +267,7 @@ def _interval(effect, y, pair, scale, decision):
 
 
 def _second_pass_figure(ranking):
-    from ..engine._effects import second_pass_rows
+    from ..engine._effects import second_pass_columns, second_pass_rows
 
     sp = ranking.second_pass
     entry = sp.method_entry
@@ -268,13 +275,17 @@ def _second_pass_figure(ranking):
     index = {a: i for i, a in enumerate(sp.algorithms)}
     edges = set(sp.edges())
     rows = []
-    for r in second_pass_rows(ranking):
+    columns = second_pass_columns(ranking)     # the bounds as floats: an end at infinity kept
+    for k, r in enumerate(second_pass_rows(ranking)):
         override = (r["a"], r["b"]) in edges
         different = bool(sp.significant[index[r["a"]], index[r["b"]]])
         rows.append({"a": r["a"], "b": r["b"],
                      "p": (r["p_a_better"], r["p_equivalent"], r["p_b_better"])
                      if bayesian else None,
-                     "effect": (r["hodges_lehmann"], r["ci_low"], r["ci_high"]),
+                     "effect": (r["hodges_lehmann"], float(columns["ci_low"][k]),
+                                float(columns["ci_high"][k])),
+                     "open": (r["ci_low_open"], r["ci_high_open"]),
+                     "without_bounds": None,          # not computed, or the test gives none
                      "override": override,
                      "decision": "override" if override else "reverse" if different
                      else "none"})
@@ -299,10 +310,9 @@ def _second_pass_figure(ranking):
 
 
 def _second_pass_caption(ranking, rows):
-    """Which test decided, and how the drawn Wilcoxon intervals relate to its decisions."""
+    """Which test decided, and the intervals of that test drawn beside its decisions."""
     sp = ranking.second_pass
     entry = sp.method_entry
-    level = f"{1 - ranking.settings.alpha:.0%}"
     on = "average positions (MultiTest ranks)" if entry.rank_based else "mean errors"
     if not sp.applied:
         first = (f"Marks: the {entry.caption} on {on} was not applied ({sp.gate.rstrip('.')}): "
@@ -311,15 +321,23 @@ def _second_pass_caption(ranking, rows):
         first = (f"Marks: the decision of the {entry.caption} on {on}"
                  + (f", {sp.correction} correction" if sp.correction != "none" else "")
                  + ", the second pass that orders the algorithms.")
-    drawn = [r for r in rows if r["effect"][1] is not None and not math.isnan(r["effect"][1])]
-    right = sum(r["effect"][1] > 0 for r in drawn)
-    right_plain = sum(r["effect"][1] > 0 and r["decision"] != "override" for r in drawn)
-    crossing = sum(r["effect"][1] <= 0 and r["decision"] == "override" for r in drawn)
+    drawn = [r for r in rows if not math.isnan(r["effect"][1])]
+    if not drawn:
+        why = ("it was not applied" if not sp.applied else
+               f"the {entry.caption} does not test a difference of mean errors"
+               if entry.interval is None else "not computed for this many pairs")
+        return [first, f"Points: Hodges–Lehmann median differences; no interval ({why})."]
+    excluding = sum(not _holds_zero(r) for r in drawn)
     return [first,
-            f"Lines: {level} Wilcoxon signed-rank intervals of the differences of mean errors "
-            "(uncorrected), not the test that decided:",
-            f"{right} of {len(drawn)} lie right of 0 ({right_plain} without an override); "
-            f"{crossing} of the overrides have an interval reaching 0 or below."]
+            f"Lines: the shifts of the differences of mean errors the {entry.caption} does not "
+            "reject, at the level of its corrected decisions (an open end is not in the set):",
+            f"{excluding} of {len(drawn)} exclude 0, the pairs found different."]
+
+
+def _holds_zero(row):
+    """Whether a row's interval holds 0."""
+    (_, low, high), (low_open, high_open) = row["effect"], row["open"]
+    return (low < 0 or (low == 0 and not low_open)) and (0 < high or (high == 0 and not high_open))
 
 
 def _dataset_figure(ranking, result):
@@ -338,6 +356,8 @@ def _dataset_figure(ranking, result):
                            columns["p_costlier_better"][k]) if bayesian else None,
                      "effect": None if effects is None else
                      (effects.estimate[k], effects.low[k], effects.high[k]),
+                     "open": (False, False) if effects is None else
+                     (bool(effects.low_open[k]), bool(effects.high_open[k])),
                      "decision": "override" if pair["override"] else "reverse" if rejected
                      else "none",
                      "note": None if effects is not None else

@@ -17,6 +17,7 @@ from ._corrections import CORRECTIONS as CORRECTIONS
 from ._corrections import PAIRWISE_CORRECTIONS as PAIRWISE_CORRECTIONS
 from ._corrections import adjust_all_pairs as adjust_all_pairs
 from ._corrections import adjust_pvalues as adjust_pvalues
+from ._corrections import agreeing_alpha as agreeing_alpha
 from ._corrections import shaffer_multipliers as shaffer_multipliers
 from ._effect_sizes import OVER_DATASETS_LIMIT as OVER_DATASETS_LIMIT
 from ._effect_sizes import PairEffects as PairEffects
@@ -49,6 +50,7 @@ from ._nemenyi import critical_difference as critical_difference
 from ._nemenyi import nemenyi as nemenyi
 from ._over_datasets import PAIRWISE_METHODS as PAIRWISE_METHODS
 from ._over_datasets import pairwise_over_datasets as pairwise_over_datasets
+from ._over_datasets import paired_intervals as paired_intervals
 from ._posthoc import PosthocResult as PosthocResult
 from ._registry import DEFAULT_TEST as DEFAULT_TEST
 from ._registry import ENTRY_POINT_GROUP as ENTRY_POINT_GROUP

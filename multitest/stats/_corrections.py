@@ -50,7 +50,7 @@ from .._errors import MultitestError
 from ._validation import _iv_choice, _iv_count
 
 __all__ = ["BERGMANN_HOMMEL_MAX", "CORRECTIONS", "PAIRWISE_CORRECTIONS", "adjust_all_pairs",
-           "adjust_pvalues", "shaffer_multipliers"]
+           "adjust_pvalues", "agreeing_alpha", "shaffer_multipliers"]
 
 
 def _none(p):
@@ -344,3 +344,59 @@ def adjust_all_pairs(pvalues, n_algorithms, method="holm"):
                              f"last axis; got {p.shape[-1]}.")
     families = p.reshape(-1, m)
     return _PAIR_ADJUSTERS[method](families, k).reshape(p.shape)
+
+
+def agreeing_alpha(pvalues, adjusted, rejected, alpha, correction):
+    """The level of each raw p-value at which its test decides as the corrected family did.
+
+    A correction decides by adjusted p-values; an interval that agrees with its
+    decision inverts the raw test at a level ``alpha'`` such that
+    ``p < alpha'`` exactly when the pair was rejected.  One level for the whole
+    family when there is one: ``alpha`` without a correction, Bonferroni's
+    ``alpha / m``, for the step-wise corrections the step at which the procedure
+    stopped, ``alpha / (m - r)`` (``r`` rejected: Holm's and Hochberg's level at
+    the first pair not rejected), else the first ``alpha / j`` that separates the
+    rejected p-values from the others, else the smallest p-value not rejected.
+    When no single level separates them (a correction not monotone in the raw
+    p-values), each pair gets its own, ``alpha p / p_adjusted`` (the pair's
+    share of the adjustment; just above ``p`` for a pair rejected at
+    ``p_adjusted = alpha``).
+
+    Parameters
+    ----------
+    pvalues, adjusted : array_like, shape (m,)
+        Raw and adjusted p-values of the family.
+    rejected : array_like of bool, shape (m,)
+        The decisions (``adjusted < alpha``, or ``<=`` as the caller decides).
+    alpha : float
+    correction : str
+        The correction's name (``'none'``, ``'bonferroni'``, step-wise otherwise).
+
+    Returns
+    -------
+    ndarray, shape (m,)
+        ``alpha'`` per pair.
+
+    Examples
+    --------
+    >>> p = np.array([0.001, 0.02, 0.03, 0.2])
+    >>> adjusted = adjust_pvalues(p, "holm")
+    >>> agreeing_alpha(p, adjusted, adjusted < 0.05, 0.05, "holm")    # Holm stops at 0.02
+    array([0.01666667, 0.01666667, 0.01666667, 0.01666667])
+    """
+    p = np.asarray(pvalues, dtype=float)
+    adjusted = np.asarray(adjusted, dtype=float)
+    rejected = np.asarray(rejected, dtype=bool)
+    m, r = p.size, int(rejected.sum())
+    top, bottom = p[rejected].max(initial=-np.inf), p[~rejected].min(initial=np.inf)
+    own = (alpha if correction == "none" else alpha / m if correction == "bonferroni"
+           else alpha / max(m - r, 1))
+    for level in (own, *(alpha / j for j in range(1, m + 1))):
+        if top < level <= bottom:
+            return np.full(m, float(level))
+    if top < bottom:
+        return np.full(m, float(min(bottom, alpha)))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        share = np.where(adjusted > 0, alpha * p / adjusted, alpha)
+    return np.where(rejected, np.maximum(share, np.nextafter(p, np.inf)),
+                    np.minimum(share, p))

@@ -48,7 +48,14 @@ import numpy as np
 from .._errors import MultitestError
 from .._lazy import LazyModule
 from ._distributions import _FisherF, _ratio, _ratio_test, _StudentT
-from ._fold_intervals import FoldInterval, inverted_interval, t_interval, walsh_averages
+from ._fold_intervals import (
+    FoldInterval,
+    inverted_interval,
+    sign_null,
+    signed_rank_null,
+    t_interval,
+    walsh_averages,
+)
 from ._signed_rank import scipy_signed_rank_test, sign_test_rows, signed_rank_test
 
 special = LazyModule("scipy.special")   # imported on first use
@@ -203,7 +210,8 @@ def _combined_f_interval(a, b, design, level, alternative="two-sided"):
     half = np.sqrt(np.where(room >= 0, room, np.nan) / 10)
     closed = np.zeros(mean.shape, dtype=bool)
     return FoldInterval(estimate=mean, low=mean - half, high=mean + half, low_open=closed,
-                        high_open=closed, level=level, alternative=alternative,
+                        high_open=closed, level=level, achieved=np.full(mean.shape, level),
+                        alternative=alternative,
                         method="combined 5x2 cv F test", estimator="mean difference",
                         gaps=closed)
 
@@ -504,7 +512,7 @@ def _signed_rank_interval(d, level, alternative, zero_method):
     return inverted_interval(
         d, lambda x: signed_rank_test(x, alternative, zero_method)[2], walsh_averages(d),
         level, alternative, method=f"Wilcoxon signed-rank test ({zero_method} zeros)",
-        estimator="Hodges–Lehmann")
+        estimator="Hodges–Lehmann", null=signed_rank_null)
 
 
 def _fold_statistic(r_plus, r_minus, pvalue, alternative):
@@ -542,7 +550,7 @@ def _wilcoxon_scipy_interval(a, b, design, level, alternative="two-sided"):
     return inverted_interval(d, lambda x: scipy_signed_rank_test(x, alternative)[2],
                              walsh_averages(d), level, alternative,
                              method="Wilcoxon signed-rank test (SciPy)",
-                             estimator="Hodges–Lehmann")
+                             estimator="Hodges–Lehmann", null=signed_rank_null)
 
 
 def sign_test(a, b, alternative="two-sided"):
@@ -582,4 +590,5 @@ def _sign_interval(a, b, design, level, alternative="two-sided"):
     """Median difference, the shifts :func:`sign_test` does not reject (order statistics)."""
     d = a - b
     return inverted_interval(d, lambda x: sign_test_rows(x, alternative)[2], np.sort(d, axis=1),
-                             level, alternative, method="sign test", estimator="median difference")
+                             level, alternative, method="sign test", estimator="median difference",
+                             null=sign_null)

@@ -25,11 +25,18 @@ import numpy as np
 
 from .._progress import progress
 from ._corrections import PAIRWISE_CORRECTIONS, adjust_all_pairs
+from ._fold_intervals import (
+    FoldInterval,
+    inverted_interval,
+    sign_null,
+    signed_rank_null,
+    walsh_averages,
+)
 from ._posthoc import PosthocResult, _pair_differences, _symmetric
 from ._signed_rank import scipy_signed_rank_test, sign_counts, sign_test_pvalues, signed_rank_test
 from ._validation import _as_2d_float, _iv_choice, _iv_probability
 
-__all__ = ["PAIRWISE_METHODS", "pairwise_over_datasets"]
+__all__ = ["PAIRWISE_METHODS", "pairwise_over_datasets", "paired_intervals"]
 
 # Pairs are processed in chunks of about this many (pair, data set) cells, so
 # that L = 300 algorithms on S = 1000 data sets never hold all 44 850 x 1000
@@ -192,3 +199,65 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
         significant=_symmetric(adjusted <= alpha, n_algorithms, False, dtype=bool),
         critical_difference=None,
     )
+
+
+#: Breakpoints (pairs x Walsh averages) inverted at once by :func:`paired_intervals`.
+_INTERVAL_CELLS = 1 << 21
+
+
+def paired_intervals(d, method, alpha):
+    """The shifts of each row's differences the test of ``method`` does not reject.
+
+    The interval that agrees with the decision over data sets: the same test as
+    :func:`pairwise_over_datasets` (its statistic, its zeros and ties: a
+    difference equal to the shift is a zero, dropped as the test drops it),
+    two-sided, inverted at each pair's level ``alpha`` (that of the correction,
+    :func:`multitest.stats.agreeing_alpha`) by
+    :func:`multitest.stats._fold_intervals.inverted_interval`: it excludes 0
+    exactly when the raw p-value is below ``alpha``.
+
+    Parameters
+    ----------
+    d : ndarray, shape (n, S)
+        Differences of mean errors per pair (rows) and data set; NaN: the pair
+        did not meet on that data set (the row is then inverted over the others).
+    method : {'wilcoxon', 'wilcoxon-pratt', 'wilcoxon-scipy', 'sign'}
+    alpha : ndarray, shape (n,)
+
+    Returns
+    -------
+    estimate, low, high, low_open, high_open, achieved : ndarray, shape (n,)
+        The estimate is the median of the Walsh averages (Wilcoxon, zeros kept)
+        or of the differences (sign test); NaN bounds for a row with no data set.
+    """
+    test = _PAIRWISE_TESTS[method]
+    sign = method == "sign"
+    n = d.shape[0]
+    out = [np.full(n, np.nan) for _ in range(3)] + [np.zeros(n, dtype=bool) for _ in range(2)]
+    out.append(np.full(n, np.nan))
+    incomplete = np.isnan(d).any(axis=1)
+    groups = [(np.flatnonzero(~incomplete & (alpha == level)), None)
+              for level in np.unique(alpha[~incomplete])]
+    groups += [(np.array([row]), ~np.isnan(d[row])) for row in np.flatnonzero(incomplete)]
+    for rows, kept in groups:
+        x = d[rows] if kept is None else d[rows][:, kept]
+        if x.shape[1] == 0:
+            continue
+        size = x.shape[1] if sign else x.shape[1] * (x.shape[1] + 1) // 2
+        step = max(1, _INTERVAL_CELLS // size)
+        for k in range(0, rows.size, step):
+            chunk, part = rows[k:k + step], x[k:k + step]
+            breakpoints = np.sort(part, axis=1) if sign else walsh_averages(part)
+            interval = inverted_interval(
+                part, lambda y: test(y)[1], breakpoints, 1 - float(alpha[chunk[0]]),
+                "two-sided", method=f"{method} test over data sets",
+                estimator="median difference" if sign else "Hodges–Lehmann",
+                null=sign_null if sign else signed_rank_null)
+            for target, value in zip(out, _columns(interval)):
+                target[chunk] = value
+    return tuple(out)
+
+
+def _columns(interval: FoldInterval):
+    return (interval.estimate, interval.low, interval.high, interval.low_open,
+            interval.high_open, interval.achieved)
