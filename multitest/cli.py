@@ -271,7 +271,7 @@ def _profile(settings):
     return profile
 
 
-def _figure_writer(ranking, formats, report, dpi=None):
+def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="inside"):
     """Callback writing the figures (and the report) into the staging directory.
 
     DOT sources are always written.  Without --format or --report, above
@@ -288,13 +288,15 @@ def _figure_writer(ranking, formats, report, dpi=None):
     def write(staging):
         from .figures._write import figures, write_figures
 
-        graphs = figures(ranking, per_dataset=per_dataset)   # built once, for the report too
+        # built once, for the report too
+        graphs = figures(ranking, per_dataset=per_dataset, captions=captions)
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset, dpi=dpi, graphs=graphs)
-        if formats or report:
-            from .figures._bayes import write_bayes_figures
+        if formats or report or latex or captions != "inside":
+            from .figures._drawn import write_drawn_figures
 
-            write_bayes_figures(ranking, staging, formats or ["svg"], dpi=dpi)
+            write_drawn_figures(ranking, staging, formats or ["svg"], graphs=graphs, dpi=dpi,
+                                captions=captions, latex=latex, per_dataset=per_dataset)
         if warning and formats:
             _say(f"multitest: warning: {warning}", error=True)
         if not per_dataset:
@@ -304,15 +306,22 @@ def _figure_writer(ranking, formats, report, dpi=None):
         if report:
             from .figures._report import write_report
 
-            write_report(ranking, os.path.join(staging, "report.html"), graphs=graphs)
+            write_report(ranking, os.path.join(staging, "report.html"), graphs=graphs,
+                         captions=captions)
     return write
 
 
+def _captions(settings):
+    """--captions, or its default."""
+    return settings["captions"] or _option("rank", "captions").default
+
+
 def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
-           all_intervals=False):
+           all_intervals=False, latex=False, captions="inside"):
     from .outputs._write import write_outputs
 
-    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi),
+    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi,
+                                                            latex, captions),
                          inputs=inputs, raw_csv=bool(raw_csv),
                          all_intervals=bool(all_intervals))
 
@@ -330,8 +339,8 @@ def _print_summary(ranking, out=None, seconds=None, positions=None):
 
 def _needs_out(settings, command):
     """--format and --report write into --out: without it they are an error, not a no-op."""
-    given = [flag for key, flag in (("format", "--format"), ("report", "--report"))
-             if settings.get(key)]
+    given = [flag for key, flag in (("format", "--format"), ("report", "--report"),
+                                    ("latex", "--latex")) if settings.get(key)]
     if given and not settings.get("out"):
         verb = "needs" if len(given) == 1 else "need"
         raise MultitestError(f"{' and '.join(given)} {verb} --out DIR: figures and reports are "
@@ -410,7 +419,8 @@ def _cmd_rank(args):
         _write(ranking, settings["out"], settings["format"], settings["report"],
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"],
-               all_intervals=settings["all_intervals"])
+               all_intervals=settings["all_intervals"], latex=settings["latex"],
+               captions=_captions(settings))
     _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
     return _end_process()
@@ -439,7 +449,8 @@ def _rank_on_cluster(args, settings):
         settings["results"], _profile(settings), settings["out"],
         settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),
         workers=settings["workers"], scheduler=settings["scheduler"], load_options=load_options,
-        extra=lambda r: _figure_writer(r, formats, report, settings["dpi"]),
+        extra=lambda r: _figure_writer(r, formats, report, settings["dpi"], settings["latex"],
+                                       _captions(settings)),
         inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"],
         all_intervals=settings["all_intervals"])
     _say_notes(notes)

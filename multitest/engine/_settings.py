@@ -290,6 +290,9 @@ _TESTS = "tests"
 _BAYES = "Bayesian tests (--test bayes-correlated-t, --second-pass bayesian)"
 _INPUT = "input"
 _OUTPUT = "output"
+
+#: Where figure titles and captions go (``--captions``): inside the drawing, or beside it.
+FIGURE_CAPTIONS = ("inside", "none")
 _STABILITY = "stability"
 _CLUSTER = "on a Dask cluster (the 'run' extra)"
 
@@ -369,6 +372,13 @@ OPTIONS = (
     Option("dpi", _count(1, MAX_DPI), "resolution of PNG figures, dots per inch", _OUTPUT,
            role="command", commands=("rank",), metavar="N", kind="integer",
            default_text="Graphviz's 96"),
+    Option("latex", _boolean, "also write the CD diagrams as TikZ pictures (cd.tex, "
+           "cd_errors.tex)", _OUTPUT, role="command", commands=("rank",), kind="boolean",
+           switch=True),
+    Option("captions", _choice(FIGURE_CAPTIONS), "figure titles and captions drawn inside "
+           "the figures, or 'none': written beside them (report, captions.md), so that a "
+           "figure goes into a paper as it is", _OUTPUT, role="command", commands=("rank",),
+           default="inside", choices=FIGURE_CAPTIONS),
     Option("bootstrap", _count(1), "number of resamples", _STABILITY, role="stability",
            default=1000, keyword="n_bootstrap", commands=("stability",),
            flags=("-B", "--bootstrap"), metavar="N", kind="integer"),
