@@ -145,8 +145,8 @@ def pareto_layout(names, costs, errors, positions, overrides=(), *, title="", x_
     Examples
     --------
     >>> layout = pareto_layout(["a", "b", "c"], [1, 10, 1000], [3, 1, 2], [3, 1, 2])
-    >>> layout.log, [p.front for p in layout.points]
-    (True, [True, True, False])
+    >>> layout.log, [(p.name, p.front) for p in layout.points]   # in final order
+    (True, [('b', True), ('c', False), ('a', True)])
     """
     names = [str(n) for n in names]
     costs = np.asarray(costs, dtype=float)
