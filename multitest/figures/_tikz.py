@@ -55,7 +55,8 @@ def _line(xa, ya, xb, yb, width, colour="black", extra=""):
 
 
 def _text(x, y, text, size, anchor="center", colour="black", bold=False):
-    font = f"\\fontsize{{{size:.1f}}}{{{size * 1.2:.1f}}}\\selectfont" + (
+    # (a node's font replaces the picture's: the family is named again)
+    font = f"\\sffamily\\fontsize{{{size:.1f}}}{{{size * 1.2:.1f}}}\\selectfont" + (
         "\\bfseries" if bold else "")
     return (f"\\node[anchor={anchor}, inner sep=0pt, text={colour}, font={font}] at "
             f"({x:.2f},{y:.2f}) {{{latex_escape(text)}}};")
