@@ -330,7 +330,7 @@ def test_direct_svg_pages_in_headless_chromium(big_direct_run, tmp_path):
         assert found and overlaps, f"no probe output; chromium said:\n{done.stderr[-2000:]}"
         probe = json.loads(html.unescape(found.group(1)))
         # the error-cost picture, the override matrix and the trace table
-        assert probe["errors"] == [] and probe["svgs"] == 4
+        assert probe["errors"] == [] and probe["svgs"] == 3
         for figure in probe["figures"]:
             assert figure["texts"] > 0 and figure["smallest"] >= 9.0, figure
             assert figure["width"] >= figure["natural"] - 0.5, figure
