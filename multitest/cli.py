@@ -266,7 +266,7 @@ def _profile(settings):
     return profile
 
 
-def _figure_writer(ranking, formats, report, dpi=None):
+def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="inside"):
     """Callback writing the figures (and the report) into the staging directory.
 
     DOT sources are always written.  Without --format or --report, above
@@ -283,13 +283,15 @@ def _figure_writer(ranking, formats, report, dpi=None):
     def write(staging):
         from .figures._write import figures, write_figures
 
-        graphs = figures(ranking, per_dataset=per_dataset)   # built once, for the report too
+        # built once, for the report too
+        graphs = figures(ranking, per_dataset=per_dataset, captions=captions)
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset, dpi=dpi, graphs=graphs)
-        if formats or report:
-            from .figures._bayes import write_bayes_figures
+        if formats or report or latex or captions != "inside":
+            from .figures._drawn import write_drawn_figures
 
-            write_bayes_figures(ranking, staging, formats or ["svg"], dpi=dpi)
+            write_drawn_figures(ranking, staging, formats or ["svg"], graphs=graphs, dpi=dpi,
+                                captions=captions, latex=latex, per_dataset=per_dataset)
         if warning and formats:
             _say(f"multitest: warning: {warning}", error=True)
         if not per_dataset:
@@ -299,15 +301,22 @@ def _figure_writer(ranking, formats, report, dpi=None):
         if report:
             from .figures._report import write_report
 
-            write_report(ranking, os.path.join(staging, "report.html"), graphs=graphs)
+            write_report(ranking, os.path.join(staging, "report.html"), graphs=graphs,
+                         captions=captions)
     return write
 
 
+def _captions(settings):
+    """--captions, or its default."""
+    return settings["captions"] or _option("rank", "captions").default
+
+
 def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
-           all_intervals=False, latex=False, markdown=False):
+           all_intervals=False, latex=False, markdown=False, captions="inside"):
     from .outputs._write import write_outputs
 
-    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi),
+    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi,
+                                                            latex, captions),
                          inputs=inputs, raw_csv=bool(raw_csv),
                          all_intervals=bool(all_intervals), latex=bool(latex),
                          markdown=bool(markdown))
@@ -316,7 +325,8 @@ def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
 def _cluster_writer(ranking, settings):
     """The figures, the report and the texts of ``rank --workers`` (written after the
     tables, into the staging folder)."""
-    figures = _figure_writer(ranking, settings["format"], settings["report"], settings["dpi"])
+    figures = _figure_writer(ranking, settings["format"], settings["report"], settings["dpi"],
+                             settings["latex"], _captions(settings))
 
     def write(staging):
         from .outputs._write import write_texts
@@ -419,7 +429,7 @@ def _cmd_rank(args):
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"],
                all_intervals=settings["all_intervals"], latex=settings["latex"],
-               markdown=settings["markdown"])
+               markdown=settings["markdown"], captions=_captions(settings))
     _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
     return _end_process()

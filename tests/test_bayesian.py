@@ -287,7 +287,7 @@ def test_probability_figure_draws_what_it_says(tmp_path):
     assert set(figures) == {"effects_second_pass", "dataset_effects_optdigits",
                             "dataset_effects_iris", "dataset_effects_wine",
                             "dataset_effects_vote"}
-    root = ET.fromstring(figures["dataset_effects_optdigits"])
+    root = ET.fromstring(figures["dataset_effects_optdigits"][0])
     ns = {"svg": "http://www.w3.org/2000/svg"}
     full = _BAR[1] - _BAR[0]
     columns = {(p["a"], p["b"]): p for p in to_dict(ranking)["datasets"]["optdigits"]["pairwise"]}

@@ -443,7 +443,7 @@ def test_single_data_set(example, tmp_path):
 # -- writing -------------------------------------------------------------------------------
 
 def expected_stems(ranking):
-    return {"final", "second_pass", "second_pass_trace", "cd", "significance"} | {
+    return {"final", "second_pass", "second_pass_trace", "cd", "cd_errors", "significance"} | {
         f"{kind}_{r.name}" for r in ranking.datasets for kind in ("override", "trace")}
 
 
@@ -479,7 +479,7 @@ def test_write_figures_several_formats_and_jobs(ranking, tmp_path):
     # A subset keeps the test quick; png goes through a second renderer (cairo).
     small = rank(ranking.results, "training_time", datasets=["optdigits", "iris", "wine"])
     assert write_figures(small, tmp_path, formats=["svg", "png"], jobs=2) is None
-    assert len(list(tmp_path.glob("*.png"))) == len(list(tmp_path.glob("*.svg"))) == 5 + 6
+    assert len(list(tmp_path.glob("*.png"))) == len(list(tmp_path.glob("*.svg"))) == 6 + 6
     assert (tmp_path / "override_optdigits.png").read_bytes().startswith(b"\x89PNG")
     assert not list(tmp_path.glob("*.dot.*"))
 
@@ -746,7 +746,7 @@ def test_svg_to_dot_translates_every_element(ranking):
 
     from multitest.figures import bayes_figures, svg_to_dot
 
-    svg = bayes_figures(ranking)["dataset_effects_optdigits"]
+    svg = bayes_figures(ranking)["dataset_effects_optdigits"][0]
     root = ET.fromstring(svg)
     ns = "{http://www.w3.org/2000/svg}"
     lines = root.findall(f"{ns}line")

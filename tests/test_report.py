@@ -81,10 +81,13 @@ def test_contents(ranking, report):
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_figures_are_inline_svg(ranking, report):
     text = report.read_text(encoding="utf-8")
-    from multitest.figures import bayes_figures
+    from multitest.figures import bayes_figures, pareto_figures
 
-    assert len(figures(ranking)) == 5 + 2 * 38 and len(bayes_figures(ranking)) == 1 + 38
-    assert text.count("<svg") == len(figures(ranking)) + len(bayes_figures(ranking))
+    assert len(figures(ranking)) == 6 + 2 * 38 and len(bayes_figures(ranking)) == 1 + 38
+    # the error-cost pictures: over data sets and on each data set
+    assert len(pareto_figures(ranking)) == 1 + 38
+    assert text.count("<svg") == (len(figures(ranking)) + len(bayes_figures(ranking))
+                                  + len(pareto_figures(ranking)))
     assert "<?xml" not in text and "<!DOCTYPE svg" not in text and "<pre>" not in text
 
 
@@ -92,8 +95,9 @@ def test_without_dot_embeds_dot_source(ranking, tmp_path, monkeypatch):
     small = rank(ranking.results, "training_time", datasets=["optdigits", "iris"])
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     text = report_html(small)
-    # only the effect-size figures (second pass and two data sets), drawn without dot
-    assert text.count("<svg") == 3
+    # only the effect-size figures (second pass and two data sets) and the error-cost
+    # pictures (over data sets and on each), drawn without dot
+    assert text.count("<svg") == 3 + 3
     assert text.count("<pre>") == len(figures(small))
     assert "Graphviz 'dot' was not found" in text
     assert html.escape(figures(small)["final"].source) in text
@@ -181,9 +185,10 @@ def test_report_in_headless_chromium(ranking, report, tmp_path):
     #    script) records errors and measures every figure after the load event.
     probe = _probe(report, tmp_path, "dom")
     assert probe["errors"] == [] and probe["console"] == []
-    from multitest.figures import bayes_figures
+    from multitest.figures import bayes_figures, pareto_figures
 
-    expected = [f"fig-{stem}" for stem in [*figures(ranking), *bayes_figures(ranking)]]
+    expected = [f"fig-{stem}" for stem in [*figures(ranking), *bayes_figures(ranking),
+                                           *pareto_figures(ranking)]]
     assert sorted(f["id"] for f in probe["figures"]) == sorted(expected)
     assert probe["svgs"] == len(expected)
     for figure in probe["figures"]:
@@ -242,17 +247,18 @@ def test_big_report_in_headless_chromium(big_run, tmp_path):
     assert probe["errors"] == []
     ids = sorted(f["id"] for f in probe["figures"])
     assert ids == sorted(f"fig-{stem}" for stem in
-                         ("final", "second_pass", "second_pass_trace", "cd", "significance"))
+                         ("final", "pareto", "second_pass", "second_pass_trace", "cd",
+                          "cd_errors", "significance"))
     for figure in probe["figures"]:
         assert figure["width"] > 50 and figure["height"] > 30 and figure["shapes"] > 5, figure
-    # Every data set page opens too, with its two figures, and links back.
+    # Every data set page opens too, with its three figures, and links back.
     text = report.read_text(encoding="utf-8")
     pages = re.findall(r'href="(report_datasets/[^"]+)"', text)
     assert len(set(pages)) == 30
     page = big_run / pages[0]
     assert 'href="../report.html#datasets"' in page.read_text(encoding="utf-8")
     probe = _probe(page, tmp_path, "page")
-    assert probe["errors"] == [] and probe["svgs"] == 2
+    assert probe["errors"] == [] and probe["svgs"] == 3
 
 
 @pytest.mark.skipif(CHROMIUM is None, reason="chromium is not installed (make test installs it)")
@@ -339,11 +345,12 @@ def test_direct_svg_pages_in_headless_chromium(big_direct_run, tmp_path):
         overlaps = re.search(r'<pre id="__overlaps">(.*?)</pre>', done.stdout, re.S)
         assert found and overlaps, f"no probe output; chromium said:\n{done.stderr[-2000:]}"
         probe = json.loads(html.unescape(found.group(1)))
-        assert probe["errors"] == [] and probe["svgs"] == 2
+        # the error-cost picture, the override matrix and the trace table
+        assert probe["errors"] == [] and probe["svgs"] == 3
         for figure in probe["figures"]:
             assert figure["texts"] > 0 and figure["smallest"] >= 9.0, figure
             assert figure["right"] <= figure["box_right"] + 0.5, figure
-        assert json.loads(html.unescape(overlaps.group(1))) == [[], []]
+        assert json.loads(html.unescape(overlaps.group(1))) == [[], [], []]
 
 
 def _final_section(text):

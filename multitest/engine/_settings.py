@@ -293,6 +293,9 @@ _TESTS = "tests"
 _BAYES = "Bayesian tests (--test bayes-correlated-t, --second-pass bayesian)"
 _INPUT = "input"
 _OUTPUT = "output"
+
+#: Where figure titles and captions go (``--captions``): inside the drawing, or beside it.
+FIGURE_CAPTIONS = ("inside", "none")
 _STABILITY = "stability"
 _CLUSTER = "on a Dask cluster (the 'run' extra)"
 
@@ -379,8 +382,9 @@ OPTIONS = (
            kind="names"),
     Option("report", _boolean, "write DIR/report.html", _OUTPUT, role="command",
            commands=("rank",), kind="boolean", switch=True),
-    Option("latex", _boolean, "write DIR/tables.tex: the final order, the orders per data "
-           "set and the post-hoc p-values as booktabs tables", _OUTPUT, role="command",
+    Option("latex", _boolean, "write DIR/tables.tex (the final order, the orders per data "
+           "set and the post-hoc p-values as booktabs tables) and the CD diagrams as TikZ "
+           "pictures (cd.tex, cd_errors.tex)", _OUTPUT, role="command",
            commands=("rank",), kind="boolean", switch=True),
     Option("markdown", _boolean, "write DIR/summary.md: the summary in Markdown (CommonMark "
            "tables)", _OUTPUT, role="command", commands=("rank",), kind="boolean",
@@ -388,6 +392,10 @@ OPTIONS = (
     Option("dpi", _count(1, MAX_DPI), "resolution of PNG figures, dots per inch", _OUTPUT,
            role="command", commands=("rank",), metavar="N", kind="integer",
            default_text="Graphviz's 96"),
+    Option("captions", _choice(FIGURE_CAPTIONS), "figure titles and captions drawn inside "
+           "the figures, or 'none': written beside them (report, captions.md), so that a "
+           "figure goes into a paper as it is", _OUTPUT, role="command", commands=("rank",),
+           default="inside", choices=FIGURE_CAPTIONS),
     Option("bootstrap", _count(1), "number of resamples", _STABILITY, role="stability",
            default=1000, keyword="n_bootstrap", commands=("stability",),
            flags=("-B", "--bootstrap"), metavar="N", kind="integer"),

@@ -20,17 +20,16 @@ this module.
 from __future__ import annotations
 
 import math
-import os
 import textwrap
 
 import numpy as np
 
-from .._files import write_atomically
 from .._format import escape_html as _e
 from .._format import interval_text, p_equals
 from ..engine._effects import INTERVAL_PAIRS_LIMIT
 
-__all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html"]
+__all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html",
+           "caption_html"]
 
 _ROW = 26
 _TOP = 58
@@ -89,7 +88,8 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
            f'viewBox="0 0 {_WIDTH} {height}" font-family="Helvetica,Arial,sans-serif" '
            'font-size="12">',
            f'<rect width="{_WIDTH}" height="{height}" fill="white"/>',
-           f'<text x="10" y="20" font-size="15" font-weight="bold">{_e(title)}</text>']
+           f'<text x="10" y="20" font-size="15" font-weight="bold">{_e(title)}</text>'
+           if title else ""]
     has_p = any(r.get("p") is not None for r in rows)
     if has_p:
         out += _legend()
@@ -261,12 +261,17 @@ def _interval(effect, y, pair, scale, decision, ends=(False, False),
     return out
 
 
+def caption_html(lines):
+    """Caption lines written beside a figure (``captions='none'``), as HTML."""
+    return "".join(f'<span class="caption-line">{_e(line)}</span><br>' for line in lines)
+
+
 # --------------------------------------------------------------------------
 # Figures of a ranking
 # --------------------------------------------------------------------------
 
 
-def _second_pass_figure(ranking):
+def _second_pass_figure(ranking, captions):
     from ..engine._effects import second_pass_columns, second_pass_rows
 
     sp = ranking.second_pass
@@ -302,11 +307,19 @@ def _second_pass_figure(ranking):
         decisions = {"override": f"P(costlier practically better) ≥ {t:g}: override",
                      "reverse": f"P(cheaper practically better) ≥ {t:g}",
                      "none": "neither probability reaches the threshold"}
-    return pairs_figure_svg(rows, title=title, threshold=ranking.settings.threshold
-                            if bayesian else None,
-                            rope=ranking.settings.rope if bayesian else 0.0,
-                            effect_label="median difference of mean errors (cheaper − costlier)",
-                            decisions=decisions, caption=_second_pass_caption(ranking, rows))
+    caption = _second_pass_caption(ranking, rows)
+    return _captioned(rows, title, caption, captions, threshold=ranking.settings.threshold
+                      if bayesian else None, rope=ranking.settings.rope if bayesian else 0.0,
+                      effect_label="median difference of mean errors (cheaper − costlier)",
+                      decisions=decisions)
+
+
+def _captioned(rows, title, caption, captions, **options):
+    """``(SVG, title, caption)``: the title and caption drawn only with ``captions='inside'``."""
+    inside = captions == "inside"
+    return (pairs_figure_svg(rows, title=title if inside else "",
+                             caption=caption if inside else (), **options),
+            title, tuple(caption))
 
 
 def _second_pass_caption(ranking, rows):
@@ -340,7 +353,7 @@ def _holds_zero(row):
     return (low < 0 or (low == 0 and not low_open)) and (0 < high or (high == 0 and not high_open))
 
 
-def _dataset_figure(ranking, result):
+def _dataset_figure(ranking, result, captions):
     from ..engine._effects import dataset_effects, pairwise_columns
 
     bayesian = ranking.pairwise_test.bayesian
@@ -376,10 +389,10 @@ def _dataset_figure(ranking, result):
                      "reverse": f"{test} rejects, the costlier's mean error is not lower: "
                                 "no override",
                      "none": f"{test} does not reject"}
-    return pairs_figure_svg(rows, title=title, threshold=s.threshold if bayesian else None,
-                            rope=s.rope if bayesian else 0.0,
-                            effect_label=_dataset_axis(effects), decisions=decisions,
-                            caption=_dataset_caption(effects, s, bayesian))
+    return _captioned(rows, title, _dataset_caption(effects, s, bayesian), captions,
+                      threshold=s.threshold if bayesian else None,
+                      rope=s.rope if bayesian else 0.0, effect_label=_dataset_axis(effects),
+                      decisions=decisions)
 
 
 def _dataset_axis(effects):
@@ -420,71 +433,47 @@ DATASET_PAIRS_LIMIT = 120
 SECOND_PASS_PAIRS_LIMIT = INTERVAL_PAIRS_LIMIT
 
 
-def bayes_figures(ranking):
-    """``{stem: svg}``: ``effects_second_pass`` (two data sets or more) and
-    ``dataset_effects_<data set>`` for each data set with pairwise tests (up to the
-    limits): probabilities too with the Bayesian correlated t-test."""
+def bayes_figures(ranking, captions="inside"):
+    """``{stem: (SVG, title, caption lines)}``: ``effects_second_pass`` (two data sets or
+    more) and ``dataset_effects_<data set>`` for each data set with pairwise tests (up to
+    the limits): probabilities too with the Bayesian correlated t-test.  ``captions='none'``:
+    the title and caption are not drawn (they are returned beside the SVG)."""
     from ._write import dataset_stems
 
     out = {}
     L = len(ranking.algorithms)
     if ranking.second_pass is not None and L * (L - 1) // 2 <= SECOND_PASS_PAIRS_LIMIT:
-        out["effects_second_pass"] = _second_pass_figure(ranking)
+        out["effects_second_pass"] = _second_pass_figure(ranking, captions)
     first = ranking.datasets[0]
     if (first.tested and len(ranking.datasets) <= DATASET_FIGURES_LIMIT
             and first.table.first.size <= DATASET_PAIRS_LIMIT):
         for result, stem in zip(ranking.datasets, dataset_stems(ranking)):
-            out[f"dataset_effects_{stem}"] = _dataset_figure(ranking, result)
+            out[f"dataset_effects_{stem}"] = _dataset_figure(ranking, result, captions)
     return out
 
 
-def write_bayes_figures(ranking, directory, formats=("svg",), jobs=None, dpi=None):
-    """Write :func:`bayes_figures` in every format; returns the file names written.
+def write_bayes_figures(ranking, directory, formats=("svg",), jobs=None, dpi=None,
+                        captions="inside"):
+    """Write :func:`bayes_figures` in every format
+    (:func:`~multitest.figures.write_svg_files`); returns the file names written."""
+    from ._write import write_svg_files
 
-    The SVG as drawn here; PNG and PDF from the pinned DOT source of the same
-    picture (``<stem>.dot``, :func:`~multitest.figures._svg_dot.svg_to_dot`)
-    where Graphviz ``dot`` is installed.
-
-    Parameters
-    ----------
-    ranking : multitest.engine.Ranking
-    directory : str
-    formats : sequence of {'svg', 'png', 'pdf'}
-    jobs : int, optional
-        Parallel ``dot`` processes.
-    dpi : int, optional
-        Resolution of the PNG images.
-
-    Returns
-    -------
-    list of str
-    """
-    from ._graphviz import SvgCache, check_formats, draw_sources
-    from ._svg_dot import svg_to_dot
-
-    formats = check_formats(formats)
-    svgs = bayes_figures(ranking)
-    names = []
-    if "svg" in formats:
-        for stem, svg in svgs.items():
-            write_atomically(os.path.join(directory, f"{stem}.svg"), svg)
-            names.append(f"{stem}.svg")
-    others = [f for f in formats if f != "svg"]
-    if others:
-        draw_sources(directory, {stem: svg_to_dot(svg, stem) for stem, svg in svgs.items()},
-                     others, jobs, SvgCache(0), dpi)
-        names += [f"{stem}.{f}" for stem in svgs for f in others
-                  if os.path.exists(os.path.join(directory, f"{stem}.{f}"))]
-    return names
+    return write_svg_files(directory, {stem: figure[0] for stem, figure in
+                                       bayes_figures(ranking, captions).items()},
+                           formats, jobs, dpi)
 
 
-def bayes_section_html(ranking):
+def bayes_section_html(ranking, captions="inside"):
     """The report section "Effect sizes" (HTML), "and Bayesian probabilities" with a
-    Bayesian test or second pass."""
+    Bayesian test or second pass; ``captions='none'``: each figure's title and caption
+    beside it."""
     from ._graphviz import inline_svg
     from ._write import dataset_stems
 
-    figures = bayes_figures(ranking)
+    drawn = bayes_figures(ranking, captions)
+    figures = {stem: svg for stem, (svg, *_) in drawn.items()}
+    beside = {stem: (caption_html([title, *caption]) if captions == "none" else "")
+              for stem, (_, title, caption) in drawn.items()}
     if not figures:
         return ""
     s = ranking.settings
@@ -506,7 +495,7 @@ def bayes_section_html(ranking):
         parts.append('<figure id="fig-effects_second_pass">'
                      f'{inline_svg(figures["effects_second_pass"])}<figcaption>'
                      "Every pair over data sets (effects_second_pass.svg; numbers in "
-                     "effect_sizes.csv)</figcaption></figure>")
+                     f"effect_sizes.csv){beside['effects_second_pass']}</figcaption></figure>")
     dataset_figures = [(r.name, f"dataset_effects_{stem}") for r, stem in
                        zip(ranking.datasets, dataset_stems(ranking))
                        if f"dataset_effects_{stem}" in figures]
@@ -520,7 +509,8 @@ def bayes_section_html(ranking):
         parts.append(f"<p>{_e(what)}.</p>")
         for name, stem in dataset_figures:
             parts.append(f"<details><summary>{_e(name)}</summary>"
-                         f'<figure id="fig-{_e(stem)}">{inline_svg(figures[stem])}</figure>'
-                         "</details>")
+                         f'<figure id="fig-{_e(stem)}">{inline_svg(figures[stem])}'
+                         + (f"<figcaption>{beside[stem]}</figcaption>" if beside[stem] else "")
+                         + "</figure></details>")
     parts.append("</section>")
     return "".join(parts)

@@ -1,12 +1,12 @@
-"""The critical-difference diagram of the post-hoc stage (Demšar 2006, figure 1).
+"""The geometry of a critical-difference diagram (Demšar 2006, figure 1).
 
 :func:`cd_layout` computes the geometry (points, y downwards): an axis of
 average ranks (of a ranking: its average MultiTest positions), one label a
 row with leader lines that never cross, the bars
 of the groups not found different (:func:`cd_groups`), the critical difference
-and the band of a control.  :func:`render_cd_diagram` draws a layout as DOT
-text with every node pinned, for ``neato`` (``dot -Tsvg`` draws it too: the
-layout engine is named in the source).
+and the band of a control.  What each diagram of a ranking draws, and its DOT
+emitter, are in :mod:`multitest.figures._cd_diagrams`; its TikZ emitter in
+:mod:`multitest.figures._tikz`.
 
 Every length is a named constant below, in points or in font sizes (a
 multiple of the label font size, so that the drawing scales with it).
@@ -17,14 +17,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-import graphviz
 import numpy as np
 
 from .._errors import MultitestError
-from .._format import format_rank, p_equals
-from ._dot import FONT, _require_second_pass
+from .._format import format_rank
+from ._dot import FONT
 
-__all__ = ["render_cd_diagram", "cd_layout", "CDLayout", "cd_groups", "power_warning",
+__all__ = ["cd_layout", "CDLayout", "cd_groups", "power_warning",
            "POWER_WARNING_SHARE"]
 
 # -- geometry of the layout (points unless said otherwise) ------------------------------
@@ -192,7 +191,7 @@ def _text_width(text, fontsize):
 
 
 def cd_layout(names, average_ranks, significant=None, critical_difference=None, *,
-              control=None, fontsize=12.0):
+              control=None, fontsize=12.0, title_room=0.0):
     """Place a critical-difference diagram (Demšar 2006, figure 1).
 
     The axis runs over ranks 1..L, best (rank 1) on the left.  The better
@@ -212,6 +211,8 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
         Shade the band of one critical difference either side of this
         algorithm (comparisons with a control, Bonferroni–Dunn).
     fontsize : float
+    title_room : float
+        Points left empty above the drawing (for a title).
 
     Returns
     -------
@@ -244,7 +245,7 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
     right_width = max([_text_width(texts[i], fontsize) for i in order[n_left:]] + [0.0])
     x0 = _MARGIN + left_width + _LABEL_GAP + _LEADER_RUN
     x1 = x0 + axis_width
-    top = _MARGIN + (_CD_BAND * fontsize if critical_difference is not None else 0.0)
+    top = _MARGIN + title_room + (_CD_BAND * fontsize if critical_difference is not None else 0.0)
     y_axis = top + _AXIS_DROP * fontsize
     ticks = tuple((float(k), x0 + (k - 1) * scale) for k in range(1, L + 1))
     tick_labels = tuple((str(k), x0 + (k - 1) * scale) for k in _labelled_ranks(L, scale))
@@ -275,7 +276,7 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
     cd_bar = None
     if critical_difference is not None and np.isfinite(critical_difference):
         length = min(float(critical_difference) * scale, axis_width)
-        cd_bar = (x0, x0 + length, _MARGIN + _CD_BAR_DROP * fontsize)
+        cd_bar = (x0, x0 + length, _MARGIN + title_room + _CD_BAR_DROP * fontsize)
     control_band = None
     if control is not None:
         name, cd_control = control
@@ -375,11 +376,13 @@ class _PinnedDot:
                           f'fillcolor={_dot_string(fill)}, '
                           f'width={2 * radius / _POINTS_PER_INCH:.4f}]')
 
-    def text(self, x, y, text, fontsize, anchor="middle", width=None, color=None, bold=False):
+    def text(self, x, y, text, fontsize, anchor="middle", width=None, color=None, bold=False,
+             node_id=None):
         """Plain ``text`` centred vertically on ``y``, anchored at ``x``.
 
         The node is as wide as the estimated text; ``\\l`` / ``\\r``
         justification puts the text edge exactly at ``x`` whatever the font.
+        ``node_id``: the ``id`` of the node (of its group in the SVG).
         """
         self.count += 1
         node = f"t{self.count}"
@@ -389,7 +392,8 @@ class _PinnedDot:
         label = escaped + {"middle": "", "end": "\\r", "start": "\\l"}[anchor]
         cy = self.height - y
         color_attr = (f', fontcolor="{color}"' if color else "") + (
-            f', fontname="{FONT} Bold"' if bold else "")
+            f', fontname="{FONT} Bold"' if bold else "") + (
+            f", id={_dot_string(node_id)}" if node_id else "")
         self.lines.append(f'{node} [pos="{cx:.2f},{cy:.2f}!", width={w / _POINTS_PER_INCH:.4f}, '
                           f'height={fontsize * _TEXT_HEIGHT / _POINTS_PER_INCH:.4f}, '
                           f'fontsize={fontsize:g}, label="{label}"{color_attr}]')
@@ -435,131 +439,3 @@ def power_warning(sp, n_datasets):
     return (f"Low power: the critical difference ({format_rank(cd)}) {span} with "
             f"{n_datasets} data sets and {L} algorithms; pairs not found different are not "
             "shown to be equal.")
-
-
-def _cd_caption(sp, n_datasets, error_ranks=None):
-    """Plain-text lines under the CD diagram.
-
-    `error_ranks`: ``(average error ranks in sp.algorithms order, Friedman test on them)``,
-    said beside the positions, which contain the cost order.
-    """
-    method = sp.method_entry.caption
-    lines = [f"average MultiTest positions over {n_datasets} data sets (1 = best, on the "
-             "left); positions contain the cost order" if not sp.incomplete else
-             f"average MultiTest positions over the data sets where each ran ({n_datasets} "
-             "data sets, missing='partial'; 1 = best, on the left); positions contain the "
-             "cost order"]
-    if error_ranks is not None:
-        average, fe = error_ranks
-        best = int(np.argmin(average))
-        test = "" if fe is None else f"; Friedman on error ranks {p_equals(fe.pvalue)}"
-        lines.append(f"by mean error alone: best average error rank {sp.algorithms[best]} "
-                     f"({format_rank(average[best])}){test}")
-    if not sp.applied:
-        lines.append(f"{sp.gate_name} does not reject at \u03b1 = {sp.alpha:g}: no post-hoc "
-                     "test applied, no groups drawn")
-        return lines
-    # A Bayesian second pass decides by probabilities (the gate sentence gives them), no alpha
-    text = method if sp.method_entry.bayesian else f"{method}, \u03b1 = {sp.alpha:g}"
-    if sp.correction != "none":
-        text += f", {sp.correction} correction"
-    if sp.critical_difference is not None:
-        text += f", critical difference CD = {format_rank(sp.critical_difference)}"
-    lines.append(text)
-    lines.append("thick bars join algorithms not found different (maximal runs in order of "
-                 "average position)")
-    warning = power_warning(sp, n_datasets)
-    if warning:
-        lines += _caption_lines(warning)
-    return lines
-
-
-def _caption_lines(text, width=110):
-    """``text`` broken at spaces into caption lines of at most ``width`` characters."""
-    lines, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return lines + [line]
-
-
-def render_cd_diagram(ranking):
-    """The Nemenyi stage as a critical-difference diagram (Demšar 2006).
-
-    An axis of average positions 1..L (best left), the critical difference as a
-    bar above it, every algorithm labelled on its own row (better half left,
-    worse half right) and thick bars joining the maximal runs of algorithms
-    not found different.  With the Friedman gate closed only the ranks are
-    drawn, and the caption says no post-hoc test was applied.
-
-    Parameters
-    ----------
-    ranking : multitest.engine.Ranking
-        With at least two data sets.
-
-    Returns
-    -------
-    graphviz.Source
-        DOT for ``neato`` with every position pinned (the ``layout``
-        attribute is in the source, so ``dot -Tsvg`` draws it too).
-    """
-    sp = _require_second_pass(ranking, "render_cd_diagram")
-    significant = sp.significant if sp.applied else None
-    cd = sp.critical_difference if sp.applied else None
-    caption = _cd_caption(sp, len(ranking.datasets), (
-        np.array([ranking.average_error_ranks[a] for a in sp.algorithms]),
-        ranking.friedman_errors))
-    control = None
-    if ranking.control is not None:
-        c = ranking.control
-        name = sp.algorithms[c.control]
-        control = (name, float(c.critical_difference))
-        differ = [sp.algorithms[i] for i in np.flatnonzero(c.significant)]
-        caption.append("shaded: one Bonferroni\u2013Dunn CD = "
-                       f"{format_rank(c.critical_difference)} either side of the control "
-                       f"{name}; {c.method} finds "
-                       f"{', '.join(differ) or 'none'} different from it")
-    layout = cd_layout(sp.algorithms, sp.average_ranks, significant, cd, control=control)
-    return graphviz.Source(_cd_source(layout, caption))
-
-
-def _cd_source(layout, caption):
-    fs = layout.fontsize
-    caption_height = (len(caption) + _CAPTION_EXTRA) * fs * _CAPTION_PITCH
-    height = layout.height + caption_height
-    d = _PinnedDot("cd", height)
-    x0, x1, y = layout.axis
-    if layout.control_band is not None:
-        bx0, bx1, by = layout.control_band
-        d.line(bx0, by, bx1, by, penwidth=_BAND_WIDTH, color=_BAND_COLOR)
-    d.line(x0, y, x1, y, penwidth=_AXIS_WIDTH)
-    labelled = {x for _, x in layout.tick_labels}
-    for _, x in layout.ticks:
-        d.line(x, y - (_TICK_LONG if x in labelled else _TICK_SHORT), x, y, penwidth=_TICK_WIDTH)
-    for text, x in layout.tick_labels:
-        d.text(x, y - _TICK_LABEL_RISE, text, fs * _SMALL_FONT)
-    if layout.cd_bar is not None:
-        cx0, cx1, cy = layout.cd_bar
-        d.line(cx0, cy, cx1, cy, penwidth=_CD_WIDTH)
-        d.line(cx0, cy - _CD_END, cx0, cy + _CD_END, penwidth=_CD_WIDTH)
-        d.line(cx1, cy - _CD_END, cx1, cy + _CD_END, penwidth=_CD_WIDTH)
-        d.text((cx0 + cx1) / 2, cy - _CD_LABEL_RISE, "CD", fs * _CD_LABEL_FONT)
-    for label in layout.labels:
-        left = label.side == "left"
-        edge = label.box[2] + _LEADER_TEXT_GAP if left else label.box[0] - _LEADER_TEXT_GAP
-        corner = d.point(label.x, label.y)
-        top = d.point(label.x, y)
-        end = d.point(edge, label.y)
-        d.lines.append(f"{top} -> {corner}")
-        d.lines.append(f"{corner} -> {end}")
-        d.text(label.box[2] if left else label.box[0], label.y, label.text, fs,
-               anchor="end" if left else "start", width=label.box[2] - label.box[0])
-    for _, bx0, bx1, by in layout.bars:
-        d.line(bx0, by, bx1, by, penwidth=_BAR_WIDTH, color=_BAR_COLOR)
-    for k, line in enumerate(caption):
-        d.text(_MARGIN, layout.height + (k + _CAPTION_FIRST) * fs * _CAPTION_PITCH, line,
-               fs * _SMALL_FONT, anchor="start", color=_CAPTION_COLOR)
-    return d.source()

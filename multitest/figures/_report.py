@@ -28,9 +28,11 @@ from .._format import format_number, format_p, format_rank
 from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ..engine._frames import first_counts
-from ._bayes import bayes_section_html
+from ._bayes import bayes_section_html, caption_html
 from ._dot import _evidence, error_unit, second_pass_number
 from ._cd import power_warning
+from ._cd_diagrams import cd_diagrams
+from ._pareto import pareto_figure_html, pareto_figures
 from ._graphviz import (
     DATASET_DOT,
     cached_svg,
@@ -41,7 +43,7 @@ from ._graphviz import (
     to_svg,
     undrawn,
 )
-from ._write import dataset_stems, figures
+from ._write import dataset_stems, figures, graph_captions
 
 __all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
            "DATASET_PAGES"]
@@ -169,8 +171,10 @@ class _Figures:
     its file when its page is written).
     """
 
-    def __init__(self, ranking, graphs=None):
-        self.graphs = figures(ranking) if graphs is None else graphs
+    def __init__(self, ranking, graphs=None, captions="inside"):
+        self.graphs = figures(ranking, captions=captions) if graphs is None else graphs
+        # captions='none': each figure's title and caption beside it, not in it
+        self.beside = graph_captions(self.graphs) if captions == "none" else {}
         self.sources = {stem: g.source for stem, g in self.graphs.items()}
         self.dot = dot_available()
         if self.dot:
@@ -191,8 +195,9 @@ class _Figures:
                     "</pre>")
         where = (f"<code>{_e(stem)}</code> in <code>{DATASET_DOT}</code>"
                  if stem in self.combined else f"<code>{_e(stem)}.dot</code>")
+        beside = caption_html(self.beside.get(stem, ()))
         return (f'<figure id="fig-{_e(stem)}">{body}<figcaption>{_e(caption)} '
-                f"({where})</figcaption></figure>")
+                f"({where}){beside}</figcaption></figure>")
 
 
 def _final_section(ranking, figs):
@@ -357,10 +362,22 @@ def _nemenyi_section(ranking, figs):
     return (f'<section id="posthoc"><h2>{_e(title)}</h2>'
             + (f'<p class="note">{_e(warning)}</p>' if warning else "")
             + f"<p>{_e(text)}Pairs found different: {pairs}</p>{table}"
-            + figs.html("cd", "Critical-difference diagram (Demšar 2006)")
+            + _cd_figures_html(ranking, figs)
             + figs.html("significance", "Significance matrix of the post-hoc test: each pair "
                         "once, in the final order, coloured by the better algorithm")
             + "</section>")
+
+
+def _cd_figures_html(ranking, figs):
+    """The CD diagrams, each under its own title (the quantity drawn and the test); with a
+    Bayesian second pass a pointer to the posterior probabilities that decided instead."""
+    titles = {stem: diagram.title for stem, diagram in cd_diagrams(ranking).items()}
+    out = "".join(figs.html(stem, title) for stem, title in titles.items())
+    if "cd" not in titles:
+        out = ('<p>The Bayesian second pass decides by posterior probabilities: they are drawn '
+               'in <a href="#fig-effects_second_pass">the figure of every pair</a> '
+               "(effects_second_pass.svg). By mean error alone, without costs:</p>" + out)
+    return out
 
 
 def _control_section(ranking):
@@ -378,7 +395,7 @@ def _control_section(ranking):
 
 
 def _dataset_section(result, stem, figs, settings, error_rank, back="#contents", exact=True,
-                     number=("p-value", True)):
+                     number=("p-value", True), pareto=""):
     """One data set; `error_rank`: ``{algorithm: rank of its mean error there}``; `exact`:
     whether costs are compared exactly (no cost tolerance); `number`: what the test's
     numbers are called, and whether they are p-values (:func:`~multitest._format.format_p`)."""
@@ -390,6 +407,7 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
         label = "Equal costs" if exact else "Tied costs (within the cost tolerance, see the notes)"
         parts.append(f'<p class="note">{label}: '
                      f"{_e('; '.join(' = '.join(g) for g in r.cost_ties))}.</p>")
+    parts.append(pareto)
     parts.append(figs.html(f"override_{stem}", f"Override graph of {r.name}"))
     parts.append(figs.html(f"trace_{stem}", f"Sort trace of {r.name}"))
     pairs = r.pair_columns()
@@ -503,24 +521,31 @@ def _page(title, body):
             + "\n".join(part for part in body if part) + "\n</body></html>\n")
 
 
-def _report_pages(ranking, graphs=None):
+def _report_pages(ranking, graphs=None, captions="inside"):
     """``(report.html text, page)``: ``page(k)`` is ``(stem, text)`` of the page of data
     set ``k``; ``page`` is None up to the inline limit (no pages)."""
-    figs = _Figures(ranking, graphs)
+    figs = _Figures(ranking, graphs, captions)
+    pictures = pareto_figures(ranking, captions)
     stems = dataset_stems(ranking)
     paged = _paged(ranking)
     final = _final_section(ranking, figs)
     body = [f"<h1>multitest report</h1><p>Cost-conscious ordering of "
             f"{len(ranking.algorithms)} algorithms over {len(ranking.datasets)} data set(s) "
             "(MultiTest / Multi²Test).</p>",
-            _index(ranking, stems), final, _second_pass_section(ranking, figs),
+            _index(ranking, stems), final, pareto_figure_html("pareto", pictures["pareto"], captions),
+            _second_pass_section(ranking, figs),
             _nemenyi_section(ranking, figs), _friedman_section(ranking),
             _control_section(ranking),
-            bayes_section_html(ranking),
+            bayes_section_html(ranking, captions),
             '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
             "graph, sort trace, pairwise tests and order"
             + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
     page = None
+
+    def dataset_pareto(stem):
+        key = f"pareto_{stem}"
+        return pareto_figure_html(key, pictures[key], captions) if key in pictures else ""
+
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     exact = ranking.tolerance.exact
     number = _heading(ranking.pairwise_test)
@@ -531,23 +556,23 @@ def _report_pages(ranking, graphs=None):
             r = ranking.datasets[k]
             section = _dataset_section(r, stems[k], figs, ranking.settings, error_ranks[k],
                                        back="../report.html#datasets", exact=exact,
-                                       number=number)
+                                       number=number, pareto=dataset_pareto(stems[k]))
             return stems[k], _page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
         body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact,
-                                  number=number)
+                                  number=number, pareto=dataset_pareto(stem))
                  for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
     return _page("multitest report", body), page
 
 
-def report_html(ranking):
+def report_html(ranking, captions="inside"):
     """The report as one HTML string (see :func:`write_report`; without the data set pages)."""
-    return _report_pages(ranking)[0]
+    return _report_pages(ranking, captions=captions)[0]
 
 
-def write_report(ranking, path, *, graphs=None):
+def write_report(ranking, path, *, graphs=None, captions="inside"):
     """Write the self-contained HTML report of ``ranking`` to ``path`` atomically.
 
     The file is written next to ``path`` under a temporary name and moved
@@ -565,7 +590,9 @@ def write_report(ranking, path, *, graphs=None):
     path : str or os.PathLike
         Usually ``<out>/report.html``.
     graphs : dict, optional
-        Every figure, ``figures(ranking)``, when built already.
+        Every figure, ``figures(ranking, captions=captions)``, when built already.
+    captions : {'inside', 'none'}
+        ``'none'``: the figures' titles and captions written beside them, not in them.
 
     Returns
     -------
@@ -573,7 +600,7 @@ def write_report(ranking, path, *, graphs=None):
         The path written.
     """
     path = os.fspath(path)
-    text, page = _report_pages(ranking, graphs)
+    text, page = _report_pages(ranking, graphs, captions)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     if page is not None:

@@ -8,11 +8,14 @@ program is installed, their images (:mod:`multitest.figures._graphviz`).
 
 from __future__ import annotations
 
+import html
 import os
 import re
 from collections import OrderedDict
 
-from ._cd import render_cd_diagram
+import graphviz
+
+from ._cd_diagrams import cd_diagrams, cd_source
 from ._dot import ROW_LIMIT, choose_drawing, error_unit, reduced_edge_count
 from ._graphviz import check_formats, draw_sources
 from ._significance import render_significance_matrix
@@ -25,7 +28,7 @@ from ._stage_graphs import (
 )
 
 __all__ = ["figures", "dataset_stems", "safe_filename", "write_figures", "override_drawing",
-           "FIGURE_PAIRS_LIMIT"]
+           "FIGURE_PAIRS_LIMIT", "graph_captions", "write_svg_files"]
 
 #: Without an image format the CLI writes the per-data-set DOT sources only up
 #: to this many pairwise results (S x L(L-1)/2); the overall figures always.
@@ -38,27 +41,32 @@ def safe_filename(name):
     return (text or "dataset")[:80]
 
 
-def figures(ranking, per_dataset=True):
+def figures(ranking, per_dataset=True, captions="inside"):
     """Every figure of a ranking: ``{file stem: graphviz object}``, in report order.
 
-    Stems: ``final``, ``second_pass``, ``second_pass_trace``, ``cd``,
-    ``significance`` (with at least two data sets), then ``override_<dataset>`` and
+    Stems: ``final``, ``second_pass``, ``second_pass_trace``, ``cd`` (not with a
+    Bayesian second pass), ``cd_errors``, ``significance`` (with at least two
+    data sets), then ``override_<dataset>`` and
     ``trace_<dataset>`` for every data set (names made safe for file systems, made
     unique) unless ``per_dataset`` is false.  Every override graph of the run
     is drawn alike (:func:`~multitest.figures.choose_drawing` on the data set
     with the most edges in its transitive reduction).  Everything is built in this
     process (no forked process: on the shared 2-CPU machines of the benchmarks one
-    process was as quick).
+    process was as quick).  ``captions='none'``: the CD diagrams without their title
+    and caption (:func:`figure_captions` says them).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
     if ranking.second_pass is not None:
         out["second_pass"] = render_second_pass(ranking)
         out["second_pass_trace"] = render_second_pass_trace(ranking)
-        out["cd"] = render_cd_diagram(ranking)
+        for stem, diagram in cd_diagrams(ranking, captions).items():
+            out[stem] = graphviz.Source(cd_source(diagram) if captions == "inside" else
+                                        _caption_comments(cd_source(diagram),
+                                                          (diagram.title, *diagram.caption)))
         out["significance"] = render_significance_matrix(ranking)
     if not per_dataset:
-        return out
+        return _beside(out, captions)
     drawing = override_drawing(ranking)
     unit = error_unit(ranking.results)
 
@@ -71,6 +79,63 @@ def figures(ranking, per_dataset=True):
                                        map(graphs, ranking.datasets)):
         out[f"override_{stem}"] = override
         out[f"trace_{stem}"] = trace
+    return _beside(out, captions)
+
+
+# -- captions beside the figures (captions='none') ---------------------------------------
+
+_GRAPH_LABEL = "\tgraph [label=<"
+_CAPTION_COMMENT = "// caption: "
+_BR = re.compile(r"<BR[^>]*>")
+_TAG = re.compile(r"<[^>]*>")
+
+
+def _beside(graphs, captions):
+    """``graphs`` as they are, or (``captions='none'``) each graph's label (its legend)
+    taken out of the drawing and kept as ``// caption:`` comments of its DOT source
+    (:func:`graph_captions` reads them)."""
+    if captions == "inside":
+        return graphs
+    out = OrderedDict()
+    for stem, graph in graphs.items():
+        if isinstance(graph, graphviz.Source):   # its caption already out (the CD diagrams)
+            out[stem] = graph
+            continue
+        body = graph.body
+        labels = [line for line in body if line.startswith(_GRAPH_LABEL)]
+        if not labels:
+            out[stem] = graph
+            continue
+        stripped = graph.copy()
+        stripped.body = [line for line in body if not line.startswith(_GRAPH_LABEL)]
+        lines = [text for line in labels for text in _plain_lines(line)]
+        stripped.body[:0] = [f"\t{_CAPTION_COMMENT}{text}\n" for text in lines]
+        out[stem] = stripped
+    return out
+
+
+def _plain_lines(label_line):
+    """The visible text of an HTML-like graph label, one string per line."""
+    label = label_line[len(_GRAPH_LABEL):].rsplit(">]", 1)[0]
+    lines = (html.unescape(_TAG.sub("", part)).replace("\xa0", " ").strip()
+             for part in _BR.split(label))
+    return [line for line in lines if line]
+
+
+def _caption_comments(source, lines):
+    """``source`` (DOT) with ``lines`` as ``// caption:`` comments after its first line."""
+    head, rest = source.split("\n", 1)
+    return head + "\n" + "".join(f"{_CAPTION_COMMENT}{line}\n" for line in lines) + rest
+
+
+def graph_captions(graphs):
+    """``{stem: caption lines}`` of the graphs drawn with ``captions='none'``."""
+    out = {}
+    for stem, graph in graphs.items():
+        lines = [line.strip()[len(_CAPTION_COMMENT):] for line in graph.source.splitlines()
+                 if line.strip().startswith(_CAPTION_COMMENT)]
+        if lines:
+            out[stem] = lines
     return out
 
 
@@ -137,3 +202,36 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
         graphs = figures(ranking, per_dataset=per_dataset)
     sources = {stem: graph.source for stem, graph in graphs.items()}
     return draw_sources(out_dir, sources, formats, jobs, cache, dpi)
+
+
+# -- figures drawn as SVG directly -------------------------------------------------------
+
+def write_svg_files(directory, svgs, formats, jobs=None, dpi=None):
+    """Write SVG figures drawn directly (``{stem: SVG text}``) in every format.
+
+    The SVG as given; PNG and PDF from the pinned DOT source of the same picture
+    (``<stem>.dot``, :func:`~multitest.figures._svg_dot.svg_to_dot`) where Graphviz
+    ``dot`` is installed.
+
+    Returns
+    -------
+    list of str
+        The file names written.
+    """
+    from .._files import write_atomically
+    from ._graphviz import SvgCache
+    from ._svg_dot import svg_to_dot
+
+    formats = check_formats(formats)
+    names = []
+    if "svg" in formats:
+        for stem, svg in svgs.items():
+            write_atomically(os.path.join(directory, f"{stem}.svg"), svg)
+            names.append(f"{stem}.svg")
+    others = [f for f in formats if f != "svg"]
+    if others and svgs:
+        draw_sources(directory, {stem: svg_to_dot(svg, stem) for stem, svg in svgs.items()},
+                     others, jobs, SvgCache(0), dpi)
+        names += [f"{stem}.{f}" for stem in svgs for f in others
+                  if os.path.exists(os.path.join(directory, f"{stem}.{f}"))]
+    return names

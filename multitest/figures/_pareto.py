@@ -1,0 +1,542 @@
+"""The error–cost picture: every algorithm at (cost, error), the Pareto front, the overrides.
+
+:func:`pareto_layout` places one point per algorithm at (average cost, average
+error rank) over data sets, or (cost, mean error) on one data set; the x axis
+is logarithmic when the costs span more than two decades.  The front (no other
+algorithm is both cheaper and better, ties allowed) is drawn as a staircase
+and its points filled; the overrides (the second pass over data sets, the
+pairwise tests on one data set) as arrows from the cheaper algorithm to the
+costlier one that beat it.  Each point is labelled with its name and final
+position, placed by a deterministic search (:func:`_place_labels`) so that no
+label overlaps a point or another label, with a leader line when it stands
+away from its point.  :func:`pareto_svg` draws a layout as SVG (every element
+with a ``class`` and data attributes, to read it back).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._format import escape_html as _e
+from ._cd import _text_width
+
+__all__ = ["ParetoLayout", "pareto_layout", "pareto_svg", "pareto_front", "pareto_figures",
+           "pareto_caption", "pareto_figure_html"]
+
+_FONT = 11.0
+_TITLE_FONT = 13.0
+_SMALL = 10.0
+_RADIUS = 4.0
+#: Empty border; room left of the plot (y tick labels, axis title), under it, above it.
+_MARGIN = 10.0
+_LEFT = 62.0
+_BOTTOM = 46.0
+_TOP_TITLE = 30.0
+#: Room above the plot for the y axis title (written horizontally).
+_Y_TITLE_ROOM = 16.0
+#: Plot sizes (points): small runs, and above 20 algorithms.
+_PLOT_SMALL = (600.0, 380.0)
+_PLOT_LARGE = (900.0, 600.0)
+#: A label's box: padding around the text; labels keep this far from everything.
+_PAD = 2.0
+_LABEL_HEIGHT = _FONT * 1.25
+#: Candidate label positions: these distances from the point (points), 16 directions each.
+_RADII = (8.0, 16.0, 26.0, 40.0, 60.0, 85.0, 115.0, 150.0)
+_DIRECTIONS = 16
+#: Lines are kept clear of labels as points this far apart.
+_LINE_STEP = 3.0
+#: A label farther than this from its point gets a leader line.
+_LEADER_ABOVE = 12.0
+#: Labels no candidate fits go into a column right of the plot, this far from it.
+_COLUMN_GAP = 24.0
+#: The x axis is logarithmic when the largest cost is over this many times the smallest.
+LOG_SPAN = 100.0
+_FRONT_COLOUR = "#1b7837"
+_ARROW_COLOUR = "#2166ac"
+_POINT_COLOUR = "#4d4d4d"
+
+
+def pareto_front(costs, errors):
+    """Which points are on the Pareto front (lower cost and lower error are better).
+
+    A point is on the front unless another one is at most as costly and at most
+    as erroneous, and strictly better in one of the two.
+
+    Parameters
+    ----------
+    costs, errors : array_like, shape (L,)
+
+    Returns
+    -------
+    ndarray of bool
+
+    Examples
+    --------
+    >>> pareto_front([1, 2, 3, 4], [0.5, 0.3, 0.4, 0.1]).tolist()
+    [True, True, False, True]
+    """
+    c = np.asarray(costs, dtype=float)
+    e = np.asarray(errors, dtype=float)
+    no_worse = (c[:, None] <= c[None, :]) & (e[:, None] <= e[None, :])
+    better = (c[:, None] < c[None, :]) | (e[:, None] < e[None, :])
+    return ~(no_worse & better).any(axis=0)
+
+
+@dataclass(frozen=True)
+class ParetoPoint:
+    """One algorithm on the picture (points, y downwards)."""
+
+    name: str
+    cost: float
+    error: float
+    position: int
+    front: bool
+    x: float
+    y: float
+    label: str
+    box: tuple          # (x0, y0, x1, y1) of the label
+    leader: tuple | None  # (x0, y0, x1, y1) or None
+
+
+@dataclass(frozen=True)
+class ParetoLayout:
+    """Coordinates of the error–cost picture, in points, y downwards."""
+
+    width: float
+    height: float
+    plot: tuple         # (x0, y0, x1, y1)
+    log: bool
+    cost_range: tuple   # (low, high) of the x axis, in costs
+    error_range: tuple  # (low, high) of the y axis, in errors
+    x_ticks: tuple      # ((text, x), ...)
+    y_ticks: tuple      # ((text, y), ...)
+    points: tuple       # ParetoPoint, in final order
+    front: tuple        # ((x0, y0, x1, y1), ...): the staircase
+    arrows: tuple       # ((cheaper, costlier, x0, y0, x1, y1), ...)
+    x_title: str
+    y_title: str
+    title: str
+    caption: tuple
+
+
+def pareto_layout(names, costs, errors, positions, overrides=(), *, title="", x_title="cost",
+                  y_title="error", caption=()):
+    """Place the error–cost picture.
+
+    Parameters
+    ----------
+    names : sequence of str
+    costs, errors : sequence of float
+    positions : sequence of int
+        Final position of each algorithm (1 = best).
+    overrides : sequence of (str, str)
+        ``(cheaper, costlier)``: the costlier beat the cheaper (an arrow).
+    title, x_title, y_title : str
+    caption : sequence of str
+        Lines drawn under the picture (none: captions beside it).
+
+    Returns
+    -------
+    ParetoLayout
+
+    Examples
+    --------
+    >>> layout = pareto_layout(["a", "b", "c"], [1, 10, 1000], [3, 1, 2], [3, 1, 2])
+    >>> layout.log, [(p.name, p.front) for p in layout.points]   # in final order
+    (True, [('b', True), ('c', False), ('a', True)])
+    """
+    names = [str(n) for n in names]
+    costs = np.asarray(costs, dtype=float)
+    errors = np.asarray(errors, dtype=float)
+    L = len(names)
+    plot_w, plot_h = _PLOT_LARGE if L > 20 else _PLOT_SMALL
+    top = _MARGIN + (_TOP_TITLE if title else 0.0) + _Y_TITLE_ROOM
+    x0, y0 = _MARGIN + _LEFT, top
+    x1, y1 = x0 + plot_w, y0 + plot_h
+    positive = costs[costs > 0]
+    log = bool(positive.size == L and costs.max() > LOG_SPAN * costs.min())
+    cost_range = _padded(np.log10(costs) if log else costs)
+    error_range = _padded(errors)
+
+    def x_of(cost):
+        value = math.log10(cost) if log else cost
+        return x0 + (value - cost_range[0]) / (cost_range[1] - cost_range[0]) * plot_w
+
+    def y_of(error):
+        return y1 - (error - error_range[0]) / (error_range[1] - error_range[0]) * plot_h
+
+    xs = np.array([x_of(c) for c in costs])
+    ys = np.array([y_of(e) for e in errors])
+    front = pareto_front(costs, errors)
+    on_front = sorted(np.flatnonzero(front), key=lambda i: (xs[i], ys[i]))
+    stairs = []
+    for i, j in zip(on_front, on_front[1:]):
+        stairs += [(xs[i], ys[i], xs[j], ys[i]), (xs[j], ys[i], xs[j], ys[j])]
+    index = {n: i for i, n in enumerate(names)}
+    arrows = tuple((a, b, float(xs[index[a]]), float(ys[index[a]]), float(xs[index[b]]),
+                    float(ys[index[b]])) for a, b in overrides)
+    order = sorted(range(L), key=lambda i: (positions[i], names[i]))
+    labels = [f"{names[i]} ({positions[i]})" for i in range(L)]
+    lines = stairs + [arrow[2:] for arrow in arrows]
+    boxes, leaders, (column_right, column_bottom) = _place_labels(labels, xs, ys, order, (x0, y0, x1, y1),
+                                                 lines)
+    points = tuple(ParetoPoint(name=names[i], cost=float(costs[i]), error=float(errors[i]),
+                               position=int(positions[i]), front=bool(front[i]),
+                               x=float(xs[i]), y=float(ys[i]), label=labels[i],
+                               box=boxes[i], leader=leaders[i]) for i in order)
+    width = max(x1, column_right) + _MARGIN
+    # (a label column longer than the plot pushes the axis title and caption down)
+    y_below = max(y1, column_bottom)
+    height = y_below + _BOTTOM + _MARGIN + len(caption) * _SMALL * 1.4
+    if caption:
+        width = max(width, _MARGIN * 2 + max(_text_width(c, _SMALL) for c in caption))
+    if title:
+        width = max(width, _MARGIN * 2 + _text_width(title, _TITLE_FONT))
+    return ParetoLayout(width=float(width), height=float(height), plot=(x0, y0, x1, y1),
+                        log=log, cost_range=cost_range, error_range=error_range,
+                        x_ticks=_x_ticks(cost_range, log, x_of),
+                        y_ticks=tuple((_tick_text(v), y_of(v)) for v in
+                                      _nice_ticks(*error_range)),
+                        points=points, front=tuple(tuple(map(float, s)) for s in stairs),
+                        arrows=arrows, x_title=x_title, y_title=y_title, title=title,
+                        caption=tuple(caption))
+
+
+def _padded(values):
+    """``(low, high)`` of ``values`` with 6 % room either side (one unit when all equal)."""
+    low, high = float(np.min(values)), float(np.max(values))
+    pad = 0.06 * (high - low) if high > low else max(abs(low) * 0.1, 0.5)
+    return low - pad, high + pad
+
+
+def _nice_ticks(low, high, count=6):
+    step = 10 ** math.floor(math.log10((high - low) / count))
+    for factor in (1, 2, 2.5, 5, 10):
+        if (high - low) / (step * factor) <= count:
+            step *= factor
+            break
+    return [round(k * step, 12) for k in range(math.ceil(low / step), math.floor(high / step)
+                                               + 1)]
+
+
+def _tick_text(value):
+    return f"{value:g}"
+
+
+def _x_ticks(cost_range, log, x_of):
+    if not log:
+        return tuple((_tick_text(v), x_of(v)) for v in _nice_ticks(*cost_range))
+    return tuple((_tick_text(10.0 ** k), x_of(10.0 ** k)) for k in
+                 range(math.ceil(cost_range[0]), math.floor(cost_range[1]) + 1))
+
+
+def _place_labels(labels, xs, ys, order, plot, lines=()):
+    """``(boxes, leaders, (right, bottom) of the label column)``: a box per label (index of
+    ``labels``), and a leader line or None.
+
+    Labels are placed one at a time in ``order``: at the first candidate (nearest
+    first, :data:`_RADII` x :data:`_DIRECTIONS`) inside the plot that intersects no
+    point (every point, as its circle's box), no label placed and no line of
+    ``lines`` (``(x0, y0, x1, y1)``: the front and the arrows, as points every
+    :data:`_LINE_STEP`); a label none fits goes into a column right of the plot,
+    rows from the top.  Deterministic.
+    """
+    L = len(labels)
+    px0, py0, px1, py1 = plot
+    r = _RADIUS + _PAD
+    taken = np.empty((0, 4))
+    sx, sy = _line_points(lines)
+    markers = np.vstack([np.column_stack([xs - r, ys - r, xs + r, ys + r]),
+                         np.column_stack([sx - 1, sy - 1, sx + 1, sy + 1])])
+    widths = np.array([_text_width(t, _FONT) + 2 * _PAD for t in labels])
+    h = _LABEL_HEIGHT
+    angles = np.arange(_DIRECTIONS) * (2 * math.pi / _DIRECTIONS)
+    boxes, leaders = [None] * L, [None] * L
+    column_y, column_right = py0, px1
+    reach = _RADII[-1] + widths.max() + h
+    for i in order:
+        w = widths[i]
+        near = _near(markers, xs[i], ys[i], reach)
+        near_taken = _near(taken, xs[i], ys[i], reach)
+        box = None
+        for d in _RADII:        # nearest first; the first free candidate wins
+            # the label's edge nearest the point at distance d from it
+            cx, cy = xs[i] + np.cos(angles) * (d + w / 2), ys[i] - np.sin(angles) * (d + h / 2)
+            cand = np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+            free = ((cand[:, 0] >= px0) & (cand[:, 2] <= px1) & (cand[:, 1] >= py0)
+                    & (cand[:, 3] <= py1))
+            free &= ~_hits(cand, near) & ~_hits(cand, near_taken)
+            if free.any():
+                box = tuple(float(v) for v in cand[int(np.argmax(free))])
+                break
+        if box is None:
+            tx = px1 + _COLUMN_GAP
+            box = (tx, column_y, tx + w, column_y + h)
+            column_y += h + _PAD
+            column_right = max(column_right, tx + w)
+        boxes[i] = box
+        taken = np.vstack([taken, box])
+        leaders[i] = _leader(xs[i], ys[i], box)
+    return boxes, leaders, (column_right, column_y)
+
+
+def _near(boxes, x, y, reach):
+    """The rows of ``boxes`` (n, 4) that reach within ``reach`` of ``(x, y)`` (a square)."""
+    keep = ((boxes[:, 2] >= x - reach) & (boxes[:, 0] <= x + reach)
+            & (boxes[:, 3] >= y - reach) & (boxes[:, 1] <= y + reach))
+    return boxes[keep]
+
+
+def _line_points(lines):
+    """Points every :data:`_LINE_STEP` along each line (its ends included)."""
+    xs, ys = [np.empty(0)], [np.empty(0)]
+    for lx0, ly0, lx1, ly1 in lines:
+        n = max(2, int(math.hypot(lx1 - lx0, ly1 - ly0) / _LINE_STEP) + 1)
+        t = np.linspace(0.0, 1.0, n)
+        xs.append(lx0 + t * (lx1 - lx0))
+        ys.append(ly0 + t * (ly1 - ly0))
+    return np.concatenate(xs), np.concatenate(ys)
+
+
+def _hits(candidates, boxes):
+    """Which of ``candidates`` (n, 4) intersect any of ``boxes`` (m, 4)."""
+    if len(boxes) == 0:
+        return np.zeros(len(candidates), dtype=bool)
+    c, b = candidates[:, None, :], boxes[None, :, :]
+    return ((c[..., 0] < b[..., 2]) & (b[..., 0] < c[..., 2]) & (c[..., 1] < b[..., 3])
+            & (b[..., 1] < c[..., 3])).any(axis=1)
+
+
+def _leader(x, y, box):
+    """A line from the point's circle to the nearest point of ``box``, or None when near."""
+    bx = min(max(x, box[0]), box[2])
+    by = min(max(y, box[1]), box[3])
+    distance = math.hypot(bx - x, by - y)
+    if distance <= _LEADER_ABOVE:
+        return None
+    start = _RADIUS / distance
+    return (x + (bx - x) * start, y + (by - y) * start, bx, by)
+
+
+# -- drawing ---------------------------------------------------------------------------
+
+def pareto_svg(layout):
+    """SVG of a :class:`ParetoLayout`.
+
+    Points are ``<circle class="point">`` with ``data-name``, ``data-cost``,
+    ``data-error``, ``data-position`` and ``data-front``; labels
+    ``<rect class="label-box">`` (their box) and ``<text class="label">``; the
+    front ``<line class="front">``; arrows ``<line class="override">`` with
+    ``data-cheaper`` and ``data-costlier``; axis ticks ``<line class="x-tick">``
+    / ``"y-tick"`` with ``data-value``.
+
+    Parameters
+    ----------
+    layout : ParetoLayout
+
+    Returns
+    -------
+    str
+    """
+    x0, y0, x1, y1 = layout.plot
+    w, h = layout.width, layout.height
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
+           f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="Helvetica,Arial,sans-serif" '
+           f'font-size="{_FONT:g}">',
+           f'<rect width="{w:.0f}" height="{h:.0f}" fill="white"/>']
+    if layout.title:
+        out.append(f'<text class="title" x="{_MARGIN}" y="{_MARGIN + _TITLE_FONT:.1f}" '
+                   f'font-size="{_TITLE_FONT:g}" font-weight="bold">{_e(layout.title)}</text>')
+    out += _axes(layout)
+    for sx0, sy0, sx1, sy1 in layout.front:
+        out.append(f'<line class="front" x1="{sx0:.2f}" y1="{sy0:.2f}" x2="{sx1:.2f}" '
+                   f'y2="{sy1:.2f}" stroke="{_FRONT_COLOUR}" stroke-width="2"/>')
+    for a, b, ax, ay, bx, by in layout.arrows:
+        out += _arrow(a, b, ax, ay, bx, by)
+    for p in layout.points:
+        if p.leader is not None:
+            lx0, ly0, lx1, ly1 = p.leader
+            out.append(f'<line class="leader" x1="{lx0:.2f}" y1="{ly0:.2f}" x2="{lx1:.2f}" '
+                       f'y2="{ly1:.2f}" stroke="#999999" stroke-width="0.8"/>')
+    for p in layout.points:
+        fill = _FRONT_COLOUR if p.front else "white"
+        stroke = _FRONT_COLOUR if p.front else _POINT_COLOUR
+        out.append(f'<circle class="point" data-name="{_e(p.name)}" data-cost="{p.cost:.6g}" '
+                   f'data-error="{p.error:.6g}" data-position="{p.position}" '
+                   f'data-front="{str(p.front).lower()}" cx="{p.x:.2f}" cy="{p.y:.2f}" '
+                   f'r="{_RADIUS:g}" fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>')
+    for p in layout.points:
+        bx0, by0, bx1, by1 = p.box
+        out.append(f'<rect class="label-box" data-name="{_e(p.name)}" x="{bx0:.2f}" '
+                   f'y="{by0:.2f}" width="{bx1 - bx0:.2f}" height="{by1 - by0:.2f}" '
+                   'fill="white" fill-opacity="0.8"/>')
+        out.append(f'<text class="label" data-name="{_e(p.name)}" x="{bx0 + _PAD:.2f}" '
+                   f'y="{(by0 + by1) / 2 + 0.35 * _FONT:.2f}" fill="black">'
+                   f"{_e(p.label)}</text>")
+    n = len(layout.caption)
+    for k, line in enumerate(layout.caption):      # the last line a margin above the bottom
+        y = layout.height - _MARGIN - (n - 1 - k) * _SMALL * 1.4 - 2
+        out.append(f'<text class="caption" x="{_MARGIN}" y="{y:.1f}" font-size="{_SMALL:g}" '
+                   f'fill="#333333">{_e(line)}</text>')
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def _axes(layout):
+    x0, y0, x1, y1 = layout.plot
+    out = [f'<rect class="plot" x="{x0:.2f}" y="{y0:.2f}" width="{x1 - x0:.2f}" '
+           f'height="{y1 - y0:.2f}" fill="none" stroke="#333333"/>']
+    for text, x in layout.x_ticks:
+        out.append(f'<line class="x-tick" data-value="{text}" x1="{x:.2f}" y1="{y1:.2f}" '
+                   f'x2="{x:.2f}" y2="{y1 + 4:.2f}" stroke="#333333"/>'
+                   f'<text x="{x:.2f}" y="{y1 + 16:.2f}" text-anchor="middle" '
+                   f'font-size="{_SMALL:g}">{text}</text>')
+    for text, y in layout.y_ticks:
+        out.append(f'<line class="y-tick" data-value="{text}" x1="{x0 - 4:.2f}" y1="{y:.2f}" '
+                   f'x2="{x0:.2f}" y2="{y:.2f}" stroke="#333333"/>'
+                   f'<text x="{x0 - 6:.2f}" y="{y + 3.5:.2f}" text-anchor="end" '
+                   f'font-size="{_SMALL:g}">{text}</text>')
+    out.append(f'<text class="x-title" x="{(x0 + x1) / 2:.2f}" y="{y1 + 34:.2f}" '
+               f'text-anchor="middle">{_e(layout.x_title)}</text>')
+    # The y title stands horizontally above the axis (no rotation: every format draws it).
+    out.append(f'<text class="y-title" x="{x0 - 30:.2f}" y="{y0 - 6:.2f}">'
+               f"{_e(layout.y_title)}</text>")
+    return out
+
+
+def _arrow(a, b, ax, ay, bx, by):
+    """A line from ``a``'s point to ``b``'s, stopped at ``b``'s circle, with a chevron."""
+    length = math.hypot(bx - ax, by - ay)
+    if length <= 2 * _RADIUS + 2:
+        return []
+    ux, uy = (bx - ax) / length, (by - ay) / length
+    sx, sy = ax + ux * (_RADIUS + 1), ay + uy * (_RADIUS + 1)
+    tx, ty = bx - ux * (_RADIUS + 2), by - uy * (_RADIUS + 2)
+    data = f'data-cheaper="{_e(a)}" data-costlier="{_e(b)}"'
+    out = [f'<line class="override" {data} x1="{sx:.2f}" y1="{sy:.2f}" x2="{tx:.2f}" '
+           f'y2="{ty:.2f}" stroke="{_ARROW_COLOUR}" stroke-width="1.2"/>']
+    for turn in (0.45, -0.45):      # the two strokes of the head, 26 degrees off the line
+        c, s = math.cos(math.pi - turn), math.sin(math.pi - turn)
+        hx, hy = tx + 7 * (ux * c - uy * s), ty + 7 * (ux * s + uy * c)
+        out.append(f'<line class="arrow-head" x1="{tx:.2f}" y1="{ty:.2f}" x2="{hx:.2f}" '
+                   f'y2="{hy:.2f}" stroke="{_ARROW_COLOUR}" stroke-width="1.2"/>')
+    return out
+
+
+# -- the pictures of a ranking -----------------------------------------------------------
+
+def _cost_title(profile, average):
+    what = "average cost" if average else "cost"
+    if profile.order is not None:
+        return f"{what}: position in the given order (0 = cheapest)"
+    unit = profile.unit or "no unit given"
+    if profile.normalization != "none":
+        unit += f", normalized ({profile.normalization})"
+    return f"{what} ({unit})"
+
+
+def pareto_caption(ranking, dataset=None):
+    """The caption lines of the overall picture, or of the one of ``dataset``."""
+    from ..engine._explain import cost_unit_sentence
+
+    lines = ["filled on the staircase: the Pareto front (no other algorithm is both cheaper "
+             "and lower in error); (k): final position" if dataset is None else
+             "filled on the staircase: the Pareto front (no other algorithm is both cheaper "
+             "and lower in mean error); (k): position on this data set"]
+    if dataset is None and ranking.second_pass is not None:
+        what = f"the second-pass overrides ({ranking.second_pass.method_entry.caption})"
+        edges = ranking.second_pass.edges()
+    else:
+        result = ranking.datasets[0] if dataset is None else dataset
+        what, edges = "the overrides of the pairwise tests", result.edges()
+    lines.append(f"arrows: {what}, from the cheaper algorithm to the costlier one that beat it"
+                 if edges else f"no arrows: no overrides ({what}): the costlier algorithms "
+                 "are not found better than the cheaper ones")
+    lines.append(cost_unit_sentence(ranking.profile))
+    return lines
+
+
+def _overall(ranking):
+    """``(names, costs, errors, positions, overrides, title, x title, y title)``."""
+    sp = ranking.second_pass
+    if sp is None:
+        return None
+    names = list(sp.algorithms)
+    position = {a: k for k, a in enumerate(ranking.final_order, start=1)}
+    return (names, sp.average_costs, [ranking.average_error_ranks[a] for a in names],
+            [position[a] for a in names], sp.edges(),
+            f"Average error rank against average cost over {len(ranking.datasets)} data "
+            f"sets, with the overrides of the {sp.method_entry.caption}",
+            _cost_title(ranking.profile, True),
+            "average error rank (1 = lowest mean error)")
+
+
+def _of_dataset(ranking, result):
+    index = {a: i for i, a in enumerate(result.algorithms)}
+    names = list(result.order)
+    errors = result.mean_errors
+    return (names, [result.costs[index[a]] for a in names], [errors[a] for a in names],
+            list(range(1, len(names) + 1)), [(a, b) for a, b, *_ in result.edges()],
+            f"{result.name}: mean error against cost, with the pairwise overrides",
+            _cost_title(ranking.profile, False), "mean error")
+
+
+def pareto_figures(ranking, captions="inside", per_dataset=True):
+    """``{stem: (SVG text, title, caption lines)}``: ``pareto`` (over data sets; on a
+    single data set its mean errors) and, over several data sets, ``pareto_<data set>``
+    for every data set when there are at most
+    :data:`~multitest.figures._bayes.DATASET_FIGURES_LIMIT` (50) of them, as the
+    effect-size figures.
+
+    Parameters
+    ----------
+    ranking : multitest.engine.Ranking
+    captions : {'inside', 'none'}
+        ``'none'``: no title or caption in the drawing.
+    per_dataset : bool
+
+    Returns
+    -------
+    dict
+    """
+    from ._bayes import DATASET_FIGURES_LIMIT
+    from ._write import dataset_stems
+
+    out = {}
+    overall = _overall(ranking)
+    if overall is not None:
+        out["pareto"] = _figure(*overall, pareto_caption(ranking), captions)
+    if overall is None:     # a single data set: its picture is the one of the run
+        result = ranking.datasets[0]
+        out["pareto"] = _figure(*_of_dataset(ranking, result), pareto_caption(ranking, result),
+                                captions)
+    elif per_dataset and len(ranking.datasets) <= DATASET_FIGURES_LIMIT:
+        for result, stem in zip(ranking.datasets, dataset_stems(ranking)):
+            out[f"pareto_{stem}"] = _figure(*_of_dataset(ranking, result),
+                                            pareto_caption(ranking, result), captions)
+    return out
+
+
+def _figure(names, costs, errors, positions, overrides, title, x_title, y_title, caption,
+            captions):
+    inside = captions == "inside"
+    layout = pareto_layout(names, costs, errors, positions, overrides,
+                           title=title if inside else "", x_title=x_title, y_title=y_title,
+                           caption=caption if inside else ())
+    return pareto_svg(layout), title, tuple(caption)
+
+
+
+def pareto_figure_html(stem, figure, captions="inside"):
+    """A figure of :func:`pareto_figures` inlined in the report, with its caption (the
+    title and caption beside the drawing too with ``captions='none'``)."""
+    from ._bayes import caption_html
+    from ._graphviz import inline_svg
+
+    svg, title, caption = figure
+    beside = caption_html([title, *caption]) if captions == "none" else ""
+    return (f'<figure id="fig-{_e(stem)}">{inline_svg(svg)}<figcaption>Error against cost '
+            f"({_e(stem)}.svg){beside}</figcaption></figure>")
