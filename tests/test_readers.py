@@ -40,12 +40,12 @@ def test_mixed_auc_and_logloss_become_errors_per_data_set():
                    [0.9, 0.8, 0.7, 0.6, 0.3, 0.2, 0.5, 0.4, -0.3, -0.2, -0.5, -0.4,
                     0.5, 0.6, 0.2, 0.1])
     results = load_results(frame)
-    # 1 - auc; logloss as is; -neg_log_loss; -r2 (unbounded)
+    # 1 - auc; logloss as is; -neg_log_loss; 1 - r2 (at most 1, its best)
     expected = [[[0.1, 0.2], [0.3, 0.4]], [[0.3, 0.2], [0.5, 0.4]],
-                [[0.3, 0.2], [0.5, 0.4]], [[-0.5, -0.6], [-0.2, -0.1]]]
+                [[0.3, 0.2], [0.5, 0.4]], [[0.5, 0.4], [0.8, 0.9]]]
     np.testing.assert_allclose(results.errors, expected)
     assert "auc: higher is better, error = 1 - auc" in results.notes[0]
-    assert "r2: higher is better, error = -r2" in results.notes[0]
+    assert "r2: higher is better, error = 1 - r2" in results.notes[0]
     ranking = rank(results, ["a", "b"], test="kfold-t")
     assert ranking.notes[0] == results.notes[0]   # stated in every output
 
@@ -293,8 +293,10 @@ def test_reader_errors():
     assert list(from_cv_results([two, two], metric="f1")["dataset"].unique()) == [
         "dataset 1", "dataset 2"]
     one = {"nb": {"test_score": [0.9]}, "svm": {"test_score": [0.8]}}
-    assert set(from_cross_validate(one)["metric"]) == {"score"}   # higher is better
-    assert load_results(from_cross_validate(one)).errors.ravel().tolist() == [-0.9, -0.8]
+    with pytest.raises(MultitestError, match="unnamed scores .*metric='accuracy'"):
+        from_cross_validate(one)   # never -score: the metric is named
+    errors = load_results(from_cross_validate(one, metric="accuracy")).errors.ravel()
+    np.testing.assert_allclose(errors, [0.1, 0.2])
     with pytest.raises(MultitestError, match="at least 2 algorithms"):
         from_cross_validate({"nb": {"test_score": [1.0]}})
 

@@ -3,9 +3,9 @@
 Results may mix metrics (AUC on the binary data sets, log-loss on the multiclass
 ones): each row's value is turned into an error (lower is better) by the direction
 of its metric.  A score whose higher values are better becomes ``1 - score`` when it
-is bounded by 1 (AUC, accuracy, F1..., ``100 - score`` when given in percent) and
-``-score`` otherwise (R², the ``neg_*`` scorers of scikit-learn); a loss stays as
-it is.  Tests and ranks stay within a data set, so data sets with different
+is bounded by 1 (AUC, accuracy, F1..., ``100 - score`` when given in percent; R²,
+at most 1) and ``-score`` otherwise (the ``neg_*`` scorers of scikit-learn); a loss
+stays as it is.  Tests and ranks stay within a data set, so data sets with different
 metrics are fine; a data set mixing two metrics is refused.
 
 Examples
@@ -39,16 +39,20 @@ class MetricDirection:
     bounded : bool
         A score at most 1 (or 100 in percent): the error is ``1 - score``;
         otherwise ``-score``.  Only meaningful when ``higher_is_better``.
+    at_most_one : bool
+        A score at most 1 with no lower bound (R²: 1 is perfect, below 0 worse
+        than the mean): the error is ``1 - score``, never negative.
     """
 
     higher_is_better: bool
     bounded: bool = False
+    at_most_one: bool = False
 
     def rule(self, name, percent=False):
         """The sentence stating the conversion of metric `name`."""
         if not self.higher_is_better:
             return f"{name}: lower is better, as is"
-        if self.bounded:
+        if self.bounded or self.at_most_one:
             return f"{name}: higher is better, error = {100 if percent else 1} - {name}"
         return f"{name}: higher is better, error = -{name}"
 
@@ -56,6 +60,7 @@ class MetricDirection:
 _SCORE = MetricDirection(higher_is_better=True, bounded=True)
 _LOSS = MetricDirection(higher_is_better=False)
 _UNBOUNDED = MetricDirection(higher_is_better=True)
+_AT_MOST_ONE = MetricDirection(higher_is_better=True, at_most_one=True)
 
 #: Well-known metric names and their directions (scikit-learn scorer names and the
 #: AutoML benchmark's names among them); lower case, ``-`` read as ``_``.
@@ -65,8 +70,8 @@ METRIC_DIRECTIONS = {
                      "f1", "f1_macro", "f1_micro", "f1_weighted", "f1_samples", "precision",
                      "recall", "average_precision", "pr_auc", "top_k_accuracy"), _SCORE),
     # "score": an unnamed scikit-learn score (the estimator's score method).
-    **dict.fromkeys(("r2", "explained_variance", "matthews_corrcoef", "d2_absolute_error_score",
-                     "score"), _UNBOUNDED),
+    **dict.fromkeys(("matthews_corrcoef", "score"), _UNBOUNDED),
+    **dict.fromkeys(("r2", "explained_variance", "d2_absolute_error_score"), _AT_MOST_ONE),
     **dict.fromkeys(("logloss", "log_loss", "rmse", "mse", "mae", "rmsle", "error", "err",
                      "error_rate", "loss", "brier", "brier_score"), _LOSS),
 }
@@ -191,6 +196,12 @@ def _convert(values, direction, name, rows, source, row_offset):
     """``(errors, in percent)`` of the values of one metric."""
     if not direction.higher_is_better:
         return values, False
+    if direction.at_most_one:
+        above = np.flatnonzero(values > 1)
+        if len(above):
+            raise InputError(f"{name} {values[above[0]]:g} is above 1, its best",
+                             source=source, row=int(rows[above[0]]) + row_offset)
+        return 1 - values, False
     if not direction.bounded:
         return -values, False
     with np.errstate(invalid="ignore"):
