@@ -59,31 +59,37 @@ def _sklearn(module):
 
 
 def _k_folds(cv, n_splits):
-    return FoldDesign(replications=1, folds=cv.get_n_splits()), "folds"
+    k = cv.get_n_splits()
+    return FoldDesign(replications=1, folds=k), f"one replication of {k} folds"
 
 
 def _leave_one_out(cv, n_splits):
-    return FoldDesign(replications=1, folds=n_splits), "folds (one sample each)"
+    return (FoldDesign(replications=1, folds=n_splits),
+            f"one replication of {n_splits} folds of one sample")
 
 
 def _repeated(cv, n_splits):
-    return (FoldDesign(replications=cv.n_repeats, folds=cv.get_n_splits() // cv.n_repeats),
-            "repeats x folds: split i is repeat i // folds + 1, fold i % folds + 1")
+    r, k = cv.n_repeats, cv.get_n_splits() // cv.n_repeats
+    return (FoldDesign(replications=r, folds=k),
+            f"{r} repeats of {k} folds, scikit-learn's split i being replication i // {k} + 1, "
+            f"fold i % {k} + 1")
 
 
 def _shuffled(cv, n_splits):
     ratio = _shuffle_ratio(cv.test_size, cv.train_size)
-    said = ("random test sets (1 fold per replication), test/train ratio "
-            f"{Fraction(ratio).limit_denominator(1000)} of the sizes" if ratio is not None else
-            "random test sets (1 fold per replication); their test/train ratio needs the "
+    n = cv.get_n_splits()
+    said = (f"{n} random test sets, one fold per replication, test/train ratio "
+            f"{Fraction(ratio).limit_denominator(1000)} from the sizes (before rounding to whole "
+            "samples)" if ratio is not None else
+            f"{n} random test sets, one fold per replication; their test/train ratio needs the "
             "number of samples: give rank(test_train_ratio=n_test/n_train) to corrected-t")
     return FoldDesign(replications=cv.get_n_splits(), folds=1, test_train_ratio=ratio), said
 
 
 def _group_shuffled(cv, n_splits):
     return (FoldDesign(replications=cv.get_n_splits(), folds=1),
-            "random test sets of groups (1 fold per replication); their test/train ratio "
-            "is one of groups, not samples: give rank(test_train_ratio=n_test/n_train) to "
+            f"{cv.get_n_splits()} random test sets of groups, one fold per replication; their "
+            "sizes count groups, not samples: give rank(test_train_ratio=n_test/n_train) to "
             "corrected-t")
 
 
