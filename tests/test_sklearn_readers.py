@@ -211,3 +211,9 @@ def test_a_splitter_at_odds_with_the_results_is_refused():
     pd.testing.assert_frame_equal(   # the same design: read as one table
         from_cv_results({"a": _search(3), "b": _search(KFold(3))})[["replication", "fold"]],
         pd.DataFrame({"replication": [1] * 18, "fold": [1, 2, 3] * 6}))
+
+
+def test_the_ratio_survives_to_frame_and_back():
+    results = load_results(from_cv_results(_search(ShuffleSplit(4, test_size=0.2,
+                                                                random_state=0)), "iris"))
+    assert load_results(results.to_frame()).design == results.design == FoldDesign(4, 1, 0.25)

@@ -23,7 +23,7 @@ from ._automl import AUTOML_COLUMNS, automl_frame, is_automl_file, layout_algori
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
                      _first_bad, _key_columns, _numeric, _refuse, _strip_names)
-from ._design import frame_design
+from ._design import frame_attrs, frame_design
 from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
@@ -139,6 +139,8 @@ class Results:
             "fold": np.tile(np.arange(F) % k + 1, S * L),
             "error": self.errors.ravel(),
         })
+        if self.test_train_ratio is not None:   # read back by load_results
+            frame.attrs = frame_attrs(self.test_train_ratio, ())
         return frame if self.has_folds else frame.drop(columns=["replication", "fold"])
 
 

@@ -1,16 +1,20 @@
 """Long tables from scikit-learn's own results: ``cv_results_`` and ``cross_validate``.
 
-Both readers take the objects or dicts scikit-learn gives (scikit-learn itself is
-never imported) and return a long :class:`pandas.DataFrame` of multitest's layout:
-``dataset, algorithm, fold, score, metric`` and the costs ``fit_time`` and
-``score_time`` (with ``fit_time_std`` and ``score_time_std`` from a search), so that
+Both readers take the objects or dicts scikit-learn gives and return a long
+:class:`pandas.DataFrame` of multitest's layout: ``dataset, algorithm, replication,
+fold, score, metric`` and the costs ``fit_time`` and ``score_time`` (with
+``fit_time_std`` and ``score_time_std`` from a search), so that
 
 >>> ranking = rank(from_cv_results(search), "column:fit_time")   # doctest: +SKIP
 
 ranks the candidates of a search by error and fitting time, the times within their
-noise (``std_fit_time``) being ties.  A scikit-learn score is higher-is-better:
-the ``metric`` column names it (the ``scoring`` of the search, ``accuracy``...),
-and :func:`multitest.inputs.metric_errors` turns it into an error.
+noise (``std_fit_time``) being ties.  The replications and folds are those of the
+splitter (``search.cv``, ``cv=``: :func:`multitest.inputs._sklearn_cv.split_design`),
+its test/train ratio and the notes on the design in the table's ``attrs``.  The
+``metric`` column names the score (the search's ``scoring``; with none, the
+estimator's: accuracy or R²), which :func:`multitest.inputs.metric_errors` turns into
+an error.  A value scikit-learn does not write is an :class:`~multitest.InputError`
+naming the key and the candidate.
 """
 
 from __future__ import annotations

@@ -54,8 +54,13 @@ class SplitDesign:
 
 
 def _sklearn(module):
-    """A scikit-learn module (installed: the user's object comes from it)."""
-    return importlib.import_module(module)
+    """A scikit-learn module, installed when the user's object comes from it (not a
+    module-level import: the inputs do not depend on scikit-learn)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise MultitestError(f"reading a splitter or an estimator needs scikit-learn "
+                             f"({module} not importable): pip install scikit-learn") from None
 
 
 def _k_folds(cv, n_splits):
