@@ -93,10 +93,21 @@ def test_the_default_test_ranks_a_5x2_search_with_alpaydins_f():
         assert pair["pvalue"] == pytest.approx(stats.f.sf(f, 10, 5), rel=1e-9)
 
 
-def test_a_shufflesplit_ratio_reaches_the_corrected_t_test():
-    ranking = rank(from_cv_results(_search(ShuffleSplit(4, test_size=0.2, random_state=0)),
-                                   "iris"), "column:fit_time", test="corrected-t")
+def test_a_shufflesplit_ratio_reaches_the_corrected_t_test(tmp_path):
+    from multitest.outputs import read_pairwise, write_pairwise_file
+
+    search = _search(ShuffleSplit(4, test_size=0.2, random_state=0))
+    ranking = rank(from_cv_results(search, "iris"), "column:fit_time", test="corrected-t")
     assert ranking.results.design == FoldDesign(4, 1, 0.25)
+    pairs = ranking.dataset("iris").pairs()
+    errors = dict(zip(ranking.results.algorithms, ranking.results.errors[0]))
+    for pair in pairs:   # Nadeau and Bengio (2003) with the ratio 0.2 / 0.8, by hand
+        d = errors[pair["a"]] - errors[pair["b"]]
+        t = d.mean() / np.sqrt((1 / 4 + 0.25) * d.var(ddof=1))
+        assert pair["pvalue"] == pytest.approx(2 * stats.t.sf(abs(t), 3), rel=1e-9)
+    write_pairwise_file(ranking, tmp_path / "pairwise.npz")   # its file reruns the tests
+    np.testing.assert_allclose(read_pairwise(tmp_path / "pairwise.npz")["pvalue"],
+                               [pair["pvalue"] for pair in pairs])
 
 
 def test_the_default_score_is_accuracy_or_r2_as_an_error():
@@ -159,7 +170,7 @@ def _cv_results(**changes):
 
 BAD_SEARCHES = [
     (_cv_results(split0_test_score=[0.8, 0.85]),
-     r"cv_results_\['split0_test_score'\] has 2 values for 3 candidates: none for candidate "
+     r"cv_results_\['split0_test_score'\] has 2 value\(s\) for 3 candidates: none for candidate "
      r"'C=100'"),
     (_cv_results(params="C=1"), r"cv_results_\['params'\] must be a list .* got a str"),
     (_cv_results(params=[{"C": 1}, "C=10", {"C": 100}]),
@@ -173,7 +184,7 @@ BAD_SEARCHES = [
     (_cv_results(split1_test_score=None),
      r"cv_results_ has split2_test_score but no split1_test_score"),
     (_cv_results(mean_fit_time=[0.1, 0.2]),
-     r"cv_results_\['mean_fit_time'\] has 2 values for 3 candidates"),
+     r"cv_results_\['mean_fit_time'\] has 2 value\(s\) for 3 candidates"),
 ]
 
 
@@ -191,7 +202,7 @@ BAD_STUDIES = [
     ({"nb": {"test_score": [0.9, 0.8]}, "svm": {"test_score": [0.8, 0.7, 0.6]}},
      r"the results of 'nb' have 2 folds, those of 'svm' 3"),
     ({"nb": {"test_score": [0.9, 0.8], "fit_time": [0.1]}, "svm": {"test_score": [0.8, 0.7]}},
-     r"the results of 'nb'\['fit_time'\] has 1 values for 2 folds"),
+     r"the results of 'nb'\['fit_time'\] has 1 value\(s\) for 2 folds"),
 ]
 
 

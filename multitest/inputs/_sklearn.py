@@ -9,7 +9,7 @@ fold, score, metric`` and the costs ``fit_time`` and ``score_time`` (with
 
 ranks the candidates of a search by error and fitting time, the times within their
 noise (``std_fit_time``) being ties.  The replications and folds are those of the
-splitter (``search.cv``, ``cv=``: :func:`multitest.inputs._sklearn_cv.split_design`),
+splitter (``search.cv``, ``cv=``; ``_sklearn_cv.split_design``),
 its test/train ratio and the notes on the design in the table's ``attrs``.  The
 ``metric`` column names the score (the search's ``scoring``; with none, the
 estimator's: accuracy or R²), which :func:`multitest.inputs.metric_errors` turns into
@@ -62,7 +62,8 @@ def _numbers(values, key, names, where, unit):
     if len(items) != len(names):
         lacking = (f"none for {unit} {abbreviate(names[len(items)])!r}" if len(items) < len(names)
                    else f"{len(items) - len(names)} more than the {unit}s")
-        raise InputError(f"{shown} has {len(items)} values for {len(names)} {unit}s: {lacking}")
+        raise InputError(f"{shown} has {len(items)} value(s) for {len(names)} {unit}s: "
+                         f"{lacking}")
     if array.ndim == 1 and array.dtype.kind in "iuf":
         return array.astype(float)
     out = np.empty(len(items))

@@ -17,8 +17,9 @@ from ._design import FoldDesign
 
 __all__ = ["SplitDesign", "split_design", "default_score_name", "NOT_GIVEN"]
 
-#: The `cv` of results that came without their splitter (a ``cv_results_`` dict).
 class _NotGiven:
+    """The `cv` of results that came without their splitter (a ``cv_results_`` dict)."""
+
     def __repr__(self):
         return "NOT_GIVEN"
 
