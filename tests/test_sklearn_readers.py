@@ -228,3 +228,13 @@ def test_the_ratio_survives_to_frame_and_back():
     results = load_results(from_cv_results(_search(ShuffleSplit(4, test_size=0.2,
                                                                 random_state=0)), "iris"))
     assert load_results(results.to_frame()).design == results.design == FoldDesign(4, 1, 0.25)
+
+
+def test_r2_is_at_most_one():
+    from multitest.inputs import metric_errors
+
+    errors, notes = metric_errors(np.array([0.75, -0.5]), np.array(["r2", "r2"]))
+    np.testing.assert_allclose(errors, [0.25, 1.5])   # 1 - R²: never negative
+    assert notes == ("r2: higher is better, error = 1 - r2",)
+    with pytest.raises(InputError, match="row 2: r2 1.2 is above 1"):
+        metric_errors(np.array([0.5, 1.2]), np.array(["r2", "r2"]), row_offset=1)
