@@ -146,9 +146,13 @@ def test_a_dict_without_its_splitter_says_so_and_takes_one_replication():
     cv = _search(FIVE_BY_TWO).cv_results_
     results = load_results(from_cv_results(cv, "iris", metric="accuracy"))
     assert results.design == FoldDesign(1, 10)
-    assert any("splitter is not known" in note for note in results.notes)
+    assert any("splitter of the results is not known" in note for note in results.notes)
     results = load_results(from_cv_results(cv, "iris", metric="accuracy", cv=FIVE_BY_TWO))
     assert results.design == FoldDesign(5, 2)
+    study = {"nb": {"test_score": [0.9, 0.8, 0.7, 0.9]}, "svm": {"test_score": [0.8] * 4}}
+    results = load_results(from_cross_validate(study, metric="accuracy"))
+    assert results.design == FoldDesign(1, 4)
+    assert any("splitter of the results is not known" in note for note in results.notes)
 
 
 def test_failed_fits_stay_missing_results():

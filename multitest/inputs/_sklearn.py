@@ -78,8 +78,7 @@ def _numbers(values, key, names, where, unit):
 
 def _candidate_names(results, where):
     params = results["params"]
-    if isinstance(params, (str, bytes, Mapping)) or not isinstance(params, (list, tuple,
-                                                                             np.ndarray)):
+    if not isinstance(params, (list, tuple, np.ndarray)):
         raise InputError(f"{where}['params'] must be a list of one dict of parameters per "
                          f"candidate, got {_kind(params)}")
     for i, p in enumerate(params):
@@ -326,9 +325,7 @@ def _estimator(scores, where):
     if "estimator" not in scores:
         return None
     fitted = scores["estimator"]
-    if isinstance(fitted, (str, bytes, Mapping)) or not isinstance(fitted, (list, tuple,
-                                                                             np.ndarray)) \
-            or len(fitted) == 0:
+    if not isinstance(fitted, (list, tuple, np.ndarray)) or len(fitted) == 0:
         raise InputError(f"{where}['estimator'] must be the list of fitted estimators "
                          f"(return_estimator=True), got {_kind(fitted)}")
     return fitted[0]

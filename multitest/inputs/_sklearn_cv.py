@@ -149,7 +149,7 @@ def split_design(cv, n_splits, *, where, classifier=None):
     if cv is NOT_GIVEN:
         return SplitDesign(
             design=FoldDesign(replications=1, folds=n_splits),
-            note=f"{where}: the splitter is not known (give the search itself, or cv=): "
+            note=f"the splitter of the results is not known (no search.cv, no cv=): "
                  f"{n_splits} splits read as one replication of {n_splits} folds")
     if cv is None or (isinstance(cv, numbers.Integral) and not isinstance(cv, bool)):
         return _integer_design(DEFAULT_FOLDS if cv is None else int(cv), n_splits, where,
