@@ -15,7 +15,7 @@ from fractions import Fraction
 from .._errors import MultitestError, abbreviate
 from ._design import FoldDesign
 
-__all__ = ["SplitDesign", "split_design", "default_score_name", "NOT_GIVEN"]
+__all__: list = []   # used by the readers of _sklearn only
 
 class _NotGiven:
     """The `cv` of results that came without their splitter (a ``cv_results_`` dict)."""
