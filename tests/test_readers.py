@@ -226,9 +226,9 @@ def _readme_ranking(marker, capsys):
     return namespace
 
 
-def _ranked_by_hand(ranking, rows):
+def _ranked_by_hand(ranking, rows, test="kfold-t"):
     """`rows` ranked as ``rank`` ranks a long table; the same errors as `ranking`."""
-    expected = rank(pd.DataFrame(rows), "column:fit_time", test="kfold-t")
+    expected = rank(pd.DataFrame(rows), "column:fit_time", test=test)
     np.testing.assert_allclose(ranking.results.errors, expected.results.errors)
     return expected
 
@@ -237,12 +237,14 @@ def test_readme_grid_search_matches_the_long_table_built_by_hand(capsys):
     namespace = _readme_ranking("from_cv_results(", capsys)
     ranking, search = namespace["ranking"], namespace["search"]
 
-    cv = search.cv_results_
-    rows = [{"dataset": "iris", "algorithm": f"max_depth={p['max_depth']}", "fold": i + 1,
+    cv = search.cv_results_   # 5x2 cv: split i is replication i // 2 + 1, fold i % 2 + 1
+    rows = [{"dataset": "iris", "algorithm": f"max_depth={p['max_depth']}",
+             "replication": i // 2 + 1, "fold": i % 2 + 1,
              "error": 1 - cv[f"split{i}_test_score"][c], "fit_time": cv["mean_fit_time"][c],
              "fit_time_std": cv["std_fit_time"][c]}
             for c, p in enumerate(cv["params"]) for i in range(10)]
-    expected = _ranked_by_hand(ranking, rows)
+    assert ranking.settings.test == "combined-5x2cv-f" and ranking.results.design.is_5x2
+    expected = _ranked_by_hand(ranking, rows, test="combined-5x2cv-f")
     assert ranking.final_order == expected.final_order
     assert ranking.profile.noise == expected.profile.noise   # std_fit_time is the noise
     assert ranking.profile.noise["iris"]["max_depth=1"] == pytest.approx(cv["std_fit_time"][0])
@@ -295,8 +297,10 @@ def test_reader_errors():
     assert list(from_cv_results([two, two], metric="f1")["dataset"].unique()) == [
         "dataset 1", "dataset 2"]
     one = {"nb": {"test_score": [0.9]}, "svm": {"test_score": [0.8]}}
-    assert set(from_cross_validate(one)["metric"]) == {"score"}   # higher is better
-    assert load_results(from_cross_validate(one)).errors.ravel().tolist() == [-0.9, -0.8]
+    with pytest.raises(MultitestError, match="unnamed scores .*metric='accuracy'"):
+        from_cross_validate(one)   # never -score: the metric is named
+    errors = load_results(from_cross_validate(one, metric="accuracy")).errors.ravel()
+    np.testing.assert_allclose(errors, [0.1, 0.2])
     with pytest.raises(MultitestError, match="at least 2 algorithms"):
         from_cross_validate({"nb": {"test_score": [1.0]}})
 

@@ -110,3 +110,39 @@ def parse_test_train_ratio(value):
             np.isfinite(x) and x > 0 for x in numbers):
         raise MultitestError(message)
     return numbers[0] / numbers[1] if len(numbers) == 2 else numbers[0]
+
+
+#: The key of :attr:`pandas.DataFrame.attrs` where a reader of scikit-learn's results
+#: leaves what the columns of its long table cannot hold: the test/train ratio of its
+#: splits (``"test_train_ratio"``) and the notes on its design (``"notes"``).
+FRAME_ATTRS = "multitest"
+
+
+def frame_attrs(test_train_ratio, notes):
+    """The :data:`FRAME_ATTRS` entry of a long table: its splits' ratio, its notes."""
+    return {FRAME_ATTRS: {"test_train_ratio": test_train_ratio, "notes": tuple(notes)}}
+
+
+def frame_design(frame):
+    """``(test_train_ratio or None, notes)`` a long table carries in its attrs.
+
+    A table without the entry (any table not made by the scikit-learn readers, or
+    one whose entry :func:`pandas.concat` dropped: tables of different designs)
+    carries neither: the ratio is then that of k-fold cv, or rank's own.
+
+    Raises
+    ------
+    MultitestError
+        If the entry is not what :func:`frame_attrs` makes.
+    """
+    entry = frame.attrs.get(FRAME_ATTRS)
+    if entry is None:
+        return None, ()
+    try:
+        ratio, notes = entry["test_train_ratio"], tuple(entry["notes"])
+    except (TypeError, KeyError):
+        raise MultitestError(f"DataFrame.attrs[{FRAME_ATTRS!r}] must be a dict of "
+                             "'test_train_ratio' and 'notes'") from None
+    if not all(isinstance(note, str) for note in notes):
+        raise MultitestError(f"DataFrame.attrs[{FRAME_ATTRS!r}]['notes'] must be texts")
+    return (None if ratio is None else parse_test_train_ratio(ratio)), notes

@@ -9,6 +9,7 @@ array of errors.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import warnings
 from dataclasses import dataclass
@@ -22,6 +23,7 @@ from ._automl import automl_columns, automl_frame, is_automl_file, layout_algori
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
                      _key_columns, _numeric, _refuse, _strip_names)
+from ._design import frame_attrs, frame_design
 from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
@@ -72,6 +74,10 @@ class Results:
         The scale read of each metric that may be given in percent
         (``('accuracy', 100.0)``: in percent; 1.0: fractions), one per metric
         in an input (:func:`multitest.inputs.join_parts` checks the parts).
+    test_train_ratio : float or None
+        ``n_test / n_train`` of the splits when the input says it and it is not
+        ``1 / (k - 1)`` of k-fold cv (a scikit-learn ShuffleSplit, read by
+        :func:`multitest.inputs.from_cv_results`); None otherwise.
     """
 
     errors: np.ndarray
@@ -84,6 +90,7 @@ class Results:
     notes: tuple = ()
     n_missing: int = 0
     scales: tuple = ()
+    test_train_ratio: float | None = None
 
     @property
     def n_datasets(self):
@@ -98,7 +105,8 @@ class Results:
         """The :class:`multitest.stats.FoldDesign` of the folds."""
         from ._design import FoldDesign
 
-        return FoldDesign(replications=self.replications, folds=self.folds_per_replication)
+        return FoldDesign(replications=self.replications, folds=self.folds_per_replication,
+                          test_train_ratio=self.test_train_ratio)
 
     def subset(self, datasets=None, algorithms=None):
         """Keep only the named data sets and/or algorithms, in the order given.
@@ -123,7 +131,8 @@ class Results:
                        folds_per_replication=self.folds_per_replication,
                        has_folds=self.has_folds, source=self.source, notes=self.notes,
                        scales=self.scales,
-                       n_missing=int(np.isnan(errors).sum()) if self.n_missing else 0)
+                       n_missing=int(np.isnan(errors).sum()) if self.n_missing else 0,
+                       test_train_ratio=self.test_train_ratio)
 
     def to_frame(self):
         """Long-format :class:`pandas.DataFrame` of the errors."""
@@ -136,6 +145,8 @@ class Results:
             "fold": np.tile(np.arange(F) % k + 1, S * L),
             "error": self.errors.ravel(),
         })
+        if self.test_train_ratio is not None:   # read back by load_results
+            frame.attrs = frame_attrs(self.test_train_ratio, ())
         return frame if self.has_folds else frame.drop(columns=["replication", "fold"])
 
 
@@ -244,13 +255,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     kind = _ValueRule(kind=kind, higher_is_better=tuple(higher_is_better),
                       lower_is_better=tuple(lower_is_better))
     if isinstance(source, pd.DataFrame):
-        try:
-            return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind,
-                         fast=True, missing_ok=allow_missing)
-        except (_Fallback, ValueError, TypeError):   # MultitestError is a ValueError
-            pass
-        return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False,
-                     missing_ok=allow_missing)
+        return _with_frame_design(_load_frame(source, columns, kind, allow_missing), source)
     name = os.fspath(source)
     check_file_or_folder(name)
     if name.lower().endswith(PARQUET_SUFFIXES):
@@ -281,6 +286,24 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     except InputError:
         _raise_ragged(name)   # a row with a field missing: say so, not "missing value"
         raise
+
+
+def _load_frame(source, columns, kind, allow_missing):
+    try:
+        return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind,
+                     fast=True, missing_ok=allow_missing)
+    except (_Fallback, ValueError, TypeError):   # MultitestError is a ValueError
+        pass
+    return _load(source.reset_index(drop=True), "<DataFrame>", 0, columns, kind, fast=False,
+                 missing_ok=allow_missing)
+
+
+def _with_frame_design(results, frame):
+    """`results` with the test/train ratio and the notes `frame` carries (its attrs)."""
+    ratio, notes = frame_design(frame)
+    if ratio is None and not notes:
+        return results
+    return dataclasses.replace(results, test_train_ratio=ratio, notes=results.notes + notes)
 
 
 #: File name endings read as Parquet (needs the ``parquet`` extra: pyarrow).

@@ -74,8 +74,10 @@ def write_pairwise_arrays(path, results, table, settings):
             "correction": settings.correction, "alpha": settings.alpha,
             "replications": results.replications,
             "folds_per_replication": results.folds_per_replication}
-    if settings.test_train_ratio is not None:   # the corrected t test's design
-        meta["test_train_ratio"] = settings.test_train_ratio
+    ratio = (results.test_train_ratio if settings.test_train_ratio is None
+             else settings.test_train_ratio)
+    if ratio is not None:   # the corrected t test's design (rank's, else the input's)
+        meta["test_train_ratio"] = ratio
     columns = [
         ("format", lambda: np.array([PAIRWISE_FORMAT], dtype=np.int32)),
         ("settings", lambda: np.array([json.dumps(meta)])),
