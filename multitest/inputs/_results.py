@@ -542,11 +542,13 @@ def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
     dictionaries, as Parquet stores them); on anything unusual the rows go through the
     text path, whose message names the file and its row (counted from 1)."""
     pq = _parquet_module(source)
-    try:
-        schemas = [pq.read_schema(part).names for part in parts]
-    except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
-        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
-                         source=parts[0]) from None
+    schemas = []
+    for part in parts:
+        try:
+            schemas.append(pq.read_schema(part).names)
+        except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
+            raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
+                             source=part) from None
     raw = [_columns_named_once(schema, part) for part, schema in zip(parts, schemas)][0]
     present = schemas[0]
     names = [c for c in present if str(c).strip() in (columns["dataset"], columns["algorithm"])]
