@@ -282,3 +282,14 @@ def test_outdir_a_failed_writer_removes_the_parents_it_created_and_only_they(tmp
                 raise RuntimeError("the writer failed")
         assert not gone.exists() and stays.is_dir()
     assert (tmp_path / "kept" / "notes.txt").read_text() == "the user's"
+
+
+def test_outdir_a_name_too_long_leaves_none_of_the_folders_made_before_it(tmp_path):
+    # 20 names of 249 characters: the first 16 folders are made, the 17th is longer than
+    # PATH_MAX (4096; ENAMETOOLONG). The clean-up began with the deepest folder, never
+    # made, and stopped at its error: 16 empty folders stayed (issue 40).
+    (tmp_path / "kept.txt").write_text("the user's")
+    out = os.path.join(tmp_path, *["d" * 249] * 20)
+    with pytest.raises(OutputError, match="cannot write the output folder"):
+        write_run(out, NEW)
+    assert os.listdir(tmp_path) == ["kept.txt"]

@@ -216,11 +216,11 @@ def hold(out, *, no_links=(), command=None):
     out = os.fspath(out)
     if os.path.lexists(out) and not os.path.isdir(out):
         raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
-    created = _missing_folders(out)
+    created = []
     try:
         with contextlib.ExitStack() as stack:
             try:
-                os.makedirs(out, exist_ok=True)
+                _make_folders(out, created)
                 _refuse_links(out, no_links)
                 key = _identity(out)
                 if key in _HELD:
@@ -236,23 +236,33 @@ def hold(out, *, no_links=(), command=None):
             yield out
     except BaseException:
         # A task that failed before writing anything leaves no empty folder it created
-        # (``--out new/run`` neither ``new/run`` nor ``new``).
+        # (``--out new/run`` neither ``new/run`` nor ``new``), whatever the error: one of
+        # a name too long left the 16 folders made before it (issue 40).
         for folder in created:
             try:
                 os.rmdir(folder)
-            except OSError:    # not empty (another task's files), or gone
+            except OSError:    # not empty (another task's files): nor are its parents
                 break
         raise
 
 
-def _missing_folders(out):
-    """The folders that creating `out` creates: `out` and its missing parents, deepest first."""
+def _make_folders(out, created):
+    """Create `out` and its missing parents, top first, noting in `created` (deepest
+    first) each folder this call made, also when a later one fails: a failed task removes
+    exactly these (a folder made meanwhile by another process is not among them)."""
     missing = []
     folder = os.path.abspath(out)
-    while not os.path.lexists(folder) and folder != os.path.dirname(folder):
+    while not os.path.isdir(folder) and folder != os.path.dirname(folder):
         missing.append(folder)
         folder = os.path.dirname(folder)
-    return missing
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+            continue
+        created.insert(0, folder)
 
 
 def _commit(out, staging, run_id, settings, inputs, on_step):
