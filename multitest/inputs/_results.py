@@ -27,7 +27,7 @@ from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys
                     _grid, _sorted_codes)
 from ._metrics import metric_errors
 from ._parts import csv_parts, join_parts
-from ._rows import _csv_rows, _raise_ragged, check_file_or_folder
+from ._rows import _csv_rows, _raise_ragged, check_file_or_folder, check_header_line
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
            "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts", "input_parts"]
@@ -251,6 +251,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         return _load_parquet(name, columns, kind, allow_missing)
     if os.path.isdir(name):
         return _load_parquet_folder(name, columns, kind, allow_missing)
+    check_header_line(name)    # before the fast readers, which take an error as "not mine"
     if is_automl_file(name):
         layout = dict(AUTOML_COLUMNS, value=value or AUTOML_COLUMNS["value"])
         return _load(automl_frame(name), name, 2, dict(columns, **layout), kind, fast=False,
@@ -346,7 +347,9 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
 
 def _header(name):
     """``{stripped name: raw name}`` of the header line, or None (no header, or blank names
-    given twice, as trailing commas make); InputError if a name is given twice."""
+    given twice, as trailing commas make); InputError if a name is given twice, or the line
+    is too long (:func:`~multitest.inputs._rows.check_header_line`)."""
+    check_header_line(name)
     with _csv_rows(name) as reader:
         header = next(reader, None)
     if not header:
