@@ -58,3 +58,47 @@ def test_a_corrupt_parquet_file_is_named_as_one_process_names_it(tmp_path, where
                                     ), single.stderr
     assert cluster.stderr == single.stderr and single.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
+
+
+def _every_path(folder):
+    return sorted(str(p.relative_to(folder)) for p in Path(folder).rglob("*"))
+
+
+def test_a_cluster_run_leaves_nothing_outside_out(tmp_path):
+    # With TMPDIR set, dask-scratch-space/global.lock and purge.lock stayed there after
+    # the run, and the scheduler's and workers' folders were made there (issue 40): now
+    # in the staging folder of --out, removed before the commit.
+    folder = _parts(tmp_path / "parts")
+    before = _every_path(folder)
+    (tmp_path / "tmp").mkdir()
+    (tmp_path / "cwd").mkdir()
+    run = _cli(["rank", str(folder), *ORDER, "--out", str(tmp_path / "out"), "--workers", "2"],
+               env=dict(ENV, TMPDIR=str(tmp_path / "tmp")), cwd=tmp_path / "cwd")
+    assert run.returncode == 0, run.stderr
+    assert os.listdir(tmp_path / "tmp") == [] and os.listdir(tmp_path / "cwd") == []
+    assert sorted(os.listdir(tmp_path)) == ["cwd", "out", "parts", "tmp"]
+    assert _every_path(folder) == before
+    written = _every_path(tmp_path / "out")
+    assert "result.json" in written and not [p for p in written if "scratch" in p
+                                             or p.startswith(".multitest")]
+
+
+def test_the_local_cluster_of_multitest_run_keeps_its_files_in_a_folder_it_removes(tmp_path):
+    # `multitest run --workers` has no staging folder while it runs: the cluster's files
+    # are in a temporary folder of its own, removed when the cluster has closed.
+    script = ("import os, sys, tempfile\n"
+              "from multitest.run._client import _client\n"
+              "with _client(1, None) as client:\n"
+              "    folder = client.submit(lambda: __import__('dask').config.get("
+              "'temporary-directory'), pure=False).result()\n"
+              "    print(folder, os.path.isdir(folder), sorted(os.listdir(tempfile.gettempdir())))\n"
+              "print(os.path.exists(folder))\n")
+    (tmp_path / "tmp").mkdir()
+    run = subprocess.run([sys.executable, "-c", script], env=dict(ENV, TMPDIR=str(
+        tmp_path / "tmp")), capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    inside, after = run.stdout.splitlines()
+    folder, exists, listed = inside.split(" ", 2)
+    assert folder.startswith(str(tmp_path / "tmp" / "multitest-dask-")) and exists == "True"
+    assert listed == repr([os.path.basename(folder)]) and after == "False"
+    assert os.listdir(tmp_path / "tmp") == []

@@ -44,6 +44,8 @@ __all__ = ["rank_on_cluster", "TASK_RETRIES"]
 #: Reruns of a failed task (an exception in it); a task lost with its worker is rerun by
 #: the scheduler (``distributed.scheduler.allowed-failures``).
 TASK_RETRIES = 2
+#: The local cluster's scratch folder, in the staging folder (removed before the commit).
+_SCRATCH = ".dask-scratch"
 
 
 def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=None,
@@ -113,7 +115,9 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
                                                 all_intervals),
                      inputs=run_inputs(folder, profile, [*files, *inputs])) as staging:
         os.mkdir(os.path.join(staging, PAIRWISE_FILE))
-        with _client(workers, scheduler) as client:
+        # The local cluster's scratch files in the staging folder, removed before the
+        # commit (a killed run's by the next writer's recovery): none outside --out.
+        with _client(workers, scheduler, os.path.join(staging, _SCRATCH)) as client:
             head = client.submit(_answer, _algorithms, parts[0], options, pure=False).result()
             if isinstance(head, MultitestError) and len(parts) > 1:
                 # A data set split over files makes the first part incomplete: said as such.
