@@ -102,3 +102,24 @@ def test_the_local_cluster_of_multitest_run_keeps_its_files_in_a_folder_it_remov
     assert folder.startswith(str(tmp_path / "tmp" / "multitest-dask-")) and exists == "True"
     assert listed == repr([os.path.basename(folder)]) and after == "False"
     assert os.listdir(tmp_path / "tmp") == []
+
+
+def test_parts_listing_the_algorithms_in_another_order_give_the_single_process_run(
+        tmp_path):
+    # Every part is ranked at once in its own order of algorithms (the first part was read
+    # once more beforehand to learn the order); a part in another order is ranked again
+    # in the first part's, the order of one process: the same files.
+    folder = _parts(tmp_path / "parts")
+    for k in (1, 3):
+        import pandas as pd
+
+        frame = pd.read_parquet(folder / f"p{k}.parquet")
+        frame.sort_values(["dataset", "algorithm"], ascending=[True, False]).to_parquet(
+            folder / f"p{k}.parquet", index=False)
+    outs = {}
+    for out, extra in (("single", []), ("workers", ["--workers", "2"])):
+        run = _cli(["rank", str(folder), *ORDER, "--out", str(tmp_path / out), *extra])
+        assert run.returncode == 0, run.stderr
+        outs[out] = {name: (tmp_path / out / name).read_bytes() for name in
+                     ("final_order.csv", "mean_errors.csv", "pairwise.csv", "orders.csv")}
+    assert outs["workers"] == outs["single"]

@@ -180,7 +180,7 @@ def read_explanations(path):
     import os
 
     from .._errors import InputError
-    from ._transaction import read_listed
+    from ._reading import read_listed
 
     path = os.fspath(path)
     folder, name = (path, RESULT_FILE) if os.path.isdir(path) else os.path.split(path)
