@@ -19,6 +19,11 @@ rows as one CSV file (ranked by ``--workers`` in byte ranges of 64 MB).
 Run::
 
     .venv/bin/python benchmarks/bench_cluster.py [--runs 3] [--datasets 200000] [--compare 10000]
+
+Issue 40 (one CSV file of 84 MB, read in two ranges; ``--reference``: the code before)::
+
+    .venv/bin/python benchmarks/bench_cluster.py --csv --algorithms 10 --compare 28000 \
+        --per-part 2000 --datasets 0 --runs 3 --reference CHECKOUT
 """
 
 from __future__ import annotations
@@ -85,9 +90,10 @@ def _input(folder, S, L, per_part, csv=False):
     return path, order
 
 
-def _rank(folder, order, out, *cluster):
+def _rank(folder, order, out, *cluster, checkout=None):
     shutil.rmtree(out, ignore_errors=True)
-    result = python_child(_RANK, folder, "--order", order, "--out", out, *cluster)
+    result = python_child(_RANK, folder, "--order", order, "--out", out, *cluster,
+                          checkout=checkout)
     if result["code"] != 0:
         raise RuntimeError(f"multitest rank exited with {result['code']}")
     return result
@@ -104,6 +110,8 @@ def main():
     parser.add_argument("--tmp", default=None, help="folder for the inputs and outputs")
     parser.add_argument("--csv", action="store_true",
                         help="the --compare input as one CSV file, not a folder of Parquet")
+    parser.add_argument("--reference", default=None, metavar="CHECKOUT",
+                        help="also alternate the --workers run of another source tree")
     args = parser.parse_args()
     L = args.algorithms
     P = L * (L - 1) // 2
@@ -114,10 +122,13 @@ def main():
         if args.compare:
             S = args.compare
             folder, order = _input(os.path.join(tmp, f"in{S}"), S, L, args.per_part, args.csv)
-            single, workers = [], []
+            single, workers, reference = [], [], []
             for _ in range(args.runs):
                 single.append(_rank(folder, order, os.path.join(tmp, "single")))
                 workers.append(_rank(folder, order, os.path.join(tmp, "cluster"), *cluster))
+                if args.reference:
+                    reference.append(_rank(folder, order, os.path.join(tmp, "reference"),
+                                           *cluster, checkout=args.reference))
             s1, s2 = (median([r["s"] for r in runs]) for runs in (single, workers))
             m1, m2 = (median([r["peak_mb"] for r in runs]) for runs in (single, workers))
             print(f"S = {S} x L = {L} ({S * P / 1e6:.1f} M tests), "
@@ -126,6 +137,10 @@ def main():
             print(f"  one process        {s1:8.1f} s   peak {m1:7.0f} MB")
             print(f"  --workers {args.workers:<8} {s2:8.1f} s   client peak {m2:7.0f} MB"
                   f"   (time {s2 / s1:.2f}x, memory {m2 / m1:.2f}x)")
+            if reference:
+                s3 = median([r["s"] for r in reference])
+                print(f"  --workers {args.workers} of {args.reference}: {s3:8.1f} s   (time "
+                      f"{s3 / s1:.2f}x)")
             shutil.rmtree(os.path.join(tmp, f"in{S}"))
         if args.datasets:
             S = args.datasets

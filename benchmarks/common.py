@@ -93,12 +93,14 @@ def timed_command(argv, timeout=600.0, memory_limit_mb=0, cwd=None):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def python_child(code, *args, timeout=None):
-    """Run a Python snippet in a child; it must print one JSON object last."""
+def python_child(code, *args, timeout=None, checkout=None):
+    """Run a Python snippet in a child (on the code of the source tree `checkout`, if
+    given: :func:`in_checkout`); it must print one JSON object last."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(HERE), env.get("PYTHONPATH")]))
+    where = {"env": env} if checkout is None else in_checkout(checkout, HERE)
     done = subprocess.run([sys.executable, "-c", code, *map(str, args)], capture_output=True,
-                          text=True, env=env, timeout=timeout)
+                          text=True, timeout=timeout, **where)
     if done.returncode != 0:
         raise RuntimeError(f"benchmark child failed:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout.strip().splitlines()[-1])

@@ -236,8 +236,8 @@ def test_csv_blocks_are_read_at_most_read_ahead_before_their_pieces(tmp_path, mo
     ranges, ahead = [], []
 
     class Spy(_batches._Range):
-        def __init__(self, *args):
-            super().__init__(*args)
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
             ranges.append(self)
 
         def read(self, n=-1):

@@ -300,12 +300,15 @@ def test_explain_prints_every_position_of_a_finished_run(tmp_path, capsys):
     ("[" * 100000 + "]" * 100000, "not a result.json of multitest (nested too deeply)"),
 ])
 def test_explain_refuses_what_is_not_a_finished_run(tmp_path, capsys, content, message):
+    # Written as a run (listed in its manifest): explain reads only such a file.
+    from multitest.outputs import transaction
+
     folder = tmp_path / "run"
-    folder.mkdir()
-    if isinstance(content, bytes):
-        (folder / "result.json").write_bytes(content)
-    elif content is not None:
-        (folder / "result.json").write_text(content)
+    with transaction(folder) as staging:
+        if content is not None:
+            with open(os.path.join(staging, "result.json"),
+                      "wb" if isinstance(content, bytes) else "w") as handle:
+                handle.write(content)
     status, out, err = run(["explain", str(folder)], capsys)
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and message in err and "Traceback" not in err

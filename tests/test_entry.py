@@ -131,3 +131,31 @@ def test_stage1_table_says_what_its_pvalue_holds(example):
     assert np.all(wider.datasets[0].table.pvalue >= table.pvalue)
     assert_array_equal(np.asarray(table.pvalue), np.asarray(table.pvalue_adjusted))
 
+
+
+@pytest.mark.parametrize("function, bad, said", [
+    ("bad_pvalue", "nan", "returned a NaN p-value"),
+    ("bad_pvalue", "high", "returned a p-value outside [0, 1]"),
+    ("bad_pvalue", "none", "returned (0.0, None), not two numbers"),
+    ("bad_pvalue_vectorized", "nan", "returned a NaN p-value"),
+    ("bad_pvalue_vectorized", "high", "returned a p-value outside [0, 1]"),
+])
+def test_a_bad_pvalue_of_a_custom_test_names_the_data_set_and_the_pair(
+        tmp_path, capsys, monkeypatch, function, bad, said):
+    # It was "returned a NaN p-value for pair 0 (1 of 6 pairs)": the index of the pair in
+    # the block of pairs the test was called on, no data set, no algorithms (issue 40).
+    import plugin_failing
+    from helpers import make_frame
+
+    from multitest.cli import main
+
+    monkeypatch.setattr(plugin_failing, "BAD", bad)
+    errors = np.random.default_rng(4).uniform(0.1, 0.3, (4, 4, 10))
+    errors[2, 1, 3] = plugin_failing.MARK   # data set d2, algorithm a1: pairs a1–a2, a1–a3
+    path = tmp_path / "results.csv"
+    make_frame(errors).to_csv(path, index=False, float_format="%.17g")
+    status = main(["rank", str(path), "--order", "a0,a1,a2,a3", "--test",
+                   f"plugin_failing:{function}"])
+    err = capsys.readouterr().err
+    assert status == 2 and err == (f"multitest: error: pairwise test 'plugin_failing:"
+                                   f"{function}' {said} on data set d2, pair a1–a2\n")

@@ -282,3 +282,103 @@ def test_outdir_a_failed_writer_removes_the_parents_it_created_and_only_they(tmp
                 raise RuntimeError("the writer failed")
         assert not gone.exists() and stays.is_dir()
     assert (tmp_path / "kept" / "notes.txt").read_text() == "the user's"
+
+
+def test_outdir_a_name_too_long_leaves_none_of_the_folders_made_before_it(tmp_path):
+    # 20 names of 249 characters: the first 16 folders are made, the 17th is longer than
+    # PATH_MAX (4096; ENAMETOOLONG). The clean-up began with the deepest folder, never
+    # made, and stopped at its error: 16 empty folders stayed (issue 40).
+    (tmp_path / "kept.txt").write_text("the user's")
+    out = os.path.join(tmp_path, *["d" * 249] * 20)
+    with pytest.raises(OutputError, match="cannot write the output folder"):
+        write_run(out, NEW)
+    assert os.listdir(tmp_path) == ["kept.txt"]
+
+
+def _explain(out):
+    """``(exit status, stdout, stderr)`` of ``multitest explain OUT`` in a process."""
+    from cli_helpers import run_cli
+
+    return run_cli("explain", out)
+
+
+@pytest.fixture(scope="module")
+def two_runs(tmp_path_factory):
+    """Two finished runs of ``multitest rank`` (the bundled data, two cost profiles)."""
+    from cli_helpers import run_cli
+
+    from multitest import example_path
+
+    folder = tmp_path_factory.mktemp("explain")
+    for name in ("training_time", "space_complexity"):
+        code, _, err = run_cli("rank", example_path(), "--costs", name, "--out", folder / name)
+        assert code == 0, err
+    return folder
+
+
+def _copy_run(source, out, on_step=None):
+    """Commit the files of the run in `source` into `out` (a writer of them)."""
+    import shutil
+
+    with transaction(out, on_step=on_step) as staging:
+        for name in sorted(read_run(source).files):
+            os.makedirs(os.path.dirname(os.path.join(staging, name)), exist_ok=True)
+            shutil.copyfile(os.path.join(source, name), os.path.join(staging, name))
+
+
+def test_explain_finishes_an_interrupted_commit_as_the_writers_do(two_runs, tmp_path):
+    # A writer of the second run killed after moving 2 of its files, journal present:
+    # explain said "no result.json" and exited 2, while read_run recovered the run
+    # (issue 40). Now explain rolls the commit forward (recover) and explains the new run.
+    old, new, out = two_runs / "training_time", two_runs / "space_complexity", tmp_path / "o"
+    _copy_run(old, out)
+    n_old, n_new = len(read_run(old).files) + 1, len(read_run(new).files) + 1
+    step = n_old + 3     # killed before its 3rd new file: the old run moved out, 2 in
+
+    def on_step(k):
+        if k == step:
+            os.kill(os.getpid(), signal.SIGKILL)
+    pid = os.fork()
+    if pid == 0:   # pragma: no cover - the child never returns
+        try:
+            _copy_run(new, out, on_step)
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and (out / JOURNAL).exists() and n_new > 10
+    assert not (out / MANIFEST).exists()
+    assert len([n for n in os.listdir(out) if not n.startswith(".multitest")]) == 2
+    code, said, err = _explain(out)
+    assert (code, err) == (0, "") and said == _explain(new)[1] != _explain(old)[1]
+    assert not (out / JOURNAL).exists()
+    assert read_run(out).files == read_run(new).files
+
+
+def test_explain_reads_only_the_result_json_its_manifest_lists(two_runs, tmp_path):
+    # A symbolic link at result.json was followed, and a file other than the manifest's
+    # printed (issue 40): each refused in one line, exit 2.
+    import shutil
+
+    out = tmp_path / "o"
+    _copy_run(two_runs / "training_time", out)
+    result = out / "result.json"
+    text = result.read_text()
+    result.unlink()
+    result.symlink_to(two_runs / "space_complexity" / "result.json")
+    code, said, err = _explain(out)
+    assert (code, said) == (2, "") and err == (
+        f"multitest: error: {result} is a symbolic link; multitest follows no link inside "
+        "an output folder: remove it or choose another --out\n")
+    result.unlink()
+    result.write_text(text.replace("training", "trainin'"))
+    code, said, err = _explain(out)
+    assert (code, said) == (2, "") and err.startswith(f"multitest: error: {result} differs "
+                                                      f"from {MANIFEST} (run ")
+    assert err.count("\n") == 1
+    shutil.rmtree(out)
+    out.mkdir()
+    shutil.copyfile(two_runs / "training_time" / "result.json", result)   # no manifest
+    code, said, err = _explain(out)
+    assert (code, said) == (2, "") and err == (
+        f"multitest: error: {out}: no result.json of a multitest run (no {MANIFEST}): give "
+        "an output folder of multitest (--out DIR)\n")

@@ -139,3 +139,61 @@ def test_quoted_names_without_line_breaks_are_still_cut(tmp_path):
     path.write_bytes(text.encode())
     assert len(split_input(path, range_bytes=64)) > 1
     _same(_joined(path, range_bytes=64), load_results(path))
+
+
+def _ranges_counted(monkeypatch):
+    """Every :class:`~multitest.inputs._batches._Range` made from now on; a read waits at
+    most 5 s for its turn (the longest wait, counted in ``late``, never reached by a
+    reader that says it took each piece)."""
+    from multitest.inputs import _batches, _split
+
+    made = []
+
+    class Counted(_batches._Range):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+    monkeypatch.setattr(_split, "_Range", Counted)
+    monkeypatch.setattr(_batches, "_AHEAD_WAIT", 5.0)
+    return made
+
+
+@pytest.mark.parametrize("bad_last_row", [False, True])
+def test_a_range_is_read_without_waiting_for_a_signal_never_sent(tmp_path, monkeypatch,
+                                                                 bad_last_row):
+    # pyarrow's reader of a range (and pandas', after a bad row) never said it took a
+    # piece: every read after the fourth waited the longest wait (1 s; here 5 s), 84 MB
+    # in 77 s with --workers 2 (issue 40). 8 blocks of 1 MB, in one range of two.
+    rows = _rows([f"d{k:03d}" for k in range(300)], folds=1000)
+    text = "dataset,algorithm,fold,error\n" + "".join(f"{d},{a},{f},{e}\n"
+                                                      for d, a, f, e in rows)
+    if bad_last_row:
+        text = text[:text.rindex(",") + 1] + "x\n"
+    path = tmp_path / "r.csv"
+    path.write_text(text)
+    parts = split_input(path, range_bytes=len(text) // 2 + 1)
+    assert len(parts) == 2 and parts[0].span[1] > 7.5 * 2 ** 20
+    made = _ranges_counted(monkeypatch)
+    if bad_last_row:
+        with pytest.raises(ValueError, match=r"r\.csv, row 900001, field 'error': not a "
+                                             "finite number: 'x'"):
+            load_part(parts[1])
+    else:
+        results, lines = load_part(parts[0])
+        assert lines == len(results.datasets) * 3000
+    assert made and [r.late for r in made] == [0] * len(made)
+
+
+def test_the_names_of_an_unreadable_parquet_part_are_none(tmp_path):
+    # A page header overwritten: the file opens, its rows do not. The data set names of a
+    # refused part (for the client's message) raised pyarrow's OSError, which the output
+    # transaction took for its own (--workers 2, issue 40).
+    pd.DataFrame(_rows(["d0", "d1"]), columns=["dataset", "algorithm", "fold", "error"]
+                 ).to_parquet(tmp_path / "p.parquet", index=False)
+    data = bytearray((tmp_path / "p.parquet").read_bytes())
+    data[4:40] = b"\xab" * 36
+    (tmp_path / "p.parquet").write_bytes(bytes(data))
+    part = split_input(tmp_path / "p.parquet")[0]
+    with pytest.raises(ValueError, match=r"p\.parquet: not a readable Parquet file"):
+        load_part(part)
+    assert part_names(part) == ((), None)

@@ -29,7 +29,7 @@ from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys
                     _grid, _sorted_codes)
 from ._metrics import column_errors, metric_scales
 from ._parts import csv_parts, join_parts
-from ._rows import _csv_rows, _raise_ragged, check_file_or_folder
+from ._rows import _csv_rows, _raise_ragged, check_file_or_folder, check_header_line
 
 __all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
            "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts", "input_parts"]
@@ -262,6 +262,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         return _load_parquet(name, columns, kind, allow_missing)
     if os.path.isdir(name):
         return _load_parquet_folder(name, columns, kind, allow_missing)
+    check_header_line(name)    # before the fast readers, which take an error as "not mine"
     if is_automl_file(name):
         frame, notes = automl_frame(name, higher_is_better=kind.higher_is_better,
                                     lower_is_better=kind.lower_is_better)
@@ -376,7 +377,9 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
 
 def _header(name):
     """``{stripped name: raw name}`` of the header line, or None (no header, or blank names
-    given twice, as trailing commas make); InputError if a name is given twice."""
+    given twice, as trailing commas make); InputError if a name is given twice, or the line
+    is too long (:func:`~multitest.inputs._rows.check_header_line`)."""
+    check_header_line(name)
     with _csv_rows(name) as reader:
         header = next(reader, None)
     if not header:
@@ -572,11 +575,13 @@ def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
     dictionaries, as Parquet stores them); on anything unusual the rows go through the
     text path, whose message names the file and its row (counted from 1)."""
     pq = _parquet_module(source)
-    try:
-        schemas = [pq.read_schema(part).names for part in parts]
-    except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
-        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
-                         source=parts[0]) from None
+    schemas = []
+    for part in parts:
+        try:
+            schemas.append(pq.read_schema(part).names)
+        except (OSError, ValueError) as exc:   # ArrowInvalid is a ValueError
+            raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
+                             source=part) from None
     raw = [_columns_named_once(schema, part) for part, schema in zip(parts, schemas)][0]
     present = schemas[0]
     names = [c for c in present if str(c).strip() in (columns["dataset"], columns["algorithm"])]

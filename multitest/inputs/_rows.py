@@ -29,6 +29,25 @@ def check_file_or_folder(name):
                          "in a file and give its path", source=name)
 
 
+#: Longest header line of a CSV file read (bytes): a file of NUL bytes (no line end)
+#: read as CSV took 10.6 GB for 1 GB, then a MemoryError (issue 40).
+HEADER_LINE_BYTES = 4 * 2 ** 20
+
+
+def check_header_line(name):
+    """Refuse a CSV file whose first line is longer than :data:`HEADER_LINE_BYTES`: one
+    line naming the file, before a reader holds the line (a missing or unreadable file
+    is left to the readers' own message)."""
+    try:
+        with open(name, "rb") as handle:
+            line = handle.readline(HEADER_LINE_BYTES + 1)
+    except (OSError, ValueError):
+        return
+    if len(line) > HEADER_LINE_BYTES:
+        raise InputError(f"the header is longer than {HEADER_LINE_BYTES // 2 ** 20} MB: "
+                         "not a CSV table of results", source=name, row=1)
+
+
 @contextlib.contextmanager
 def _csv_rows(name, **options):
     """:func:`csv.reader` of a file, with no limit on the length of a field."""

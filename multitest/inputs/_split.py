@@ -20,7 +20,7 @@ from types import SimpleNamespace
 
 from .._errors import InputError, abbreviate
 from ._automl import is_automl_file
-from ._batches import _cuts, _quoted_line_end, _Range, csv_types, gather_batches
+from ._batches import _cuts, _quoted_line_end, _Range, _read_range, csv_types, gather_batches
 from ._cells import MAX_FOLD_NUMBER, _Fallback
 from ._results import (PARQUET_SUFFIXES, _arrow, _columns_named_once, _header, _load,
                        _load_columns,
@@ -232,7 +232,11 @@ def _load_groups(part, options):
                 rows.metadata.num_rows)
     except (_Fallback, LookupError, InputError, ValueError, TypeError, OSError):
         pass
-    frame = handle.read_row_groups(part.groups).to_pandas()
+    try:
+        frame = handle.read_row_groups(part.groups).to_pandas()
+    except (OSError, ValueError) as exc:   # as one process says it (_load_parquet_files)
+        raise InputError(f"not a readable Parquet file ({abbreviate(exc)})",
+                         source=part.path) from None
     frame.columns = [str(c).strip() for c in frame.columns]
     return (_load(frame, part.path, part.first_row, columns, rule, fast=False,
                   missing_ok=missing_ok), len(frame))
@@ -277,9 +281,9 @@ def _arrow_range(path, start, stop, raw, columns, rule, missing_ok):
                                   strings_can_be_null=False, quoted_strings_can_be_null=False)
     read = pcsv.ReadOptions(column_names=list(raw.values()), use_threads=False)
     blocks = max(1.0, (stop - start) / read.block_size)    # a batch per block of bytes
-    source = _Range(path, start, stop, [False], 0)
+    source = _Range(path, start, stop, [False], 0, paced=True)
     try:
-        batches = pcsv.open_csv(source, read_options=read, convert_options=convert)
+        batches = _read_range(source, read, convert)
         numbers, names = gather_batches(batches, roles, lambda first: blocks * first.num_rows,
                                         MAX_FOLD_NUMBER)
     except pa.ArrowInvalid:
@@ -385,15 +389,7 @@ def part_names(part, dataset="dataset"):
     (('d1', 'd2'), 3)
     """
     if part.path.lower().endswith(PARQUET_SUFFIXES):
-        pq = _parquet_module(part.path)
-        handle = pq.ParquetFile(part.path)
-        column = {str(c).strip(): c for c in handle.schema_arrow.names}.get(dataset)
-        if column is None:
-            return (), None
-        groups = part.groups or range(handle.metadata.num_row_groups)
-        names = handle.read_row_groups(groups, columns=[column]).column(0).to_pylist()
-        found = dict.fromkeys(str(n).strip() for n in names)
-        return tuple(found), len(names) if part.groups else None
+        return _parquet_names(part, dataset)
     raw = _header(part.path)
     if raw is None or dataset not in raw:
         return (), None
@@ -407,6 +403,23 @@ def part_names(part, dataset="dataset"):
             found.setdefault(_data_set(handle.readline(), column))
     found.pop(None, None)
     return tuple(found), lines if part.span else None
+
+
+def _parquet_names(part, dataset):
+    """:func:`part_names` of a Parquet part; ``((), None)`` when its data set column
+    cannot be read (a corrupt file: the part's own error says so, naming the file)."""
+    pq = _parquet_module(part.path)
+    try:
+        handle = pq.ParquetFile(part.path)
+        column = {str(c).strip(): c for c in handle.schema_arrow.names}.get(dataset)
+        if column is None:
+            return (), None
+        groups = part.groups or range(handle.metadata.num_row_groups)
+        names = handle.read_row_groups(groups, columns=[column]).column(0).to_pylist()
+    except (OSError, ValueError):    # ArrowInvalid is a ValueError
+        return (), None
+    found = dict.fromkeys(str(n).strip() for n in names)
+    return tuple(found), len(names) if part.groups else None
 
 
 def part_labels(parts, lines):

@@ -26,7 +26,8 @@ from ._transaction import LOCK as LOCK
 from ._transaction import MANIFEST as MANIFEST
 from ._transaction import RunManifest as RunManifest
 from ._transaction import hold as hold
-from ._transaction import read_run as read_run
+from ._reading import read_listed as read_listed
+from ._reading import read_run as read_run
 from ._transaction import recover as recover
 from ._transaction import transaction as transaction
 from ._write import write_outputs as write_outputs

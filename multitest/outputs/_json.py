@@ -171,21 +171,22 @@ def read_explanations(path):
     Raises
     ------
     InputError
-        When there is no ``result.json`` or it holds no explanations; the
-        message names the file.
+        When ``result.json`` holds no explanations; the message names the file.
+    OutputError
+        When the folder holds no run listing ``result.json``, or a file that differs
+        from its manifest (:func:`~multitest.outputs.read_listed`, which finishes an
+        interrupted commit first).
     """
     import os
 
     from .._errors import InputError
+    from ._reading import read_listed
 
     path = os.fspath(path)
-    source = os.path.join(path, RESULT_FILE) if os.path.isdir(path) else path
-    if not os.path.isfile(source):
-        raise InputError(f"no {RESULT_FILE}: give an output folder of multitest rank "
-                         "(--out DIR)", source=source)
+    folder, name = (path, RESULT_FILE) if os.path.isdir(path) else os.path.split(path)
+    source = os.path.join(folder, name)
     try:
-        with open(source, encoding="utf-8") as handle:
-            doc = json.load(handle)
+        doc = json.loads(read_listed(folder or os.curdir, name).decode("utf-8"))
     except json.JSONDecodeError as exc:
         raise InputError(f"not a {RESULT_FILE} of multitest ({exc.msg})", source=source,
                          row=exc.lineno) from None

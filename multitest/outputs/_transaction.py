@@ -25,7 +25,8 @@ writes through :func:`transaction`::
    files into ``OUT`` (the manifest last), deletes the journal and then the
    backup.  Every step is a rename whose effect the next step can recognise,
    so the roll forward can be repeated from any point by whoever finds the
-   journal (:func:`recover`, called by every writer and by :func:`read_run`).
+   journal (:func:`recover`, called by every writer and by
+   :func:`~multitest.outputs.read_run`).
 
 Files of ``OUT`` that no manifest lists (the user's files, ``store.sqlite*``
 of an experiment store) are never moved, replaced or removed.  No link is
@@ -57,8 +58,7 @@ from dataclasses import dataclass
 from .._errors import OutputError, abbreviate
 from .._files import digests_kept_in, file_digest, fsync_directory, kept_digest, write_atomically
 
-__all__ = ["transaction", "hold", "recover", "read_run", "RunManifest", "MANIFEST", "LOCK",
-           "JOURNAL"]
+__all__ = ["transaction", "hold", "recover", "RunManifest", "MANIFEST", "LOCK", "JOURNAL"]
 
 MANIFEST = "manifest.json"
 LOCK = ".multitest.lock"
@@ -221,11 +221,11 @@ def hold(out, *, no_links=(), command=None):
     out = os.fspath(out)
     if os.path.lexists(out) and not os.path.isdir(out):
         raise OutputError(f"{abbreviate(out)} exists and is not a folder; choose another --out")
-    created = _missing_folders(out)
+    created = []
     try:
         with contextlib.ExitStack() as stack:
             try:
-                os.makedirs(out, exist_ok=True)
+                _make_folders(out, created)
                 _refuse_links(out, no_links)
                 key = _identity(out)
                 if key in _HELD:
@@ -241,23 +241,33 @@ def hold(out, *, no_links=(), command=None):
             yield out
     except BaseException:
         # A task that failed before writing anything leaves no empty folder it created
-        # (``--out new/run`` neither ``new/run`` nor ``new``).
+        # (``--out new/run`` neither ``new/run`` nor ``new``), whatever the error: one of
+        # a name too long left the 16 folders made before it (issue 40).
         for folder in created:
             try:
                 os.rmdir(folder)
-            except OSError:    # not empty (another task's files), or gone
+            except OSError:    # not empty (another task's files): nor are its parents
                 break
         raise
 
 
-def _missing_folders(out):
-    """The folders that creating `out` creates: `out` and its missing parents, deepest first."""
+def _make_folders(out, created):
+    """Create `out` and its missing parents, top first, noting in `created` (deepest
+    first) each folder this call made, also when a later one fails: a failed task removes
+    exactly these (a folder made meanwhile by another process is not among them)."""
     missing = []
     folder = os.path.abspath(out)
-    while not os.path.lexists(folder) and folder != os.path.dirname(folder):
+    while not os.path.isdir(folder) and folder != os.path.dirname(folder):
         missing.append(folder)
         folder = os.path.dirname(folder)
-    return missing
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+            continue
+        created.insert(0, folder)
 
 
 def _commit(out, staging, run_id, settings, inputs, on_step, add=False):
@@ -418,48 +428,6 @@ def recover(out):
 
 
 # -- reading -----------------------------------------------------------------------
-
-def read_run(out, *, verify=True, timeout=10.0):
-    """The run ``out`` holds, after finishing any interrupted commit.
-
-    Parameters
-    ----------
-    out : str or os.PathLike
-    verify : bool
-        Check the size and SHA-256 of every file against the manifest.
-    timeout : float
-        Seconds to wait for a commit in progress in another process.
-
-    Returns
-    -------
-    RunManifest or None
-        None if ``out`` holds no run (no manifest).
-
-    Raises
-    ------
-    OutputError
-        A file of the manifest is missing or differs from it.
-    """
-    out = os.fspath(out)
-    deadline = time.monotonic() + timeout
-    while os.path.exists(os.path.join(out, JOURNAL)):
-        try:
-            with _Lock(out):
-                recover(out)
-        except OutputError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)   # a live writer is committing: a few renames
-    manifest = _read_manifest(out)
-    if manifest is not None and verify:
-        for name, expected in manifest.files.items():
-            path = os.path.join(out, name)
-            if (os.path.islink(path) or not os.path.isfile(path)
-                    or file_digest(path) != expected):
-                raise OutputError(f"{abbreviate(path)} differs from {MANIFEST} "
-                                  f"(run {manifest.run_id})")
-    return manifest
-
 
 def _read_manifest(out):
     doc = _read_json(out, MANIFEST)

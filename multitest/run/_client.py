@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import shutil
 import sys
+import tempfile
 
 from .._errors import MultitestError, one_line
 from .._format import escape_terminal
@@ -53,12 +56,35 @@ _LOCAL = {"distributed.worker.multiprocessing-method": "fork",
 
 
 @contextlib.contextmanager
-def _client(workers, scheduler):
+def _client(workers, scheduler, scratch=None):
+    """The client of a local cluster of `workers` processes, or of the scheduler at
+    `scheduler`.  The local cluster's files (Dask's ``temporary-directory``: the
+    scheduler's and workers' folders, ``global.lock`` and ``purge.lock``) go into
+    `scratch`, a folder made here (default: a new temporary folder) and removed with
+    everything in it when the cluster has closed: nothing is left in ``$TMPDIR``."""
     import dask
 
-    with dask.config.set(_QUIET), _connect(workers, scheduler) as client:
+    with dask.config.set(_QUIET), _scratch(scheduler, scratch) as config, \
+            dask.config.set(config), _connect(workers, scheduler) as client:
         _drop_abandoned_waits(client.loop.asyncio_loop)
         yield client
+
+
+@contextlib.contextmanager
+def _scratch(scheduler, folder):
+    """``{"temporary-directory": folder}`` (made, then removed on exit) for a local
+    cluster; ``{}`` for an existing scheduler (its workers' files are theirs)."""
+    if scheduler is not None:
+        yield {}
+        return
+    if folder is None:
+        folder = tempfile.mkdtemp(prefix="multitest-dask-")
+    else:
+        os.mkdir(folder)
+    try:
+        yield {"temporary-directory": folder}
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _drop_abandoned_waits(loop):

@@ -44,6 +44,8 @@ __all__ = ["rank_on_cluster", "TASK_RETRIES"]
 #: Reruns of a failed task (an exception in it); a task lost with its worker is rerun by
 #: the scheduler (``distributed.scheduler.allowed-failures``).
 TASK_RETRIES = 2
+#: The local cluster's scratch folder, in the staging folder (removed before the commit).
+_SCRATCH = ".dask-scratch"
 
 
 def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=None,
@@ -113,26 +115,51 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
                                                 all_intervals),
                      inputs=run_inputs(folder, profile, [*files, *inputs])) as staging:
         os.mkdir(os.path.join(staging, PAIRWISE_FILE))
-        with _client(workers, scheduler) as client:
-            head = client.submit(_answer, _algorithms, parts[0], options, pure=False).result()
-            if isinstance(head, MultitestError) and len(parts) > 1:
-                # A data set split over files makes the first part incomplete: said as such.
-                names = [client.submit(_names, part, options, pure=False) for part in parts]
-                _check_partitioned(parts, client.gather(names))
-            _raise_errors([head])
-            futures = [client.submit(_answer, _part_task, k, part, head, profile, settings,
-                                     options, staging, pure=False, retries=TASK_RETRIES)
-                       for k, part in enumerate(parts)]
-            answers = client.gather(futures)
-            _check_partitioned(parts, answers)
-            _raise_errors(answers)
-            _check_designs(parts, answers)
+        # The local cluster's scratch files in the staging folder, removed before the
+        # commit (a killed run's by the next writer's recovery): none outside --out.
+        with _client(workers, scheduler, os.path.join(staging, _SCRATCH)) as client:
+            algorithms, answers = _part_answers(client, parts, profile, settings, options,
+                                                staging)
         _remove_leftovers(os.path.join(staging, PAIRWISE_FILE), len(parts))
-        where, ranking = _ranking(folder, parts, answers, head, profile, settings, staging)
+        where, ranking = _ranking(folder, parts, answers, algorithms, profile, settings,
+                                  staging)
         write_run_files(ranking, staging, extra=None if extra is None else extra(ranking),
                         raw_csv=raw_csv, pairwise_written=True, all_intervals=all_intervals)
     where.moved(os.path.join(out, PAIRWISE_FILE))
     return ranking
+
+
+def _part_answers(client, parts, profile, settings, options, staging):
+    """``(algorithms, answers)``: the answers of the tasks of the parts, all run at once,
+    each part's algorithms in its own order of first appearance; a part whose order is
+    not the first part's (the order of a single-process run) is run again in that order.
+    The first part is not read a second time to learn the order first (an 84 MB CSV file
+    in two ranges was read one and a half times)."""
+    def run(algorithms, ks):
+        futures = [client.submit(_answer, _part_task, k, parts[k], algorithms, profile,
+                                 settings, options, staging, pure=False,
+                                 retries=TASK_RETRIES) for k in ks]
+        return client.gather(futures)
+
+    answers = run(None, range(len(parts)))
+    _check_partitioned(parts, answers)
+    algorithms = None
+    for part, answer in zip(parts, answers):   # the first fault in the order of the parts
+        found = answer["algorithms"]
+        if algorithms is not None and found and set(found) != set(algorithms):
+            raise _algorithms_differ(part, found, algorithms)
+        _raise_errors([answer])
+        algorithms = algorithms or found
+    again = [k for k, answer in enumerate(answers)
+             if answer["datasets"] and answer["algorithms"] != algorithms]
+    for k, answer in zip(again, run(algorithms, again)):
+        _raise_errors([answer])
+        answers[k] = answer
+    for k, answer in enumerate(answers):
+        if not answer["datasets"]:
+            answers[k] = _no_data_sets(len(algorithms), answer["lines"])
+    _check_designs(parts, answers)
+    return algorithms, answers
 
 
 def _remove_leftovers(folder, n_parts):
@@ -142,12 +169,6 @@ def _remove_leftovers(folder, n_parts):
     for name in os.listdir(folder):
         if name not in keep:
             os.remove(os.path.join(folder, name))
-
-
-def _algorithms(part, options):
-    """The algorithms of the first part, in order of first appearance (the order of a
-    single-process run: its first data set names every algorithm)."""
-    return load_part(part, **options)[0].algorithms
 
 
 def _names(part, options):
@@ -175,26 +196,30 @@ def _raise_errors(answers):
 
 
 def _part_task(k, part, algorithms, profile, settings, options, staging):
-    """:func:`_ranked_part`; the error of a refused part is returned with the data sets
-    the part names (a data set in two parts, which makes each incomplete, is said as
-    such by :func:`_check_partitioned`)."""
+    """:func:`_ranked_part` of the part read; the error of a refused part is returned
+    with the data sets the part names (a data set in two parts, which makes each
+    incomplete, is said as such by :func:`_check_partitioned`) and its algorithms, when
+    read (parts naming other algorithms are said as such before any later error)."""
+    results = None
     try:
-        return _ranked_part(k, part, algorithms, profile, settings, options, staging)
+        results, lines = load_part(part, **options)
+        return _ranked_part(k, part, results, lines, algorithms, profile, settings, staging)
     except MultitestError as exc:
-        return {"error": exc, **_names(part, options)}
+        return {"error": exc, "algorithms": results and results.algorithms,
+                **_names(part, options)}
 
 
-def _ranked_part(k, part, algorithms, profile, settings, options, staging):
-    """Stage 1 and the orders of one part; writes ``part-k.npz``; returns the arrays the
-    client needs (:func:`_ranking`); a part owning no data set (a CSV range inside one
-    data set) writes nothing."""
-    results, lines = load_part(part, **options)
+def _ranked_part(k, part, results, lines, algorithms, profile, settings, staging):
+    """Stage 1 and the orders of the `results` of one part, its `algorithms` in that
+    order (None: in its own order of first appearance); writes ``part-k.npz``; returns
+    the arrays the client needs (:func:`_ranking`); a part owning no data set (a CSV
+    range inside one data set) writes nothing."""
     if results is None:
-        return _no_data_sets(len(algorithms), lines)
+        return _no_data_sets(0 if algorithms is None else len(algorithms), lines)
+    if algorithms is None:
+        algorithms = results.algorithms
     if set(results.algorithms) != set(algorithms):
-        other = sorted(set(results.algorithms) ^ set(algorithms))
-        raise MultitestError(f"{part.where()}: its algorithms differ from the first part's; "
-                             f"not in both: {', '.join(map(str, other[:5]))}")
+        raise _algorithms_differ(part, results.algorithms, algorithms)
     if not results.has_folds:
         raise MultitestError(f"{part.where()}: a score matrix (no folds) is ranked without "
                              "a cluster")
@@ -206,7 +231,8 @@ def _ranked_part(k, part, algorithms, profile, settings, options, staging):
     temporary = f"{path}.{os.getpid()}.tmp"   # a rerun elsewhere writes its own
     write_pairwise_arrays(temporary, results, table, settings)
     os.replace(temporary, path)
-    return {"datasets": results.datasets, "notes": results.notes, "lines": lines,
+    return {"datasets": results.datasets, "algorithms": tuple(algorithms),
+            "notes": results.notes, "lines": lines,
             "replications": results.replications,
             "folds_per_replication": results.folds_per_replication,
             "prior": table.prior.astype(np.int32),
@@ -216,10 +242,17 @@ def _ranked_part(k, part, algorithms, profile, settings, options, staging):
             "override": np.packbits(table.override, axis=1)}
 
 
+def _algorithms_differ(part, found, algorithms):
+    other = sorted(set(found) ^ set(algorithms))
+    return MultitestError(f"{part.where()}: its algorithms differ from the first part's; "
+                          f"not in both: {', '.join(map(str, other[:5]))}")
+
+
 def _no_data_sets(L, lines):
     """The answer of a part owning no data set."""
     P = L * (L - 1) // 2
-    return {"datasets": (), "notes": (), "lines": lines, "replications": None,
+    return {"datasets": (), "algorithms": None, "notes": (), "lines": lines,
+            "replications": None,
             "folds_per_replication": None, "prior": np.empty((0, L), np.int32),
             "order": np.empty((0, L), np.intp), "cost_ties": [],
             "mean_errors": np.empty((0, L)),

@@ -205,7 +205,7 @@ class PairwiseTest:
         self._check_design(design)
         kwargs = self._kwargs(design, alternative)
         out = self._run(a, b, kwargs)
-        return self._check_output(out, a.shape[0])
+        return self._check_output(out, a.shape[0], a, b)
 
     def _call_unchecked(self, a, b, design, alternative="two-sided"):
         """:meth:`__call__` for arrays already known to be finite floats of shape (n, F).
@@ -216,7 +216,7 @@ class PairwiseTest:
         self._check_design(design)
         kwargs = self._kwargs(design, alternative)
         out = self._run(a, b, kwargs)
-        return self._check_output(out, a.shape[0])
+        return self._check_output(out, a.shape[0], a, b)
 
     def _run(self, a, b, kwargs):
         """Call the function; an exception it raises becomes a :class:`TestFailure`."""
@@ -265,7 +265,7 @@ class PairwiseTest:
             kwargs["alternative"] = alternative
         return kwargs
 
-    def _check_output(self, out, n):
+    def _check_output(self, out, n, a, b):
         statistic, pvalue = _unpack(out, self.name)
         try:
             statistic = np.asarray(statistic, dtype=float)
@@ -280,19 +280,20 @@ class PairwiseTest:
                     f"pairwise test '{self.name}' returned a {what} of shape "
                     f"{value.shape}; expected ({n},)"
                 )
-        _check_values(self.name, "a NaN statistic", np.isnan(statistic))
-        _check_values(self.name, "a NaN p-value", np.isnan(pvalue))
-        _check_values(self.name, "a p-value outside [0, 1]", (pvalue < 0) | (pvalue > 1))
+        _check_values(self.name, "a NaN statistic", np.isnan(statistic), a, b)
+        _check_values(self.name, "a NaN p-value", np.isnan(pvalue), a, b)
+        _check_values(self.name, "a p-value outside [0, 1]", (pvalue < 0) | (pvalue > 1), a, b)
         return statistic, pvalue
 
 
-def _check_values(name, what, bad):
+def _check_values(name, what, bad, a, b):
+    """A :class:`TestFailure` holding the folds of the first pair whose output is `bad`
+    (named by its index here; by its data set and algorithms once located)."""
     if bad.any():
         where = np.flatnonzero(bad)
-        raise MultitestError(
-            f"pairwise test '{name}' returned {what} for pair {where[0]} "
-            f"({where.size} of {bad.size} pairs)"
-        )
+        raise TestFailure(name, None, a[where[0]].copy(), b[where[0]].copy(),
+                          where=f" for pair {where[0]} ({where.size} of {bad.size} pairs)",
+                          returned=what)
 
 
 def _iv_errors(a, b, design):
@@ -333,9 +334,17 @@ class TestFailure(MultitestError):
 
     __test__ = False   # not a pytest class
 
-    def __init__(self, test, error, a=None, b=None, where=""):
+    def __init__(self, test, error, a=None, b=None, where="", returned=None):
         self.test, self.error, self.a, self.b = test, error, a, b
-        super().__init__(f"pairwise test '{test}' failed{where}: {_one_line(error)}")
+        self.returned = returned
+        said = (f"failed{where}: {_one_line(error)}" if returned is None else
+                f"returned {returned}{where}")
+        super().__init__(f"pairwise test '{test}' {said}")
+
+    def __reduce__(self):
+        # Its words, for another process (a Dask worker's failure, located there): the
+        # error it holds may not pickle, and the arguments are not the message.
+        return MultitestError, (str(self),)
 
     def located(self, errors, datasets, algorithms):
         """The same failure naming the data set and the pair it happened on.
@@ -355,7 +364,7 @@ class TestFailure(MultitestError):
         for s in np.flatnonzero(is_a.any(axis=1) & is_b.any(axis=1)):
             x, y = np.flatnonzero(is_a[s])[0], np.flatnonzero(is_b[s])[0]
             where = f" on data set {datasets[s]}, pair {algorithms[x]}–{algorithms[y]}"
-            return TestFailure(self.test, self.error, where=where)
+            return TestFailure(self.test, self.error, where=where, returned=self.returned)
         return self
 
 
@@ -382,11 +391,17 @@ def _loop(func, a, b, kwargs, name):
         s, p = _unpack(out, name)
         try:
             statistic[i], pvalue[i] = float(s), float(p)
-        except (TypeError, ValueError) as exc:
-            raise MultitestError(
-                f"pairwise test '{name}' must return two numbers for one pair; {exc}"
-            ) from None
+        except (TypeError, ValueError):
+            raise TestFailure(name, None, a[i].copy(), b[i].copy(), where=f" for pair {i}",
+                              returned=f"({_shown(s)}, {_shown(p)}), not two numbers"
+                              ) from None
     return statistic, pvalue
+
+
+def _shown(value, limit=40):
+    """A value a test returned, in a message (at most `limit` characters)."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 def _unpack(out, name):
