@@ -32,7 +32,7 @@ from ._per_dataset import DataSetOrders as DataSetOrders
 from ._per_dataset import order_array as order_array
 from ._per_dataset import cost_ties as cost_ties
 from ._per_dataset import multitest_per_dataset as multitest_per_dataset
-from ._per_dataset import decision_design as decision_design
+from ._stage1 import decision_design as decision_design
 from ._per_dataset import prior_positions as prior_positions
 from ._ranking import Ranking as Ranking
 from ._ranking import positions_only_sentence as positions_only_sentence

@@ -10,7 +10,7 @@ import numpy as np
 from ..stats._corrections import agreeing_alpha
 from ..stats._effect_sizes import over_datasets
 from ..stats._posthoc import _pair_differences
-from ._per_dataset import decision_design
+from ._stage1 import decision_design
 
 __all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
            "second_pass_rows", "INTERVAL_PAIRS_LIMIT", "INVERTED_WALSH_LIMIT"]

@@ -6,7 +6,6 @@ shared stage-1 table (:class:`~multitest.engine.PairwiseTable`).
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -15,10 +14,10 @@ import numpy as np
 
 from ._bayesian_stage1 import run_bayesian_tests
 from ._ordering import named_trace
-from ._stage1 import PairwiseTable, _threads, run_pairwise_tests
+from ._stage1 import PairwiseTable, _threads, decision_design, run_pairwise_tests
 
 __all__ = ["DataSetResult", "DataSetOrders", "order_array", "prior_positions", "cost_ties",
-           "multitest_per_dataset", "decision_design"]
+           "multitest_per_dataset"]
 
 
 def prior_positions(keys, names, groups=None):
@@ -328,25 +327,6 @@ class DataSetResult:
             Whose ``remaining``, ``candidates`` and ``taken`` are names.
         """
         return named_trace(self.overrides(), self.prior_order)
-
-
-def decision_design(design, test_train_ratio=None):
-    """The fold design the pairwise test decides with: ``design`` with the run's
-    test/train ratio when one is given (``test_train_ratio``, ``--test-train-ratio``).
-
-    Stage 1 and every interval of its decisions
-    (:func:`multitest.engine.dataset_effects`) take their design from here, so that
-    the corrected t test's ratio and the Bayesian test's ``rho`` are the same in both.
-
-    Examples
-    --------
-    >>> from multitest.inputs import FoldDesign
-    >>> decision_design(FoldDesign(1, 10), "1/9").test_train_ratio == 1 / 9
-    True
-    """
-    if test_train_ratio is None:
-        return design
-    return dataclasses.replace(design, test_train_ratio=test_train_ratio)
 
 
 def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative, design=None,

@@ -6,6 +6,7 @@ there are; the result is one :class:`PairwiseTable` whose rows are the data sets
 
 from __future__ import annotations
 
+import dataclasses
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import ClassVar
@@ -16,7 +17,7 @@ from .._forked import usable_cpus
 from .._progress import progress
 from ..stats._corrections import adjust_pvalues
 
-__all__ = ["PairwiseTable", "LazyRows", "RowArray", "run_pairwise_tests"]
+__all__ = ["PairwiseTable", "LazyRows", "RowArray", "run_pairwise_tests", "decision_design"]
 
 # Elements (pairs x folds) tested at once per thread; bounds the memory of
 # stage 1; 4 MB per array: in cache, and long enough array operations for two
@@ -488,3 +489,22 @@ def _blocks(S, L, F, start):
     for s0 in range(S):
         for i0, i1 in ranges:
             yield s0, s0 + 1, i0, i1
+
+
+def decision_design(design, test_train_ratio=None):
+    """The fold design the pairwise test decides with: ``design`` with the run's
+    test/train ratio when one is given (``test_train_ratio``, ``--test-train-ratio``).
+
+    Stage 1 and every interval of its decisions
+    (:func:`multitest.engine.dataset_effects`) take their design from here, so that
+    the corrected t test's ratio and the Bayesian test's ``rho`` are the same in both.
+
+    Examples
+    --------
+    >>> from multitest.inputs import FoldDesign
+    >>> decision_design(FoldDesign(1, 10), "1/9").test_train_ratio == 1 / 9
+    True
+    """
+    if test_train_ratio is None:
+        return design
+    return dataclasses.replace(design, test_train_ratio=test_train_ratio)
