@@ -46,6 +46,9 @@ _LABEL_HEIGHT = _FONT * 1.25
 #: Candidate label positions: these distances from the point (points), 16 directions each.
 _RADII = (8.0, 16.0, 26.0, 40.0, 60.0, 85.0, 115.0, 150.0)
 _DIRECTIONS = 16
+#: Above this many algorithms every label goes into the column right of the plot: the
+#: search for a free place beside each point grows as L² (and with the override arrows).
+LABEL_SEARCH_LIMIT = 60
 #: Lines are kept clear of labels as points this far apart.
 _LINE_STEP = 3.0
 #: A label farther than this from its point gets a leader line.
@@ -262,7 +265,7 @@ def _place_labels(labels, xs, ys, order, plot, lines=()):
         near = _near(markers, xs[i], ys[i], reach)
         near_taken = _near(taken, xs[i], ys[i], reach)
         box = None
-        for d in _RADII:        # nearest first; the first free candidate wins
+        for d in (_RADII if L <= LABEL_SEARCH_LIMIT else ()):   # nearest first; first free wins
             # the label's edge nearest the point at distance d from it
             cx, cy = xs[i] + np.cos(angles) * (d + w / 2), ys[i] - np.sin(angles) * (d + h / 2)
             cand = np.column_stack([cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
