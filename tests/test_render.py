@@ -303,7 +303,7 @@ def test_cd_labels_never_overlap(L):
 
 def test_cd_diagram_of_50_algorithms_renders(tmp_path):
     names = [f"a fairly long algorithm name number {k}" for k in range(50)]
-    r = synthetic_ranking(names, np.linspace(0, -0.3, 50), n_datasets=6, seed=1,
+    r = synthetic_ranking(names, np.linspace(0.3, 0, 50), n_datasets=6, seed=1,
                           order=names[::-1])
     source = render_cd_diagram(r).source
     assert source.count("\\r\"") == 25 and source.count("\\l\"") >= 25

@@ -237,7 +237,7 @@ def test_parquet_without_pyarrow_says_how_to_install(tmp_path, monkeypatch):
             raise ImportError("no pyarrow")
         return real_import(name, *args, **kwargs)
     monkeypatch.setattr(builtins, "__import__", no_pyarrow)
-    with pytest.raises(InputError, match=r"needs pyarrow: pip install 'multitest\[parquet\]'"):
+    with pytest.raises(InputError, match=r"needs pyarrow: pip install 'multitest-rank\[parquet\]'"):
         load_results(tmp_path / "r.parquet")
     # CSV files are still read (by pandas).
     path = tmp_path / "r.csv"
