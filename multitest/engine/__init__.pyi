@@ -90,3 +90,4 @@ from ._markdown import markdown_summary as markdown_summary
 from ._markdown import markdown_escape as markdown_escape
 from ._summary import summary_text as summary_text
 from ._summary import WHY_POSITIONS as WHY_POSITIONS
+from ._settings import read_settings_file as read_settings_file

@@ -70,3 +70,12 @@ from ._write import override_drawing as override_drawing
 from ._write import safe_filename as safe_filename
 from ._write import write_figures as write_figures
 from ._write import write_svg_files as write_svg_files
+from ._pareto import ParetoLayout as ParetoLayout
+from ._bayes import caption_html as caption_html
+from ._cd_diagrams import cd_source as cd_source
+from ._cd_diagrams import check_captions as check_captions
+from ._dot import error_unit as error_unit
+from ._dot import mean_errors_over_datasets as mean_errors_over_datasets
+from ._pareto import pareto_caption as pareto_caption
+from ._pareto import pareto_figure_html as pareto_figure_html
+from ._dot import second_pass_number as second_pass_number

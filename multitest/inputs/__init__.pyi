@@ -48,3 +48,4 @@ from ._split import load_part as load_part
 from ._split import part_labels as part_labels
 from ._split import part_names as part_names
 from ._split import split_input as split_input
+from ._automl import automl_columns as automl_columns
