@@ -239,6 +239,6 @@ def test_r2_is_at_most_one():
 
     errors, notes = metric_errors(np.array([0.75, -0.5]), np.array(["r2", "r2"]))
     np.testing.assert_allclose(errors, [0.25, 1.5])   # 1 - R²: never negative
-    assert notes == ("r2: higher is better, error = 1 - r2",)
-    with pytest.raises(InputError, match="row 2: r2 1.2 is above 1"):
+    assert notes == ("r2: higher is better, error = 1 - r2 (values at most 1)",)
+    with pytest.raises(InputError, match="row 2: r2 1.2 is outside its domain: at most 1"):
         metric_errors(np.array([0.5, 1.2]), np.array(["r2", "r2"]), row_offset=1)
