@@ -36,10 +36,14 @@ _ROW_PITCH = 1.6
 #: text and the run of the leader line before the axis starts (or after it ends).
 _LABEL_GAP = 8.0
 _LEADER_RUN = 12.0
-#: The axis is 22 points a rank, but never shorter than 360 or longer than 900 points.
+#: The axis is 22 points a rank, but never shorter than 360 or longer than 900 points,
+#: and shorter when long labels would make the diagram wider than _WIDEST points: the
+#: report's column (1136 px at a 1400 px window) then shows its smallest text (the tick
+#: labels, 0.85 of 12 pt) at 9 px or more.
 _POINTS_PER_RANK = 22.0
 _AXIS_MIN = 360.0
 _AXIS_MAX = 900.0
+_WIDEST = 1250.0
 #: Room above the axis for the critical-difference bar and its label, in font sizes
 #: (only when there is a critical difference) ...
 _CD_BAND = 2.6
@@ -233,8 +237,6 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
         raise MultitestError("`average_ranks` must have one rank per name")
     order = sorted(range(L), key=lambda i: (ranks[i], names[i]))
     row = fontsize * _ROW_PITCH
-    axis_width = float(min(_AXIS_MAX, max(_AXIS_MIN, _POINTS_PER_RANK * (L - 1))))
-    scale = axis_width / max(L - 1, 1)
     n_left = (L + 1) // 2
     texts = {}
     for position, i in enumerate(order):
@@ -243,6 +245,9 @@ def cd_layout(names, average_ranks, significant=None, critical_difference=None, 
                     else f"{rank_text}  {names[i]}")
     left_width = max([_text_width(texts[i], fontsize) for i in order[:n_left]] + [0.0])
     right_width = max([_text_width(texts[i], fontsize) for i in order[n_left:]] + [0.0])
+    room = _WIDEST - left_width - right_width - 2 * (_MARGIN + _LABEL_GAP + _LEADER_RUN)
+    axis_width = float(max(_AXIS_MIN, min(_AXIS_MAX, _POINTS_PER_RANK * (L - 1), room)))
+    scale = axis_width / max(L - 1, 1)
     x0 = _MARGIN + left_width + _LABEL_GAP + _LEADER_RUN
     x1 = x0 + axis_width
     top = _MARGIN + title_room + (_CD_BAND * fontsize if critical_difference is not None else 0.0)

@@ -40,6 +40,11 @@ _Y_TITLE_ROOM = 16.0
 #: Plot sizes (points): small runs, and above 20 algorithms.
 _PLOT_SMALL = (600.0, 380.0)
 _PLOT_LARGE = (900.0, 600.0)
+#: The widest picture: the report's column (1136 px at a 1400 px window) then shows its
+#: smallest text (10 pt) at 9 px or more.  The plot narrows (to _PLOT_NARROWEST) to make
+#: room for a column of long labels.
+_WIDEST = 1260.0
+_PLOT_NARROWEST = 480.0
 #: A label's box: padding around the text; labels keep this far from everything.
 _PAD = 2.0
 _LABEL_HEIGHT = _FONT * 1.25
@@ -156,6 +161,9 @@ def pareto_layout(names, costs, errors, positions, overrides=(), *, title="", x_
     errors = np.asarray(errors, dtype=float)
     L = len(names)
     plot_w, plot_h = _PLOT_LARGE if L > 20 else _PLOT_SMALL
+    column = _COLUMN_GAP + max((_text_width(f"{n} ({p})", _FONT) + 2 * _PAD
+                                for n, p in zip(names, positions)), default=0.0)
+    plot_w = max(_PLOT_NARROWEST, min(plot_w, _WIDEST - 2 * _MARGIN - _LEFT - column))
     top = _MARGIN + (_TOP_TITLE if title else 0.0) + _Y_TITLE_ROOM
     x0, y0 = _MARGIN + _LEFT, top
     x1, y1 = x0 + plot_w, y0 + plot_h
