@@ -266,32 +266,39 @@ def _profile(settings):
     return profile
 
 
-def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="inside"):
+def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="inside",
+                   figures_for=None, notes=None):
     """Callback writing the figures (and the report) into the staging directory.
 
     DOT sources are always written.  Without --format or --report, above
     FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
     the per-data-set ones grow as S x L^2 (about 0.2 MB per data set at L = 100).
     """
-    from .figures._write import FIGURE_PAIRS_LIMIT
+    from .figures._write import FIGURE_PAIRS_LIMIT, figures_note
     from .outputs._json import is_large
+
+    note = figures_note(ranking, figures_for)    # checks the names before anything is written
 
     n_pairs = ranking.datasets[0].table.statistic.size
     per_dataset = bool(formats) or bool(report) or not (
         is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
+    if note and per_dataset and notes is not None:
+        notes.append(note)      # said once the command succeeded
 
     def write(staging):
         from .figures._write import figures, write_figures
 
         # built once, for the report too
-        graphs = figures(ranking, per_dataset=per_dataset, captions=captions)
+        graphs = figures(ranking, per_dataset=per_dataset, captions=captions,
+                         figures_for=figures_for)
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset, dpi=dpi, graphs=graphs)
         if formats or report or latex or captions != "inside":
             from .figures._drawn import write_drawn_figures
 
             write_drawn_figures(ranking, staging, formats or ["svg"], graphs=graphs, dpi=dpi,
-                                captions=captions, latex=latex, per_dataset=per_dataset)
+                                captions=captions, latex=latex, per_dataset=per_dataset,
+                                figures_for=figures_for)
         if warning and formats:
             _say(f"multitest: warning: {warning}", error=True)
         if not per_dataset:
@@ -302,7 +309,7 @@ def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="in
             from .figures._report import write_report
 
             write_report(ranking, os.path.join(staging, "report.html"), graphs=graphs,
-                         captions=captions)
+                         captions=captions, figures_for=figures_for)
     return write
 
 
@@ -312,21 +319,24 @@ def _captions(settings):
 
 
 def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
-           all_intervals=False, latex=False, markdown=False, captions="inside"):
+           all_intervals=False, latex=False, markdown=False, captions="inside",
+           figures_for=None, notes=None):
     from .outputs._write import write_outputs
 
     return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi,
-                                                            latex, captions),
+                                                            latex, captions, figures_for,
+                                                            notes),
                          inputs=inputs, raw_csv=bool(raw_csv),
                          all_intervals=bool(all_intervals), latex=bool(latex),
                          markdown=bool(markdown))
 
 
-def _cluster_writer(ranking, settings):
+def _cluster_writer(ranking, settings, notes=None):
     """The figures, the report and the texts of ``rank --workers`` (written after the
     tables, into the staging folder)."""
     figures = _figure_writer(ranking, settings["format"], settings["report"], settings["dpi"],
-                             settings["latex"], _captions(settings))
+                             settings["latex"], _captions(settings),
+                             settings["figures_for"], notes)
 
     def write(staging):
         from .outputs._write import write_texts
@@ -429,7 +439,8 @@ def _cmd_rank(args):
                inputs=[args.results] + ([args.config] if args.config else []),
                dpi=settings["dpi"], raw_csv=settings["raw_csv"],
                all_intervals=settings["all_intervals"], latex=settings["latex"],
-               markdown=settings["markdown"], captions=_captions(settings))
+               markdown=settings["markdown"], captions=_captions(settings),
+               figures_for=settings["figures_for"], notes=notes)
     _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
     return _end_process()
@@ -456,7 +467,7 @@ def _rank_on_cluster(args, settings):
         settings["results"], _profile(settings), settings["out"],
         settings=Settings.from_options(**_keywords(settings, "rank", ("setting",))),
         workers=settings["workers"], scheduler=settings["scheduler"], load_options=load_options,
-        extra=lambda r: _cluster_writer(r, settings),
+        extra=lambda r: _cluster_writer(r, settings, notes),
         inputs=[args.config] if args.config else [], raw_csv=settings["raw_csv"],
         all_intervals=settings["all_intervals"])
     _say_notes(notes)

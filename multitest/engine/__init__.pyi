@@ -91,3 +91,5 @@ from ._markdown import markdown_escape as markdown_escape
 from ._summary import summary_text as summary_text
 from ._summary import WHY_POSITIONS as WHY_POSITIONS
 from ._settings import read_settings_file as read_settings_file
+from ._settings import figure_datasets as figure_datasets
+from ._settings import FIGURES_FOR_DEFAULT as FIGURES_FOR_DEFAULT

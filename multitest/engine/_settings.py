@@ -40,7 +40,7 @@ from ._second_pass_methods import (SECOND_PASS_METHODS, check_handles_missing,
                                    get_second_pass_method)
 
 __all__ = ["Option", "OPTIONS", "Settings", "ALTERNATIVES", "SCORE_MATRIX_TEST", "options_of",
-           "read_settings_file"]
+           "read_settings_file", "figure_datasets", "FIGURES_FOR_DEFAULT"]
 
 #: ``'greater'``: one-sided tests in the direction "the costlier is better".
 ALTERNATIVES = ("two-sided", "greater")
@@ -127,6 +127,68 @@ def _names(value, label):
         return list(value)
     raise MultitestError(f"{label} must be names (a list, or names separated by commas), "
                          f"got {value!r}")
+
+
+#: Above this many data sets the per-data-set figures are drawn for this many of them by
+#: default (``--figures-for``): those with overrides first, then the others, in input order.
+FIGURES_FOR_DEFAULT = 20
+
+
+def _figures_for(value, label):
+    """``'all'``, or the names of the data sets whose figures are drawn."""
+    names = _names(value, label)
+    if [name.lower() for name in names] == ["all"]:
+        return "all"
+    if not names:
+        raise MultitestError(f"{label} must name data sets, or be 'all'")
+    return names
+
+
+def figure_datasets(names, with_overrides, figures_for=None):
+    """The data sets whose per-data-set figures are drawn (``--figures-for``).
+
+    Parameters
+    ----------
+    names : sequence of str
+        The data sets of the run, in input order.
+    with_overrides : sequence of bool
+        Whether each data set has an override.
+    figures_for : 'all' or sequence of str, optional
+        Checked by :func:`_figures_for`.  None: every data set up to
+        :data:`FIGURES_FOR_DEFAULT`; above, that many, those with overrides first.
+
+    Returns
+    -------
+    tuple of int
+        The indices drawn, in input order.
+
+    Raises
+    ------
+    MultitestError
+        A name of ``figures_for`` is not a data set of the run.
+
+    Examples
+    --------
+    >>> figure_datasets(["a", "b", "c"], [False, True, False])
+    (0, 1, 2)
+    >>> figure_datasets(["a", "b", "c"], [False, True, False], ["c", "a"])
+    (0, 2)
+    """
+    names = list(names)
+    if figures_for is not None:
+        figures_for = _figures_for(figures_for, "`figures_for` (--figures-for)")
+    if figures_for == "all" or (figures_for is None and len(names) <= FIGURES_FOR_DEFAULT):
+        return tuple(range(len(names)))
+    if figures_for is None:
+        first = [k for k, hit in enumerate(with_overrides) if hit]
+        rest = [k for k, hit in enumerate(with_overrides) if not hit]
+        return tuple(sorted((first + rest)[:FIGURES_FOR_DEFAULT]))
+    index = {name: k for k, name in enumerate(names)}
+    unknown = [name for name in figures_for if name not in index]
+    if unknown:
+        raise MultitestError(f"`figures_for` (--figures-for): not data sets of the run: "
+                             f"{abbreviate(', '.join(unknown), 300)}")
+    return tuple(sorted({index[name] for name in figures_for}))
 
 
 def _ratio(value, label):
@@ -396,6 +458,11 @@ OPTIONS = (
            "the figures, or 'none': written beside them (report, captions.md), so that a "
            "figure goes into a paper as it is", _OUTPUT, role="command", commands=("rank",),
            default="inside", choices=FIGURE_CAPTIONS),
+    Option("figures_for", _figures_for, "draw the per-data-set figures (and the report's) "
+           "for these data sets, or 'all'", _OUTPUT, role="command", commands=("rank",),
+           default_text=f"every data set up to {FIGURES_FOR_DEFAULT}; above, "
+           f"{FIGURES_FOR_DEFAULT}: those with overrides first", metavar="D1,D2,...|all",
+           kind="names"),
     Option("bootstrap", _count(1), "number of resamples", _STABILITY, role="stability",
            default=1000, keyword="n_bootstrap", commands=("stability",),
            flags=("-B", "--bootstrap"), metavar="N", kind="integer"),

@@ -64,6 +64,8 @@ from ._tikz import latex_escape as latex_escape
 from ._tikz import write_cd_tikz as write_cd_tikz
 from ._write import FIGURE_PAIRS_LIMIT as FIGURE_PAIRS_LIMIT
 from ._write import dataset_stems as dataset_stems
+from ._write import drawn_datasets as drawn_datasets
+from ._write import figures_note as figures_note
 from ._write import figures as figures
 from ._write import graph_captions as graph_captions
 from ._write import override_drawing as override_drawing

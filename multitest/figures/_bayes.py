@@ -425,52 +425,51 @@ def _dataset_caption(effects, settings, bayesian):
     return lines
 
 
-#: Per-data-set figures are drawn for at most this many data sets, each of at
-#: most this many pairs.
-DATASET_FIGURES_LIMIT = 50
+#: Per-data-set figures are drawn for data sets of at most this many pairs (for the data
+#: sets drawn, :func:`~multitest.figures._write.drawn_datasets`).
 DATASET_PAIRS_LIMIT = 120
 #: The second-pass figure is drawn up to this many pairs (all are in effect_sizes.csv).
 SECOND_PASS_PAIRS_LIMIT = INTERVAL_PAIRS_LIMIT
 
 
-def bayes_figures(ranking, captions="inside"):
+def bayes_figures(ranking, captions="inside", figures_for=None):
     """``{stem: (SVG, title, caption lines)}``: ``effects_second_pass`` (two data sets or
     more) and ``dataset_effects_<data set>`` for each data set with pairwise tests (up to
     the limits): probabilities too with the Bayesian correlated t-test.  ``captions='none'``:
-    the title and caption are not drawn (they are returned beside the SVG)."""
-    from ._write import dataset_stems
+    the title and caption are not drawn (they are returned beside the SVG).
+    ``figures_for``: the data sets drawn (:func:`~multitest.figures._write.drawn_datasets`)."""
+    from ._write import drawn_datasets
 
     out = {}
     L = len(ranking.algorithms)
     if ranking.second_pass is not None and L * (L - 1) // 2 <= SECOND_PASS_PAIRS_LIMIT:
         out["effects_second_pass"] = _second_pass_figure(ranking, captions)
     first = ranking.datasets[0]
-    if (first.tested and len(ranking.datasets) <= DATASET_FIGURES_LIMIT
-            and first.table.first.size <= DATASET_PAIRS_LIMIT):
-        for result, stem in zip(ranking.datasets, dataset_stems(ranking)):
+    if first.tested and first.table.first.size <= DATASET_PAIRS_LIMIT:
+        for result, stem in drawn_datasets(ranking, figures_for):
             out[f"dataset_effects_{stem}"] = _dataset_figure(ranking, result, captions)
     return out
 
 
 def write_bayes_figures(ranking, directory, formats=("svg",), jobs=None, dpi=None,
-                        captions="inside"):
+                        captions="inside", figures_for=None):
     """Write :func:`bayes_figures` in every format
     (:func:`~multitest.figures.write_svg_files`); returns the file names written."""
     from ._write import write_svg_files
 
     return write_svg_files(directory, {stem: figure[0] for stem, figure in
-                                       bayes_figures(ranking, captions).items()},
+                                       bayes_figures(ranking, captions, figures_for).items()},
                            formats, jobs, dpi)
 
 
-def bayes_section_html(ranking, captions="inside"):
+def bayes_section_html(ranking, captions="inside", figures_for=None):
     """The report section "Effect sizes" (HTML), "and Bayesian probabilities" with a
     Bayesian test or second pass; ``captions='none'``: each figure's title and caption
-    beside it."""
+    beside it; ``figures_for``: the data sets drawn."""
     from ._graphviz import inline_svg
     from ._write import dataset_stems
 
-    drawn = bayes_figures(ranking, captions)
+    drawn = bayes_figures(ranking, captions, figures_for)
     figures = {stem: svg for stem, (svg, *_) in drawn.items()}
     beside = {stem: (caption_html([title, *caption]) if captions == "none" else "")
               for stem, (_, title, caption) in drawn.items()}

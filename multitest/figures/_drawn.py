@@ -23,7 +23,8 @@ __all__ = ["write_drawn_figures", "captions_markdown", "CAPTIONS_FILE"]
 
 
 def write_drawn_figures(ranking, directory, formats=("svg",), *, graphs=None, dpi=None,
-                        captions="inside", latex=False, per_dataset=True):
+                        captions="inside", latex=False, per_dataset=True,
+                        figures_for=None):
     """Write the figures drawn without a layout engine, and what goes beside the figures.
 
     The error–cost pictures (``pareto.svg``, ``pareto_<data set>.svg``) and the
@@ -45,6 +46,9 @@ def write_drawn_figures(ranking, directory, formats=("svg",), *, graphs=None, dp
     latex : bool
     per_dataset : bool
         Also the pictures of each data set.
+    figures_for : 'all' or sequence of str, optional
+        The data sets whose pictures are drawn
+        (:func:`~multitest.figures._write.drawn_datasets`).
 
     Returns
     -------
@@ -52,15 +56,17 @@ def write_drawn_figures(ranking, directory, formats=("svg",), *, graphs=None, dp
         The file names written.
     """
     check_captions(captions)
-    pareto = pareto_figures(ranking, captions, per_dataset=per_dataset)
-    bayes = bayes_figures(ranking, captions)
+    pareto = pareto_figures(ranking, captions, per_dataset=per_dataset,
+                            figures_for=figures_for)
+    bayes = bayes_figures(ranking, captions, figures_for)
     svgs = {stem: figure[0] for stem, figure in {**pareto, **bayes}.items()}
     names = write_svg_files(directory, svgs, formats, dpi=dpi)
     if latex:
         names += write_cd_tikz(ranking, directory, captions)
     if captions == "none":
         beside = graph_captions(graphs if graphs is not None else
-                                figures(ranking, per_dataset=per_dataset, captions=captions))
+                                figures(ranking, per_dataset=per_dataset, captions=captions,
+                                        figures_for=figures_for))
         beside.update({stem: [title, *caption] for stem, (_, title, caption) in
                        {**pareto, **bayes}.items()})
         write_atomically(os.path.join(directory, CAPTIONS_FILE), captions_markdown(beside))

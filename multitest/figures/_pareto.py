@@ -495,12 +495,11 @@ def _of_dataset(ranking, result):
             _cost_title(ranking.profile, False), "mean error")
 
 
-def pareto_figures(ranking, captions="inside", per_dataset=True):
+def pareto_figures(ranking, captions="inside", per_dataset=True, figures_for=None):
     """``{stem: (SVG text, title, caption lines)}``: ``pareto`` (over data sets; on a
     single data set its mean errors) and, over several data sets, ``pareto_<data set>``
-    for every data set when there are at most
-    :data:`~multitest.figures._bayes.DATASET_FIGURES_LIMIT` (50) of them, as the
-    effect-size figures.
+    for every data set drawn (``figures_for``,
+    :func:`~multitest.figures._write.drawn_datasets`).
 
     Parameters
     ----------
@@ -508,13 +507,13 @@ def pareto_figures(ranking, captions="inside", per_dataset=True):
     captions : {'inside', 'none'}
         ``'none'``: no title or caption in the drawing.
     per_dataset : bool
+    figures_for : 'all' or sequence of str, optional
 
     Returns
     -------
     dict
     """
-    from ._bayes import DATASET_FIGURES_LIMIT
-    from ._write import dataset_stems
+    from ._write import drawn_datasets
 
     out = {}
     overall = _overall(ranking)
@@ -524,8 +523,8 @@ def pareto_figures(ranking, captions="inside", per_dataset=True):
         result = ranking.datasets[0]
         out["pareto"] = _figure(*_of_dataset(ranking, result), pareto_caption(ranking, result),
                                 captions)
-    elif per_dataset and len(ranking.datasets) <= DATASET_FIGURES_LIMIT:
-        for result, stem in zip(ranking.datasets, dataset_stems(ranking)):
+    elif per_dataset:
+        for result, stem in drawn_datasets(ranking, figures_for):
             out[f"pareto_{stem}"] = _figure(*_of_dataset(ranking, result),
                                             pareto_caption(ranking, result), captions)
     return out

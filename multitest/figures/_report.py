@@ -43,7 +43,7 @@ from ._graphviz import (
     to_svg,
     undrawn,
 )
-from ._write import dataset_stems, figures, graph_captions
+from ._write import dataset_stems, figures, figures_note, graph_captions
 
 __all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
            "DATASET_PAGES"]
@@ -171,8 +171,9 @@ class _Figures:
     its file when its page is written).
     """
 
-    def __init__(self, ranking, graphs=None, captions="inside"):
-        self.graphs = figures(ranking, captions=captions) if graphs is None else graphs
+    def __init__(self, ranking, graphs=None, captions="inside", figures_for=None):
+        self.graphs = (figures(ranking, captions=captions, figures_for=figures_for)
+                       if graphs is None else graphs)
         # captions='none': each figure's title and caption beside it, not in it
         self.beside = graph_captions(self.graphs) if captions == "none" else {}
         self.sources = {stem: g.source for stem, g in self.graphs.items()}
@@ -182,6 +183,8 @@ class _Figures:
         self.combined = combined_stems(self.sources)
 
     def html(self, stem, caption):
+        if stem not in self.sources:      # a data set not drawn (--figures-for)
+            return ""
         source = self.sources[stem]
         # drawn again only if gone from the cache since (or if dot failed on it)
         svg = (cached_svg(source) or to_svg(source)) if self.dot else None
@@ -521,11 +524,12 @@ def _page(title, body):
             + "\n".join(part for part in body if part) + "\n</body></html>\n")
 
 
-def _report_pages(ranking, graphs=None, captions="inside"):
+def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
     """``(report.html text, page)``: ``page(k)`` is ``(stem, text)`` of the page of data
     set ``k``; ``page`` is None up to the inline limit (no pages)."""
-    figs = _Figures(ranking, graphs, captions)
-    pictures = pareto_figures(ranking, captions)
+    figs = _Figures(ranking, graphs, captions, figures_for)
+    pictures = pareto_figures(ranking, captions, figures_for=figures_for)
+    not_drawn = figures_note(ranking, figures_for)
     stems = dataset_stems(ranking)
     paged = _paged(ranking)
     final = _final_section(ranking, figs)
@@ -536,10 +540,12 @@ def _report_pages(ranking, graphs=None, captions="inside"):
             _second_pass_section(ranking, figs),
             _nemenyi_section(ranking, figs), _friedman_section(ranking),
             _control_section(ranking),
-            bayes_section_html(ranking, captions),
+            bayes_section_html(ranking, captions, figures_for),
             '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
             "graph, sort trace, pairwise tests and order"
-            + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"]
+            + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"
+            + (f'<p class="note" id="figures-not-drawn">{_e(not_drawn[0].upper())}'
+               f"{_e(not_drawn[1:])}.</p>" if not_drawn else "")]
     page = None
 
     def dataset_pareto(stem):
@@ -567,12 +573,12 @@ def _report_pages(ranking, graphs=None, captions="inside"):
     return _page("multitest report", body), page
 
 
-def report_html(ranking, captions="inside"):
+def report_html(ranking, captions="inside", figures_for=None):
     """The report as one HTML string (see :func:`write_report`; without the data set pages)."""
-    return _report_pages(ranking, captions=captions)[0]
+    return _report_pages(ranking, captions=captions, figures_for=figures_for)[0]
 
 
-def write_report(ranking, path, *, graphs=None, captions="inside"):
+def write_report(ranking, path, *, graphs=None, captions="inside", figures_for=None):
     """Write the self-contained HTML report of ``ranking`` to ``path`` atomically.
 
     The file is written next to ``path`` under a temporary name and moved
@@ -593,6 +599,10 @@ def write_report(ranking, path, *, graphs=None, captions="inside"):
         Every figure, ``figures(ranking, captions=captions)``, when built already.
     captions : {'inside', 'none'}
         ``'none'``: the figures' titles and captions written beside them, not in them.
+    figures_for : 'all' or sequence of str, optional
+        The data sets whose figures are drawn; the report's data set section names the
+        others (:func:`~multitest.figures._write.drawn_datasets`; default: every data
+        set up to 20, above 20 of them, those with overrides first).
 
     Returns
     -------
@@ -600,7 +610,7 @@ def write_report(ranking, path, *, graphs=None, captions="inside"):
         The path written.
     """
     path = os.fspath(path)
-    text, page = _report_pages(ranking, graphs, captions)
+    text, page = _report_pages(ranking, graphs, captions, figures_for)
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     if page is not None:

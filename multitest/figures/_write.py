@@ -27,7 +27,7 @@ from ._stage_graphs import (
     render_trace,
 )
 
-__all__ = ["figures", "dataset_stems", "safe_filename", "write_figures", "override_drawing",
+__all__ = ["figures", "dataset_stems", "drawn_datasets", "figures_note", "safe_filename", "write_figures", "override_drawing",
            "FIGURE_PAIRS_LIMIT", "graph_captions", "write_svg_files"]
 
 #: Without an image format the CLI writes the per-data-set DOT sources only up
@@ -41,7 +41,7 @@ def safe_filename(name):
     return (text or "dataset")[:80]
 
 
-def figures(ranking, per_dataset=True, captions="inside"):
+def figures(ranking, per_dataset=True, captions="inside", figures_for=None):
     """Every figure of a ranking: ``{file stem: graphviz object}``, in report order.
 
     Stems: ``final``, ``second_pass``, ``second_pass_trace``, ``cd`` (not with a
@@ -53,7 +53,8 @@ def figures(ranking, per_dataset=True, captions="inside"):
     with the most edges in its transitive reduction).  Everything is built in this
     process (no forked process: on the shared 2-CPU machines of the benchmarks one
     process was as quick).  ``captions='none'``: the CD diagrams without their title
-    and caption (:func:`figure_captions` says them).
+    and caption (:func:`figure_captions` says them).  ``figures_for``: the data sets
+    whose figures are drawn (:func:`drawn_datasets`; default every one up to 20).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
@@ -75,8 +76,9 @@ def figures(ranking, per_dataset=True, captions="inside"):
                                       ranking.pairwise_test, unit),
                 render_trace(r, ranking.pairwise_test))
 
-    for stem, (override, trace) in zip(dataset_stems(ranking),
-                                       map(graphs, ranking.datasets)):
+    chosen = drawn_datasets(ranking, figures_for)
+    for stem, (override, trace) in zip([stem for _, stem in chosen],
+                                       map(graphs, [r for r, _ in chosen])):
         out[f"override_{stem}"] = override
         out[f"trace_{stem}"] = trace
     return _beside(out, captions)
@@ -164,8 +166,35 @@ def dataset_stems(ranking):
     return stems
 
 
+def drawn_datasets(ranking, figures_for=None):
+    """``[(data set result, stem)]`` of the data sets whose per-data-set figures are drawn
+    (``--figures-for``, :func:`~multitest.engine._settings.figure_datasets`), in input
+    order."""
+    from ..engine._settings import figure_datasets
+
+    chosen = figure_datasets([r.name for r in ranking.datasets],
+                             [bool(r.tested and r.edges()) for r in ranking.datasets],
+                             figures_for)
+    stems = dataset_stems(ranking)
+    return [(ranking.datasets[k], stems[k]) for k in chosen]
+
+
+def figures_note(ranking, figures_for=None):
+    """The note naming the data sets whose per-data-set figures are not drawn, or None.
+
+    ``"per-data-set figures drawn for 20 of 60 data sets; not drawn: a, b, ...
+    (--figures-for NAMES or all)"``.
+    """
+    drawn = {r.name for r, _ in drawn_datasets(ranking, figures_for)}
+    rest = [r.name for r in ranking.datasets if r.name not in drawn]
+    if not rest:
+        return None
+    return (f"per-data-set figures drawn for {len(drawn)} of {len(ranking.datasets)} data "
+            f"sets; not drawn: {', '.join(rest)} (--figures-for NAMES or all)")
+
+
 def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True, cache=None,
-                  dpi=None, *, graphs=None):
+                  dpi=None, *, graphs=None, figures_for=None):
     """Write every figure of ``ranking`` into ``out_dir``.
 
     The DOT source of every figure is always written (``<stem>.dot``, see
@@ -190,6 +219,8 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
     graphs : dict, optional
         ``figures(ranking, per_dataset=per_dataset)`` when built already (the CLI
         builds them once for the figures and the report).
+    figures_for : 'all' or sequence of str, optional
+        The data sets whose figures are drawn (:func:`drawn_datasets`).
 
     Returns
     -------
@@ -199,7 +230,7 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
     formats = check_formats(formats)
     os.makedirs(out_dir, exist_ok=True)
     if graphs is None:
-        graphs = figures(ranking, per_dataset=per_dataset)
+        graphs = figures(ranking, per_dataset=per_dataset, figures_for=figures_for)
     sources = {stem: graph.source for stem, graph in graphs.items()}
     return draw_sources(out_dir, sources, formats, jobs, cache, dpi)
 
