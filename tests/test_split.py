@@ -197,3 +197,21 @@ def test_the_names_of_an_unreadable_parquet_part_are_none(tmp_path):
     with pytest.raises(ValueError, match=r"p\.parquet: not a readable Parquet file"):
         load_part(part)
     assert part_names(part) == ((), None)
+
+
+def test_a_csv_range_that_cannot_be_read_is_said_as_a_fault_of_the_input(tmp_path):
+    # The file planned in ranges is gone when a worker reads its range (a directory in its
+    # place: the read's OSError). It was an OSError, which the output transaction of
+    # `rank --workers 2` took for its own ("cannot write the output folder"; issue 40).
+    from multitest import InputError
+
+    path = tmp_path / "r.csv"
+    path.write_text("dataset,algorithm,fold,error\n" + "".join(
+        f"{d},{a},{f},{e}\n" for d, a, f, e in _rows(["d0", "d1", "d2", "d3"])))
+    part = split_input(path, range_bytes=60)[1]
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(InputError) as raised:
+        load_part(part)
+    assert str(raised.value) == (f"cannot read {path}, the data sets starting in bytes "
+                                 f"{part.span[0]}-{part.span[1]}: Is a directory")
