@@ -349,6 +349,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     if columns["metric"] is None:
         errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
                                               columns["value"], datasets=keys["dataset"],
+                                              lower_is_better=rule.lower_is_better,
                                               source=name, row_offset=row_offset)
         return _assemble(keys, errors, columns, name, row_offset, notes=(*notes_before, *notes),
                          unused=unused, scales=scales, **missing)
@@ -520,6 +521,7 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
             _fast_integers(column)
     errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
                                           columns["value"], datasets=keys["dataset"],
+                                          lower_is_better=rule.lower_is_better,
                                           source=name, row_offset=row_offset)
     return _assemble(keys, errors, columns, name, row_offset, notes=notes, scales=scales,
                      unused=_unused_key_columns(list(raw), columns), missing_ok=missing_ok)
