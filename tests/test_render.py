@@ -45,12 +45,18 @@ def ranking(example):
 def synthetic_ranking(names, means, n_datasets=12, seed=0, order=None, spread=0.015,
                       **options):
     """Errors: data-set shift + algorithm mean + (data set, algorithm) effect of sd
-    ``spread`` + fold noise; the prior is ``order`` (default ``names``)."""
+    ``spread`` + fold noise; the prior is ``order`` (default ``names``).
+
+    Errors that would go below 0 (means far below -0.3) are all shifted by one constant,
+    the smallest becoming 0.01 (errors are at least 0): the paired differences, hence the
+    tests, ranks and decisions, are those of the unshifted errors."""
     rng = np.random.default_rng(seed)
     means = np.asarray(means, dtype=float)
     errors = (0.3 + rng.normal(0, 0.02, (n_datasets, 1, 1)) + means[None, :, None]
               + rng.normal(0, spread, (n_datasets, len(names), 1))
               + rng.normal(0, 0.01, (n_datasets, len(names), 10)))
+    if errors.min() < 0:
+        errors += 0.01 - errors.min()
     frame = make_frame(errors, datasets=[f"data set {i}" for i in range(n_datasets)],
                        algorithms=list(names))
     return rank(load_results(frame), profile_from_order(list(order or names)), **options)

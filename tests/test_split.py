@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from multitest import load_results
+from multitest import InputError, load_results
 from multitest.inputs import InputPart, join_parts, load_part, part_names, split_input
 from multitest.inputs._split import _data_set
 
@@ -215,3 +215,19 @@ def test_a_csv_range_that_cannot_be_read_is_said_as_a_fault_of_the_input(tmp_pat
         load_part(part)
     assert str(raised.value) == (f"cannot read {path}, the data sets starting in bytes "
                                  f"{part.span[0]}-{part.span[1]}: Is a directory")
+
+
+def test_parts_of_one_input_have_one_test_train_ratio(tmp_path):
+    # a folder of CSV parts, each data set in one part, each with a test_train_ratio column
+    def part(name, dataset, ratio):
+        pd.DataFrame({"dataset": dataset, "algorithm": ["a", "a", "b", "b"],
+                      "replication": [1, 2, 1, 2], "fold": 1, "error": [0.1, 0.2, 0.3, 0.4],
+                      "test_train_ratio": ratio}).to_csv(tmp_path / name, index=False)
+
+    part("1.csv", "d1", 0.25)
+    part("2.csv", "d2", 0.25)
+    assert load_results(tmp_path).test_train_ratio == 0.25
+    part("2.csv", "d2", 0.5)
+    with pytest.raises(InputError, match=r"2.csv: test/train ratio 0.5 here and 0.25 in the "
+                                         r"first part \(.*1.csv\): one design"):
+        load_results(tmp_path)
