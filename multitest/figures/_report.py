@@ -436,7 +436,7 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
 
 def applied_settings(ranking):
     """``{setting: value}`` of the settings that applied to this run: the Bayesian ones
-    (rope, threshold, the Monte Carlo seed) only with a Bayesian test or second pass, the
+    (rope, min_probability, bayes_seed) only with a Bayesian test or second pass, the
     post-hoc correction only for a pass that takes one, the control's method only with a
     control, the Friedman options only over several data sets; no unset value."""
     settings = ranking.settings.to_dict()
@@ -445,9 +445,9 @@ def applied_settings(ranking):
     bayes = bayes_pass or (ranking.pairwise_test is not None and ranking.pairwise_test.bayesian)
     dropped = set()
     if not bayes:
-        dropped |= {"rope", "threshold"}
+        dropped |= {"rope", "min_probability"}
     if not bayes_pass:
-        dropped.add("seed")
+        dropped.add("bayes_seed")
     if sp is None or not sp.method_entry.takes_correction:
         dropped.add("posthoc_correction")
     if ranking.control is None:

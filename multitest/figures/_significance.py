@@ -83,7 +83,7 @@ def render_significance_matrix(ranking):
     _table_node(g, rows, cellpadding=4, cellspacing=1)
     if bayesian:
         number = (f"cells: P(the better one is practically better), drawn coloured from "
-                  f"{ranking.settings.threshold:g} (the threshold)")
+                  f"{ranking.settings.min_probability:g} (the threshold)")
     else:
         number = (f"cells: the {_text(name)}, coloured at &#8804; {sp.alpha:g}"
                   if not sp.method_entry.rank_based else

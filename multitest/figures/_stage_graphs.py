@@ -109,7 +109,7 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     legend = [f"<B>{_text(r.name)}</B>: override graph (stage 2), cost order (cheapest first)"]
     if r.tested:
         words = "significantly more accurate" if test is None else test.better_words(
-            None if settings is None else settings.threshold)
+            None if settings is None else settings.min_probability)
         legend.append(f"override i &#8594; j: the costlier j is {_text(words)} than the cheaper i "
                       f"({n_edges} override{'s' if n_edges != 1 else ''})")
     else:
@@ -144,7 +144,7 @@ def _settings_line(settings, profile, test=None):
     parts = []
     if settings is not None and test is not None and test.bayesian:
         parts.append(f"test {_text(settings.test)}, rope {settings.rope:g}, override when "
-                     f"P(costlier practically better) &#8805; {settings.threshold:g}")
+                     f"P(costlier practically better) &#8805; {settings.min_probability:g}")
     elif settings is not None:
         parts.append(f"test {_text(settings.test)}, &#945; = {settings.alpha:g}")
         if settings.correction != "none":
