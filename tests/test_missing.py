@@ -290,9 +290,9 @@ def test_stability_applies_the_policy_before_resampling(bench):
     from multitest import stability
 
     frame, holes, _, _ = bench
-    dropped = stability(holes, FRAMEWORKS, test=TEST, missing="drop", n_bootstrap=50)
+    dropped = stability(holes, FRAMEWORKS, test=TEST, missing="drop", bootstrap=50)
     complete = stability(frame[~frame["dataset"].isin(["d1", "d4", "d6"])], FRAMEWORKS,
-                         test=TEST, n_bootstrap=50)
+                         test=TEST, bootstrap=50)
     assert dropped.reference_order == complete.reference_order
     np.testing.assert_array_equal(dropped.position_frame().to_numpy(),
                                   complete.position_frame().to_numpy())

@@ -815,7 +815,7 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
     )
 
     r = rank(example, load_profile("training_time"), test="bayes-correlated-t", rope=0.01,
-             threshold=0.9, second_pass="bayesian", seed=3)
+             min_probability=0.9, second_pass="bayesian", bayes_seed=3)
     final = render_final(r).source
     assert 'label="P(practically better) = 1"' in final     # 1 - 0: the Monte Carlo's share
     assert "p = " not in final and "1e-300" not in final
