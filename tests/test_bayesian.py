@@ -263,7 +263,8 @@ def test_cli_bayesian_options(tmp_path, capsys):
     doc = json.loads((out / "result.json").read_text())
     assert doc["settings"]["min_probability"] == 0.9 and doc["settings"]["bayes_seed"] == 7
     assert "p_costlier_better" in (out / "pairwise.csv").read_text().splitlines()[0]
-    for argv, match in ((["--rope", "-1"], "`rope`"), (["--min-probability", "0.2"], "`min_probability`"),
+    for argv, match in ((["--rope", "-1"], "`rope`"),
+                        (["--min-probability", "0.2"], "`min_probability`"),
                         (["--correction", "holm"], "`correction`")):
         capsys.readouterr()
         status = main(["rank", str(path), "--order", "a0,a1,a2", "--test",

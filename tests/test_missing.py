@@ -58,7 +58,7 @@ def bench(tmp_path):
 def _same_ranking(a, b):
     assert a.final_order == b.final_order
     assert [r.order for r in a.datasets] == [r.order for r in b.datasets]
-    assert a.average_ranks == pytest.approx(b.average_ranks)
+    assert a.average_positions == pytest.approx(b.average_positions)
     if a.friedman is not None:
         assert a.friedman.statistic == pytest.approx(b.friedman.statistic)
 

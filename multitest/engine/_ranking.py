@@ -44,7 +44,7 @@ class Ranking:
         Best first.
     datasets : tuple of multitest.engine.DataSetResult
         MultiTest on each data set.
-    average_ranks : dict
+    average_positions : dict
         ``{algorithm: average position over data sets}``: the mean of the
         MultiTest positions (1 = best), which contain the cost order; the
         second pass ranks these (docs/method.md §5).
@@ -75,7 +75,7 @@ class Ranking:
 
     final_order: tuple
     datasets: tuple
-    average_ranks: dict
+    average_positions: dict
     average_error_ranks: dict
     friedman: object
     friedman_errors: object
@@ -508,7 +508,7 @@ def _ranking(results, profile, settings, per_dataset, input_notes, missing, keys
                      "pass (Friedman test and post-hoc test over data sets) needs at least two")
     average = ranks.mean(axis=0) if absent is None else np.nanmean(ranks, axis=0)
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
-                   average_ranks=dict(zip(results.algorithms, average.tolist())),
+                   average_positions=dict(zip(results.algorithms, average.tolist())),
                    average_error_ranks=dict(zip(results.algorithms,
                                                 np.nanmean(error_ranks, axis=0).tolist())),
                    friedman=friedman_result, friedman_errors=friedman_errors,

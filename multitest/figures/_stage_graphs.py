@@ -319,7 +319,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=Non
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
     if sp.method_entry.rank_based or mean_errors is None:
-        lead, tested = "average position", {a: format_rank(sp.average_ranks[index[a]])
+        lead, tested = "average position", {a: format_rank(sp.average_positions[index[a]])
                                             for a in sp.algorithms}
     else:
         lead, tested = "mean error", {a: format_number(mean_errors[a]) for a in sp.algorithms}
@@ -415,7 +415,7 @@ def _final_box_lines(ranking):
     index = {a: i for i, a in enumerate(sp.algorithms)}
     if sp.method_entry.rank_based:
         lead, first = "average position (what the Nemenyi test compares)", (
-            lambda a: f"avg position {format_rank(sp.average_ranks[index[a]])}")
+            lambda a: f"avg position {format_rank(sp.average_positions[index[a]])}")
     else:
         means = mean_errors_over_datasets(ranking)
         lead, first = (f"mean error over the data sets (what the {_text(sp.method)} test "
@@ -492,7 +492,7 @@ def _final_table(ranking):
     for position, a in enumerate(ranking.final_order, start=1):
         if sp is not None:
             i = index[a]
-            rank_text = format_rank(sp.average_ranks[i])
+            rank_text = format_rank(sp.average_positions[i])
             cost_text = format_number(sp.average_costs[i])
         else:
             r = ranking.datasets[0]
