@@ -504,17 +504,17 @@ def test_a_score_matrix_report_says_it_was_ordered_by_value(tmp_path, datasets):
 
 
 def test_settings_show_only_those_that_applied(ranking, example):
-    # A frequentist run: no rope, threshold or Monte Carlo seed, no post-hoc correction of
+    # A frequentist run: no rope, min_probability or bayes_seed, no post-hoc correction of
     # a Nemenyi pass (it has none), no control method without a control.
     from multitest.figures._report import applied_settings
 
     shown = applied_settings(ranking)
-    assert {"rope", "threshold", "seed", "posthoc_correction", "control_method"}.isdisjoint(shown)
+    assert {"rope", "min_probability", "bayes_seed", "posthoc_correction", "control_method"}.isdisjoint(shown)
     assert shown["second_pass"] == "nemenyi" and shown["alpha"] == 0.05
     bayes = rank(example, "training_time", test="bayes-correlated-t", rope=0.01,
-                 second_pass="bayesian", seed=3)
+                 second_pass="bayesian", bayes_seed=3)
     shown = applied_settings(bayes)
-    assert shown["rope"] == 0.01 and shown["seed"] == 3 and "threshold" in shown
+    assert shown["rope"] == 0.01 and shown["bayes_seed"] == 3 and "min_probability" in shown
     assert "friedman_gate" not in shown          # a Bayesian pass is not gated
     wilcoxon = applied_settings(rank(example, "training_time", second_pass="wilcoxon"))
     assert wilcoxon["posthoc_correction"] == "holm" and "rope" not in wilcoxon
