@@ -493,7 +493,7 @@ def _cmd_stability(args):
     if settings["out"]:
         alphas = settings["alphas"]
         manifest = {"command": "stability", "input": args.results,
-                    "bootstrap": result.n_bootstrap, "seed": result.seed,
+                    "bootstrap": result.bootstrap, "seed": result.seed,
                     "alphas": (_option("stability", "alphas").default_text if alphas is None
                                else alphas),
                     "profiles": settings["profiles"],

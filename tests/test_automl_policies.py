@@ -39,7 +39,7 @@ def _same(a, b):
     assert [r.order for r in a.datasets] == [r.order for r in b.datasets]
     for x, y in zip(a.datasets, b.datasets):
         np.testing.assert_array_equal(x.table.mean_errors, y.table.mean_errors)
-    assert a.average_ranks == pytest.approx(b.average_ranks, abs=0)
+    assert a.average_positions == pytest.approx(b.average_positions, abs=0)
 
 
 def _failed(frame):

@@ -213,7 +213,7 @@ def test_rank_overrides_exactly_when_probability_reaches_threshold():
     results = example_results()
     for threshold in (0.9, 0.99):
         ranking = rank(results, "training_time", test="bayes-correlated-t", rope=0.5,
-                       threshold=threshold, datasets=["optdigits", "iris", "wine"])
+                       min_probability=threshold, datasets=["optdigits", "iris", "wine"])
         for r in ranking.datasets:
             errors = results.errors[results.datasets.index(r.name)]
             for pair in r.pairs():
@@ -231,7 +231,7 @@ def test_rank_overrides_exactly_when_probability_reaches_threshold():
         # Recomputed on demand: the same number as the stored 1 - pvalue, bit for bit.
         assert p["pvalue"] == 1 - p["p_costlier_better"]
     assert all(e["p_costlier_better"] >= 0.99 for e in doc["datasets"]["optdigits"]["edges"])
-    assert doc["settings"]["rope"] == 0.5 and doc["settings"]["threshold"] == 0.99
+    assert doc["settings"]["rope"] == 0.5 and doc["settings"]["min_probability"] == 0.99
     assert doc["effect_sizes"]["rho"] == 0.5        # 5x2 cv: n_test / n_total
     assert any("rho = n_test/n_total = 0.5" in note for note in ranking.notes)
 
@@ -240,14 +240,14 @@ def test_bayesian_second_pass_is_not_gated_and_decides_by_probability():
     errors = np.random.default_rng(4).normal(0.2, 0.01, (12, 3, 10))
     errors[:, 1] -= 0.03          # the costlier a1 is better on every data set
     ranking = rank(make_frame(errors), ["a0", "a1", "a2"], second_pass="bayesian", rope=0.01,
-                   seed=3)
+                   bayes_seed=3)
     sp = ranking.second_pass
     assert sp.method == "bayesian" and sp.applied and "not a gate" in sp.gate
     assert ("a0", "a1") in sp.edges() and ranking.final_order[0] == "a1"
     doc = to_dict(ranking)
     rows = {(r["a"], r["b"]): r for r in doc["second_pass"]["effect_sizes"]}
     assert rows[("a0", "a1")]["p_b_better"] >= 0.95
-    assert doc["settings"]["seed"] == 3
+    assert doc["settings"]["bayes_seed"] == 3
 
 
 def test_cli_bayesian_options(tmp_path, capsys):
@@ -261,15 +261,23 @@ def test_cli_bayesian_options(tmp_path, capsys):
                    "--bayes-seed", "7", "--out", str(out)])
     assert status == 0, capsys.readouterr().err
     doc = json.loads((out / "result.json").read_text())
-    assert doc["settings"]["threshold"] == 0.9 and doc["settings"]["seed"] == 7
+    assert doc["settings"]["min_probability"] == 0.9 and doc["settings"]["bayes_seed"] == 7
     assert "p_costlier_better" in (out / "pairwise.csv").read_text().splitlines()[0]
-    for argv, match in ((["--rope", "-1"], "`rope`"), (["--threshold", "0.2"], "`threshold`"),
+    for argv, match in ((["--rope", "-1"], "`rope`"),
+                        (["--min-probability", "0.2"], "`min_probability`"),
                         (["--correction", "holm"], "`correction`")):
         capsys.readouterr()
         status = main(["rank", str(path), "--order", "a0,a1,a2", "--test",
                        "bayes-correlated-t", *argv])
         err = capsys.readouterr().err
         assert status == 2 and match in err and len(err.strip().splitlines()) == 1
+    # The old spelling of --min-probability is gone (issue 38: one name, no alias).
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        main(["rank", str(path), "--order", "a0,a1,a2", "--test", "bayes-correlated-t",
+              "--threshold", "0.9"])
+    assert stop.value.code == 2 and capsys.readouterr().err == (
+        "multitest: error: unrecognized arguments: --threshold 0.9 (see multitest --help)\n")
 
 
 # ---------------------------------------------------------------- figure and report
@@ -333,4 +341,4 @@ def test_stability_refuses_the_bayesian_second_pass():
     from multitest import stability
 
     with pytest.raises(MultitestError, match="`second_pass`: the stability bootstrap"):
-        stability(example_results(), "training_time", n_bootstrap=2, second_pass="bayesian")
+        stability(example_results(), "training_time", bootstrap=2, second_pass="bayesian")

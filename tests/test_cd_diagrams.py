@@ -99,12 +99,12 @@ def test_nemenyi_cd_draws_average_positions_and_the_critical_difference(bundled)
     r = bundled["nemenyi"]
     sp = r.second_pass
     read = read_cd(to_svg(cd_source(cd_diagrams(r)["cd"])))
-    check_positions(read, dict(zip(sp.algorithms, sp.average_ranks)))
+    check_positions(read, dict(zip(sp.algorithms, sp.average_positions)))
     assert read["cd"] == pytest.approx(sp.critical_difference, abs=0.01)
     order = [name for name, *_ in read["labels"]]
     index = {a: i for i, a in enumerate(sp.algorithms)}
     assert read["bars"] == expected_runs(order, lambda a, b: abs(
-        sp.average_ranks[index[a]] - sp.average_ranks[index[b]]) >= sp.critical_difference)
+        sp.average_positions[index[a]] - sp.average_positions[index[b]]) >= sp.critical_difference)
     assert any(t.startswith("Average MultiTest positions, Nemenyi test") for t in read["texts"])
 
 

@@ -178,7 +178,7 @@ def test_stability_command_is_seeded_and_writes_outputs(tmp_path, capsys):
     status, first, err = run(argv + ["--out", str(tmp_path / "s"), "--report"], capsys)
     assert status == 0, err
     doc = json.loads((tmp_path / "s" / "stability.json").read_text())
-    assert doc["n_bootstrap"] == 200 and doc["seed"] == 7
+    assert doc["bootstrap"] == 200 and doc["seed"] == 7
     html = (tmp_path / "s" / "stability.html").read_text()
     assert "<svg" in html and "http://" not in html.replace("http://www.w3.org", "")
     positions = pd.read_csv(tmp_path / "s" / "stability_positions.csv", index_col=0)

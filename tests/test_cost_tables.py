@@ -36,7 +36,7 @@ def test_rank_with_a_csv_table_equals_rank_with_the_yaml_profile(example):
     by_csv = rank(example, f"{DATA}/training_time.csv")
     by_yaml = rank(example, "training_time")
     assert by_csv.final_order == by_yaml.final_order
-    assert by_csv.average_ranks == by_yaml.average_ranks
+    assert by_csv.average_positions == by_yaml.average_positions
 
 
 def test_dict_of_costs_equals_the_explicit_order(example):

@@ -175,10 +175,10 @@ def test_stability_takes_the_tolerance():
     frame = _frame().assign(error=0.2)
     noisy = CostProfile(name="fit", costs={"a": 1.02, "b": 1.00, "c": 5.0},
                         noise={"a": 0.05, "b": 0.05, "c": 0.1})
-    tied = stability(frame, noisy, n_bootstrap=20, test="kfold-t")
+    tied = stability(frame, noisy, bootstrap=20, test="kfold-t")
     assert tied.reference_order == rank(frame, noisy, test="kfold-t").final_order == (
         "a", "b", "c")
     assert tied.first_probability["a"] == 1.0   # the resamples see the tie too
-    exact = stability(frame, noisy, n_bootstrap=20, test="kfold-t", cost_tolerance="exact")
+    exact = stability(frame, noisy, bootstrap=20, test="kfold-t", cost_tolerance="exact")
     assert exact.reference_order == ("b", "a", "c") and exact.first_probability["b"] == 1.0
     assert exact.settings["cost_tolerance"] == "exact"

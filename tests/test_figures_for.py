@@ -1,5 +1,5 @@
 """``--figures-for`` (issue 37 item 6): the per-data-set figures drawn for the data sets a
-user asks for; by default every one up to 20, above 20 of them, those with overrides first
+user asks for; by default every one up to 50, above 50 of them, those with overrides first
 (multitest.engine._settings.figure_datasets), with a note naming the rest."""
 
 import csv
@@ -15,7 +15,7 @@ from multitest.engine._settings import FIGURES_FOR_DEFAULT, figure_datasets
 ORDER = "a0,a1,a2,a3"
 
 
-def _results(path, n_datasets=25, override_in=("d23",)):
+def _results(path, n_datasets=55, override_in=("d53",)):
     """10 folds of 4 algorithms on ``d1..dN``: each costlier algorithm 0.05 worse (no
     override), except in `override_in`, where the costliest is 0.2 better than the others
     (the three overrides a0 < a3, a1 < a3, a2 < a3)."""
@@ -44,23 +44,26 @@ def _drawn(out, prefix):
     return sorted(p.name[len(prefix):-4] for p in out.glob(f"{prefix}*.svg"))
 
 
-def test_figures_for_default_draws_twenty_overrides_first(tmp_path, capsys):
+def test_figures_for_default_draws_fifty_overrides_first(tmp_path, capsys):
     status, out, err = _rank(tmp_path, capsys, "--report")
     assert status == 0, err
-    # 25 data sets > 20: d23 (the one with overrides) first, then d1..d19 in input order
-    expected = sorted([f"d{k}" for k in range(1, 20)] + ["d23"])
+    # 55 data sets > 50: d53 (the one with overrides) first, then d1..d49 in input order
+    expected = sorted([f"d{k}" for k in range(1, 50)] + ["d53"])
     assert len(expected) == FIGURES_FOR_DEFAULT
     for prefix in ("override_", "trace_", "pareto_"):
         assert _drawn(out, prefix) == expected, prefix
-    note = ("per-data-set figures drawn for 20 of 25 data sets; not drawn: d20, d21, d22, "
-            "d24, d25 (--figures-for NAMES or all)")
+    note = ("per-data-set figures drawn for 50 of 55 data sets; not drawn: d50, d51, d52, "
+            "d54, d55 (--figures-for NAMES or all)")
     assert f"multitest: note: {note}" in err
     report = (out / "report.html").read_text()
-    assert re.search(r'id="figures-not-drawn">Per-data-set figures drawn for 20 of 25 data '
-                     r"sets; not drawn: d20, d21, d22, d24, d25 ", report)
-    # every data set keeps its section (its tables); only d20's figures are missing
-    assert 'id="ds-d20"' in report and 'id="fig-override_d20"' not in report
-    assert 'id="fig-override_d23"' in report
+    assert re.search(r'id="figures-not-drawn">Per-data-set figures drawn for 50 of 55 data '
+                     r"sets; not drawn: d50, d51, d52, d54, d55 ", report)
+    # every data set keeps its page (its tables: 55 data sets have pages of their own);
+    # only d50's figures are missing
+    pages = out / "report_datasets"
+    assert 'href="report_datasets/d50.html"' in report
+    assert 'id="fig-override' not in (pages / "d50.html").read_text()
+    assert 'id="fig-override_d53"' in (pages / "d53.html").read_text()
 
 
 def test_figures_for_names_and_all(tmp_path, capsys):
@@ -68,10 +71,10 @@ def test_figures_for_names_and_all(tmp_path, capsys):
     assert status == 0, err
     for prefix in ("override_", "trace_", "pareto_"):
         assert _drawn(out, prefix) == ["d3", "d7"], prefix
-    assert "drawn for 2 of 25 data sets; not drawn: d1, d2, d4," in err
+    assert "drawn for 2 of 55 data sets; not drawn: d1, d2, d4," in err
     status, out, err = _rank(tmp_path, capsys, "--figures-for", "all")
     assert status == 0, err
-    assert len(_drawn(out, "override_")) == 25 and "not drawn" not in err
+    assert len(_drawn(out, "override_")) == 55 and "not drawn" not in err
 
 
 def test_figures_for_unknown_names_exit_2(tmp_path, capsys):
@@ -83,13 +86,14 @@ def test_figures_for_unknown_names_exit_2(tmp_path, capsys):
 
 
 def test_figure_datasets_selection():
-    names = [f"d{k}" for k in range(1, 26)]
-    hits = [k in (4, 24) for k in range(1, 26)]
-    # up to 20 data sets: every one
-    assert figure_datasets(names[:20], hits[:20]) == tuple(range(20))
-    # above: those with overrides (d4, d24) first, then d1, d2, d3, d5, ... d19
-    assert figure_datasets(names, hits) == tuple(range(19)) + (23,)
-    assert figure_datasets(names, hits, "ALL") == tuple(range(25))
+    names = [f"d{k}" for k in range(1, 56)]
+    hits = [k in (4, 54) for k in range(1, 56)]
+    # up to 50 data sets: every one
+    assert FIGURES_FOR_DEFAULT == 50
+    assert figure_datasets(names[:50], hits[:50]) == tuple(range(50))
+    # above: those with overrides (d4, d54) first, then d1, d2, d3, d5, ... d49
+    assert figure_datasets(names, hits) == tuple(range(49)) + (53,)
+    assert figure_datasets(names, hits, "ALL") == tuple(range(55))
     assert figure_datasets(names, hits, ["d7", "d3"]) == (2, 6)
     with pytest.raises(MultitestError, match="not data sets of the run: x$"):
         figure_datasets(names, hits, "d1,x")

@@ -149,11 +149,11 @@ def test_t_intervals_have_no_override_outside_their_side():
 
 
 def test_bayesian_interval_decides_as_the_posterior():
-    # Override exactly when the credible interval at 2 * threshold - 1 lies right of
+    # Override exactly when the credible interval at 2 * min_probability - 1 lies right of
     # the ROPE; the interval is the posterior's central credible interval.
     for rope, threshold in ((0.0, 0.95), (1.0, 0.9), (0.5, 0.99)):
         ranking = rank(example_results(), "training_time", test="bayes-correlated-t",
-                       rope=rope, threshold=threshold)
+                       rope=rope, min_probability=threshold)
         for result in ranking.datasets:
             effects = dataset_effects(ranking, result)
             assert effects.level == pytest.approx(2 * threshold - 1)

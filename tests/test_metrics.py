@@ -158,17 +158,73 @@ def test_a_metric_error_out_of_range_is_refused(value, message):
         load_results(_tabarena(negative))
 
 
-def test_a_column_of_errors_beside_a_metric_is_never_negative_unless_declared_signed():
+def test_a_column_of_errors_is_never_negative_unless_declared_signed():
     # an unknown metric (its errors may be anything) in a column named as errors: at least 0
     frame = pd.DataFrame({"dataset": "d", "algorithm": ["a", "a", "b", "b"], "fold": [1, 2] * 2,
                           "error": [0.1, -0.2, 0.3, 0.4], "metric": "kappa_loss"})
     with pytest.raises(InputError, match=r"row 1, field 'error': error of kappa_loss -0.2 is "
-                                         r"outside its domain: at least 0 .*--lower-is-better "
-                                         r"error$"):
+                                         r"outside its domain: at least 0 .*"
+                                         r"lower_is_better=\('error',\)\)$"):
         load_results(frame)
     assert load_results(frame, lower_is_better=["error"]).errors[0, 0, 1] == -0.2
-    # multitest's own long table (no metric column): any lower-is-better quantity
-    assert load_results(frame.drop(columns="metric")).errors[0, 0, 1] == -0.2
+
+
+#: multitest's own long table (no metric column), one error of -0.2 (row 1 of the frame,
+#: line 3 of the CSV: the header is line 1).
+OWN = pd.DataFrame({"dataset": "d", "algorithm": ["a", "a", "b", "b"], "fold": [1, 2] * 2,
+                    "error": [0.1, -0.2, 0.3, 0.4]})
+
+
+def test_own_long_table_error_is_never_negative_unless_declared_signed(tmp_path):
+    path = tmp_path / "own.csv"
+    OWN.to_csv(path, index=False)
+    message = (f"{path}, row 3, field 'error': error -0.2 is outside its domain: at least 0 "
+               "(a loss or an error is never negative); if it is a signed quantity, say "
+               "--lower-is-better error")
+    with pytest.raises(InputError) as caught:
+        load_results(path)
+    assert str(caught.value) == message
+    # declared signed: read as it is (the file's values)
+    signed = load_results(path, lower_is_better=["error"])
+    assert signed.errors[0, :, :].tolist() == [[0.1, -0.2], [0.3, 0.4]]
+    # kind 'error' says how to read the column, not that it may be negative
+    with pytest.raises(InputError, match=r"row 3, field 'error': error -0.2"):
+        load_results(path, kind="error")
+
+
+def test_own_long_table_negative_error_through_rank_names_the_frame_and_the_keyword():
+    # rank() reads a DataFrame with load_results' defaults: the same rule, the hint names
+    # load_results' keyword (rank has none), and a MultitestError (InputError is one)
+    from multitest import MultitestError, rank
+
+    with pytest.raises(MultitestError) as caught:
+        rank(OWN, ["a", "b"], test="wilcoxon")
+    assert str(caught.value) == (
+        "<DataFrame>, row 1, field 'error': error -0.2 is outside its domain: at least 0 (a "
+        "loss or an error is never negative); if it is a signed quantity, read it with "
+        "load_results(..., lower_is_better=('error',))")
+    ranked = rank(load_results(OWN, lower_is_better=("error",)), ["a", "b"], test="wilcoxon")
+    # mean errors by hand: a (0.1 - 0.2) / 2 = -0.05, b (0.3 + 0.4) / 2 = 0.35
+    assert ranked.results.errors.mean(axis=2)[0].tolist() == pytest.approx([-0.05, 0.35])
+
+
+def test_cli_refuses_a_negative_own_error_in_one_line_and_reads_it_declared(tmp_path, capsys):
+    path = tmp_path / "own.csv"
+    OWN.to_csv(path, index=False)
+    out = tmp_path / "out"
+    assert main(["rank", str(path), "--test", "wilcoxon", "--order", "a,b",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert err == (f"multitest: error: {path}, row 3, field 'error': error -0.2 is outside "
+                   "its domain: at least 0 (a loss or an error is never negative); if it is a "
+                   "signed quantity, say --lower-is-better error")
+    assert not out.exists() or not any(out.iterdir())
+    assert main(["rank", str(path), "--test", "wilcoxon", "--order", "a,b",
+                 "--lower-is-better", "error", "--out", str(out)]) == 0
+    means = pd.read_csv(out / "mean_errors.csv", index_col="dataset")
+    # by hand: a (0.1 - 0.2) / 2 = -0.05, b (0.3 + 0.4) / 2 = 0.35
+    assert means.loc["d"].tolist() == pytest.approx([-0.05, 0.35])
 
 
 # -- the AutoML benchmark's files: the sign of a loss read from the data --------------------

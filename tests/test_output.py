@@ -191,7 +191,7 @@ def test_large_result_json_is_valid_and_complete(ranking, tmp_path, monkeypatch)
     monkeypatch.setattr(_json, "INLINE_PAIRS_LIMIT", 0)
     write_outputs(ranking, tmp_path)
     doc = json.loads((tmp_path / "result.json").read_text())
-    for key in ("final_order", "average_ranks", "friedman", "settings", "notes"):
+    for key in ("final_order", "average_positions", "friedman", "settings", "notes"):
         assert doc[key] == small[key]
     # More second-pass pairs than the limit: their p-values and effect sizes are in the
     # two CSV tables, named instead of repeated.
@@ -415,7 +415,7 @@ def test_large_result_json_in_batches_is_the_whole_document(ranking, monkeypatch
 
 def test_result_json_and_final_order_csv_carry_both_averages(ranking, tmp_path):
     doc = to_dict(ranking)
-    assert doc["average_ranks"] == ranking.average_ranks
+    assert doc["average_positions"] == ranking.average_positions
     assert doc["average_error_ranks"] == ranking.average_error_ranks
     fe = ranking.friedman_errors
     assert doc["friedman_errors"] == {"statistic": fe.statistic, "pvalue": fe.pvalue,

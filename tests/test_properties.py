@@ -25,7 +25,7 @@ def experiments(draw):
 
 
 def _summary(ranking):
-    return (ranking.final_order, ranking.average_ranks,
+    return (ranking.final_order, ranking.average_positions,
             {r.name: (r.order, r.ranks) for r in ranking.datasets})
 
 
@@ -50,7 +50,7 @@ def test_renaming_algorithms_renames_the_outputs(case):
     before = rank(frame, order)
     after = rank(frame.replace({"algorithm": rename}), [rename[a] for a in order])
     assert after.final_order == tuple(rename[a] for a in before.final_order)
-    assert after.average_ranks == {rename[a]: r for a, r in before.average_ranks.items()}
+    assert after.average_positions == {rename[a]: r for a, r in before.average_positions.items()}
 
 
 @SETTINGS

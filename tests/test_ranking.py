@@ -110,7 +110,7 @@ def test_full_bundled_run_and_json_schema(example):
     assert set(doc["settings"]) >= {"test", "alpha", "correction", "costs", "friedman_gate"}
     # Average ranks are the mean of the per-data-set ranks.
     ranks = np.array([[r.ranks[a] for a in example.algorithms] for r in ranking.datasets])
-    np.testing.assert_allclose(list(doc["average_ranks"].values()), ranks.mean(axis=0))
+    np.testing.assert_allclose(list(doc["average_positions"].values()), ranks.mean(axis=0))
 
 
 def test_friedman_statistic_against_scipy(example):
@@ -147,7 +147,7 @@ def test_score_matrix_input():
     assert ranking.datasets[0].order == ("a", "c", "b")   # tie broken by cost: c cheaper
     assert ranking.settings.test == "none (score matrix)"
     assert any("no per-data-set test was possible" in n for n in ranking.notes)
-    assert ranking.average_ranks["a"] == pytest.approx((1 + 3 + 1) / 3)
+    assert ranking.average_positions["a"] == pytest.approx((1 + 3 + 1) / 3)
     columns = ranking.datasets[0].pair_columns()    # no pairwise test: no pair
     assert ranking.datasets[0].pairs() == [] and all(c.size == 0 for c in columns.values())
     assert columns["a"].dtype == object and columns["override"].dtype == bool
@@ -163,7 +163,7 @@ def test_benavoli_example_nemenyi_versus_wilcoxon_and_sign():
     order = ["A", "B", "C", "D", "E"]
     nemenyi = rank(frame, order)
     # A: ranks 5 then 3 (mean 4); B: 1 then 4 (mean 2.5).
-    assert nemenyi.average_ranks["A"] - nemenyi.average_ranks["B"] == pytest.approx(1.5)
+    assert nemenyi.average_positions["A"] - nemenyi.average_positions["B"] == pytest.approx(1.5)
     assert ("A", "B") in nemenyi.second_pass.significant_pairs()
     for method in ("wilcoxon", "sign"):
         other = rank(frame, order, second_pass=method)

@@ -45,12 +45,18 @@ def ranking(example):
 def synthetic_ranking(names, means, n_datasets=12, seed=0, order=None, spread=0.015,
                       **options):
     """Errors: data-set shift + algorithm mean + (data set, algorithm) effect of sd
-    ``spread`` + fold noise; the prior is ``order`` (default ``names``)."""
+    ``spread`` + fold noise; the prior is ``order`` (default ``names``).
+
+    Errors that would go below 0 (means far below -0.3) are all shifted by one constant,
+    the smallest becoming 0.01 (errors are at least 0): the paired differences, hence the
+    tests, ranks and decisions, are those of the unshifted errors."""
     rng = np.random.default_rng(seed)
     means = np.asarray(means, dtype=float)
     errors = (0.3 + rng.normal(0, 0.02, (n_datasets, 1, 1)) + means[None, :, None]
               + rng.normal(0, spread, (n_datasets, len(names), 1))
               + rng.normal(0, 0.01, (n_datasets, len(names), 10)))
+    if errors.min() < 0:
+        errors += 0.01 - errors.min()
     frame = make_frame(errors, datasets=[f"data set {i}" for i in range(n_datasets)],
                        algorithms=list(names))
     return rank(load_results(frame), profile_from_order(list(order or names)), **options)
@@ -241,8 +247,8 @@ def test_cd_groups_match_brute_force():
 def test_cd_diagram_bars_are_the_maximal_runs(ranking):
     sp = ranking.second_pass
     L = len(sp.algorithms)
-    order = sorted(range(L), key=lambda i: (sp.average_ranks[i], sp.algorithms[i]))
-    layout = cd_layout(sp.algorithms, sp.average_ranks, sp.significant,
+    order = sorted(range(L), key=lambda i: (sp.average_positions[i], sp.algorithms[i]))
+    layout = cd_layout(sp.algorithms, sp.average_positions, sp.significant,
                        sp.critical_difference)
     groups = [set(members) for members, *_ in layout.bars]
     reordered = sp.significant[np.ix_(order, order)]
@@ -256,8 +262,8 @@ def test_cd_diagram_bars_are_the_maximal_runs(ranking):
     assert source.count('penwidth="4"') == len(groups) == 4
     assert "CD = 1.70" in source
     for name in sp.algorithms:
-        assert f"{name}  {sp.average_ranks[sp.algorithms.index(name)]:.2f}" in source or \
-            f"{sp.average_ranks[sp.algorithms.index(name)]:.2f}  {name}" in source
+        assert f"{name}  {sp.average_positions[sp.algorithms.index(name)]:.2f}" in source or \
+            f"{sp.average_positions[sp.algorithms.index(name)]:.2f}  {name}" in source
     # The CD bar is CD rank units long.
     x0, x1, _ = layout.axis
     cx0, cx1, _ = layout.cd_bar
@@ -361,7 +367,7 @@ def test_second_pass_graph(with_edges):
     labels = node_labels(source)
     assert list(labels) == list(ids)
     for node, a in ids.items():
-        assert f"avg position {sp.average_ranks[sp.algorithms.index(a)]:.2f}" in labels[node]
+        assert f"avg position {sp.average_positions[sp.algorithms.index(a)]:.2f}" in labels[node]
     drawn = {(ids[a], ids[b]): attrs for a, b, attrs in visible_edges(source)}
     assert set(drawn) == set(sp.edges())
     for (a, b), attrs in drawn.items():
@@ -383,7 +389,7 @@ def test_final_chain(ranking, with_edges):
         sp = r.second_pass
         for n, a in ids.items():
             assert labels[n].split("<BR/>")[1] == \
-                f"avg position {sp.average_ranks[sp.algorithms.index(a)]:.2f}"
+                f"avg position {sp.average_positions[sp.algorithms.index(a)]:.2f}"
         chain = [(ids[a], ids[b]) for a, b, attrs in visible_edges(source) if "dashed" not in attrs]
         assert chain == list(zip(r.final_order, r.final_order[1:]))
     assert "dashed" not in render_final(ranking).source
@@ -559,18 +565,18 @@ def test_cd_diagram_shows_the_control_band(example):
     ranking = rank(example, "training_time", control="5nn")
     c = ranking.control
     sp = ranking.second_pass
-    layout = cd_layout(sp.algorithms, sp.average_ranks, sp.significant,
+    layout = cd_layout(sp.algorithms, sp.average_positions, sp.significant,
                        sp.critical_difference, control=("5nn", c.critical_difference))
     x0, x1, _ = layout.axis
     scale = (x1 - x0) / (len(sp.algorithms) - 1)
-    r = ranking.average_ranks["5nn"]
+    r = ranking.average_positions["5nn"]
     low, high = max(1, r - c.critical_difference), min(8, r + c.critical_difference)
     band = layout.control_band
     assert band[0] == pytest.approx(x0 + (low - 1) * scale)
     assert band[1] == pytest.approx(x0 + (high - 1) * scale)
     source = render_cd_diagram(ranking).source
     assert "control 5nn" in source and "#f4a58299" in source
-    assert cd_layout(sp.algorithms, sp.average_ranks).control_band is None
+    assert cd_layout(sp.algorithms, sp.average_positions).control_band is None
 
 
 # -- small things: reprs, awkward data set names, Graphviz warnings ----------------------------
@@ -815,7 +821,7 @@ def test_a_bayesian_test_names_its_number_in_every_figure(example):
     )
 
     r = rank(example, load_profile("training_time"), test="bayes-correlated-t", rope=0.01,
-             threshold=0.9, second_pass="bayesian", seed=3)
+             min_probability=0.9, second_pass="bayesian", bayes_seed=3)
     final = render_final(r).source
     assert 'label="P(practically better) = 1"' in final     # 1 - 0: the Monte Carlo's share
     assert "p = " not in final and "1e-300" not in final

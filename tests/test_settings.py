@@ -23,7 +23,7 @@ EXAMPLE = example_path()
 #: The recorded settings of a ranking (result.json, manifest.json): names and order fixed.
 RECORDED = ["test", "alpha", "correction", "alternative", "costs", "second_pass",
             "posthoc_correction", "friedman_gate", "control", "control_method", "friedman_ties",
-            "test_train_ratio", "rope", "threshold", "seed", "cost_tolerance"]
+            "test_train_ratio", "rope", "min_probability", "bayes_seed", "cost_tolerance"]
 
 
 @pytest.fixture(scope="module")
@@ -45,9 +45,9 @@ REFUSED = [
     # (options of rank(), the option the message names, the same on the command line)
     ({"rope": 0.01}, "`rope`", ["--rope", "0.01"]),
     ({"rope": 0.0, "test": "kfold-t"}, "`rope`", ["--rope", "0", "--test", "kfold-t"]),
-    ({"threshold": 0.9, "second_pass": "wilcoxon"}, "`threshold`",
+    ({"min_probability": 0.9, "second_pass": "wilcoxon"}, "`min_probability`",
      ["--min-probability", "0.9", "--second-pass", "wilcoxon"]),
-    ({"seed": 3, "test": "bayes-correlated-t"}, "`seed`",
+    ({"bayes_seed": 3, "test": "bayes-correlated-t"}, "`bayes_seed`",
      ["--bayes-seed", "3", "--test", "bayes-correlated-t"]),
     ({"test_train_ratio": "1/9", "test": "kfold-t"}, "`test_train_ratio`",
      ["--test-train-ratio", "1/9", "--test", "kfold-t"]),
@@ -86,8 +86,8 @@ def test_the_command_line_refuses_it_with_the_same_line(frame, tmp_path, capsys,
 
 @pytest.mark.parametrize("options, recorded", [
     ({"rope": 0.01, "second_pass": "bayesian"}, {"rope": 0.01, "posthoc_correction": "none"}),
-    ({"threshold": 0.9, "test": "bayes-correlated-t"}, {"threshold": 0.9}),
-    ({"seed": 3, "second_pass": "bayesian"}, {"seed": 3}),
+    ({"min_probability": 0.9, "test": "bayes-correlated-t"}, {"min_probability": 0.9}),
+    ({"bayes_seed": 3, "second_pass": "bayesian"}, {"bayes_seed": 3}),
     ({"posthoc_correction": "none"}, {"posthoc_correction": "none"}),
     ({"second_pass": "sign"}, {"posthoc_correction": "holm"}),
     ({"second_pass": "wilcoxon", "posthoc_correction": "shaffer"},
@@ -108,7 +108,7 @@ def test_the_default_record_is_unchanged(frame):
         "alternative": "two-sided", "costs": "order", "second_pass": "nemenyi",
         "posthoc_correction": "none", "friedman_gate": True, "control": None,
         "control_method": "holm", "friedman_ties": "corrected", "test_train_ratio": None,
-        "rope": 0.0, "threshold": 0.95, "seed": 0,
+        "rope": 0.0, "min_probability": 0.95, "bayes_seed": 0,
         "cost_tolerance": "noise"}
 
 
@@ -175,14 +175,14 @@ def test_alpha_is_checked_in_one_place(frame, tmp_path, capsys):
                           capsys)
     assert status == 2 and err == expected
     with pytest.raises(MultitestError, match="^`alpha` must be a number strictly"):
-        stability(frame, ["a0", "a1", "a2"], alpha=1.5, n_bootstrap=10)
+        stability(frame, ["a0", "a1", "a2"], alpha=1.5, bootstrap=10)
 
 
 @pytest.mark.parametrize("argv, name", [
     (["--alpha", "x"], "`alpha`"), (["--correction", "holmes"], "`correction`"),
     (["--second-pass", "x"], "`second_pass`"), (["--rope", "x", "--second-pass", "bayesian"],
                                                 "`rope`"),
-    (["--bayes-seed", "-1", "--second-pass", "bayesian"], "`seed` (--bayes-seed)"),
+    (["--bayes-seed", "-1", "--second-pass", "bayesian"], "`bayes_seed`"),
 ])
 def test_bad_values_on_the_command_line_name_the_option(frame, tmp_path, capsys, argv, name):
     path = tmp_path / "results.csv"
@@ -302,11 +302,11 @@ def test_stability_options_come_from_the_definition(frame):
                                                                           "selection")))
     for name, value in (("control", "a1"), ("control_method", "holm")):
         with pytest.raises(MultitestError, match=f"^`{name}` does not apply to the stability"):
-            stability(frame, ["a0", "a1", "a2"], n_bootstrap=10, **{name: value})
+            stability(frame, ["a0", "a1", "a2"], bootstrap=10, **{name: value})
     with pytest.raises(MultitestError, match="^`second_pass`: the stability bootstrap"):
-        stability(frame, ["a0", "a1", "a2"], n_bootstrap=10, second_pass="bayesian")
+        stability(frame, ["a0", "a1", "a2"], bootstrap=10, second_pass="bayesian")
     with pytest.raises(MultitestError, match="^`rope` applies to the Bayesian tests only"):
-        stability(frame, ["a0", "a1", "a2"], n_bootstrap=10, rope=0.01)
+        stability(frame, ["a0", "a1", "a2"], bootstrap=10, rope=0.01)
 
 
 # -- the words of the settings: each rule named with the stage it decides ---------------------
@@ -314,7 +314,7 @@ def test_stability_options_come_from_the_definition(frame):
 @pytest.mark.parametrize("options, says, never", [
     ({}, "test combined-5x2cv-f, alpha 0.05, correction none; second pass nemenyi", "rope"),
     # a Bayesian stage 1 decides by probability: alpha is the second pass's, no correction
-    ({"test": "bayes-correlated-t", "threshold": 0.9},
+    ({"test": "bayes-correlated-t", "min_probability": 0.9},
      "test bayes-correlated-t (override when P(costlier practically better) >= 0.9, rope 0); "
      "second pass nemenyi at alpha 0.05", "correction"),
     ({"second_pass": "bayesian", "alpha": 0.1},

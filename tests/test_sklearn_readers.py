@@ -234,6 +234,61 @@ def test_the_ratio_survives_to_frame_and_back():
     assert load_results(results.to_frame()).design == results.design == FoldDesign(4, 1, 0.25)
 
 
+def test_a_shufflesplit_ratio_survives_a_csv(tmp_path):
+    # ShuffleSplit(test_size=0.25): ratio 0.25 / 0.75 = 1/3, in a test_train_ratio column
+    search = _search(ShuffleSplit(4, test_size=0.25, random_state=0))
+    frame = from_cv_results(search, "iris")
+    assert frame["test_train_ratio"].tolist() == [0.25 / 0.75] * 12
+    frame.to_csv(tmp_path / "cv.csv", index=False)   # attrs are lost, the column is not
+    in_memory = rank(frame, "column:fit_time", test="corrected-t")
+    from_csv = rank(tmp_path / "cv.csv", "column:fit_time", test="corrected-t")
+    assert from_csv.results.test_train_ratio == in_memory.results.test_train_ratio == 1 / 3
+    pairs = from_csv.dataset("iris").pairs()
+    np.testing.assert_array_equal([pair["pvalue"] for pair in pairs],
+                                  [pair["pvalue"] for pair in in_memory.dataset("iris").pairs()])
+    errors = dict(zip(from_csv.results.algorithms, from_csv.results.errors[0]))
+    for pair in pairs:   # Nadeau and Bengio (2003) with the ratio 1/3, by hand
+        d = errors[pair["a"]] - errors[pair["b"]]
+        t = d.mean() / np.sqrt((1 / 4 + 1 / 3) * d.var(ddof=1))
+        assert pair["pvalue"] == pytest.approx(2 * stats.t.sf(abs(t), 3), rel=1e-9)
+    # multitest's own long table (Results.to_frame, read by the fast paths) keeps it too
+    in_memory.results.to_frame().to_csv(tmp_path / "own.csv", index=False)
+    assert load_results(tmp_path / "own.csv").design == FoldDesign(4, 1, 1 / 3)
+    # without the column the ratio is not known: that of k folds (None)
+    frame.drop(columns="test_train_ratio").to_csv(tmp_path / "bare.csv", index=False)
+    assert load_results(tmp_path / "bare.csv").test_train_ratio is None
+
+
+@pytest.mark.parametrize("ratios, message", [
+    (["0.25", "0.25", "0.5", "0.25"], "row 4, field 'test_train_ratio': test/train ratio 0.5 "
+                                      "differs from 0.25 of row 2: one fold design"),
+    (["0.25", "0", "0.25", "0.25"], "row 3, field 'test_train_ratio': test/train ratio '0' is "
+                                    "not a number in (0, inf)"),
+    (["0.25", "0.25", "", "0.25"], "row 4, field 'test_train_ratio': test/train ratio '' is "
+                                   "not a number in (0, inf)"),
+    (["x", "0.25", "0.25", "0.25"], "row 2, field 'test_train_ratio': test/train ratio 'x' is "
+                                    "not a number in (0, inf)"),
+])
+def test_a_test_train_ratio_column_is_one_positive_number(tmp_path, ratios, message):
+    path = tmp_path / "r.csv"
+    path.write_text("dataset,algorithm,replication,fold,error,test_train_ratio\n" + "".join(
+        f"d,{a},{r},1,0.{k + 1},{ratio}\n"
+        for k, ((a, r), ratio) in enumerate(zip([("a", 1), ("a", 2), ("b", 1), ("b", 2)],
+                                                ratios))))
+    with pytest.raises(InputError) as caught:
+        load_results(path)
+    assert str(caught.value).startswith(f"{path}, {message}")
+    assert "\n" not in str(caught.value)
+
+
+def test_a_frame_whose_attrs_and_column_disagree_is_refused():
+    frame = from_cv_results(_search(ShuffleSplit(4, test_size=0.25, random_state=0)), "iris")
+    frame["test_train_ratio"] = 0.5
+    with pytest.raises(MultitestError, match=r"test/train ratio 0.5 \(column "
+                                             r"'test_train_ratio'\) and 0.333333 \(its attrs\)"):
+        load_results(frame)
+
+
 def test_r2_is_at_most_one():
     from multitest.inputs import metric_errors
 

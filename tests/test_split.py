@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from multitest import load_results
+from multitest import InputError, load_results
 from multitest.inputs import InputPart, join_parts, load_part, part_names, split_input
 from multitest.inputs._split import _data_set
 
@@ -197,3 +197,37 @@ def test_the_names_of_an_unreadable_parquet_part_are_none(tmp_path):
     with pytest.raises(ValueError, match=r"p\.parquet: not a readable Parquet file"):
         load_part(part)
     assert part_names(part) == ((), None)
+
+
+def test_a_csv_range_that_cannot_be_read_is_said_as_a_fault_of_the_input(tmp_path):
+    # The file planned in ranges is gone when a worker reads its range (a directory in its
+    # place: the read's OSError). It was an OSError, which the output transaction of
+    # `rank --workers 2` took for its own ("cannot write the output folder"; issue 40).
+    from multitest import InputError
+
+    path = tmp_path / "r.csv"
+    path.write_text("dataset,algorithm,fold,error\n" + "".join(
+        f"{d},{a},{f},{e}\n" for d, a, f, e in _rows(["d0", "d1", "d2", "d3"])))
+    part = split_input(path, range_bytes=60)[1]
+    path.unlink()
+    path.mkdir()
+    with pytest.raises(InputError) as raised:
+        load_part(part)
+    assert str(raised.value) == (f"cannot read {path}, the data sets starting in bytes "
+                                 f"{part.span[0]}-{part.span[1]}: Is a directory")
+
+
+def test_parts_of_one_input_have_one_test_train_ratio(tmp_path):
+    # a folder of CSV parts, each data set in one part, each with a test_train_ratio column
+    def part(name, dataset, ratio):
+        pd.DataFrame({"dataset": dataset, "algorithm": ["a", "a", "b", "b"],
+                      "replication": [1, 2, 1, 2], "fold": 1, "error": [0.1, 0.2, 0.3, 0.4],
+                      "test_train_ratio": ratio}).to_csv(tmp_path / name, index=False)
+
+    part("1.csv", "d1", 0.25)
+    part("2.csv", "d2", 0.25)
+    assert load_results(tmp_path).test_train_ratio == 0.25
+    part("2.csv", "d2", 0.5)
+    with pytest.raises(InputError, match=r"2.csv: test/train ratio 0.5 here and 0.25 in the "
+                                         r"first part \(.*1.csv\): one design"):
+        load_results(tmp_path)

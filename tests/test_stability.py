@@ -54,7 +54,7 @@ def tied_case(n_datasets=12):
 
 @pytest.fixture(scope="module")
 def bundled(example):
-    return stability(example, "training_time", n_bootstrap=300, seed=0,
+    return stability(example, "training_time", bootstrap=300, seed=0,
                      profiles=["space_complexity", "time_and_space"])
 
 
@@ -65,7 +65,7 @@ def test_dominant_algorithm_is_always_first():
     reference = rank(results, costs, test="kfold-t")
     assert reference.final_order == ("D", "A", "B", "C")
     assert reference.friedman.pvalue < 0.05
-    result = stability(results, costs, test="kfold-t", n_bootstrap=200, seed=3)
+    result = stability(results, costs, test="kfold-t", bootstrap=200, seed=3)
     assert result.first_probability == {"A": 0.0, "B": 0.0, "C": 0.0, "D": 1.0}
     d = result.algorithms.index("D")
     np.testing.assert_array_equal(result.position_probability[d], [1, 0, 0, 0])
@@ -84,7 +84,7 @@ def test_dominant_algorithm_is_always_first():
 ])
 def test_identical_errors_give_the_cost_order(options):
     results, costs = tied_case()
-    result = stability(results, costs, n_bootstrap=100, seed=5, **options)
+    result = stability(results, costs, bootstrap=100, seed=5, **options)
     cost_order = ("E", "C", "A", "D", "B")
     assert result.reference_order == cost_order
     expected = np.zeros((5, 5))
@@ -120,14 +120,14 @@ def test_bootstrap_orders_match_second_pass(example, method, n_datasets, gate):
 
 def test_small_pool_sees_both_gate_outcomes(example):
     results = example.subset(datasets=example.datasets[:5])
-    result = stability(results, "training_time", n_bootstrap=200)
+    result = stability(results, "training_time", bootstrap=200)
     assert 0 < result.posthoc_fraction < 1
 
 
 # -- reproducibility and bookkeeping ---------------------------------------------------
 
 def test_same_seed_same_result(example, bundled):
-    again = stability(example, "training_time", n_bootstrap=300, seed=0,
+    again = stability(example, "training_time", bootstrap=300, seed=0,
                       profiles=["space_complexity", "time_and_space"])
     np.testing.assert_array_equal(again.position_probability, bundled.position_probability)
     assert again.order_frequencies == bundled.order_frequencies
@@ -135,7 +135,7 @@ def test_same_seed_same_result(example, bundled):
 
 
 def test_different_seed_different_counts(example, bundled):
-    other = stability(example, "training_time", n_bootstrap=300, seed=1, alphas=())
+    other = stability(example, "training_time", bootstrap=300, seed=1, alphas=())
     assert not np.array_equal(other.position_probability, bundled.position_probability)
     assert other.reference_order == bundled.reference_order
 
@@ -146,7 +146,7 @@ def test_probabilities_are_distributions(bundled):
     np.testing.assert_allclose(p.sum(axis=1), 1)
     np.testing.assert_allclose(p.sum(axis=0), 1)
     assert not p.flags.writeable
-    counts = p * bundled.n_bootstrap
+    counts = p * bundled.bootstrap
     np.testing.assert_allclose(counts, np.round(counts), atol=1e-9)
     # non-trivial: some algorithm moves between positions
     assert ((p > 0) & (p < 1)).any()
@@ -171,13 +171,13 @@ def test_alpha_grid_and_profiles_match_rank(example, bundled):
 
 
 def test_rank_options_are_passed_on(example):
-    result = stability(example, "training_time", n_bootstrap=20, alpha=0.1,
+    result = stability(example, "training_time", bootstrap=20, alpha=0.1,
                        second_pass="wilcoxon", alphas=[0.05, 0.01, 0.05],
                        algorithms=["c45", "svl", "5nn", "mlp"])
     assert result.algorithms == ("c45", "svl", "5nn", "mlp")
     assert result.settings["alpha"] == 0.1
     assert result.settings["second_pass"] == "wilcoxon"
-    assert result.settings["n_bootstrap"] == 20
+    assert result.settings["bootstrap"] == 20
     assert result.alphas == (0.01, 0.05)
     expected = rank(example, "training_time", alpha=0.01, second_pass="wilcoxon",
                     algorithms=["c45", "svl", "5nn", "mlp"]).final_order
@@ -235,7 +235,7 @@ def test_heatmap_many_long_names():
     rng = np.random.default_rng(4)
     errors = rng.uniform(0.1, 0.5, size=(6, 50, 10))
     results = load_results(make_frame(errors, algorithms=names))
-    result = stability(results, profile_from_order(names), n_bootstrap=10, alphas=())
+    result = stability(results, profile_from_order(names), bootstrap=10, alphas=())
     svg = stability_heatmap_svg(result)
     root = ET.fromstring(svg)
     assert len(root.findall(f".//{SVG}rect")) == 50 * 50
@@ -269,9 +269,10 @@ def test_report_is_self_contained_and_atomic(bundled, tmp_path):
 # -- invalid parameters ----------------------------------------------------------------
 
 @pytest.mark.parametrize("options, parameter", [
-    ({"n_bootstrap": 0}, "n_bootstrap"),
-    ({"n_bootstrap": 2.5}, "n_bootstrap"),
-    ({"n_bootstrap": True}, "n_bootstrap"),
+    ({"bootstrap": 0}, "bootstrap"),
+    ({"bootstrap": 2.5}, "bootstrap"),
+    ({"bootstrap": True}, "bootstrap"),
+    ({"n_bootstrap": 5}, "n_bootstrap"),     # the old keyword (issue 38): no alias
     ({"seed": -1}, "seed"),
     ({"seed": "x"}, "seed"),
     ({"alphas": (0.05, 1.0)}, "alphas"),
@@ -286,7 +287,7 @@ def test_report_is_self_contained_and_atomic(bundled, tmp_path):
 ])
 def test_bad_parameters(example, options, parameter):
     with pytest.raises(MultitestError, match=f"`{parameter}`"):
-        stability(example, "training_time", n_bootstrap=options.pop("n_bootstrap", 5),
+        stability(example, "training_time", bootstrap=options.pop("bootstrap", 5),
                   **options)
 
 
@@ -294,9 +295,9 @@ def test_more_draws_than_fit_at_once_are_refused(example):
     # 10^8 resamples of the report's 38 data sets asked NumPy for 28 GiB of draws: a
     # MemoryError traceback.  The limit counts resamples x data sets.
     n = MAX_DRAWS // example.n_datasets + 1
-    with pytest.raises(MultitestError, match=f"`n_bootstrap` \\(--bootstrap\\): {n:,} resamples "
+    with pytest.raises(MultitestError, match=f"`bootstrap`: {n:,} resamples "
                        f"of {example.n_datasets} data sets are {n * example.n_datasets:,} draws"):
-        stability(example, "training_time", n_bootstrap=n)
+        stability(example, "training_time", bootstrap=n)
 
 
 def test_stability_text_aligns_on_the_printed_names():
@@ -310,7 +311,7 @@ def test_stability_text_aligns_on_the_printed_names():
     names = ["knn", "red\x1b[31m", "evil\u202eflip", "\u6c7a\u5b9a\u6728", "bell\x07"]
     errors = 0.2 + 0.01 * np.arange(5)[None, :, None] + np.zeros((4, 5, 10))
     result = stability(load_results(make_frame(errors, algorithms=names)),
-                       profile_from_order(names), n_bootstrap=10, alphas=())
+                       profile_from_order(names), bootstrap=10, alphas=())
     text = stability_text(result)
     lines = text.splitlines()
     first = lines.index(next(line for line in lines if line.startswith("algorithm")))
@@ -324,8 +325,33 @@ def test_stability_text_aligns_on_the_printed_names():
 def test_stability_text_names_what_decided_each_stage(example):
     # It printed "Test bayes-correlated-t, alpha=0.05, correction none": alpha and the
     # correction are the second pass's here, the Bayesian test decides by probability.
-    result = stability(example, "training_time", n_bootstrap=5, alphas=(),
+    result = stability(example, "training_time", bootstrap=5, alphas=(),
                        test="bayes-correlated-t")
     assert ("Cost profile training_time; test bayes-correlated-t (override when P(costlier "
             "practically better) >= 0.95, rope 0); second pass nemenyi at alpha 0.05."
             in stability_text(result).splitlines())
+
+
+def test_bootstrap_seed_does_not_overwrite_the_bayes_seed(example):
+    # stability() recorded dict(settings.to_dict(), seed=seed): the bootstrap seed took the
+    # place of the Bayesian signed-rank test's seed in the settings (issue 38).  The two are
+    # now `seed` (the resamples') and `bayes_seed` (the reference analysis's).
+    result = stability(example, "training_time", bootstrap=20, seed=7, alphas=(),
+                       test="bayes-correlated-t", rope=0.5, min_probability=0.9)
+    reference = rank(example, "training_time", test="bayes-correlated-t", rope=0.5,
+                     min_probability=0.9)
+    assert reference.settings.bayes_seed == 0 and result.seed == 7
+    assert result.settings == dict(reference.settings.to_dict(), bootstrap=20, seed=7,
+                                   n_datasets=example.n_datasets,
+                                   n_algorithms=example.n_algorithms)
+    assert result.settings["bayes_seed"] == 0 and result.settings["min_probability"] == 0.9
+    assert result.reference_order == reference.final_order
+    # Another bootstrap seed draws other resamples, the reference analysis is the same one.
+    other = stability(example, "training_time", bootstrap=20, seed=8, alphas=(),
+                      test="bayes-correlated-t", rope=0.5, min_probability=0.9)
+    assert {k: v for k, v in other.settings.items() if k != "seed"} == \
+        {k: v for k, v in result.settings.items() if k != "seed"}
+    assert stability_to_dict(result)["settings"]["bayes_seed"] == 0
+    # The Bayes seed seeds the Bayesian second pass only, which the bootstrap refuses.
+    with pytest.raises(MultitestError, match="^`bayes_seed` does not apply to the stability"):
+        stability(example, "training_time", bootstrap=5, bayes_seed=3)

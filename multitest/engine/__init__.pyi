@@ -56,7 +56,7 @@ from ._settings import Option as Option
 from ._settings import Settings as Settings
 from ._settings import options_of as options_of
 from ._stability import DEFAULT_ALPHAS as DEFAULT_ALPHAS
-from ._stability import DEFAULT_N_BOOTSTRAP as DEFAULT_N_BOOTSTRAP
+from ._stability import DEFAULT_BOOTSTRAP as DEFAULT_BOOTSTRAP
 from ._stability import StabilityResult as StabilityResult
 from ._stability import stability as stability
 from ._stability import stability_text as stability_text

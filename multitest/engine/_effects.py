@@ -80,7 +80,7 @@ def decision_level(ranking, result):
     rejected), else the largest ``alpha / j`` that separates the rejected pairs
     from the others, else the smallest p-value not rejected.  The corrections
     within a data set are monotone in the raw p-values, so one level always
-    separates them.  The Bayesian test: ``2 threshold - 1`` (its central
+    separates them.  The Bayesian test: ``2 min_probability - 1`` (its central
     credible interval).
 
     Parameters
@@ -94,7 +94,7 @@ def decision_level(ranking, result):
     """
     s = ranking.settings
     if ranking.pairwise_test.bayesian:
-        return 2 * s.threshold - 1
+        return 2 * s.min_probability - 1
     if s.correction == "none":
         return 1 - s.alpha
     table = result.table

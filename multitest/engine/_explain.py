@@ -421,7 +421,7 @@ def _explain_dataset(ranking):
     means = t.mean_errors[s][list(t.prior[s])]       # in prior order
     better = means[:, None] < means[None, :]
     test = ranking.pairwise_test
-    words = test.better_words(ranking.settings.threshold)
+    words = test.better_words(ranking.settings.min_probability)
     if test.bayesian:      # its number is not a p-value, and only says "costlier better"
         return explain_sort(r.order, r.prior_order, r.overrides(), pvalues,
                             better_words=words, better=better, evidence=test.evidence,

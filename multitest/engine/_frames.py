@@ -67,7 +67,7 @@ def final_order_columns(ranking):
     """The columns of ``final_order.csv`` (:data:`FINAL_ORDER_COLUMNS`), best first."""
     order = list(ranking.final_order)
     return {"position": range(1, len(order) + 1), "algorithm": order,
-            "average_position": [ranking.average_ranks[a] for a in order],
+            "average_position": [ranking.average_positions[a] for a in order],
             "average_error_rank": [ranking.average_error_ranks[a] for a in order]}
 
 

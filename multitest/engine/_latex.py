@@ -183,7 +183,7 @@ def _posthoc_table(ranking):
             cells.append(f"$\\mathbf{{{cell[1:-1]}}}$" if marked[i, j] else cell)
         rows.append([latex_escape(a), *cells])
     header = ["", *(latex_escape(a) for a in order)]
-    level = (f"$P \\geq {ranking.settings.threshold:g}$" if not bound else
+    level = (f"$P \\geq {ranking.settings.min_probability:g}$" if not bound else
              f"$\\alpha = {ranking.settings.alpha:g}$")
     caption = (f"{what}; algorithms in final order. Bold: the pairs the test found "
                f"different ({level}).")

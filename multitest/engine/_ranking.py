@@ -44,7 +44,7 @@ class Ranking:
         Best first.
     datasets : tuple of multitest.engine.DataSetResult
         MultiTest on each data set.
-    average_ranks : dict
+    average_positions : dict
         ``{algorithm: average position over data sets}``: the mean of the
         MultiTest positions (1 = best), which contain the cost order; the
         second pass ranks these (docs/method.md §5).
@@ -75,7 +75,7 @@ class Ranking:
 
     final_order: tuple
     datasets: tuple
-    average_ranks: dict
+    average_positions: dict
     average_error_ranks: dict
     friedman: object
     friedman_errors: object
@@ -276,9 +276,8 @@ def resolve_profile(costs, results=None):
 def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=None,
          second_pass=None, posthoc_correction=None, friedman_gate=None, control=None,
          control_method=None, datasets=None, algorithms=None, friedman_ties=None,
-         test_train_ratio=None, rope=None, threshold=None, seed=None, cost_tolerance=None,
-         missing=None,
-         settings=None):
+         test_train_ratio=None, rope=None, min_probability=None, bayes_seed=None,
+         cost_tolerance=None, missing=None, settings=None):
     """Order algorithms from best to worst by error and cost (Multi²Test).
 
     Every option is checked once, by :meth:`Settings.from_options`; an option
@@ -335,10 +334,10 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
     rope : float, default 0
         Region of practical equivalence ``[-rope, rope]`` (error units) of the
         Bayesian tests (``test='bayes-correlated-t'``, ``second_pass='bayesian'``).
-    threshold : float, default 0.95
+    min_probability : float, default 0.95
         A Bayesian test lets the costlier override when P(costlier
-        practically better) >= ``threshold``.
-    seed : int, default 0
+        practically better) >= ``min_probability`` (``--min-probability``).
+    bayes_seed : int, default 0
         Seed of the Monte Carlo sampling of the Bayesian signed-rank test
         (``second_pass='bayesian'``).
     cost_tolerance : str or float, default 'noise'
@@ -377,7 +376,7 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
                "posthoc_correction": posthoc_correction, "friedman_gate": friedman_gate,
                "control": control, "control_method": control_method,
                "friedman_ties": friedman_ties, "test_train_ratio": test_train_ratio,
-               "rope": rope, "threshold": threshold, "seed": seed,
+               "rope": rope, "min_probability": min_probability, "bayes_seed": bayes_seed,
                "cost_tolerance": cost_tolerance, "missing": missing}
     settings = _settings_of(settings, options)
     source = results.source if isinstance(results, Results) else results
@@ -438,7 +437,8 @@ def per_dataset_stage(results, profile, settings, absent=None):
 
 
 def _bayes(settings):
-    return BayesSettings(rope=settings.rope, threshold=settings.threshold, seed=settings.seed)
+    return BayesSettings(rope=settings.rope, threshold=settings.min_probability,
+                         seed=settings.bayes_seed)
 
 
 def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missing=None,
@@ -508,7 +508,7 @@ def _ranking(results, profile, settings, per_dataset, input_notes, missing, keys
                      "pass (Friedman test and post-hoc test over data sets) needs at least two")
     average = ranks.mean(axis=0) if absent is None else np.nanmean(ranks, axis=0)
     return Ranking(final_order=tuple(final_order), datasets=per_dataset,
-                   average_ranks=dict(zip(results.algorithms, average.tolist())),
+                   average_positions=dict(zip(results.algorithms, average.tolist())),
                    average_error_ranks=dict(zip(results.algorithms,
                                                 np.nanmean(error_ranks, axis=0).tolist())),
                    friedman=friedman_result, friedman_errors=friedman_errors,

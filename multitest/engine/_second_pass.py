@@ -45,7 +45,7 @@ class SecondPassResult:
     gate : str
         One sentence stating the Friedman gate decision.
     algorithms : tuple of str
-    average_ranks, average_costs : ndarray, shape (L,)
+    average_positions, average_costs : ndarray, shape (L,)
     prior_order : tuple of str
         Average-cost order, cheapest first.
     cost_ties : tuple of tuple of str
@@ -72,7 +72,7 @@ class SecondPassResult:
     applied: bool
     gate: str
     algorithms: tuple
-    average_ranks: np.ndarray
+    average_positions: np.ndarray
     average_costs: np.ndarray
     prior_order: tuple
     cost_ties: tuple
@@ -122,7 +122,7 @@ class SecondPassResult:
         for position, name in enumerate(self.prior_order):
             i = index[name]
             graph.add_node(name, position=position, average_cost=float(self.average_costs[i]),
-                           average_rank=float(self.average_ranks[i]))
+                           average_position=float(self.average_positions[i]))
         pvalues = None if self.posthoc is None else self.posthoc.pvalues
         for a, b in self.edges():
             attributes = {} if pvalues is None else {"pvalue": float(pvalues[index[a], index[b]])}
@@ -139,7 +139,7 @@ class SecondPassResult:
         return named_trace(self.overrides(), self.prior_order)
 
 
-def order_by_decisions(prior_order, significant_pairs, average_ranks):
+def order_by_decisions(prior_order, significant_pairs, average_positions):
     """The second-pass rule on named inputs (docs/method.md section 5, step 5).
 
     Parameters
@@ -148,8 +148,8 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
         Cheapest first.
     significant_pairs : iterable of (str, str)
         Pairs that differ.
-    average_ranks : dict
-        ``{algorithm: average rank}``, lower is better.
+    average_positions : dict
+        ``{algorithm: average position}``, lower is better.
 
     Returns
     -------
@@ -166,13 +166,13 @@ def order_by_decisions(prior_order, significant_pairs, average_ranks):
     """
     names = tuple(prior_order)
     index = {a: i for i, a in enumerate(names)}
-    missing = [a for a in names if a not in average_ranks]
+    missing = [a for a in names if a not in average_positions]
     if missing:
-        raise MultitestError(f"`average_ranks` has no rank for {', '.join(missing)}")
+        raise MultitestError(f"`average_positions` has no position for {', '.join(missing)}")
     significant = np.zeros((len(names),) * 2, dtype=bool)
     for a, b in significant_pairs:
         significant[index[a], index[b]] = significant[index[b], index[a]] = True
-    ranks = np.array([average_ranks[a] for a in names], dtype=float)
+    ranks = np.array([average_positions[a] for a in names], dtype=float)
     overrides = overrides_from_decisions(np.arange(len(names)), significant,
                                          ranks[:, None] < ranks[None, :])
     order = tuple(names[i] for i in cost_ordered_sort(overrides))
@@ -225,25 +225,25 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     ranks = np.asarray(ranks, dtype=float)
     if absent is None:
         fr = friedman(ranks, ties=friedman_ties)
-        average_ranks = ranks.mean(axis=0)
+        average_positions = ranks.mean(axis=0)
         gate = _gate_sentence(fr, alpha, friedman_gate)
     else:
         check_handles_missing(entry)
         fr = skillings_mack(ranks)
-        average_ranks = np.nanmean(ranks, axis=0)
+        average_positions = np.nanmean(ranks, axis=0)
         gate = _skillings_mack_sentence(fr, alpha, friedman_gate)
     average_keys, prior = average_cost_prior(keys, algorithms, tolerance, absent)
     applied = fr.pvalue < alpha or not friedman_gate
     if entry.bayesian:
         applied, gate = True, _bayesian_gate_sentence(fr, bayes)
     posthoc, significant, better = second_pass_decisions(
-        entry, ranks, mean_errors, average_ranks, applied=applied, alpha=alpha,
+        entry, ranks, mean_errors, average_positions, applied=applied, alpha=alpha,
         correction=correction, bayes=bayes)
     order = tuple(algorithms[a] for a in final_order(prior, significant, better))
     result = SecondPassResult(
         method=method, correction=correction if entry.takes_correction else "none",
         alpha=alpha,
-        applied=applied, gate=gate, algorithms=algorithms, average_ranks=average_ranks,
+        applied=applied, gate=gate, algorithms=algorithms, average_positions=average_positions,
         average_costs=average_keys[0], prior_order=tuple(algorithms[i] for i in prior),
         cost_ties=cost_ties(_average_tie_keys(average_keys, tolerance), algorithms),
         posthoc=posthoc, significant=significant, better=better, order=order, gate_test=fr,
@@ -251,7 +251,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
     return fr, result
 
 
-def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, alpha,
+def second_pass_decisions(entry, ranks, mean_errors, average_positions, *, applied, alpha,
                           correction, bayes=None, keep=True):
     """The post-hoc test of a second pass and its decisions (steps 3 and 4).
 
@@ -259,7 +259,7 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
     ----------
     entry : multitest.engine.SecondPassMethod
     ranks, mean_errors : ndarray, shape (S, L)
-    average_ranks : ndarray, shape (L,)
+    average_positions : ndarray, shape (L,)
         ``ranks.mean(axis=0)``.
     applied : bool
         Whether the post-hoc test is applied (the Friedman gate).
@@ -280,7 +280,7 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
     significant, better : ndarray of bool, shape (L, L)
         The pairs found different; ``better[a, b]``: ``a`` beats ``b``.
     """
-    L = len(average_ranks)
+    L = len(average_positions)
     posthoc = None
     if not applied:
         significant = np.zeros((L, L), dtype=bool)
@@ -290,7 +290,7 @@ def second_pass_decisions(entry, ranks, mean_errors, average_ranks, *, applied, 
         posthoc = entry.posthoc(ranks, mean_errors, alpha=alpha, correction=correction,
                                 bayes=bayes)
         significant = np.asarray(posthoc.significant, dtype=bool)
-    return posthoc, significant, entry.better(average_ranks, mean_errors, posthoc)
+    return posthoc, significant, entry.better(average_positions, mean_errors, posthoc)
 
 
 def average_cost_prior(keys, algorithms, tolerance=None, absent=None):

@@ -50,7 +50,7 @@ class SecondPassMethod:
         :class:`~multitest.stats.PosthocResult` of every pair, from
         the ``(S, L)`` ranks and mean errors.
     better : callable
-        ``better(average_ranks, mean_errors, posthoc)``: ``(L, L)`` booleans,
+        ``better(average_positions, mean_errors, posthoc)``: ``(L, L)`` booleans,
         ``[a, b]`` true when ``a`` is better than ``b`` by the method's
         criterion (``posthoc`` is None when the test was not applied).
     decision : callable or None
@@ -120,11 +120,11 @@ def _bayesian(ranks, mean_errors, *, alpha, correction, bayes):
     return bayesian_posthoc(mean_errors, bayes, alpha)
 
 
-def _lower_average_rank(average_ranks, mean_errors, posthoc):
-    return average_ranks[:, None] < average_ranks[None, :]
+def _lower_average_position(average_positions, mean_errors, posthoc):
+    return average_positions[:, None] < average_positions[None, :]
 
 
-def _lower_median_difference(average_ranks, mean_errors, posthoc):
+def _lower_median_difference(average_positions, mean_errors, posthoc):
     """The direction of a paired test over data sets: the median difference of mean
     errors, the mean difference when the median is zero."""
     # Row by row, so that no (S, L, L) array is ever held.
@@ -142,7 +142,7 @@ def _lower_median_difference(average_ranks, mean_errors, posthoc):
     return better
 
 
-def _more_probably_better(average_ranks, mean_errors, posthoc):
+def _more_probably_better(average_positions, mean_errors, posthoc):
     return posthoc.better > posthoc.better.T
 
 
@@ -162,7 +162,7 @@ _METHODS = (
         name="nemenyi", description="Nemenyi test: average positions differing by at least the "
         "critical difference", caption="Nemenyi test", title="Nemenyi stage",
         better_words="significantly better on average position", posthoc=_nemenyi,
-        better=_lower_average_rank, decision=_nemenyi_decision, rank_based=True),
+        better=_lower_average_position, decision=_nemenyi_decision, rank_based=True),
     _paired("wilcoxon", "Wilcoxon signed-rank test of the mean errors (exact conditional, "
             "zeros dropped)", caption="Wilcoxon signed-rank test over data sets"),
     _paired("wilcoxon-pratt", "Wilcoxon signed-rank test of the mean errors with Pratt's "

@@ -131,7 +131,7 @@ def _names(value, label):
 
 #: Above this many data sets the per-data-set figures are drawn for this many of them by
 #: default (``--figures-for``): those with overrides first, then the others, in input order.
-FIGURES_FOR_DEFAULT = 20
+FIGURES_FOR_DEFAULT = 50
 
 
 def _figures_for(value, label):
@@ -401,12 +401,10 @@ OPTIONS = (
            "comparisons", _TESTS, default="holm", commands=("rank",), choices=CONTROL_METHODS),
     Option("rope", _nonnegative, "region of practical equivalence [-R, R], in the units of "
            "the errors", _BAYES, default=0.0, default_text="0", metavar="R", kind="number"),
-    Option("threshold", _probability(0.5), "override when P(costlier practically better) "
-           ">= P", _BAYES, default=DEFAULT_THRESHOLD, flags=("--min-probability",
-                                                              "--threshold"),
-           metavar="P", kind="number"),
+    Option("min_probability", _probability(0.5), "override when P(costlier practically "
+           "better) >= P", _BAYES, default=DEFAULT_THRESHOLD, metavar="P", kind="number"),
     Option("bayes_seed", _count(0), "seed of the Monte Carlo signed-rank test "
-           "(--second-pass bayesian)", _BAYES, default=0, keyword="seed", commands=("rank",),
+           "(--second-pass bayesian)", _BAYES, default=0, commands=("rank",),
            metavar="N", kind="integer"),
     Option("datasets", _names, "use only these data sets", _INPUT, role="selection",
            metavar="D1,D2,...", kind="names"),
@@ -464,7 +462,7 @@ OPTIONS = (
            f"{FIGURES_FOR_DEFAULT}: those with overrides first", metavar="D1,D2,...|all",
            kind="names"),
     Option("bootstrap", _count(1), "number of resamples", _STABILITY, role="stability",
-           default=1000, keyword="n_bootstrap", commands=("stability",),
+           default=1000, commands=("stability",),
            flags=("-B", "--bootstrap"), metavar="N", kind="integer"),
     Option("seed", _count(0), "random seed of the resamples", _STABILITY, role="stability",
            default=0, commands=("stability",), metavar="N", kind="integer"),
@@ -596,9 +594,10 @@ class Settings:
     control_method : str
     friedman_ties : str
     test_train_ratio : float or None
-    rope, threshold : float
-        Of the Bayesian tests (``0`` and ``0.95`` when none is chosen).
-    seed : int
+    rope, min_probability : float
+        Of the Bayesian tests (``0`` and ``0.95`` when none is chosen): the
+        costlier overrides when P(costlier practically better) >= ``min_probability``.
+    bayes_seed : int
         Of the Bayesian signed-rank second pass.
     cost_tolerance : str
         Costs closer than this are ties (:class:`~multitest.engine.CostTolerance`).
@@ -636,8 +635,8 @@ class Settings:
     friedman_ties: str
     test_train_ratio: float | None
     rope: float
-    threshold: float
-    seed: int
+    min_probability: float
+    bayes_seed: int
     cost_tolerance: str = COST_TOLERANCE_DEFAULT
     missing: str = field(default="error", metadata={"recorded": False})
     pairwise_test: object = field(default=None, repr=False, compare=False,
@@ -686,7 +685,7 @@ class Settings:
         rope 0.01); second pass bayesian (the same rule); alpha 0.05 only for the
         intervals and tests reported, not the order
         """
-        rule = (f"override when P(costlier practically better) >= {self.threshold:g}, "
+        rule = (f"override when P(costlier practically better) >= {self.min_probability:g}, "
                 f"rope {self.rope:g}")
         matrix = self.test == SCORE_MATRIX_TEST
         bayesian = not matrix and self.pairwise_test is not None and self.pairwise_test.bayesian
@@ -742,15 +741,16 @@ def _bayesian_names():
 
 
 def _iv_bayesian(given, entry, method):
-    """ROPE and threshold need a Bayesian test or second pass; the seed the second pass."""
-    for name in ("rope", "threshold"):
+    """ROPE and minimum probability need a Bayesian test or second pass; the seed the
+    Bayesian second pass."""
+    for name in ("rope", "min_probability"):
         if name in given and not (entry.bayesian or method.bayesian):
             raise MultitestError(f"`{name}` applies to the Bayesian tests only "
                                  f"({_bayesian_names()}); test '{entry.name}' and second_pass "
                                  f"'{method.name}' do not use it")
-    if "seed" in given and not method.bayesian:
+    if "bayes_seed" in given and not method.bayesian:
         methods = ", ".join(n for n, m in SECOND_PASS_METHODS.items() if m.bayesian)
-        raise MultitestError(f"{_SETTING['seed'].label} seeds the Monte Carlo sampling of the "
+        raise MultitestError(f"{_SETTING['bayes_seed'].label} seeds the Monte Carlo sampling of the "
                              f"second pass {methods} only; second_pass '{method.name}' does "
                              "not use it")
 

@@ -4,7 +4,7 @@ Three questions a reader of a Multi²Test order asks, answered by one call to
 :func:`stability`:
 
 - **Resampling the data sets.**  The data sets are drawn with replacement
-  ``n_bootstrap`` times (seeded); each resample gets its own second pass
+  ``bootstrap`` times (seeded); each resample gets its own second pass
   (Friedman gate, post-hoc test, average-cost prior, cost-keyed sort).  For
   every algorithm: the probability of each final position and of being first.
 - **The significance level.**  The final order for each α of a grid (the
@@ -46,15 +46,15 @@ from ._second_pass_methods import get_second_pass_method
 from ._settings import check_stability_options, options_of
 
 __all__ = ["StabilityResult", "stability", "stability_text", "stability_to_dict",
-           "DEFAULT_ALPHAS", "DEFAULT_N_BOOTSTRAP"]
+           "DEFAULT_ALPHAS", "DEFAULT_BOOTSTRAP"]
 
 #: Options of :func:`multitest.rank` that :func:`stability` passes on.
 RANK_OPTIONS = tuple(o.name for o in options_of("stability", ("setting", "selection")))
 
-#: The options of the stability analysis itself (``n_bootstrap``, ``seed``, ...).
+#: The options of the stability analysis itself (``bootstrap``, ``seed``, ...).
 _OWN_OPTIONS = {o.name: o for o in options_of("stability", ("stability",))}
 
-DEFAULT_N_BOOTSTRAP = _OWN_OPTIONS["n_bootstrap"].default
+DEFAULT_BOOTSTRAP = _OWN_OPTIONS["bootstrap"].default
 #: Most data sets drawn in all (resamples x data sets): the draws are one array of 8-byte
 #: integers (10^8 resamples of 38 data sets asked for 28 GiB: a MemoryError traceback).
 MAX_DRAWS = 2**28
@@ -72,10 +72,11 @@ class StabilityResult:
     ----------
     algorithms : tuple of str
         Input order: the rows of `position_probability`.
-    n_bootstrap : int
+    bootstrap : int
         Number of bootstrap resamples of the data sets.
     seed : int
-        Seed of :func:`numpy.random.default_rng` that drew them.
+        Seed of :func:`numpy.random.default_rng` that drew them (the bootstrap's,
+        not the Bayesian signed-rank test's ``bayes_seed``).
     n_datasets : int
         Data sets in the analysis (and in every resample).
     reference_order : tuple of str
@@ -106,15 +107,16 @@ class StabilityResult:
     orders_by_profile : dict
         ``{profile name: final order}`` at the reference α.
     settings : dict
-        Every setting of the reference analysis (``Ranking.settings``) plus
-        ``n_bootstrap``, ``seed``, ``n_datasets``, ``n_algorithms``.
+        Every setting of the reference analysis (``Ranking.settings``, its
+        ``bayes_seed`` included) plus ``bootstrap``, ``seed``, ``n_datasets``,
+        ``n_algorithms``.
     decision_rules : str
         What decided each stage of the reference analysis, in words
         (:meth:`Settings.decision_rules`).
     """
 
     algorithms: tuple
-    n_bootstrap: int
+    bootstrap: int
     seed: int
     n_datasets: int
     reference_order: tuple
@@ -147,7 +149,7 @@ class StabilityResult:
     def __repr__(self):
         first = max(self.first_probability, key=self.first_probability.get)
         return (f"StabilityResult(reference_order={list(self.reference_order)}, "
-                f"n_bootstrap={self.n_bootstrap}, seed={self.seed}, "
+                f"bootstrap={self.bootstrap}, seed={self.seed}, "
                 f"most_often_first={first!r} ({self.first_probability[first]:.3f}))")
 
 
@@ -159,7 +161,7 @@ def _iv_stability(own, rank_options):
     Returns
     -------
     own : dict
-        ``n_bootstrap``, ``seed``, ``alphas``, ``profiles``, checked.
+        ``bootstrap``, ``seed``, ``alphas``, ``profiles``, checked.
     settings : multitest.engine.Settings
     selection : dict
         ``datasets`` and ``algorithms``.
@@ -213,7 +215,7 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
     return orders, applied
 
 
-def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
+def stability(results, costs, *, bootstrap=DEFAULT_BOOTSTRAP, seed=0,
               alphas=DEFAULT_ALPHAS, profiles=(), **rank_options):
     """How stable the final order is under resampling, α and the cost profile.
 
@@ -223,11 +225,12 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
         Per-fold results, as for :func:`multitest.rank`; at least 2 data sets.
     costs : CostProfile, str, os.PathLike or sequence of str
         The reference cost profile, as for :func:`multitest.rank`.
-    n_bootstrap : int, default 1000
-        Number of resamples of the data sets (with replacement, S of S).
+    bootstrap : int, default 1000
+        Number of resamples of the data sets (with replacement, S of S;
+        ``--bootstrap``, ``-B``).
     seed : int, default 0
-        Seed of :func:`numpy.random.default_rng`; the same seed gives the same
-        result.
+        Seed of :func:`numpy.random.default_rng` that draws the resamples; the
+        same seed gives the same result.
     alphas : sequence of float, default (0.01, 0.05, 0.10)
         α grid for :attr:`StabilityResult.orders_by_alpha` (sorted, duplicates
         dropped).  The bootstrap uses the reference α (``alpha``, default 0.05).
@@ -263,13 +266,13 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     --------
     >>> from multitest import example_results
     >>> from multitest import stability
-    >>> result = stability(example_results(), "training_time", n_bootstrap=200)
+    >>> result = stability(example_results(), "training_time", bootstrap=200)
     >>> result.reference_order[0], result.position_frame().sum(axis=1).round(6).unique()
     ('5nn', array([1.]))
     """
-    own, base, selection = _iv_stability({"n_bootstrap": n_bootstrap, "seed": seed,
+    own, base, selection = _iv_stability({"bootstrap": bootstrap, "seed": seed,
                                           "alphas": alphas, "profiles": profiles}, rank_options)
-    n_bootstrap, seed, alphas = own["n_bootstrap"], own["seed"], own["alphas"]
+    n_bootstrap, seed, alphas = own["bootstrap"], own["seed"], own["alphas"]
     resolved = resolve_results(results, selection["datasets"], selection["algorithms"],
                                allow_missing=base.missing != "error")
     given = resolved
@@ -289,7 +292,7 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
     tolerance = CostTolerance.parse(settings.cost_tolerance).with_noise(
         profile.noise_matrix(resolved.datasets, algorithms))
     if n_bootstrap * S > MAX_DRAWS:
-        raise MultitestError(f"`n_bootstrap` (--bootstrap): {n_bootstrap:,} resamples of {S:,} "
+        raise MultitestError(f"`bootstrap`: {n_bootstrap:,} resamples of {S:,} "
                              f"data sets are {n_bootstrap * S:,} draws, held at once; at most "
                              f"{MAX_DRAWS:,} ({MAX_DRAWS * 8 / 2**30:g} GiB): ask for fewer "
                              "resamples")
@@ -319,7 +322,7 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
         orders_by_profile[other.name] = rank(given, other, settings=base).final_order
 
     return StabilityResult(
-        algorithms=algorithms, n_bootstrap=n_bootstrap, seed=seed, n_datasets=S,
+        algorithms=algorithms, bootstrap=n_bootstrap, seed=seed, n_datasets=S,
         reference_order=tuple(reference.final_order), position_probability=probability,
         first_probability={a: float(probability[i, 0]) for i, a in enumerate(algorithms)},
         mean_position={a: float(probability[i] @ np.arange(1, L + 1))
@@ -329,7 +332,7 @@ def stability(results, costs, *, n_bootstrap=DEFAULT_N_BOOTSTRAP, seed=0,
         posthoc_fraction=float(applied.mean()),
         alphas=alphas, orders_by_alpha=orders_by_alpha,
         profiles=tuple(orders_by_profile), orders_by_profile=orders_by_profile,
-        settings=dict(settings.to_dict(), n_bootstrap=n_bootstrap, seed=seed, n_datasets=S,
+        settings=dict(settings.to_dict(), bootstrap=n_bootstrap, seed=seed, n_datasets=S,
                       n_algorithms=L),
         decision_rules=settings.decision_rules())
 
@@ -356,7 +359,7 @@ def summary_lines(result):
     """Sentences describing the run, shared by the text and the HTML report."""
     s = result.settings
     return [
-        f"{result.n_bootstrap} bootstrap resamples of the {result.n_datasets} data sets "
+        f"{result.bootstrap} bootstrap resamples of the {result.n_datasets} data sets "
         f"(with replacement, seed {result.seed}); {len(result.algorithms)} algorithms.",
         f"Cost profile {s['costs']}; {result.decision_rules}"
         + ("" if s["friedman_gate"] else " (Friedman gate off)") + ".",
@@ -415,7 +418,7 @@ def stability_to_dict(result, top_orders=None):
         frequencies = frequencies[:top_orders]
     return {
         "reference_order": list(result.reference_order),
-        "n_bootstrap": result.n_bootstrap,
+        "bootstrap": result.bootstrap,
         "seed": result.seed,
         "n_datasets": result.n_datasets,
         "algorithms": list(result.algorithms),

@@ -50,7 +50,7 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
             f"{ranking.datasets[0].costs[index[name]]:.4g}"
         # escaped here, so that the table is aligned by the printed name (the terminal's
         # escaping of the whole text leaves an escaped name as it is)
-        rows.append([position, escape_terminal(name), format_rank(ranking.average_ranks[name]),
+        rows.append([position, escape_terminal(name), format_rank(ranking.average_positions[name]),
                      format_rank(ranking.average_error_ranks[name]), cost, firsts[name]])
     lines.append(format_table(["position", "algorithm", "average position", "average error rank",
                                "average cost" if sp is not None else "cost",
@@ -114,6 +114,6 @@ def _why_lines(ranking, out, positions):
     lines.append(f"Costs: {cost_unit_sentence(ranking.profile)}.")
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:
-        power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+        power = friedman_power(sp.average_positions, len(ranking.datasets), sp.alpha)
         lines.append(f"Warning: {power.sentence(sp.alpha, ranking.settings.friedman_gate)}")
     return lines

@@ -303,13 +303,14 @@ def _second_pass_figure(ranking, captions):
                  "reverse": f"significantly different, the cheaper {criterion}",
                  "none": "no significant difference"}
     if bayesian:      # decided by a posterior probability, as on one data set
-        t = ranking.settings.threshold
+        t = ranking.settings.min_probability
         decisions = {"override": f"P(costlier practically better) ≥ {t:g}: override",
                      "reverse": f"P(cheaper practically better) ≥ {t:g}",
                      "none": "neither probability reaches the threshold"}
     caption = _second_pass_caption(ranking, rows)
-    return _captioned(rows, title, caption, captions, threshold=ranking.settings.threshold
-                      if bayesian else None, rope=ranking.settings.rope if bayesian else 0.0,
+    return _captioned(rows, title, caption, captions,
+                      threshold=ranking.settings.min_probability if bayesian else None,
+                      rope=ranking.settings.rope if bayesian else 0.0,
                       effect_label="median difference of mean errors (cheaper − costlier)",
                       decisions=decisions)
 
@@ -362,7 +363,7 @@ def _dataset_figure(ranking, result, captions):
     s = ranking.settings
     rows = []
     for k, pair in enumerate(result.pairs()):
-        rejected = (columns["p_cheaper_better"][k] >= s.threshold if bayesian
+        rejected = (columns["p_cheaper_better"][k] >= s.min_probability if bayesian
                     else pair["pvalue_adjusted"] < s.alpha)
         rows.append({"a": pair["a"], "b": pair["b"], "override": pair["override"],
                      "p": (columns["p_cheaper_better"][k], columns["p_equivalent"][k],
@@ -378,8 +379,8 @@ def _dataset_figure(ranking, result, captions):
     test = ranking.pairwise_test.name
     if bayesian:
         title = f"{result.name}: Bayesian correlated t-test"
-        decisions = {"override": f"P(costlier practically better) ≥ {s.threshold:g}: override",
-                     "reverse": f"P(cheaper practically better) ≥ {s.threshold:g}",
+        decisions = {"override": f"P(costlier practically better) ≥ {s.min_probability:g}: override",
+                     "reverse": f"P(cheaper practically better) ≥ {s.min_probability:g}",
                      "none": "neither probability reaches the threshold"}
     else:
         title = f"{result.name}: {test}" + (
@@ -390,7 +391,7 @@ def _dataset_figure(ranking, result, captions):
                                 "no override",
                      "none": f"{test} does not reject"}
     return _captioned(rows, title, _dataset_caption(effects, s, bayesian), captions,
-                      threshold=s.threshold if bayesian else None,
+                      threshold=s.min_probability if bayesian else None,
                       rope=s.rope if bayesian else 0.0, effect_label=_dataset_axis(effects),
                       decisions=decisions)
 
@@ -482,8 +483,8 @@ def bayes_section_html(ranking, captions="inside", figures_for=None):
                     f"(cheaper − costlier) with its Wilcoxon interval at {1 - s.alpha:.0%}")
         if ranking.second_pass.method_entry.bayesian:
             text.append(f"Bayesian signed-rank test, ROPE ±{s.rope:g}, override when "
-                        f"P(costlier practically better) ≥ {s.threshold:g} "
-                        f"(Monte Carlo, seed {s.seed})")
+                        f"P(costlier practically better) ≥ {s.min_probability:g} "
+                        f"(Monte Carlo, seed {s.bayes_seed})")
     test = ranking.pairwise_test     # None for a score matrix: no stage-1 test
     bayesian = (test is not None and test.bayesian) or (
         ranking.second_pass is not None and ranking.second_pass.method_entry.bayesian)

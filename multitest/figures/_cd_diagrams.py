@@ -143,7 +143,7 @@ def _second_pass_diagram(ranking, captions):
         caption += _decision_lines(sp, n, "thick bars join algorithms not found different "
                                    "(maximal runs in order of average position)")
         control = _control(ranking, caption)
-        layout = cd_layout(sp.algorithms, sp.average_ranks, significant, cd, control=control,
+        layout = cd_layout(sp.algorithms, sp.average_positions, significant, cd, control=control,
                            title_room=_title_room(captions))
         return CDDiagram(title=f"Average MultiTest positions, {test}", caption=tuple(caption),
                          quantity="average MultiTest position", layout=layout,

@@ -64,7 +64,7 @@ def ranking_html(ranking):
         if sp is not None:
             cost = format_number(sp.average_costs[sp.algorithms.index(a)])
         rows.append(f"<tr><td>{position}</td><td>{escape_html(a)}</td>"
-                    f"<td>{format_rank(ranking.average_ranks[a])}</td>"
+                    f"<td>{format_rank(ranking.average_positions[a])}</td>"
                     f"<td>{format_rank(ranking.average_error_ranks[a])}</td><td>{cost}</td></tr>")
     s = ranking.settings
     notes = "".join(f"<li>{escape_html(n)}</li>" for n in ranking.notes)

@@ -212,7 +212,7 @@ def _final_section(ranking, figs):
     for position, a in enumerate(ranking.final_order, start=1):
         cost = (sp.average_costs[index[a]] if sp is not None
                 else ranking.datasets[0].costs[index[a]])
-        rows.append([position, a, format_rank(ranking.average_ranks[a]),
+        rows.append([position, a, format_rank(ranking.average_positions[a]),
                      format_rank(ranking.average_error_ranks[a]), format_number(cost), firsts[a],
                      why[position - 1].reason])
     s = ranking.settings
@@ -285,7 +285,7 @@ def _power_warning(ranking):
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is None or fr.pvalue < sp.alpha:
         return ""
-    power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+    power = friedman_power(sp.average_positions, len(ranking.datasets), sp.alpha)
     return f'<p class="note">{_e(power.sentence(sp.alpha, ranking.settings.friedman_gate))}</p>'
 
 
@@ -325,7 +325,7 @@ def _second_pass_section(ranking, figs):
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
     rows = [[p, a, format_number(sp.average_costs[index[a]]),
-             format_rank(sp.average_ranks[index[a]]), final[a]]
+             format_rank(sp.average_positions[index[a]]), final[a]]
             for p, a in enumerate(sp.prior_order, start=1)]
     number, bound = _second_pass_heading(sp)
     p = (lambda a, b: "") if sp.posthoc is None else (
@@ -439,7 +439,7 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
 
 def applied_settings(ranking):
     """``{setting: value}`` of the settings that applied to this run: the Bayesian ones
-    (rope, threshold, the Monte Carlo seed) only with a Bayesian test or second pass, the
+    (rope, min_probability, bayes_seed) only with a Bayesian test or second pass, the
     post-hoc correction only for a pass that takes one, the control's method only with a
     control, the Friedman options only over several data sets; no unset value."""
     settings = ranking.settings.to_dict()
@@ -448,9 +448,9 @@ def applied_settings(ranking):
     bayes = bayes_pass or (ranking.pairwise_test is not None and ranking.pairwise_test.bayesian)
     dropped = set()
     if not bayes:
-        dropped |= {"rope", "threshold"}
+        dropped |= {"rope", "min_probability"}
     if not bayes_pass:
-        dropped.add("seed")
+        dropped.add("bayes_seed")
     if sp is None or not sp.method_entry.takes_correction:
         dropped.add("posthoc_correction")
     if ranking.control is None:
@@ -602,7 +602,7 @@ def write_report(ranking, path, *, graphs=None, captions="inside", figures_for=N
     figures_for : 'all' or sequence of str, optional
         The data sets whose figures are drawn; the report's data set section names the
         others (:func:`~multitest.figures._write.drawn_datasets`; default: every data
-        set up to 20, above 20 of them, those with overrides first).
+        set up to 50, above 50 of them, those with overrides first).
 
     Returns
     -------

@@ -66,7 +66,7 @@ def render_significance_matrix(ranking):
     means = None if sp.method_entry.rank_based else mean_errors_over_datasets(ranking)
     rows = [_heads(["final #", "algorithm", lead]) + _column_heads(names[1:])]
     for row, a in enumerate(order):
-        value = (format_rank(sp.average_ranks[a]) if means is None
+        value = (format_rank(sp.average_positions[a]) if means is None
                  else format_number(means[sp.algorithms[a]]))
         cells = [_cell(str(row + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
                  _cell(value, "RIGHT")]
@@ -83,7 +83,7 @@ def render_significance_matrix(ranking):
     _table_node(g, rows, cellpadding=4, cellspacing=1)
     if bayesian:
         number = (f"cells: P(the better one is practically better), drawn coloured from "
-                  f"{ranking.settings.threshold:g} (the threshold)")
+                  f"{ranking.settings.min_probability:g} (the threshold)")
     else:
         number = (f"cells: the {_text(name)}, coloured at &#8804; {sp.alpha:g}"
                   if not sp.method_entry.rank_based else
@@ -131,7 +131,7 @@ def _significance_list(sp, order):
     for k, a in enumerate(order):
         span = f"{first[k]}&#8211;{last[k]}" if count[k] else "&#8211;"
         rows.append([_cell(str(k + 1), "RIGHT"), _cell(_text(sp.algorithms[a])),
-                     _cell(format_rank(sp.average_ranks[a]), "RIGHT"),
+                     _cell(format_rank(sp.average_positions[a]), "RIGHT"),
                      _cell(str(len(order) - 1 - int(count[k])), "RIGHT"),
                      _cell(f"{count[k]}: {span}")])
     g = _digraph("significance")

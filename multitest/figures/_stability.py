@@ -68,7 +68,7 @@ def stability_heatmap_svg(result):
     left, top = label_width + 8, 46
     right = 70  # the mean-position column
     notes = ["rows: algorithms in reference order; outlined cell: reference position",
-             f"{result.n_bootstrap} bootstrap resamples of the data sets, seed {result.seed}"]
+             f"{result.bootstrap} bootstrap resamples of the data sets, seed {result.seed}"]
     total_width = max(left + L * width + right, 16 + 6 * max(map(len, notes)))
     total_height = top + L * height + 16 + 16 * len(notes)
 
@@ -76,7 +76,7 @@ def stability_heatmap_svg(result):
            f'height="{total_height}" viewBox="0 0 {total_width} {total_height}" role="img" '
            f'font-family="{escape_html(_FONT)}" font-size="12" class="stability-heatmap">',
            "<title>Probability of each final position over "
-           f"{result.n_bootstrap} bootstrap resamples of the data sets</title>",
+           f"{result.bootstrap} bootstrap resamples of the data sets</title>",
            f'<text x="{left + L * width / 2:g}" y="14" text-anchor="middle" '
            'font-weight="bold">final position</text>',
            f'<text x="{left + L * width + right / 2:g}" y="{top - 8}" '

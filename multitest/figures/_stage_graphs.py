@@ -109,7 +109,7 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     legend = [f"<B>{_text(r.name)}</B>: override graph (stage 2), cost order (cheapest first)"]
     if r.tested:
         words = "significantly more accurate" if test is None else test.better_words(
-            None if settings is None else settings.threshold)
+            None if settings is None else settings.min_probability)
         legend.append(f"override i &#8594; j: the costlier j is {_text(words)} than the cheaper i "
                       f"({n_edges} override{'s' if n_edges != 1 else ''})")
     else:
@@ -144,7 +144,7 @@ def _settings_line(settings, profile, test=None):
     parts = []
     if settings is not None and test is not None and test.bayesian:
         parts.append(f"test {_text(settings.test)}, rope {settings.rope:g}, override when "
-                     f"P(costlier practically better) &#8805; {settings.threshold:g}")
+                     f"P(costlier practically better) &#8805; {settings.min_probability:g}")
     elif settings is not None:
         parts.append(f"test {_text(settings.test)}, &#945; = {settings.alpha:g}")
         if settings.correction != "none":
@@ -319,7 +319,7 @@ def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=Non
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
     if sp.method_entry.rank_based or mean_errors is None:
-        lead, tested = "average position", {a: format_rank(sp.average_ranks[index[a]])
+        lead, tested = "average position", {a: format_rank(sp.average_positions[index[a]])
                                             for a in sp.algorithms}
     else:
         lead, tested = "mean error", {a: format_number(mean_errors[a]) for a in sp.algorithms}
@@ -415,7 +415,7 @@ def _final_box_lines(ranking):
     index = {a: i for i, a in enumerate(sp.algorithms)}
     if sp.method_entry.rank_based:
         lead, first = "average position (what the Nemenyi test compares)", (
-            lambda a: f"avg position {format_rank(sp.average_ranks[index[a]])}")
+            lambda a: f"avg position {format_rank(sp.average_positions[index[a]])}")
     else:
         means = mean_errors_over_datasets(ranking)
         lead, first = (f"mean error over the data sets (what the {_text(sp.method)} test "
@@ -492,7 +492,7 @@ def _final_table(ranking):
     for position, a in enumerate(ranking.final_order, start=1):
         if sp is not None:
             i = index[a]
-            rank_text = format_rank(sp.average_ranks[i])
+            rank_text = format_rank(sp.average_positions[i])
             cost_text = format_number(sp.average_costs[i])
         else:
             r = ranking.datasets[0]

@@ -54,7 +54,7 @@ def figures(ranking, per_dataset=True, captions="inside", figures_for=None):
     process (no forked process: on the shared 2-CPU machines of the benchmarks one
     process was as quick).  ``captions='none'``: the CD diagrams without their title
     and caption (:func:`figure_captions` says them).  ``figures_for``: the data sets
-    whose figures are drawn (:func:`drawn_datasets`; default every one up to 20).
+    whose figures are drawn (:func:`drawn_datasets`; default every one up to 50).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
@@ -182,7 +182,7 @@ def drawn_datasets(ranking, figures_for=None):
 def figures_note(ranking, figures_for=None):
     """The note naming the data sets whose per-data-set figures are not drawn, or None.
 
-    ``"per-data-set figures drawn for 20 of 60 data sets; not drawn: a, b, ...
+    ``"per-data-set figures drawn for 50 of 60 data sets; not drawn: a, b, ...
     (--figures-for NAMES or all)"``.
     """
     drawn = {r.name for r, _ in drawn_datasets(ranking, figures_for)}

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from .._errors import MultitestError
+from .._errors import InputError, MultitestError
 
 __all__ = ["FoldDesign", "parse_test_train_ratio"]
 
@@ -110,6 +111,43 @@ def parse_test_train_ratio(value):
             np.isfinite(x) and x > 0 for x in numbers):
         raise MultitestError(message)
     return numbers[0] / numbers[1] if len(numbers) == 2 else numbers[0]
+
+
+#: The optional column of a long table holding the test/train ratio of its splits (one value
+#: for the whole input: one design), written by :meth:`Results.to_frame` and the
+#: scikit-learn readers so that the ratio survives ``DataFrame.to_csv``.
+RATIO_COLUMN = "test_train_ratio"
+
+
+def ratio_column(values, source=None, row_offset=0):
+    """The one test/train ratio of a long table's :data:`RATIO_COLUMN` (texts or numbers).
+
+    Raises
+    ------
+    InputError
+        Naming the row and the column: a value that is not a number in (0, inf)
+        (an empty cell included), or a value other than the first row's (the
+        ratio belongs to the design, one for the whole input).
+
+    Examples
+    --------
+    >>> ratio_column(["0.25", "0.25"]) == 0.25
+    True
+    """
+    values = np.asarray(values, dtype=object)
+    numbers = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
+    bad = np.flatnonzero(~(np.isfinite(numbers) & (numbers > 0)))
+    if bad.size:
+        raise InputError(f"test/train ratio {str(values[bad[0]]).strip()!r} is not a number "
+                         "in (0, inf) (n_test / n_train of the splits)", source=source,
+                         row=int(bad[0]) + row_offset, field=RATIO_COLUMN)
+    other = np.flatnonzero(numbers != numbers[0])
+    if other.size:
+        raise InputError(f"test/train ratio {numbers[other[0]]:g} differs from "
+                         f"{numbers[0]:g} of row {row_offset}: one fold design, one ratio for "
+                         "the whole input", source=source, row=int(other[0]) + row_offset,
+                         field=RATIO_COLUMN)
+    return float(numbers[0])
 
 
 #: The key of :attr:`pandas.DataFrame.attrs` where a reader of scikit-learn's results

@@ -285,18 +285,25 @@ def metric_scales(values, metrics, *, higher_is_better=(), lower_is_better=(), d
     return errors, tuple(notes), tuple(scales)
 
 
-def column_errors(values, kind, column, *, datasets=None, source=None, row_offset=0):
+def column_errors(values, kind, column, *, datasets=None, lower_is_better=(), source=None,
+                  row_offset=0):
     """``(errors, notes, scales)`` of a value column without a metric column, by its `kind`
     (`scales`: ``(('accuracy', scale),)`` of accuracies, scale 1 or 100).
 
     ``'accuracy'`` is a bounded score (within [0, 1], or in percent when the
     whole column is: stated in a note), ``'accuracy-percent'`` one in percent;
-    ``'error'`` is kept as it is: multitest's own long table, whose errors may
-    be any lower-is-better quantity (a signed difference to a reference...).
+    ``'error'`` is kept as it is, checked to be at least 0 when the column is
+    named as errors (``error``, ``loss``, ``metric_error``...) unless the user
+    says it is a signed quantity (`lower_is_better` naming the column).
     """
     rows = np.arange(len(values))
     where = {"source": source, "row_offset": row_offset, "field": column}
     if kind == "error":
+        declared = metric_key(column) in {metric_key(n) for n in lower_is_better}
+        known = METRIC_DIRECTIONS.get(metric_key(column))
+        if known is not None and not known.higher_is_better and not declared:
+            checked_scale(values, known, column, datasets, rows, **where,
+                          hint=_signed_hint(column, source))
         return values, (), ()
     if kind == "accuracy-percent":
         if values.size and np.nanmax(values) <= 1:
@@ -329,8 +336,17 @@ def _check_errors(errors, direction, name, value_field, datasets, rows, where,
     own = None if signed else METRIC_DIRECTIONS.get(metric_key(value_field))
     if own is not None and not own.higher_is_better:
         checked_scale(errors, own, f"{value_field} of {name}", datasets, rows, **where,
-                      hint=f"; if it is a signed quantity, say --lower-is-better "
-                           f"{abbreviate(value_field)}")
+                      hint=_signed_hint(value_field, where["source"]))
+
+
+def _signed_hint(column, source):
+    """How to declare `column` a signed quantity: the option of the command line, or for a
+    data frame (only the API reads one) the keyword of :func:`load_results`, which
+    :func:`multitest.rank` calls with its defaults."""
+    if source == "<DataFrame>":
+        return (f"; if it is a signed quantity, read it with load_results(..., "
+                f"lower_is_better=({str(column)!r},))")
+    return f"; if it is a signed quantity, say --lower-is-better {abbreviate(column)}"
 
 
 def _codes(keys):

@@ -66,6 +66,10 @@ def join_parts(parts, source):
         if design != (head.replications, head.folds_per_replication, head.has_folds):
             raise InputError("another fold design than the first part's "
                              f"({head.source})", source=results.source)
+        if results.test_train_ratio != head.test_train_ratio:
+            raise InputError(f"test/train ratio {results.test_train_ratio} here and "
+                             f"{head.test_train_ratio} in the first part ({head.source}): "
+                             "one design, one ratio in one input", source=results.source)
         if set(results.algorithms) != set(head.algorithms):
             other = sorted(set(results.algorithms) ^ set(head.algorithms), key=str)
             raise InputError(f"its algorithms differ from the first part's ({head.source}); "

@@ -23,7 +23,7 @@ from ._automl import automl_columns, automl_frame, is_automl_file, layout_algori
 from ._batches import csv_types, gather_batches, gather_csv
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
                      _key_columns, _numeric, _refuse, _strip_names)
-from ._design import frame_attrs, frame_design
+from ._design import RATIO_COLUMN, frame_attrs, frame_design, ratio_column
 from ._encoding import not_utf8
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
@@ -135,7 +135,9 @@ class Results:
                        test_train_ratio=self.test_train_ratio)
 
     def to_frame(self):
-        """Long-format :class:`pandas.DataFrame` of the errors."""
+        """Long-format :class:`pandas.DataFrame` of the errors, with a ``test_train_ratio``
+        column when the results have one (it survives ``to_csv``: :func:`load_results`
+        reads it back)."""
         S, L, F = self.errors.shape
         k = self.folds_per_replication
         frame = pd.DataFrame({
@@ -146,6 +148,7 @@ class Results:
             "error": self.errors.ravel(),
         })
         if self.test_train_ratio is not None:   # read back by load_results
+            frame[RATIO_COLUMN] = self.test_train_ratio
             frame.attrs = frame_attrs(self.test_train_ratio, ())
         return frame if self.has_folds else frame.drop(columns=["replication", "fold"])
 
@@ -300,11 +303,19 @@ def _load_frame(source, columns, kind, allow_missing):
 
 
 def _with_frame_design(results, frame):
-    """`results` with the test/train ratio and the notes `frame` carries (its attrs)."""
+    """`results` with the test/train ratio and the notes `frame` carries (its attrs); a
+    ratio in its attrs and another in its ``test_train_ratio`` column are refused."""
     ratio, notes = frame_design(frame)
     if ratio is None and not notes:
         return results
-    return dataclasses.replace(results, test_train_ratio=ratio, notes=results.notes + notes)
+    column = results.test_train_ratio
+    if ratio is not None and column is not None and not np.isclose(ratio, column,
+                                                                   rtol=1e-12, atol=0):
+        raise MultitestError(f"the DataFrame's test/train ratio {column:g} (column "
+                             f"'{RATIO_COLUMN}') and {ratio:g} (its attrs) differ: one design, "
+                             "one ratio")
+    return dataclasses.replace(results, test_train_ratio=column if ratio is None else ratio,
+                               notes=results.notes + notes)
 
 
 #: File name endings read as Parquet (needs the ``parquet`` extra: pyarrow).
@@ -345,10 +356,14 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
     values, first_blank = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
     unused = _unused_key_columns(present, columns)
-    missing = {"missing_ok": missing_ok, "first_blank": first_blank}
+    missing = {"missing_ok": missing_ok, "first_blank": first_blank,
+               "test_train_ratio": None if RATIO_COLUMN not in frame.columns
+               or RATIO_COLUMN in columns.values() else
+               ratio_column(frame[RATIO_COLUMN].to_numpy(), name, row_offset)}
     if columns["metric"] is None:
         errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
                                               columns["value"], datasets=keys["dataset"],
+                                              lower_is_better=rule.lower_is_better,
                                               source=name, row_offset=row_offset)
         return _assemble(keys, errors, columns, name, row_offset, notes=(*notes_before, *notes),
                          unused=unused, scales=scales, **missing)
@@ -420,6 +435,8 @@ def _wanted(raw, columns):
     if value is None or any(c not in raw for c in list(wanted) + [value]):
         return None
     wanted[value] = "number"
+    if RATIO_COLUMN in raw and RATIO_COLUMN not in wanted:
+        wanted[RATIO_COLUMN] = "number"
     return wanted
 
 
@@ -518,11 +535,15 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
         column = None if columns[role] is None else numbers.pop(raw[columns[role]])
         keys[role] = column if column is None or column.dtype == np.int32 else \
             _fast_integers(column)
+    ratio = None if RATIO_COLUMN not in raw or RATIO_COLUMN in columns.values() else \
+        ratio_column(numbers.pop(raw[RATIO_COLUMN]), name, row_offset)
     errors, notes, scales = column_errors(values, _resolve_kind(rule.kind, columns["value"]),
                                           columns["value"], datasets=keys["dataset"],
+                                          lower_is_better=rule.lower_is_better,
                                           source=name, row_offset=row_offset)
     return _assemble(keys, errors, columns, name, row_offset, notes=notes, scales=scales,
-                     unused=_unused_key_columns(list(raw), columns), missing_ok=missing_ok)
+                     unused=_unused_key_columns(list(raw), columns), missing_ok=missing_ok,
+                     test_train_ratio=ratio)
 
 
 def _load_parquet(name, columns, kind, missing_ok=False):
@@ -719,7 +740,8 @@ def _wide_columns(present, columns):
     other column a long table would have (fold, replication, metric, a value name)."""
     if columns["algorithm"] in present or columns["dataset"] not in present:
         return None
-    long_names = {columns["replication"], columns["fold"], columns["metric"], columns["value"]}
+    long_names = {columns["replication"], columns["fold"], columns["metric"], columns["value"],
+                  RATIO_COLUMN}
     others = [c for c in present if c != columns["dataset"]]
     if len(others) < 2 or any(c in long_names or str(c).lower() in _ERROR_NAMES
                               + _ACCURACY_NAMES for c in others):
@@ -820,7 +842,7 @@ def _unused_key_columns(present, columns):
 
 
 def _assemble(keys, errors, columns, name, row_offset, *, notes=(), scales=(), unused=(),
-              missing_ok=False, first_blank=None):
+              missing_ok=False, first_blank=None, test_train_ratio=None):
     if len(errors) == 0:
         raise InputError("no data rows (only a header)", source=name, row=row_offset)
     ds_codes, datasets = keys["dataset"]
@@ -857,4 +879,4 @@ def _assemble(keys, errors, columns, name, row_offset, *, notes=(), scales=(), u
     return Results(errors=cube, datasets=datasets, algorithms=algorithms,
                    replications=replications, folds_per_replication=per_rep,
                    has_folds=has_folds, source=name, notes=tuple(notes), n_missing=n_missing,
-                   scales=tuple(scales))
+                   scales=tuple(scales), test_train_ratio=test_train_ratio)

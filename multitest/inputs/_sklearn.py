@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
-from ._design import frame_attrs
+from ._design import RATIO_COLUMN, frame_attrs
 from ._sklearn_cv import NOT_GIVEN, default_score_name, split_design
 
 __all__ = ["from_cv_results", "from_cross_validate"]
@@ -206,9 +206,12 @@ def _one_design(parts, what):
 
 
 def _joined(parts, what):
-    """The long table of `parts`, carrying their test/train ratio and notes (attrs)."""
+    """The long table of `parts`, carrying their test/train ratio and notes (attrs), the
+    ratio also in a column (when not that of k folds: it survives ``to_csv``)."""
     design = _one_design(parts, what)
     frame = pd.concat([part[0] for _, part in parts], ignore_index=True)
+    if design.design.test_train_ratio is not None:
+        frame[RATIO_COLUMN] = design.design.test_train_ratio
     notes = dict.fromkeys(note for _, part in parts for note in part[2])
     frame.attrs = frame_attrs(design.design.test_train_ratio, notes)
     return frame
@@ -277,7 +280,9 @@ def from_cv_results(search, datasets=None, *, metric=None, cv=NOT_GIVEN):
         mean and standard deviation over the splits (scikit-learn's
         ``mean_fit_time`` and ``std_fit_time``).  ``attrs`` holds the test/train
         ratio and the notes on the design, which
-        :func:`multitest.inputs.load_results` keeps.
+        :func:`multitest.inputs.load_results` keeps; a ratio other than that
+        of k folds (``ShuffleSplit``) is also in a ``test_train_ratio``
+        column, which a CSV written by ``to_csv`` keeps.
 
     Raises
     ------
@@ -407,7 +412,8 @@ def from_cross_validate(results, dataset="dataset", *, metric=None, cv=NOT_GIVEN
         ``dataset, algorithm, replication, fold, score, metric, fit_time,
         score_time``: one row per algorithm and split; rank it by the fitting
         time with ``costs="column:fit_time"`` (noise: the standard deviation
-        over folds).  ``attrs`` holds the test/train ratio and the notes.
+        over folds).  ``attrs`` holds the test/train ratio and the notes (the ratio
+        also in a ``test_train_ratio`` column when not that of k folds).
 
     Raises
     ------

@@ -182,14 +182,18 @@ def load_part(part, **options):
     Raises
     ------
     InputError
-        As :func:`~multitest.inputs.load_results`, naming the row in the whole file.
+        As :func:`~multitest.inputs.load_results`, naming the row in the whole file; or
+        the file cannot be read (naming the part).
     """
-    if part.groups:
-        return _load_groups(part, options)
-    if part.span:
-        return _load_range(part, options)
-    results = load_results(part.path, **options)
-    return results, None
+    if not (part.groups or part.span):
+        return load_results(part.path, **options), None
+    try:
+        return _load_groups(part, options) if part.groups else _load_range(part, options)
+    except OSError as exc:
+        # A fault of the input (a worker's read), said as such: never left to be taken
+        # for one of the output folder the run writes meanwhile.
+        raise InputError(f"cannot read {abbreviate(part.where())}: {exc.strerror or exc}"
+                         ) from None
 
 
 def _columns_and_rule(options):

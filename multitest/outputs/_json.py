@@ -71,7 +71,7 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None, all_inte
         inline_pairs = not is_large(ranking)
     doc = {
         "final_order": list(ranking.final_order),
-        "average_ranks": {a: float(r) for a, r in ranking.average_ranks.items()},
+        "average_positions": {a: float(r) for a, r in ranking.average_positions.items()},
         "average_error_ranks": {a: float(r) for a, r in ranking.average_error_ranks.items()},
         "friedman": _friedman(ranking),
         "friedman_errors": _friedman_errors(ranking),
@@ -146,7 +146,7 @@ def _explanations(ranking):
         out["positions_only"] = ranking.positions_only
     fr, sp = ranking.friedman, ranking.second_pass
     if fr is not None and fr.pvalue >= sp.alpha:
-        power = friedman_power(sp.average_ranks, len(ranking.datasets), sp.alpha)
+        power = friedman_power(sp.average_positions, len(ranking.datasets), sp.alpha)
         warning = power.sentence(sp.alpha, ranking.settings.friedman_gate)
         out["friedman_power"] = {"power": power.power, "datasets_needed": power.datasets_needed,
                                  "warning": warning}

@@ -72,7 +72,7 @@ def stage_table_parts(ranking, all_intervals=False, datasets=None):
         prior_position = {a: i for i, a in enumerate(sp.prior_order, start=1)}
         final_position = {a: i for i, a in enumerate(sp.order, start=1)}
         tables["second_pass.csv"] = [pd.DataFrame({
-            "algorithm": algorithms, "average_position": sp.average_ranks,
+            "algorithm": algorithms, "average_position": sp.average_positions,
             "average_error_rank": [ranking.average_error_ranks[a] for a in algorithms],
             "average_cost": sp.average_costs,
             "prior_position": [prior_position[a] for a in algorithms],
