@@ -1,8 +1,6 @@
-"""multitest.figures at the sizes of issue 20 item 4 (a report of 1000 data sets): the
-per-data-set DOT sources in one file (dataset_figures.dot) and the per-data-set figures and
-pages made in forked processes (multitest._forked), with the same bytes as when
-made in one process.  The thresholds are lowered so that a run of 12 data sets takes the
-paths of 1000."""
+"""multitest.figures at the sizes of issue 20 item 4 (a report of 1000 data sets): a page
+per data set, every figure drawn by Graphviz from its own DOT file.  The thresholds are
+lowered so that a run of 12 data sets takes the paths of 1000."""
 
 import os
 import re
@@ -14,17 +12,15 @@ from helpers import record_dot_runs
 from test_render_layout import long_name_results
 
 from multitest.cli import main
-from multitest.figures import DATASET_DOT, dot_sources, figures
+from multitest.figures import dot_sources, figures
 
 HAS_DOT = shutil.which("dot") is not None
 
 
 def _large(monkeypatch):
-    """Every per-data-set table figure written directly, a page per data set."""
-    import multitest.figures._direct_svg as direct
+    """A page per data set."""
     import multitest.figures._report as report
 
-    monkeypatch.setattr(direct, "DIRECT_SVG_FIGURES", 0)
     monkeypatch.setattr(report, "INLINE_DATASETS_LIMIT", 5)
 
 
@@ -40,37 +36,22 @@ def _run(tmp_path, name, *extra):
 
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
-def test_dataset_figures_dot_holds_every_per_dataset_source(tmp_path, monkeypatch):
+def test_every_per_dataset_figure_has_its_dot_file_and_its_images(tmp_path, monkeypatch):
     _large(monkeypatch)
-    out = _run(tmp_path, "out", "--format", "svg", "--report")
-    names = sorted(os.listdir(out))
-    # no DOT file per data set: one file; an SVG image per figure, as before
-    assert not [n for n in names if n.startswith(("override_", "trace_")) and
-                n.endswith(".dot")]
-    stems = sorted(n[:-4] for n in names if n.startswith(("override_", "trace_")))
-    assert len(stems) == 24 and DATASET_DOT in names
-    sources = dot_sources(out)
-    assert sorted(s for s in sources if s.startswith(("override_", "trace_"))) == stems
-    # each graph is the figure's own source (rebuilt from the run here), in data set order
-    text = (out / DATASET_DOT).read_text()
-    assert re.findall(r"^// figure (\S+)$", text, re.M) == [
-        f"{kind}_benchmark_data_set_{i}" for i in range(12) for kind in ("override", "trace")]
-    # dot draws every graph of the file: one SVG each (dataset_figures.dot.svg, .2.svg, ...)
-    drawn = tmp_path / "drawn"
-    drawn.mkdir()
-    shutil.copy(out / DATASET_DOT, drawn)
-    subprocess.run(["dot", "-Tsvg", "-O", DATASET_DOT], cwd=drawn, check=True)
-    assert len(list(drawn.glob("*.svg"))) == 24
-    # the report's captions name where each source is
+    out = _run(tmp_path, "out", "--format", "svg,png", "--report")
+    names = set(os.listdir(out))
+    stems = [f"{kind}_benchmark_data_set_{i}" for i in range(12) for kind in ("override", "trace")]
+    for stem in stems:
+        assert {f"{stem}.dot", f"{stem}.svg", f"{stem}.png"} <= names, stem
+    assert not [n for n in names if n.startswith(".multitest") and n != ".multitest.lock"]
+    # the report's captions name each figure's own DOT file
     page = (out / "report_datasets" / "benchmark_data_set_3.html").read_text()
-    assert (f"(<code>override_benchmark_data_set_3</code> in <code>{DATASET_DOT}</code>)"
-            in page)
-    report = (out / "report.html").read_text()
-    assert "(<code>final.dot</code>)" in report
+    assert "(<code>override_benchmark_data_set_3.dot</code>)" in page
+    assert "(<code>final.dot</code>)" in (out / "report.html").read_text()
 
 
-def test_dataset_figures_dot_equals_the_figures_sources(tmp_path, monkeypatch):
-    # Without --format (DOT only) the sources go to the one file too, byte for byte.
+def test_dot_files_equal_the_figures_sources(tmp_path, monkeypatch):
+    # Without --format (DOT only) every source is written, byte for byte.
     from multitest import load_results, rank
 
     _large(monkeypatch)
@@ -81,19 +62,6 @@ def test_dataset_figures_dot_equals_the_figures_sources(tmp_path, monkeypatch):
     expected = {s: g.source for s, g in figures(ranking).items()}
     assert dot_sources(out) == {s: expected[s] for s in dot_sources(out)}
     assert sorted(dot_sources(out)) == sorted(expected)
-
-
-@pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
-def test_png_of_figures_whose_source_is_in_the_one_file(tmp_path, monkeypatch):
-    # PNG needs dot: the sources are drawn from a temporary folder inside the output,
-    # which is gone afterwards.
-    _large(monkeypatch)
-    out = _run(tmp_path, "out", "--format", "svg,png")
-    names = os.listdir(out)
-    assert len([n for n in names if n.startswith(("override_", "trace_")) and
-                n.endswith(".png")]) == 24
-    assert not [n for n in names if n.startswith(".multitest")
-                and n != ".multitest.lock"]
 
 
 @pytest.mark.parametrize("second_pass, how", [("nemenyi", "significantly"),
@@ -143,9 +111,9 @@ def test_the_final_table_of_a_score_matrix_says_it_was_ordered_by_value(tmp_path
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
 def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch):
-    # The per-data-set SVG images and pages are hashed by the process that wrote them
-    # (a forked one gives its digests back): the commit reads none of them again, and
-    # the manifest still says every file's bytes.
+    # The per-data-set pages are hashed by the process that wrote them (a forked one
+    # gives its digests back): the commit reads none of them again, and the manifest
+    # still says every file's bytes.
     import multitest._files as files
     from multitest.outputs import _transaction, read_run
 
@@ -170,16 +138,16 @@ def test_the_commit_reads_no_figure_or_page_again(tmp_path, monkeypatch):
     per_dataset = {n for n in written if n.startswith(("override_", "trace_", "report_"))
                    and n.endswith((".svg", ".html"))}
     assert len(per_dataset) == 3 * 12 and read_again
-    assert not per_dataset & set(read_again)
+    pages = {n for n in per_dataset if n.endswith(".html")}
+    assert len(pages) == 12 and not pages & set(read_again)
     run = read_run(out, verify=True)          # every file's size and SHA-256 as written
     assert per_dataset <= set(run.files)
     assert not files._EARLY_DIGESTS and not files._KEPT_IN
 
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
-def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeypatch):
-    # The per-data-set SVG images drawn directly are kept in the cache as their files,
-    # not as text; each data set's page inlines its file's text.
+def test_each_page_inlines_its_figures_svg_files(tmp_path, monkeypatch):
+    # Each data set's page inlines the text of its figures' SVG files.
     import multitest.figures._graphviz as graphviz
     from multitest.figures import inline_svg
 
@@ -187,8 +155,6 @@ def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeyp
     cache = graphviz.SvgCache()
     monkeypatch.setattr(graphviz, "_SVG_CACHE", cache)
     out = _run(tmp_path, "out", "--format", "svg", "--report")
-    entries = list(cache._svgs.values())
-    assert sum(isinstance(e, graphviz._SvgFile) for e in entries) == 2 * 12
     pages = sorted((out / "report_datasets").glob("*.html"))
     assert len(pages) == 12
     for page in pages:
@@ -200,10 +166,9 @@ def test_the_images_drawn_directly_come_back_as_files_not_text(tmp_path, monkeyp
 
 
 @pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
-def test_a_second_report_draws_again_the_images_whose_files_moved(tmp_path, monkeypatch):
-    # The cache keeps the per-data-set images as their files; once these are moved (an
-    # output folder's staging folder committed), a report written later in the same
-    # process draws them again directly, at once: no dot process per figure.
+def test_a_second_report_draws_no_image_again(tmp_path, monkeypatch):
+    # The cache keeps the SVG text drawn: once the files are moved (an output folder's
+    # staging folder committed), a report written later in the same process runs no dot.
     import multitest.figures._graphviz as graphviz
     from multitest import load_results, profile_from_order, rank
     from multitest.figures import inline_svg, write_figures, write_report
@@ -217,7 +182,7 @@ def test_a_second_report_draws_again_the_images_whose_files_moved(tmp_path, monk
     os.replace(tmp_path / "staging", tmp_path / "committed")
     dots = record_dot_runs(monkeypatch)
     write_report(ranking, tmp_path / "report" / "report.html")
-    assert len(dots) == 0    # the overall figures are drawn already: their text is kept
+    assert len(dots) == 0
     for page in sorted((tmp_path / "report" / "report_datasets").glob("*.html")):
         svg = (tmp_path / "committed" / f"trace_{page.stem}.svg").read_text(encoding="utf-8")
         assert inline_svg(svg) in page.read_text(encoding="utf-8")

@@ -645,36 +645,6 @@ def test_the_report_reuses_the_svg_drawn_by_write_figures(ranking, tmp_path, mon
         {stem: (tmp_path / f"{stem}.svg").read_text(encoding="utf-8") for stem in sources}
 
 
-def test_the_svg_cache_keeps_a_written_file_while_it_is_the_same_file(tmp_path):
-    # A file entry is read when asked for; once the file is changed (another size, time or
-    # inode) or gone it is no drawing any more, and is dropped with its characters.
-    import os
-
-    from multitest._files import file_stamp
-    from multitest.figures import SvgCache
-
-    cache = SvgCache()
-    path = tmp_path / "a.svg"
-    path.write_text("<svg>a</svg>", encoding="utf-8")
-    cache.remember_file("digraph {a}", path, file_stamp(path))
-    cache.remember("digraph {b}", "<svg>b</svg>")
-    assert "digraph {a}" in cache and "digraph {c}" not in cache
-    assert cache.get("digraph {a}") == "<svg>a</svg>" and len(cache) == 2
-    assert cache._chars == len(os.path.abspath(path)) + len("<svg>b</svg>")
-    path.write_text("<svg>changed</svg>", encoding="utf-8")
-    assert cache.get("digraph {a}") is None and "digraph {a}" not in cache
-    assert cache._chars == len("<svg>b</svg>")
-    path.write_text("<svg>a</svg>", encoding="utf-8")
-    cache.remember_file("digraph {a}", path, file_stamp(path))
-    os.replace(tmp_path / "a.svg", tmp_path / "moved.svg")
-    assert cache.get("digraph {a}") is None and len(cache) == 1
-    assert cache.get("digraph {b}") == "<svg>b</svg>"
-    cache.remember_file("digraph {a}", tmp_path / "moved.svg", file_stamp(tmp_path / "moved.svg"))
-    assert "digraph {a}" in cache
-    os.remove(tmp_path / "moved.svg")        # gone: not drawn, and dropped without a read
-    assert "digraph {a}" not in cache and len(cache) == 1
-
-
 def test_cd_groups_at_a_thousand_algorithms():
     # Reference: the definition (maximal runs with no pair inside found different),
     # checked run by run on a Nemenyi-like band matrix: |i - j| >= 7 differ.

@@ -34,9 +34,7 @@ from ._cd import power_warning
 from ._cd_diagrams import cd_diagrams
 from ._pareto import pareto_figure_html, pareto_figures
 from ._graphviz import (
-    DATASET_DOT,
     cached_svg,
-    combined_stems,
     dot_available,
     inline_svg,
     render_svgs,
@@ -180,7 +178,6 @@ class _Figures:
         self.dot = dot_available()
         if self.dot:
             render_svgs(undrawn(self.sources))
-        self.combined = combined_stems(self.sources)
 
     def html(self, stem, caption):
         if stem not in self.sources:      # a data set not drawn (--figures-for)
@@ -196,8 +193,7 @@ class _Figures:
             body = (f'<p class="note">{reason}: the figure is given as its DOT source '
                     f"(render it with <code>dot -Tsvg</code>).</p><pre>{_e(source)}"
                     "</pre>")
-        where = (f"<code>{_e(stem)}</code> in <code>{DATASET_DOT}</code>"
-                 if stem in self.combined else f"<code>{_e(stem)}.dot</code>")
+        where = f"<code>{_e(stem)}.dot</code>"
         beside = caption_html(self.beside.get(stem, ()))
         return (f'<figure id="fig-{_e(stem)}">{body}<figcaption>{_e(caption)} '
                 f"({where}){beside}</figcaption></figure>")
