@@ -274,7 +274,8 @@ def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="in
     FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
     the per-data-set ones grow as S x L^2 (about 0.2 MB per data set at L = 100).
     """
-    from .figures._write import FIGURE_PAIRS_LIMIT, figures_note
+    from .figures._datasets import figures_note
+    from .figures._write import FIGURE_PAIRS_LIMIT
     from .outputs._json import is_large
 
     note = figures_note(ranking, figures_for)    # checks the names before anything is written
@@ -293,12 +294,11 @@ def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="in
                          figures_for=figures_for)
         warning = write_figures(ranking, staging, formats=formats or [],
                                 per_dataset=per_dataset, dpi=dpi, graphs=graphs)
-        if formats or report or latex or captions != "inside":
-            from .figures._drawn import write_drawn_figures
+        if latex or captions != "inside":
+            from .figures._drawn import write_beside_figures
 
-            write_drawn_figures(ranking, staging, formats or ["svg"], graphs=graphs, dpi=dpi,
-                                captions=captions, latex=latex, per_dataset=per_dataset,
-                                figures_for=figures_for)
+            write_beside_figures(ranking, staging, graphs=graphs, captions=captions,
+                                 latex=latex, per_dataset=per_dataset, figures_for=figures_for)
         if warning and formats:
             _say(f"multitest: warning: {warning}", error=True)
         if not per_dataset:

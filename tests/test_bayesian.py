@@ -6,6 +6,7 @@ baycomp 1.0.3 (``CorrelatedTTest.probs``, exact; ``SignedRankTest.probs``, Monte
 and a brute-force S x S computation of the signed-rank posterior, written here.
 """
 import json
+import shutil
 
 import numpy as np
 import pytest
@@ -24,6 +25,8 @@ from multitest.stats._bayesian_signed_rank import (
     bayesian_posthoc,
     signed_rank,
 )
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
 
 baycomp = pytest.importorskip("baycomp")
 
@@ -282,11 +285,13 @@ def test_cli_bayesian_options(tmp_path, capsys):
 
 # ---------------------------------------------------------------- figure and report
 
+@needs_dot
 def test_probability_figure_draws_what_it_says(tmp_path):
+    import re
     import xml.etree.ElementTree as ET
 
-    from multitest.figures import report_html
-    from multitest.figures._bayes import _BAR, bayes_figures, write_bayes_figures
+    from multitest.figures import report_html, to_svg, write_figures
+    from multitest.figures._bayes import bayes_figures
 
     results = example_results()
     ranking = rank(results, "training_time", test="bayes-correlated-t", rope=1.0,
@@ -295,35 +300,51 @@ def test_probability_figure_draws_what_it_says(tmp_path):
     assert set(figures) == {"effects_second_pass", "dataset_effects_optdigits",
                             "dataset_effects_iris", "dataset_effects_wine",
                             "dataset_effects_vote"}
-    root = ET.fromstring(figures["dataset_effects_optdigits"][0])
-    ns = {"svg": "http://www.w3.org/2000/svg"}
-    full = _BAR[1] - _BAR[0]
+    # Read back from the SVG that dot draws: each element found by its id.
+    svg = "{http://www.w3.org/2000/svg}"
+    root = ET.fromstring(to_svg(figures["dataset_effects_optdigits"][0]))
+    groups = {g.get("id"): g for g in root.iter(f"{svg}g") if g.get("id")}
+
+    def ends(group):
+        """x of the first and last point of an edge's path."""
+        numbers = [float(v) for v in re.findall(r"-?[\d.]+", group.find(f".//{svg}path").get("d"))]
+        return numbers[0], numbers[-2]
+
+    # The threshold lines stand at shares 0.05 and 0.95 of the bar: the scale share -> x.
+    t = ranking.settings.min_probability
+    x_low, x_high = ends(groups["threshold-costlier"])[0], ends(groups["threshold-cheaper"])[0]
+    def x_of(share):
+        return x_low + (share - (1 - t)) / (2 * t - 1) * (x_high - x_low)
+
     columns = {(p["a"], p["b"]): p for p in to_dict(ranking)["datasets"]["optdigits"]["pairwise"]}
-    for key in ("cheaper", "equivalent", "costlier"):
-        rects = root.findall(f".//svg:rect[@class='p-{key}']", ns)
-        assert len(rects) == 28
-        for rect in rects:
-            pair = tuple(rect.get("data-pair").split("|"))
-            expected = columns[pair][f"p_{key}_better" if key != "equivalent" else "p_equivalent"]
-            # The drawn width is the probability of the bar's length.
-            assert float(rect.get("width")) == pytest.approx(expected * full, abs=0.01)
-    # Bars of one pair are contiguous, left to right: cheaper, equivalent, costlier.
-    rows = {}
-    for rect in root.findall(".//svg:rect[@data-pair]", ns):
-        rows.setdefault(rect.get("data-pair"), []).append(
-            (float(rect.get("x")), float(rect.get("width"))))
-    for segments in rows.values():
-        assert segments[0][0] == pytest.approx(_BAR[0])
-        for (x, w), (x_next, _) in zip(segments, segments[1:]):
-            assert x + w == pytest.approx(x_next, abs=0.02)
+    assert len(columns) == 28
+    for (a, b), row in columns.items():
+        shares = [row["p_cheaper_better"], row["p_equivalent"], row["p_costlier_better"]]
+        start = 0.0
+        for key, share in zip(("cheaper", "equivalent", "costlier"), shares):
+            part = groups.get(f"p-{key}:{a}|{b}")
+            assert (part is not None) == (share > 0)
+            if part is not None:
+                # Each part begins where the one before ends: its length is its probability.
+                x0, x1 = ends(part)
+                assert x0 == pytest.approx(x_of(start), abs=0.02)
+                assert x1 == pytest.approx(min(x_of(start + share) + 0.5, x_of(1.0)), abs=0.02)
+            start += share
     # Estimates lie inside their intervals, in drawn coordinates.
-    lines = {l.get("data-pair"): l for l in root.findall(".//svg:line[@class='interval']", ns)}
-    for circle in root.findall(".//svg:circle[@class='estimate']", ns):
-        line = lines[circle.get("data-pair")]
-        x = float(circle.get("cx"))
-        assert float(line.get("x1")) - 0.01 <= x <= float(line.get("x2")) + 0.01
-    written = write_bayes_figures(ranking, tmp_path)
-    assert sorted(written) == sorted(f"{stem}.svg" for stem in figures)
+    for pair in (f"{a}|{b}" for a, b in columns):
+        mark = groups[f"estimate:{pair}"]
+        shape = mark.find(f"{svg}ellipse")
+        if shape is not None:
+            x = float(shape.get("cx"))
+        else:       # a square: the middle of its corners
+            xs = [float(v) for v in re.findall(r"-?[\d.]+",
+                                                mark.find(f"{svg}polygon").get("points"))[0::2]]
+            x = (min(xs) + max(xs)) / 2
+        low, high = sorted(ends(groups[f"interval:{pair}"]))
+        assert low - 0.01 <= x <= high + 0.01
+    write_figures(ranking, tmp_path, formats=["svg"])
+    assert all((tmp_path / f"{stem}.svg").exists() and (tmp_path / f"{stem}.dot").exists()
+               for stem in figures)
     page = report_html(ranking)
     assert 'id="effect-sizes"' in page and "http://" not in page.split("<body>")[1]
 

@@ -10,6 +10,7 @@ untied data equals R 4.2.2's exact ``wilcox.test(d, conf.int = TRUE)`` (through
 order statistics from ``scipy.stats.binom``; the Bayesian credible interval from
 ``correlated_t(...).interval``.
 """
+import shutil
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -308,6 +309,31 @@ def _main(argv):
         set_quiet(quiet)
 
 
+def _figure(path):
+    """``({id: group}, {class: [groups]})`` of a figure's SVG (drawn by dot)."""
+    root = ET.parse(path).getroot()
+    ids, classes = {}, {}
+    for g in root.iter(f"{{{NS['svg']}}}g"):
+        ids[g.get("id")] = g
+        for css in (g.get("class") or "").split():
+            classes.setdefault(css, []).append(g)
+    return root, ids, classes
+
+
+def _texts(groups):
+    return " ".join(t.text or "" for g in groups for t in g.iter(f"{{{NS['svg']}}}text"))
+
+
+def _decision(mark):
+    """The decision of an estimate's mark: its class ``estimate <decision>``."""
+    return mark.get("class").split()[-1]
+
+
+def _fill(mark):
+    return next(shape.get("fill") for shape in mark if shape.get("fill"))
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
 def test_every_mark_shows_its_decision(tmp_path):
     # Through the command line: the per-data-set figures of the default test and of
     # Wilcoxon; every pair has one mark whose decision is the one of pairwise.csv and
@@ -315,49 +341,51 @@ def test_every_mark_shows_its_decision(tmp_path):
     for test, out in (("combined-5x2cv-f", tmp_path / "f"), ("wilcoxon", tmp_path / "w")):
         assert _main(["rank", example_path(), "--costs", "training_time", "--test", test,
                      "--datasets", "bupa,australian,pendigits", "--out", str(out),
-                     "--report", "-q"]) == 0
+                     "--format", "svg", "-q"]) == 0
         pairwise = pd.read_csv(out / "pairwise.csv")
         for name in ("bupa", "australian", "pendigits"):
-            root = ET.parse(out / f"dataset_effects_{name}.svg").getroot()
-            marks = {m.get("data-pair"): m for m in root.iter()
-                     if m.get("class") == "estimate"}
+            root, ids, classes = _figure(out / f"dataset_effects_{name}.svg")
+            marks = {key[len("estimate:"):]: g for key, g in ids.items()
+                     if key and key.startswith("estimate:")}
             rows = pairwise[pairwise["dataset"] == name]
             assert len(marks) == len(rows) == 28
-            legend = {t.get("data-decision") for t in root.iter() if t.get("class") == "legend"}
+            legend = {key[len("legend:"):] for key in ids if key and key.startswith("legend:")}
             for row in rows.itertuples():
                 mark = marks[f"{row.a}|{row.b}"]
                 expected = ("override" if row.override else "reverse"
                             if row.pvalue_adjusted < 0.05 else "none")
-                assert mark.get("data-decision") == expected
+                assert _decision(mark) == expected
                 assert expected in legend
-            fills = {m.get("fill") for m in marks.values()}
-            assert len(fills) == len({m.get("data-decision") for m in marks.values()})
-            text = " ".join(t.text or "" for t in root.iter())
+            fills = {_fill(m) for m in marks.values()}
+            assert len(fills) == len({_decision(m) for m in marks.values()})
+            text = " ".join(t.text or "" for t in root.iter(f"{{{NS['svg']}}}text"))
             assert f"{test}" in text and "excludes 0 exactly when the test rejects" in text
 
 
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
 def test_over_datasets_caption_names_the_deciding_test(tmp_path):
     out = tmp_path / "out"
     assert _main(["rank", example_path(), "--costs", "training_time", "--out",
-                 str(out), "--report", "-q"]) == 0
-    root = ET.parse(out / "effects_second_pass.svg").getroot()
-    captions = " ".join(t.text for t in root.iter() if t.get("class") == "caption")
+                 str(out), "--format", "svg", "-q"]) == 0
+    _, ids, classes = _figure(out / "effects_second_pass.svg")
+    captions = _texts(classes["caption"])
     assert "decision of the Nemenyi test on average positions" in captions
     # Nemenyi decides on average positions: no interval of the mean errors agrees with it
     assert "no interval (the Nemenyi test does not test a difference of mean errors)" in captions
     sizes = pd.read_csv(out / "effect_sizes.csv")
     assert sizes["ci_low"].isna().all()
-    marks = [m for m in root.iter() if m.get("class") == "estimate"]
+    marks = [g for key, g in ids.items() if key and key.startswith("estimate:")]
     assert len(marks) == len(sizes) == 28
-    assert {m.get("data-decision") for m in marks} <= {"override", "reverse", "none"}
+    assert {_decision(m) for m in marks} <= {"override", "reverse", "none"}
 
 
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
 def test_over_datasets_caption_counts_the_deciding_tests_intervals(tmp_path):
     out = tmp_path / "out"
     assert _main(["rank", example_path(), "--costs", "training_time", "--second-pass",
-                  "wilcoxon", "--out", str(out), "--report", "-q"]) == 0
-    root = ET.parse(out / "effects_second_pass.svg").getroot()
-    captions = " ".join(t.text for t in root.iter() if t.get("class") == "caption")
+                  "wilcoxon", "--out", str(out), "--format", "svg", "-q"]) == 0
+    _, ids, classes = _figure(out / "effects_second_pass.svg")
+    captions = _texts(classes["caption"])
     assert "the Wilcoxon signed-rank test over data sets does not reject" in captions
     sizes = pd.read_csv(out / "effect_sizes.csv")
     holds = (np.where(sizes["ci_low_open"], sizes["ci_low"] < 0, sizes["ci_low"] <= 0)

@@ -1,11 +1,15 @@
-"""multitest.figures._pareto: the error–cost picture, read back from its SVG (xml.etree).
+"""multitest.figures._pareto: the error–cost picture, read back from the SVG Graphviz draws.
 
 Every algorithm sits at its (cost, error) within a pixel of the scale its axis
 ticks give; the front is the one computed here by brute force; no two labels'
-boxes intersect and no label covers a point, at 8 and at 60 algorithms.
+boxes intersect and no label covers a point, at 8 and at 60 algorithms.  The
+elements are found by their ids in the SVG (``point:<name>``, ``label-box:<name>``,
+``override:<cheaper>:<costlier>``, ``x-tick:<value>``, ...).
 """
 import itertools
 import math
+import re
+import shutil
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -13,9 +17,10 @@ import pytest
 from test_render import synthetic_ranking
 
 from multitest import profile_from_order, rank
-from multitest.figures import pareto_figures, pareto_front, pareto_layout, pareto_svg
+from multitest.figures import pareto_figures, pareto_front, pareto_layout, pareto_source, to_svg
 
 _SVG = "{http://www.w3.org/2000/svg}"
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
 
 
 @pytest.fixture(scope="module")
@@ -40,18 +45,40 @@ def front_by_brute_force(costs, errors):
             for i in range(L)]
 
 
-def read_pareto(svg):
-    root = ET.fromstring(svg)
-    tags = {}
-    for element in root.iter():
-        tags.setdefault(element.get("class"), []).append(element)
+def _first_point(group):
+    """``(x, y)`` where the path of an edge group starts."""
+    d = group.find(f".//{_SVG}path").get("d")
+    return tuple(float(v) for v in re.match(r"M(-?[\d.]+),(-?[\d.]+)", d).groups())
+
+
+def _bounds(polygon):
+    numbers = [float(v) for v in re.split(r"[ ,]", polygon.get("points").strip())]
+    xs, ys = numbers[0::2], numbers[1::2]
+    return min(xs), min(ys), max(xs), max(ys)
+
+
+def read_pareto(source):
+    """What the SVG drawn by dot from ``source`` shows: ``{kind: {key: element group}}``
+    for the ids ``kind:key``, and ``{class: [groups]}`` under ``'class'``."""
+    root = ET.fromstring(to_svg(source))
+    tags = {"class": {}}
+    for g in root.iter(f"{_SVG}g"):
+        kind, _, key = (g.get("id") or "").partition(":")
+        if key:
+            tags.setdefault(kind, {})[key] = g
+        for css in (g.get("class") or "").split():
+            tags["class"].setdefault(css, []).append(g)
     return tags
 
 
+def texts(groups):
+    return [t.text for g in groups for t in g.iter(f"{_SVG}text")]
+
+
 def axis_scale(ticks, coordinate, log):
-    """value -> pixel, fitted on the ticks (their data-value and coordinate)."""
-    values = np.array([float(t.get("data-value")) for t in ticks])
-    pixels = np.array([float(t.get(coordinate)) for t in ticks])
+    """value -> pixel, fitted on the ticks (their value in the id, and the coordinate)."""
+    values = np.array([float(v) for v in ticks])
+    pixels = np.array([_first_point(g)[coordinate] for g in ticks.values()])
     values = np.log10(values) if log else values
     slope, intercept = np.polyfit(values, pixels, 1)
     return lambda v: slope * (math.log10(v) if log else v) + intercept, abs(slope)
@@ -61,11 +88,11 @@ def intersects(a, b):
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
-def check_picture(svg, costs, errors, positions, overrides, log):
-    tags = read_pareto(svg)
-    x_of, _ = axis_scale(tags["x-tick"], "x1", log)
-    y_of, _ = axis_scale(tags["y-tick"], "y1", False)
-    points = {c.get("data-name"): c for c in tags["point"]}
+def check_picture(source, costs, errors, positions, overrides, log):
+    tags = read_pareto(source)
+    x_of, _ = axis_scale(tags["x-tick"], 0, log)
+    y_of, _ = axis_scale(tags["y-tick"], 1, False)
+    points = {name: g.find(f"{_SVG}ellipse") for name, g in tags["point"].items()}
     assert set(points) == set(costs)
     names = sorted(costs)
     front = dict(zip(names, front_by_brute_force([costs[n] for n in names],
@@ -74,20 +101,18 @@ def check_picture(svg, costs, errors, positions, overrides, log):
         # within a pixel of where the axis scale puts (cost, error)
         assert float(circle.get("cx")) == pytest.approx(x_of(costs[name]), abs=1.0)
         assert float(circle.get("cy")) == pytest.approx(y_of(errors[name]), abs=1.0)
-        assert circle.get("data-front") == str(front[name]).lower()
+        assert ("front" in tags["point"][name].get("class").split()) == front[name]
         assert (circle.get("fill") != "white") == front[name]
-    labels = {t.get("data-name"): t.text for t in tags["label"]}
+    labels = {name: texts([g])[0] for name, g in tags["label"].items()}
     assert labels == {n: f"{n} ({positions[n]})" for n in names}
-    boxes = [tuple(float(r.get(k)) for k in ("x", "y", "width", "height"))
-             for r in tags["label-box"]]
-    boxes = [(x, y, x + w, y + h) for x, y, w, h in boxes]
+    boxes = [_bounds(g.find(f"{_SVG}polygon")) for g in tags["label-box"].values()]
+    assert len(boxes) == len(names)
     for a, b in itertools.combinations(boxes, 2):
         assert not intersects(a, b)
     for circle in points.values():
-        cx, cy, r = (float(circle.get(k)) for k in ("cx", "cy", "r"))
+        cx, cy, r = (float(circle.get(k)) for k in ("cx", "cy", "rx"))
         assert not any(intersects(box, (cx - r, cy - r, cx + r, cy + r)) for box in boxes)
-    drawn = {(line.get("data-cheaper"), line.get("data-costlier"))
-             for line in tags.get("override", [])}
+    drawn = {tuple(key.split(":")) for key in tags.get("override", {})}
     assert drawn == set(overrides)
     return tags
 
@@ -99,6 +124,7 @@ def test_pareto_front_matches_brute_force():
         assert pareto_front(costs, errors).tolist() == front_by_brute_force(costs, errors)
 
 
+@needs_dot
 def test_bundled_pareto_places_every_algorithm(bundled):
     sp = bundled.second_pass
     svg = pareto_figures(bundled, per_dataset=False)["pareto"][0]
@@ -107,10 +133,11 @@ def test_bundled_pareto_places_every_algorithm(bundled):
     # costs 0.75 .. 73: under two decades, a linear axis
     assert max(costs.values()) / min(costs.values()) < 100
     tags = check_picture(svg, costs, bundled.average_error_ranks, position, sp.edges(), False)
-    assert "average error rank" in tags["y-title"][0].text
-    assert "normalized training time" in tags["x-title"][0].text
+    assert "average error rank" in texts(tags["class"]["y-title"])[0]
+    assert "normalized training time" in texts(tags["class"]["x-title"])[0]
 
 
+@needs_dot
 def test_dataset_pareto_uses_mean_errors_stage_one_overrides_and_a_log_axis(bundled):
     figures = pareto_figures(bundled)
     result = next(r for r in bundled.datasets if r.name == "car")
@@ -124,6 +151,7 @@ def test_dataset_pareto_uses_mean_errors_stage_one_overrides_and_a_log_axis(bund
                   True)
 
 
+@needs_dot
 def test_sixty_algorithms_labels_never_overlap(sixty):
     sp = sixty.second_pass
     assert sp.edges()
@@ -149,21 +177,23 @@ def test_labels_of_crowded_points_never_overlap(L):
         far = math.dist((p.x, p.y), ((p.box[0] + p.box[2]) / 2, (p.box[1] + p.box[3]) / 2))
         assert p.leader is not None or far < 40
     assert layout.height >= max(box[3] for box in boxes)
-    ET.fromstring(pareto_svg(layout))
+    assert 'id="point:a0"' in pareto_source(layout)
 
 
+@needs_dot
 def test_single_dataset_pareto_is_mean_error_against_cost():
     r = rank(synthetic_ranking(list("abcd"), [0, -0.1, -0.05, -0.2], n_datasets=1).results,
              profile_from_order(list("abcd")))
     figures = pareto_figures(r)
     assert set(figures) == {"pareto"}
     tags = read_pareto(figures["pareto"][0])
-    assert tags["y-title"][0].text == "mean error"
+    assert texts(tags["class"]["y-title"]) == ["mean error"]
 
 
+@needs_dot
 def test_captions_none_draws_no_title_or_caption(bundled):
     svg, title, caption = pareto_figures(bundled, "none", per_dataset=False)["pareto"]
     tags = read_pareto(svg)
-    assert "title" not in tags and "caption" not in tags
-    texts = " ".join(t.text or "" for t in ET.fromstring(svg).iter(f"{_SVG}text"))
-    assert title not in texts and not any(line in texts for line in caption)
+    assert "title" not in tags["class"] and "caption" not in tags["class"]
+    drawn = " ".join(t.text or "" for t in ET.fromstring(to_svg(svg)).iter(f"{_SVG}text"))
+    assert title not in drawn and not any(line in drawn for line in caption)

@@ -434,7 +434,8 @@ def test_awkward_names_render(with_edges, tmp_path):
 def test_single_data_set(example, tmp_path):
     r = rank(example, "training_time", datasets=["optdigits"])
     assert r.second_pass is None
-    assert list(figures(r)) == ["final", "override_optdigits", "trace_optdigits"]
+    assert list(figures(r)) == ["final", "pareto", "override_optdigits", "trace_optdigits",
+                                "dataset_effects_optdigits"]
     final = render_final(r).source
     assert len(r.datasets[0].edges()) == 16
     assert "an override of the data set optdigits that decides the order" in final
@@ -449,8 +450,10 @@ def test_single_data_set(example, tmp_path):
 # -- writing -------------------------------------------------------------------------------
 
 def expected_stems(ranking):
-    return {"final", "second_pass", "second_pass_trace", "cd", "cd_errors", "significance"} | {
-        f"{kind}_{r.name}" for r in ranking.datasets for kind in ("override", "trace")}
+    return {"final", "pareto", "second_pass", "second_pass_trace", "cd", "cd_errors",
+            "significance", "effects_second_pass"} | {
+        f"{kind}_{r.name}" for r in ranking.datasets
+        for kind in ("override", "trace", "pareto", "dataset_effects")}
 
 
 @needs_dot
@@ -485,7 +488,8 @@ def test_write_figures_several_formats_and_jobs(ranking, tmp_path):
     # A subset keeps the test quick; png goes through a second renderer (cairo).
     small = rank(ranking.results, "training_time", datasets=["optdigits", "iris", "wine"])
     assert write_figures(small, tmp_path, formats=["svg", "png"], jobs=2) is None
-    assert len(list(tmp_path.glob("*.png"))) == len(list(tmp_path.glob("*.svg"))) == 6 + 6
+    # 8 overall figures, 4 per data set
+    assert len(list(tmp_path.glob("*.png"))) == len(list(tmp_path.glob("*.svg"))) == 8 + 3 * 4
     assert (tmp_path / "override_optdigits.png").read_bytes().startswith(b"\x89PNG")
     assert not list(tmp_path.glob("*.dot.*"))
 
@@ -715,52 +719,60 @@ def test_dpi_is_checked_on_the_command_line(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
-def test_svg_to_dot_translates_every_element(ranking):
-    # Reference: the SVG itself; every rect (but zero-sized ones), circle and text run
-    # becomes a pinned node, every line an edge with its colour.
+@needs_dot
+def test_pinned_drawing_places_every_element_where_asked():
+    # Reference: the coordinates given (points, y downwards); dot draws SVG in points, so
+    # the distances between elements in its SVG are the distances asked for.
     import xml.etree.ElementTree as ET
 
-    from multitest.figures import bayes_figures, svg_to_dot
+    from multitest.figures import to_svg
+    from multitest.figures._pinned import PinnedDrawing
 
-    svg = bayes_figures(ranking)["dataset_effects_optdigits"][0]
-    root = ET.fromstring(svg)
+    d = PinnedDrawing("demo", 100)
+    d.corners(200)
+    d.line(10, 90, 190, 90, id="axis", css="axis", color="#333333")
+    d.line(50, 20, 150, 60, id="arrow", dir="forward", arrowhead="vee")
+    d.box(20, 30, 40, 10, "#e08214", node_id="box", css="bar")
+    d.disc(100, 50, 4, "white", "#595959", 1.5, node_id="disc", css="point front")
+    d.text(100, 10, "zero", 11, anchor="start", node_id="label")
+    root = ET.fromstring(to_svg(d.source()))
     ns = "{http://www.w3.org/2000/svg}"
-    lines = root.findall(f"{ns}line")
-    rects = [r for r in root.findall(f"{ns}rect") if float(r.get("width")) > 0
-             and float(r.get("height")) > 0] + root.findall(f"{ns}polygon")
-    circles = root.findall(f"{ns}circle")
-    runs = sum(bool((t.text or "").strip()) + sum(bool(s.text) + bool((s.tail or "").strip())
-                                                   for s in t)
-               for t in root.findall(f"{ns}text"))
-    dot = svg_to_dot(svg, "effects")
-    assert dot.count(" -> ") == len(lines)
-    assert len(re.findall(r"^b\d+ \[", dot, re.M)) == len(rects)
-    assert len(re.findall(r"^c\d+ \[", dot, re.M)) == len(circles)
-    # every one of the 28 pairs has one mark: a circle, or a square (polygon)
-    marks = root.findall(f"{ns}*[@data-decision]")
-    assert len([m for m in marks if m.get("data-pair")]) == 28
-    assert len(re.findall(r"^t\d+ \[", dot, re.M)) == runs
-    small = svg_to_dot('<svg xmlns="http://www.w3.org/2000/svg" height="9">'
-                       '<rect width="3" height="3" fill="#abc"/></svg>')
-    assert "#aabbcc" in small and '"#abc"' not in small   # 3-digit colours expanded
-    assert 'color="#595959"' in dot                      # open marks keep their outline
-    with pytest.raises(MultitestError, match="<path>"):
-        svg_to_dot('<svg xmlns="http://www.w3.org/2000/svg" height="9"><path/></svg>')
+    groups = {g.get("id"): g for g in root.iter(f"{ns}g")}
+    assert "axis" in groups["axis"].get("class").split()
+    assert groups["disc"].get("class").split() == ["node", "point", "front"]
+    start = [float(v) for v in re.findall(r"-?[\d.]+", groups["axis"].find(f"{ns}path").get("d"))]
+    circle = groups["disc"].find(f"{ns}ellipse")
+    # the disc stands 90 right of the axis' start and 40 above it (y downwards)
+    assert float(circle.get("cx")) - start[0] == pytest.approx(90, abs=0.02)
+    assert float(circle.get("cy")) - start[1] == pytest.approx(-40, abs=0.02)
+    assert float(circle.get("rx")) == pytest.approx(4, abs=0.01)
+    corners = [float(v) for v in re.findall(r"-?[\d.]+",
+                                            groups["box"].find(f"{ns}polygon").get("points"))]
+    xs, ys = corners[0::2], corners[1::2]
+    assert (min(xs) - start[0], max(xs) - min(xs)) == (pytest.approx(10, abs=0.02),
+                                                       pytest.approx(40, abs=0.02))
+    assert (min(ys) - start[1], max(ys) - min(ys)) == (pytest.approx(-60, abs=0.02),
+                                                       pytest.approx(10, abs=0.02))
+    assert groups["arrow"].find(f"{ns}polygon") is not None       # its arrowhead
+    text = groups["label"].find(f"{ns}text")
+    assert text.text == "zero" and text.get("text-anchor") == "start"
+    assert float(text.get("x")) - start[0] == pytest.approx(90, abs=1.5)
+    # the picture spans the corners: 200 x 100 points and the pad
+    assert float(root.get("width")[:-2]) == pytest.approx(200 + 2 * 0.15 * 72, abs=1.5)
 
 
 @needs_dot
 def test_effect_figures_in_every_format(ranking, tmp_path):
-    from multitest.figures import write_bayes_figures
-
     small = rank(ranking.results, "training_time", datasets=["iris", "wine"])
-    names = write_bayes_figures(small, tmp_path, ["svg", "png", "pdf"], dpi=72)
-    stems = ["effects_second_pass", "dataset_effects_iris", "dataset_effects_wine"]
-    assert sorted(names) == sorted(f"{s}.{f}" for s in stems for f in ("svg", "png", "pdf"))
+    assert write_figures(small, tmp_path, ["svg", "png", "pdf"], dpi=72) is None
+    stems = ["effects_second_pass", "dataset_effects_iris", "dataset_effects_wine",
+             "pareto", "pareto_iris", "pareto_wine"]
     for stem in stems:
         assert (tmp_path / f"{stem}.pdf").read_bytes().startswith(b"%PDF")
-        # The PNG has the SVG's size (points at 72 dpi = its pixels) give or take the pad.
-        width = float(re.search(r'width="(\d+)"', (tmp_path / f"{stem}.svg").read_text())[1])
-        assert _png_size(tmp_path / f"{stem}.png")[0] == pytest.approx(width, abs=25)
+        assert (tmp_path / f"{stem}.dot").exists()
+        # The PNG has the SVG's size (points at 72 dpi = its pixels).
+        width = float(re.search(r'width="(\d+)pt"', (tmp_path / f"{stem}.svg").read_text())[1])
+        assert _png_size(tmp_path / f"{stem}.png")[0] == pytest.approx(width, abs=2)
 
 
 @needs_dot

@@ -2,8 +2,7 @@
 
 from ._bayes import bayes_figures as bayes_figures
 from ._bayes import bayes_section_html as bayes_section_html
-from ._bayes import pairs_figure_svg as pairs_figure_svg
-from ._bayes import write_bayes_figures as write_bayes_figures
+from ._bayes import pairs_figure_source as pairs_figure_source
 from ._cd import POWER_WARNING_SHARE as POWER_WARNING_SHARE
 from ._cd import CDLayout as CDLayout
 from ._cd import cd_groups as cd_groups
@@ -16,7 +15,7 @@ from ._cd_diagrams import render_cd_diagram as render_cd_diagram
 from ._cd_diagrams import render_cd_errors as render_cd_errors
 from ._drawn import CAPTIONS_FILE as CAPTIONS_FILE
 from ._drawn import captions_markdown as captions_markdown
-from ._drawn import write_drawn_figures as write_drawn_figures
+from ._drawn import write_beside_figures as write_beside_figures
 from ._dot import MATRIX_LIMIT as MATRIX_LIMIT
 from ._dot import MATRIX_P_LIMIT as MATRIX_P_LIMIT
 from ._dot import ROW_EDGE_LIMIT as ROW_EDGE_LIMIT
@@ -35,7 +34,7 @@ from ._jupyter import ranking_html as ranking_html
 from ._pareto import pareto_figures as pareto_figures
 from ._pareto import pareto_front as pareto_front
 from ._pareto import pareto_layout as pareto_layout
-from ._pareto import pareto_svg as pareto_svg
+from ._pareto import pareto_source as pareto_source
 from ._report import DATASET_PAGES as DATASET_PAGES
 from ._report import INLINE_DATASETS_LIMIT as INLINE_DATASETS_LIMIT
 from ._report import PAIRWISE_ROWS_LIMIT as PAIRWISE_ROWS_LIMIT
@@ -52,20 +51,18 @@ from ._stage_graphs import render_second_pass_result as render_second_pass_resul
 from ._stage_graphs import render_second_pass_trace as render_second_pass_trace
 from ._stage_graphs import render_trace as render_trace
 from ._significance import render_significance_matrix as render_significance_matrix
-from ._svg_dot import svg_to_dot as svg_to_dot
 from ._tikz import cd_tikz as cd_tikz
 from ._tikz import latex_escape as latex_escape
 from ._tikz import write_cd_tikz as write_cd_tikz
 from ._write import FIGURE_PAIRS_LIMIT as FIGURE_PAIRS_LIMIT
-from ._write import dataset_stems as dataset_stems
-from ._write import drawn_datasets as drawn_datasets
-from ._write import figures_note as figures_note
+from ._datasets import dataset_stems as dataset_stems
+from ._datasets import drawn_datasets as drawn_datasets
+from ._datasets import figures_note as figures_note
 from ._write import figures as figures
 from ._write import graph_captions as graph_captions
 from ._write import override_drawing as override_drawing
-from ._write import safe_filename as safe_filename
+from ._datasets import safe_filename as safe_filename
 from ._write import write_figures as write_figures
-from ._write import write_svg_files as write_svg_files
 from ._pareto import ParetoLayout as ParetoLayout
 from ._bayes import caption_html as caption_html
 from ._cd_diagrams import cd_source as cd_source
@@ -73,5 +70,4 @@ from ._cd_diagrams import check_captions as check_captions
 from ._dot import error_unit as error_unit
 from ._dot import mean_errors_over_datasets as mean_errors_over_datasets
 from ._pareto import pareto_caption as pareto_caption
-from ._pareto import pareto_figure_html as pareto_figure_html
 from ._dot import second_pass_number as second_pass_number

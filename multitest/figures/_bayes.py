@@ -13,8 +13,8 @@ with
   better.  Every mark shows the pair's decision (colour and shape, with a
   legend); a test without an interval shows its statistic and p-value.
 
-The SVG is written by hand (no plotting library); computation never imports
-this module.
+Every mark is placed here and drawn as pinned DOT (:mod:`multitest.figures._pinned`),
+which Graphviz renders in every format; computation never imports this module.
 """
 
 from __future__ import annotations
@@ -27,9 +27,10 @@ import numpy as np
 from .._format import escape_html as _e
 from .._format import interval_text, p_equals
 from ..engine._effects import INTERVAL_PAIRS_LIMIT
+from ._datasets import dataset_stems, drawn_datasets
+from ._pinned import BASELINE, PinnedDrawing, text_width
 
-__all__ = ["pairs_figure_svg", "bayes_figures", "write_bayes_figures", "bayes_section_html",
-           "caption_html"]
+__all__ = ["pairs_figure_source", "bayes_figures", "bayes_section_html", "caption_html"]
 
 _ROW = 26
 _TOP = 58
@@ -44,11 +45,21 @@ DECISION_MARKS = {"override": ("#2166ac", "#2166ac", "circle"),
                   "none": ("white", "#595959", "circle")}
 _LEGEND_ROW = 16
 _CAPTION_CHARACTERS = 150     # a caption line of 12 px text fits the 1120 px width
+_FONT = 12
+_SEAM = 0.5
+_OVERRIDE_COLOUR = "#b2182b"
+#: Written after the pair's names (in a column of its own) when the pair is an override.
+_OVERRIDE_MARKER = "\u2192 override"
+_MARKER_ROOM = text_width(_OVERRIDE_MARKER, _FONT) + 8
+_PROBABILITY_NAMES = {"cheaper": "P(cheaper practically better)",
+                      "equivalent": "P(practically equivalent)",
+                      "costlier": "P(costlier practically better)"}
 
 
-def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="effect",
-                     decisions=None, caption=()):
-    """SVG of probability bars and effect-size intervals, one row per pair.
+def pairs_figure_source(rows, *, title, threshold=None, rope=0.0, effect_label="effect",
+                        decisions=None, caption=(), name="effects"):
+    """Pinned DOT (:mod:`multitest.figures._pinned`) of probability bars and effect-size
+    intervals, one row per pair; Graphviz draws it in every format.
 
     Parameters
     ----------
@@ -72,86 +83,105 @@ def pairs_figure_svg(rows, *, title, threshold=None, rope=0.0, effect_label="eff
         The legend of the marks, ``{decision: what it means}``.
     caption : sequence of str
         Lines printed under the figure.
+    name : str
+        The graph's name.
 
     Returns
     -------
     str
-        A standalone SVG document.  Every element has a ``class`` and data
-        attributes (``data-pair``, ``data-p``, ``data-decision``) so that
-        tests read it back.
+        DOT text.  Ids in the SVG, to read it back (``<pair>`` is ``a|b``):
+        ``p-cheaper:<pair>``, ``p-equivalent:<pair>``, ``p-costlier:<pair>``
+        (the bar's three parts), ``interval:<pair>``, ``estimate:<pair>`` (class
+        ``estimate <decision>``), ``note:<pair>``, ``legend:<decision>``,
+        ``threshold-cheaper``, ``threshold-costlier``, ``zero``, ``rope``.
+
+    Examples
+    --------
+    >>> source = pairs_figure_source([{"a": "nb", "b": "rf", "p": (0.1, 0.2, 0.7),
+    ...                                "effect": (0.5, 0.1, 0.9), "decision": "override"}],
+    ...                              title="demo", threshold=0.95)
+    >>> 'id="estimate:nb|rf"' in source and 'class="estimate override"' in source
+    True
     """
     decisions = decisions or {}
     caption = [part for line in caption for part in textwrap.wrap(line, _CAPTION_CHARACTERS)]
     extra = _LEGEND_ROW * (len(decisions) + len(caption)) + 6
     height = _TOP + _ROW * len(rows) + 54 + extra
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{_WIDTH}" height="{height}" '
-           f'viewBox="0 0 {_WIDTH} {height}" font-family="Helvetica,Arial,sans-serif" '
-           'font-size="12">',
-           f'<rect width="{_WIDTH}" height="{height}" fill="white"/>',
-           f'<text x="10" y="20" font-size="15" font-weight="bold">{_e(title)}</text>'
-           if title else ""]
+    d = PinnedDrawing(name, height)
+    d.corners(_WIDTH)
+    if title:
+        _text(d, 10, 20, title, 15, bold=True, css="title")
     has_p = any(r.get("p") is not None for r in rows)
+    any_override = any(r.get("override") for r in rows)
     if has_p:
-        out += _legend()
+        _legend(d)
     scale = _effect_scale(rows, rope, _FOREST if has_p else (_BAR[0], _FOREST[1]))
     if scale is not None:
-        out += _forest_axis(scale, rope, height - extra, effect_label)
-    out += _decision_legend(decisions, caption, height - extra + 4)
+        _forest_axis(d, scale, rope, height - extra, effect_label)
     for k, row in enumerate(rows):
         y = _TOP + k * _ROW
         pair = f"{row['a']}|{row['b']}"
-        out.append(f'<text class="pair-label" x="{_LABEL}" y="{y + 16}" text-anchor="end">'
-                   f"{_e(row['a'])} vs {_e(row['b'])}"
-                   + (' <tspan fill="#b2182b">&#8594; override</tspan>'
-                      if row.get("override") else "") + "</text>")
+        label_end = _LABEL - (_MARKER_ROOM if any_override else 0.0)
+        _text(d, label_end, y + 16, f"{row['a']} vs {row['b']}", _FONT, anchor="end",
+              node_id=f"pair:{pair}", css="pair-label")
+        if row.get("override"):
+            _text(d, label_end + 4, y + 16, _OVERRIDE_MARKER, _FONT, color=_OVERRIDE_COLOUR,
+                  node_id=f"override:{pair}", css="override")
         if row.get("p") is not None:
-            out += _bar(row["p"], y, pair)
+            _bar(d, row["p"], y, pair)
         if scale is not None and row.get("effect") is not None:
-            out += _interval(row["effect"], y, pair, scale, row.get("decision", "none"),
-                             row.get("open", (False, False)),
-                             row.get("without_bounds", "rejects every shift"))
+            _interval(d, row["effect"], y, pair, scale, row.get("decision", "none"),
+                      row.get("open", (False, False)),
+                      row.get("without_bounds", "rejects every shift"))
         if row.get("note"):
             x = (_FOREST if has_p else (_BAR[0], _FOREST[1]))[0]
-            out.append(f'<text class="note" data-pair="{_e(pair)}" x="{x}" y="{y + 16}" '
-                       f'fill="#333">{_e(row["note"])}</text>')
+            _text(d, x, y + 16, row["note"], _FONT, color="#333333", node_id=f"note:{pair}",
+                  css="note")
     if has_p and threshold is not None:
         for side, x in (("costlier", _x_bar(1 - threshold)), ("cheaper", _x_bar(threshold))):
-            out.append(f'<line class="threshold-{side}" x1="{x:.2f}" y1="{_TOP - 4}" '
-                       f'x2="{x:.2f}" y2="{_TOP + _ROW * len(rows)}" stroke="#333" '
-                       'stroke-dasharray="4,3"/>')
-        out.append(f'<text x="{_BAR[0]}" y="{_TOP + _ROW * len(rows) + 16}" fill="#333">'
-                   f"dashed: threshold {threshold:g} (a bar reaching past it decides)</text>")
-    out.append("</svg>")
-    return "\n".join(out)
+            d.line(x, _TOP - 4, x, _TOP + _ROW * len(rows), id=f"threshold-{side}",
+                   color="#333333", style="dashed")
+        _text(d, _BAR[0], _TOP + _ROW * len(rows) + 16,
+              f"dashed: threshold {threshold:g} (a bar reaching past it decides)", _FONT,
+              color="#333333")
+    _decision_legend(d, decisions, caption, height - extra + 4)
+    return d.source()
+
+
+def _text(d, x, baseline, text, size, anchor="start", **options):
+    """A text whose baseline is at ``baseline`` (as SVG places text)."""
+    d.text(x, baseline - BASELINE * size, text, size, anchor=anchor, **options)
 
 
 def _x_bar(share):
     return _BAR[0] + share * (_BAR[1] - _BAR[0])
 
 
-def _legend():
-    out, x = [], _BAR[0]
+def _legend(d):
+    x = _BAR[0]
     for key, text in (("cheaper", "P(cheaper better)"), ("equivalent", "P(equivalent)"),
                       ("costlier", "P(costlier better)")):
-        out.append(f'<rect x="{x}" y="30" width="12" height="12" fill="{COLORS[key]}"/>'
-                   f'<text x="{x + 16}" y="40">{text}</text>')
+        d.box(x, 30, 12, 12, COLORS[key])
+        _text(d, x + 16, 40, text, _FONT)
         x += 130
-    return out
 
 
-def _bar(p, y, pair):
-    out, x = [], _BAR[0]
+def _bar(d, p, y, pair):
+    """The three probabilities of a pair side by side, each a thick line (so that the
+    threshold lines, drawn later, stay on top)."""
+    x = _BAR[0]
+    middle = y + 3 + (_ROW - 8) / 2
     for key, share in zip(("cheaper", "equivalent", "costlier"), p):
         width = max(0.0, float(share)) * (_BAR[1] - _BAR[0])
-        out.append(f'<rect class="p-{key}" data-pair="{_e(pair)}" data-p="{float(share):.6g}" '
-                   f'x="{x:.2f}" y="{y + 3}" width="{width:.2f}" height="{_ROW - 8}" '
-                   f'fill="{COLORS[key]}"/>')
+        if width > 0:     # (overlapping the next part a little: no seam between them)
+            d.line(x, middle, min(x + width + _SEAM, _BAR[1]), middle, id=f"p-{key}:{pair}", css=f"p-{key}",
+                   color=COLORS[key], penwidth=_ROW - 8,
+                   tooltip=f"{_PROBABILITY_NAMES[key]} = {float(share):.6g}")
         if width >= 34:
             colour = "white" if key == "costlier" else "black"   # contrast >= 4.5:1
-            out.append(f'<text x="{x + width / 2:.2f}" y="{y + 16}" text-anchor="middle" '
-                       f'fill="{colour}" font-size="11">{float(share):.0%}</text>')
+            _text(d, x + width / 2, y + 16, f"{float(share):.0%}", 11, anchor="middle",
+                  color=colour)
         x += width
-    return out
 
 
 def _effect_scale(rows, rope, span):
@@ -170,58 +200,48 @@ def _x_forest(value, scale):
     return x0 + (value - low) / (high - low) * (x1 - x0)
 
 
-def _forest_axis(scale, rope, height, label):
+def _forest_axis(d, scale, rope, height, label):
     bottom = height - 54
     zero = _x_forest(0.0, scale)
-    out = []
-    if rope > 0:
+    if rope > 0:      # a band: a line as wide as the ROPE
         left, right = _x_forest(-rope, scale), _x_forest(rope, scale)
-        out.append(f'<rect class="rope" x="{left:.2f}" y="{_TOP - 4}" '
-                   f'width="{right - left:.2f}" height="{bottom - _TOP + 4}" fill="#eeeeee"/>')
-    out.append(f'<line class="zero" x1="{zero:.2f}" y1="{_TOP - 4}" x2="{zero:.2f}" '
-               f'y2="{bottom}" stroke="#666"/>')
+        d.line((left + right) / 2, _TOP - 4, (left + right) / 2, bottom, id="rope",
+               color="#eeeeee", penwidth=f"{right - left:.2f}")
+    d.line(zero, _TOP - 4, zero, bottom, id="zero", color="#666666")
     x0, x1 = scale[2:]
-    out.append(f'<line x1="{x0}" y1="{bottom}" x2="{x1}" y2="{bottom}" stroke="#333"/>')
+    d.line(x0, bottom, x1, bottom, color="#333333")
     for tick in _ticks(scale):
         x = _x_forest(tick, scale)
-        out.append(f'<line x1="{x:.2f}" y1="{bottom}" x2="{x:.2f}" y2="{bottom + 4}" '
-                   f'stroke="#333"/><text x="{x:.2f}" y="{bottom + 16}" text-anchor="middle" '
-                   f'font-size="10">{tick:g}</text>')
+        d.line(x, bottom, x, bottom + 4, id=f"forest-tick:{tick:g}", css="forest-tick",
+               color="#333333")
+        _text(d, x, bottom + 16, f"{tick:g}", 10, anchor="middle")
     middle = (x0 + x1) / 2
-    out.append(f'<text x="{middle}" y="{bottom + 30}" text-anchor="middle">{_e(label)}</text>')
-    out.append(f'<text x="{middle}" y="{bottom + 44}" text-anchor="middle" fill="#555">'
-               "positive: the costlier is better"
-               + (f"; grey band: ROPE &#177;{rope:g}" if rope > 0 else "") + "</text>")
-    out.append(f'<text x="{middle}" y="40" text-anchor="middle" '
-               'font-weight="bold">effect size and interval</text>')
-    return out
+    _text(d, middle, bottom + 30, label, _FONT, anchor="middle")
+    _text(d, middle, bottom + 44, "positive: the costlier is better"
+          + (f"; grey band: ROPE \u00b1{rope:g}" if rope > 0 else ""), _FONT, anchor="middle",
+          color="#555555")
+    _text(d, middle, 40, "effect size and interval", _FONT, anchor="middle", bold=True)
 
 
-def _decision_legend(decisions, caption, top):
+def _decision_legend(d, decisions, caption, top):
     """One line per decision (its mark and meaning), then the caption lines."""
-    out = []
     for k, (decision, text) in enumerate(decisions.items()):
         y = top + k * _LEGEND_ROW
-        out += _mark(decision, 20, y + 8, "legend-mark", "")
-        out.append(f'<text class="legend" data-decision="{decision}" x="32" y="{y + 12}">'
-                   f"{_e(text)}</text>")
+        _mark(d, decision, 20, y + 8)
+        _text(d, 32, y + 12, text, _FONT, node_id=f"legend:{decision}", css="legend")
     for k, line in enumerate(caption):
         y = top + (len(decisions) + k) * _LEGEND_ROW
-        out.append(f'<text class="caption" x="10" y="{y + 12}" fill="#333">{_e(line)}</text>')
-    return out
+        _text(d, 10, y + 12, line, _FONT, color="#333333", css="caption")
 
 
-def _mark(decision, x, y, css, pair):
+def _mark(d, decision, x, y, node_id=None):
     """The mark of a decision at ``(x, y)``: circle or square, filled or open."""
     fill, stroke, shape = DECISION_MARKS[decision]
-    data = f'data-pair="{_e(pair)}" ' if pair else ""
+    css = f"estimate {decision}" if node_id else f"legend-mark {decision}"
     if shape == "square":
-        corners = " ".join(f"{x + dx:.2f},{y + dy:.1f}" for dx, dy in
-                           ((-4, -4), (4, -4), (4, 4), (-4, 4)))
-        return [f'<polygon class="{css}" {data}data-decision="{decision}" points="{corners}" '
-                f'fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>']
-    return [f'<circle class="{css}" {data}data-decision="{decision}" cx="{x:.2f}" '
-            f'cy="{y:.1f}" r="4" fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>']
+        d.box(x - 4, y - 4, 8, 8, fill, stroke, 1.5, node_id=node_id, css=css)
+    else:
+        d.disc(x, y, 4, fill, stroke, 1.5, node_id=node_id, css=css)
 
 
 def _ticks(scale):
@@ -235,30 +255,25 @@ def _ticks(scale):
             * step]
 
 
-def _interval(effect, y, pair, scale, decision, ends=(False, False),
+def _interval(d, effect, y, pair, scale, decision, ends=(False, False),
               without_bounds="rejects every shift"):
     """The interval (clipped to the axis for a one-sided one) and the decision's mark;
     ``ends``: whether its low and high ends are open (its tooltip says ``(`` / ``)``);
     ``without_bounds``: what is written beside an estimate without an interval (None:
     nothing)."""
     estimate, low, high = effect
-    out = []
     middle = y + _ROW / 2
     finite = [v for v in (low, high) if v is not None and not math.isnan(v)]
     if len(finite) == 2:
         x1, x2 = (_x_forest(min(max(v, scale[0]), scale[1]), scale) for v in (low, high))
-        out.append(f'<line class="interval" data-pair="{_e(pair)}" data-low="{low:.6g}" '
-                   f'data-high="{high:.6g}" x1="{x1:.2f}" y1="{middle:.1f}" '
-                   f'x2="{x2:.2f}" y2="{middle:.1f}" stroke="{DECISION_MARKS[decision][1]}" '
-                   f'stroke-width="2"><title>{_e(interval_text(low, high, *ends))}</title>'
-                   '</line>')
+        d.line(x1, middle, x2, middle, id=f"interval:{pair}", css="interval",
+               color=DECISION_MARKS[decision][1], penwidth=2,
+               tooltip=interval_text(low, high, *ends))
     elif without_bounds is not None and estimate is not None and math.isfinite(estimate):
-        out.append(f'<text class="no-interval" data-pair="{_e(pair)}" '
-                   f'x="{_x_forest(estimate, scale) + 8:.2f}" y="{middle + 4:.1f}" '
-                   f'font-size="10" fill="#333">{_e(without_bounds)}</text>')
+        _text(d, _x_forest(estimate, scale) + 8, middle + 4, without_bounds, 10,
+              color="#333333", node_id=f"no-interval:{pair}", css="no-interval")
     if estimate is not None and math.isfinite(estimate):
-        out += _mark(decision, _x_forest(estimate, scale), middle, "estimate", pair)
-    return out
+        _mark(d, decision, _x_forest(estimate, scale), middle, node_id=f"estimate:{pair}")
 
 
 def caption_html(lines):
@@ -308,7 +323,7 @@ def _second_pass_figure(ranking, captions):
                      "reverse": f"P(cheaper practically better) ≥ {t:g}",
                      "none": "neither probability reaches the threshold"}
     caption = _second_pass_caption(ranking, rows)
-    return _captioned(rows, title, caption, captions,
+    return _captioned(rows, title, caption, captions, name="effects_second_pass",
                       threshold=ranking.settings.min_probability if bayesian else None,
                       rope=ranking.settings.rope if bayesian else 0.0,
                       effect_label="median difference of mean errors (cheaper − costlier)",
@@ -316,10 +331,10 @@ def _second_pass_figure(ranking, captions):
 
 
 def _captioned(rows, title, caption, captions, **options):
-    """``(SVG, title, caption)``: the title and caption drawn only with ``captions='inside'``."""
+    """``(DOT source, title, caption)``: the title and caption drawn only with ``captions='inside'``."""
     inside = captions == "inside"
-    return (pairs_figure_svg(rows, title=title if inside else "",
-                             caption=caption if inside else (), **options),
+    return (pairs_figure_source(rows, title=title if inside else "",
+                                caption=caption if inside else (), **options),
             title, tuple(caption))
 
 
@@ -354,7 +369,7 @@ def _holds_zero(row):
     return (low < 0 or (low == 0 and not low_open)) and (0 < high or (high == 0 and not high_open))
 
 
-def _dataset_figure(ranking, result, captions):
+def _dataset_figure(ranking, result, captions, name):
     from ..engine._effects import dataset_effects, pairwise_columns
 
     bayesian = ranking.pairwise_test.bayesian
@@ -391,7 +406,7 @@ def _dataset_figure(ranking, result, captions):
                                 "no override",
                      "none": f"{test} does not reject"}
     return _captioned(rows, title, _dataset_caption(effects, s, bayesian), captions,
-                      threshold=s.min_probability if bayesian else None,
+                      name=name, threshold=s.min_probability if bayesian else None,
                       rope=s.rope if bayesian else 0.0, effect_label=_dataset_axis(effects),
                       decisions=decisions)
 
@@ -427,55 +442,37 @@ def _dataset_caption(effects, settings, bayesian):
 
 
 #: Per-data-set figures are drawn for data sets of at most this many pairs (for the data
-#: sets drawn, :func:`~multitest.figures._write.drawn_datasets`).
+#: sets drawn, :func:`~multitest.figures._datasets.drawn_datasets`).
 DATASET_PAIRS_LIMIT = 120
 #: The second-pass figure is drawn up to this many pairs (all are in effect_sizes.csv).
 SECOND_PASS_PAIRS_LIMIT = INTERVAL_PAIRS_LIMIT
 
 
-def bayes_figures(ranking, captions="inside", figures_for=None):
-    """``{stem: (SVG, title, caption lines)}``: ``effects_second_pass`` (two data sets or
-    more) and ``dataset_effects_<data set>`` for each data set with pairwise tests (up to
-    the limits): probabilities too with the Bayesian correlated t-test.  ``captions='none'``:
-    the title and caption are not drawn (they are returned beside the SVG).
-    ``figures_for``: the data sets drawn (:func:`~multitest.figures._write.drawn_datasets`)."""
-    from ._write import drawn_datasets
+def bayes_figures(ranking, captions="inside", per_dataset=True, figures_for=None):
+    """``{stem: (DOT source, title, caption lines)}``: ``effects_second_pass`` (two data
+    sets or more) and, with ``per_dataset``, ``dataset_effects_<data set>`` for each data
+    set with pairwise tests (up to the limits): probabilities too with the Bayesian
+    correlated t-test.  ``captions='none'``: the title and caption are not drawn (they
+    are returned beside the source).  ``figures_for``: the data sets drawn
+    (:func:`~multitest.figures._datasets.drawn_datasets`)."""
 
     out = {}
     L = len(ranking.algorithms)
     if ranking.second_pass is not None and L * (L - 1) // 2 <= SECOND_PASS_PAIRS_LIMIT:
         out["effects_second_pass"] = _second_pass_figure(ranking, captions)
     first = ranking.datasets[0]
-    if first.tested and first.table.first.size <= DATASET_PAIRS_LIMIT:
+    if per_dataset and first.tested and first.table.first.size <= DATASET_PAIRS_LIMIT:
         for result, stem in drawn_datasets(ranking, figures_for):
-            out[f"dataset_effects_{stem}"] = _dataset_figure(ranking, result, captions)
+            out[f"dataset_effects_{stem}"] = _dataset_figure(ranking, result, captions,
+                                                             f"dataset_effects_{stem}")
     return out
 
 
-def write_bayes_figures(ranking, directory, formats=("svg",), jobs=None, dpi=None,
-                        captions="inside", figures_for=None):
-    """Write :func:`bayes_figures` in every format
-    (:func:`~multitest.figures.write_svg_files`); returns the file names written."""
-    from ._write import write_svg_files
-
-    return write_svg_files(directory, {stem: figure[0] for stem, figure in
-                                       bayes_figures(ranking, captions, figures_for).items()},
-                           formats, jobs, dpi)
-
-
-def bayes_section_html(ranking, captions="inside", figures_for=None):
+def bayes_section_html(ranking, figure_html):
     """The report section "Effect sizes" (HTML), "and Bayesian probabilities" with a
-    Bayesian test or second pass; ``captions='none'``: each figure's title and caption
-    beside it; ``figures_for``: the data sets drawn."""
-    from ._graphviz import inline_svg
-    from ._write import dataset_stems
+    Bayesian test or second pass; ``figure_html(stem, caption)``: a figure of
+    :func:`~multitest.figures.figures` as HTML (the empty string for one not drawn)."""
 
-    drawn = bayes_figures(ranking, captions, figures_for)
-    figures = {stem: svg for stem, (svg, *_) in drawn.items()}
-    beside = {stem: (caption_html([title, *caption]) if captions == "none" else "")
-              for stem, (_, title, caption) in drawn.items()}
-    if not figures:
-        return ""
     s = ranking.settings
     text = []
     if ranking.second_pass is not None:
@@ -485,21 +482,20 @@ def bayes_section_html(ranking, captions="inside", figures_for=None):
             text.append(f"Bayesian signed-rank test, ROPE ±{s.rope:g}, override when "
                         f"P(costlier practically better) ≥ {s.min_probability:g} "
                         f"(Monte Carlo, seed {s.bayes_seed})")
+    overall = figure_html("effects_second_pass", "Every pair over data sets (numbers in "
+                          "effect_sizes.csv)")
+    datasets = [(r.name, figure_html(f"dataset_effects_{stem}", f"{r.name}: every pair"))
+                for r, stem in zip(ranking.datasets, dataset_stems(ranking))]
+    datasets = [(name, html) for name, html in datasets if html]
+    if not overall and not datasets:
+        return ""
     test = ranking.pairwise_test     # None for a score matrix: no stage-1 test
     bayesian = (test is not None and test.bayesian) or (
         ranking.second_pass is not None and ranking.second_pass.method_entry.bayesian)
     heading = "Effect sizes and Bayesian probabilities" if bayesian else "Effect sizes"
     parts = [f'<section id="effect-sizes"><h2>{heading}</h2>',
-             "<p>" + _e(". ".join(text)) + ".</p>" if text else ""]
-    if "effects_second_pass" in figures:
-        parts.append('<figure id="fig-effects_second_pass">'
-                     f'{inline_svg(figures["effects_second_pass"])}<figcaption>'
-                     "Every pair over data sets (effects_second_pass.svg; numbers in "
-                     f"effect_sizes.csv){beside['effects_second_pass']}</figcaption></figure>")
-    dataset_figures = [(r.name, f"dataset_effects_{stem}") for r, stem in
-                       zip(ranking.datasets, dataset_stems(ranking))
-                       if f"dataset_effects_{stem}" in figures]
-    if dataset_figures:
+             "<p>" + _e(". ".join(text)) + ".</p>" if text else "", overall]
+    if datasets:
         what = (f"Bayesian correlated t-test on each data set (ROPE ±{s.rope:g}), with the "
                 "posterior mean and the credible interval that decides"
                 if test.bayesian
@@ -507,10 +503,7 @@ def bayes_section_html(ranking, captions="inside", figures_for=None):
                 "with the shifts the test does not reject (its own interval, at the level of "
                 "its decisions); every mark shows the pair's decision")
         parts.append(f"<p>{_e(what)}.</p>")
-        for name, stem in dataset_figures:
-            parts.append(f"<details><summary>{_e(name)}</summary>"
-                         f'<figure id="fig-{_e(stem)}">{inline_svg(figures[stem])}'
-                         + (f"<figcaption>{beside[stem]}</figcaption>" if beside[stem] else "")
-                         + "</figure></details>")
+        parts += [f"<details><summary>{_e(name)}</summary>{html}</details>"
+                  for name, html in datasets]
     parts.append("</section>")
     return "".join(parts)

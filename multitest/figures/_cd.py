@@ -21,7 +21,7 @@ import numpy as np
 
 from .._errors import MultitestError
 from .._format import format_rank
-from ._dot import FONT
+from ._pinned import text_width as _text_width
 
 __all__ = ["cd_layout", "CDLayout", "cd_groups", "power_warning",
            "POWER_WARNING_SHARE"]
@@ -63,22 +63,8 @@ _FIRST_ROW = 0.8
 #: Half the height of a label's box, in font sizes.
 _LABEL_HALF_HEIGHT = 0.6
 
-# -- text width estimate (fractions of the font size, a generous sans-serif) ----------
-
-_WIDE = "MWmw@%"                    # and every capital letter
-_NARROW = "iljtf.,:;'|!()[] 1"
-_EM_WIDE = 0.9
-_EM_NARROW = 0.38
-_EM_OTHER = 0.62
-
 # -- drawing (points unless said otherwise) -------------------------------------------------
 
-#: Points per inch: Graphviz sizes nodes in inches.
-_POINTS_PER_INCH = 72
-#: Horizontal padding of a text node around the estimated text width.
-_TEXT_PAD = 2.0
-#: Height of a text node, in font sizes.
-_TEXT_HEIGHT = 1.25
 #: Ticks of labelled ranks are this long, the others shorter.
 _TICK_LONG = 5
 _TICK_SHORT = 3
@@ -184,14 +170,6 @@ class CDLayout:
     control_band: tuple | None  # (x0, x1, y): one CD either side of the control, or None
     fontsize: float
     row: float
-
-
-def _text_width(text, fontsize):
-    """A generous estimate of the width of ``text`` in a sans-serif font."""
-    wide = sum(ch in _WIDE or ch.isupper() for ch in text)
-    narrow = sum(ch in _NARROW for ch in text)
-    return fontsize * (_EM_OTHER * (len(text) - wide - narrow) + _EM_WIDE * wide
-                       + _EM_NARROW * narrow)
 
 
 def cd_layout(names, average_ranks, significant=None, critical_difference=None, *,
@@ -325,86 +303,6 @@ def _bars(names, ranks, order, significant, x0, scale):
             rows_end.append(bx1)
         bars.append((tuple(names[m] for m in members), bx0, bx1, k))
     return bars, len(rows_end)
-
-
-# -- drawing --------------------------------------------------------------------------
-
-def _dot_string(text):
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _outline(stroke, width):
-    """DOT attributes of a node's outline: none, or ``stroke`` at ``width`` points."""
-    if not stroke or stroke == "none":
-        return "penwidth=0"
-    return f"penwidth={width:g}, color={_dot_string(stroke)}"
-
-
-class _PinnedDot:
-    """DOT text with every node pinned (neato, positions in points, y upwards)."""
-
-    def __init__(self, name, height, outputorder="edgesfirst"):
-        self.height = height
-        self.lines = [f"digraph {_dot_string(name)} {{",
-                      f"graph [layout=neato, inputscale={_POINTS_PER_INCH}, notranslate=true, "
-                      f"splines=false, outputorder={outputorder}, bgcolor=white, pad=0.15]",
-                      f'node [shape=none, width=0, height=0, fixedsize=shape, label="", '
-                      f'margin=0, fontname="{FONT}"]',
-                      "edge [dir=none, arrowhead=none, penwidth=1]"]
-        self.count = 0
-
-    def point(self, x, y):
-        self.count += 1
-        node = f"p{self.count}"
-        self.lines.append(f'{node} [pos="{x:.2f},{self.height - y:.2f}!"]')
-        return node
-
-    def line(self, xa, ya, xb, yb, **attrs):
-        a, b = self.point(xa, ya), self.point(xb, yb)
-        extra = "".join(f", {k}={_dot_string(str(v))}" for k, v in attrs.items())
-        self.lines.append(f"{a} -> {b} [{extra[2:]}]" if extra else f"{a} -> {b}")
-
-    def box(self, x, y, width, height, fill, stroke=None, stroke_width=1.0):
-        """A filled rectangle, top left corner at ``(x, y)``, outlined by ``stroke``."""
-        self.count += 1
-        cx, cy = x + width / 2, self.height - y - height / 2
-        self.lines.append(f'b{self.count} [pos="{cx:.2f},{cy:.2f}!", shape=box, style=filled, '
-                          f'{_outline(stroke, stroke_width)}, fillcolor={_dot_string(fill)}, '
-                          f'width={width / _POINTS_PER_INCH:.4f}, '
-                          f'height={height / _POINTS_PER_INCH:.4f}]')
-
-    def disc(self, x, y, radius, fill, stroke=None, stroke_width=1.0):
-        """A filled circle centred on ``(x, y)``, outlined by ``stroke``."""
-        self.count += 1
-        self.lines.append(f'c{self.count} [pos="{x:.2f},{self.height - y:.2f}!", shape=circle, '
-                          f'style=filled, {_outline(stroke, stroke_width)}, '
-                          f'fillcolor={_dot_string(fill)}, '
-                          f'width={2 * radius / _POINTS_PER_INCH:.4f}]')
-
-    def text(self, x, y, text, fontsize, anchor="middle", width=None, color=None, bold=False,
-             node_id=None):
-        """Plain ``text`` centred vertically on ``y``, anchored at ``x``.
-
-        The node is as wide as the estimated text; ``\\l`` / ``\\r``
-        justification puts the text edge exactly at ``x`` whatever the font.
-        ``node_id``: the ``id`` of the node (of its group in the SVG).
-        """
-        self.count += 1
-        node = f"t{self.count}"
-        w = (width if width is not None else _text_width(text, fontsize)) + _TEXT_PAD
-        cx = {"middle": x, "end": x - w / 2, "start": x + w / 2}[anchor]
-        escaped = text.replace("\\", "\\\\").replace('"', '\\"')
-        label = escaped + {"middle": "", "end": "\\r", "start": "\\l"}[anchor]
-        cy = self.height - y
-        color_attr = (f', fontcolor="{color}"' if color else "") + (
-            f', fontname="{FONT} Bold"' if bold else "") + (
-            f", id={_dot_string(node_id)}" if node_id else "")
-        self.lines.append(f'{node} [pos="{cx:.2f},{cy:.2f}!", width={w / _POINTS_PER_INCH:.4f}, '
-                          f'height={fontsize * _TEXT_HEIGHT / _POINTS_PER_INCH:.4f}, '
-                          f'fontsize={fontsize:g}, label="{label}"{color_attr}]')
-
-    def source(self):
-        return "\n".join(self.lines + ["}"]) + "\n"
 
 
 def power_warning(sp, n_datasets):

@@ -34,9 +34,10 @@ from ._cd import (
     _AXIS_WIDTH, _BAND_COLOR, _BAND_WIDTH, _BAR_COLOR, _BAR_WIDTH, _CAPTION_COLOR,
     _CAPTION_EXTRA, _CAPTION_FIRST, _CAPTION_PITCH, _CD_END, _CD_LABEL_FONT, _CD_LABEL_RISE,
     _CD_WIDTH, _LEADER_TEXT_GAP, _MARGIN, _SMALL_FONT, _TICK_LABEL_RISE, _TICK_LONG,
-    _TICK_SHORT, _TICK_WIDTH, CDLayout, _PinnedDot, cd_layout, power_warning,
+    _TICK_SHORT, _TICK_WIDTH, CDLayout, cd_layout, power_warning,
 )
 from ._dot import _require_second_pass
+from ._pinned import PinnedDrawing
 
 __all__ = ["CAPTIONS", "CDDiagram", "cd_diagrams", "cd_source", "render_cd_diagram",
            "render_cd_errors", "check_captions"]
@@ -339,7 +340,7 @@ def cd_source(diagram):
     layout = diagram.layout
     fs = layout.fontsize
     title, caption = diagram.drawn_text
-    d = _PinnedDot("cd", diagram.height)
+    d = PinnedDrawing("cd", diagram.height)
     x0, x1, y = layout.axis
     if layout.control_band is not None:
         bx0, bx1, by = layout.control_band

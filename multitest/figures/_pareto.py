@@ -9,8 +9,8 @@ pairwise tests on one data set) as arrows from the cheaper algorithm to the
 costlier one that beat it.  Each point is labelled with its name and final
 position, placed by a deterministic search (:func:`_place_labels`) so that no
 label overlaps a point or another label, with a leader line when it stands
-away from its point.  :func:`pareto_svg` draws a layout as SVG (every element
-with a ``class`` and data attributes, to read it back).
+away from its point.  :func:`pareto_source` draws a layout as pinned DOT, which
+Graphviz renders in every format (ids and classes in the SVG, to read it back).
 """
 
 from __future__ import annotations
@@ -20,11 +20,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._format import escape_html as _e
-from ._cd import _text_width
+from ._datasets import drawn_datasets
+from ._pinned import BASELINE, PinnedDrawing
+from ._pinned import text_width as _text_width
 
-__all__ = ["ParetoLayout", "pareto_layout", "pareto_svg", "pareto_front", "pareto_figures",
-           "pareto_caption", "pareto_figure_html"]
+__all__ = ["ParetoLayout", "pareto_layout", "pareto_source", "pareto_front", "pareto_figures",
+           "pareto_caption"]
 
 _FONT = 11.0
 _TITLE_FONT = 13.0
@@ -40,10 +41,10 @@ _Y_TITLE_ROOM = 16.0
 #: Plot sizes (points): small runs, and above 20 algorithms.
 _PLOT_SMALL = (600.0, 380.0)
 _PLOT_LARGE = (900.0, 600.0)
-#: The widest picture: the report's column (1136 px at a 1400 px window) then shows its
-#: smallest text (10 pt) at 9 px or more.  The plot narrows (to _PLOT_NARROWEST) to make
-#: room for a column of long labels.
-_WIDEST = 1260.0
+#: The widest picture: with Graphviz's pad (0.15 in each side) the report's column (1136 px
+#: at a 1400 px window) then shows its smallest text (10 pt) at 9 px or more.  The plot
+#: narrows (to _PLOT_NARROWEST) to make room for a column of long labels.
+_WIDEST = 1230.0
 _PLOT_NARROWEST = 480.0
 #: A label's box: padding around the text; labels keep this far from everything.
 _PAD = 2.0
@@ -65,6 +66,9 @@ LOG_SPAN = 100.0
 _FRONT_COLOUR = "#1b7837"
 _ARROW_COLOUR = "#2166ac"
 _POINT_COLOUR = "#4d4d4d"
+_AXIS_COLOUR = "#333333"
+#: Behind a label: white, a fifth transparent (a line under it still shows).
+_LABEL_BACKGROUND = "#ffffffcc"
 
 
 def pareto_front(costs, errors):
@@ -334,107 +338,91 @@ def _leader(x, y, box):
 
 # -- drawing ---------------------------------------------------------------------------
 
-def pareto_svg(layout):
-    """SVG of a :class:`ParetoLayout`.
+def pareto_source(layout, name="pareto"):
+    """DOT of a :class:`ParetoLayout`, every element pinned (Graphviz draws it in every
+    format, :mod:`multitest.figures._pinned`).
 
-    Points are ``<circle class="point">`` with ``data-name``, ``data-cost``,
-    ``data-error``, ``data-position`` and ``data-front``; labels
-    ``<rect class="label-box">`` (their box) and ``<text class="label">``; the
-    front ``<line class="front">``; arrows ``<line class="override">`` with
-    ``data-cheaper`` and ``data-costlier``; axis ticks ``<line class="x-tick">``
-    / ``"y-tick"`` with ``data-value``.
+    Ids in the SVG, to read the picture back: each point is the node
+    ``point:<name>`` (class ``point``, with ``front`` on the front), its label
+    ``label:<name>`` and the label's box ``label-box:<name>``; each arrow the edge
+    ``override:<cheaper>:<costlier>``; the ticks the edges ``x-tick:<value>`` and
+    ``y-tick:<value>``; the front's steps have class ``front``, the axis titles
+    ``x-title`` and ``y-title``, the title ``title`` and the caption lines ``caption``.
 
     Parameters
     ----------
     layout : ParetoLayout
+    name : str
+        The graph's name.
 
     Returns
     -------
     str
+
+    Examples
+    --------
+    >>> layout = pareto_layout(["a", "b"], [1, 2], [2, 1], [2, 1])
+    >>> source = pareto_source(layout)
+    >>> 'id="point:a"' in source and 'class="point front"' in source
+    True
     """
-    x0, y0, x1, y1 = layout.plot
-    w, h = layout.width, layout.height
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w:.0f}" height="{h:.0f}" '
-           f'viewBox="0 0 {w:.0f} {h:.0f}" font-family="Helvetica,Arial,sans-serif" '
-           f'font-size="{_FONT:g}">',
-           f'<rect width="{w:.0f}" height="{h:.0f}" fill="white"/>']
-    if layout.title:
-        out.append(f'<text class="title" x="{_MARGIN}" y="{_MARGIN + _TITLE_FONT:.1f}" '
-                   f'font-size="{_TITLE_FONT:g}" font-weight="bold">{_e(layout.title)}</text>')
-    out += _axes(layout)
+    d = PinnedDrawing(name, layout.height)
+    d.corners(layout.width)
+    _axes(d, layout)
     for sx0, sy0, sx1, sy1 in layout.front:
-        out.append(f'<line class="front" x1="{sx0:.2f}" y1="{sy0:.2f}" x2="{sx1:.2f}" '
-                   f'y2="{sy1:.2f}" stroke="{_FRONT_COLOUR}" stroke-width="2"/>')
+        d.line(sx0, sy0, sx1, sy1, css="front", color=_FRONT_COLOUR, penwidth=2)
     for a, b, ax, ay, bx, by in layout.arrows:
-        out += _arrow(a, b, ax, ay, bx, by)
+        _arrow(d, a, b, ax, ay, bx, by)
     for p in layout.points:
         if p.leader is not None:
-            lx0, ly0, lx1, ly1 = p.leader
-            out.append(f'<line class="leader" x1="{lx0:.2f}" y1="{ly0:.2f}" x2="{lx1:.2f}" '
-                       f'y2="{ly1:.2f}" stroke="#999999" stroke-width="0.8"/>')
+            d.line(*p.leader, css="leader", color="#999999", penwidth=0.8)
     for p in layout.points:
         fill = _FRONT_COLOUR if p.front else "white"
         stroke = _FRONT_COLOUR if p.front else _POINT_COLOUR
-        out.append(f'<circle class="point" data-name="{_e(p.name)}" data-cost="{p.cost:.6g}" '
-                   f'data-error="{p.error:.6g}" data-position="{p.position}" '
-                   f'data-front="{str(p.front).lower()}" cx="{p.x:.2f}" cy="{p.y:.2f}" '
-                   f'r="{_RADIUS:g}" fill="{fill}" stroke="{stroke}" stroke-width="1.5"/>')
+        d.disc(p.x, p.y, _RADIUS, fill, stroke, 1.5, node_id=f"point:{p.name}",
+               css="point front" if p.front else "point")
     for p in layout.points:
         bx0, by0, bx1, by1 = p.box
-        out.append(f'<rect class="label-box" data-name="{_e(p.name)}" x="{bx0:.2f}" '
-                   f'y="{by0:.2f}" width="{bx1 - bx0:.2f}" height="{by1 - by0:.2f}" '
-                   'fill="white" fill-opacity="0.8"/>')
-        out.append(f'<text class="label" data-name="{_e(p.name)}" x="{bx0 + _PAD:.2f}" '
-                   f'y="{(by0 + by1) / 2 + 0.35 * _FONT:.2f}" fill="black">'
-                   f"{_e(p.label)}</text>")
+        d.box(bx0, by0, bx1 - bx0, by1 - by0, _LABEL_BACKGROUND,
+              node_id=f"label-box:{p.name}", css="label-box")
+        d.text(bx0 + _PAD, (by0 + by1) / 2, p.label, _FONT, anchor="start",
+               width=bx1 - bx0 - 2 * _PAD, node_id=f"label:{p.name}", css="label")
+    if layout.title:
+        d.text(_MARGIN, _MARGIN + _TITLE_FONT * (1 - BASELINE), layout.title, _TITLE_FONT,
+               anchor="start", bold=True, css="title")
     n = len(layout.caption)
     for k, line in enumerate(layout.caption):      # the last line a margin above the bottom
-        y = layout.height - _MARGIN - (n - 1 - k) * _SMALL * 1.4 - 2
-        out.append(f'<text class="caption" x="{_MARGIN}" y="{y:.1f}" font-size="{_SMALL:g}" '
-                   f'fill="#333333">{_e(line)}</text>')
-    out.append("</svg>")
-    return "\n".join(out) + "\n"
+        y = layout.height - _MARGIN - (n - 1 - k) * _SMALL * 1.4 - 2 - BASELINE * _SMALL
+        d.text(_MARGIN, y, line, _SMALL, anchor="start", color="#333333", css="caption")
+    return d.source()
 
 
-def _axes(layout):
+def _axes(d, layout):
     x0, y0, x1, y1 = layout.plot
-    out = [f'<rect class="plot" x="{x0:.2f}" y="{y0:.2f}" width="{x1 - x0:.2f}" '
-           f'height="{y1 - y0:.2f}" fill="none" stroke="#333333"/>']
+    for xa, ya, xb, yb in ((x0, y0, x1, y0), (x1, y0, x1, y1), (x1, y1, x0, y1),
+                           (x0, y1, x0, y0)):
+        d.line(xa, ya, xb, yb, css="plot", color=_AXIS_COLOUR)
     for text, x in layout.x_ticks:
-        out.append(f'<line class="x-tick" data-value="{text}" x1="{x:.2f}" y1="{y1:.2f}" '
-                   f'x2="{x:.2f}" y2="{y1 + 4:.2f}" stroke="#333333"/>'
-                   f'<text x="{x:.2f}" y="{y1 + 16:.2f}" text-anchor="middle" '
-                   f'font-size="{_SMALL:g}">{text}</text>')
+        d.line(x, y1, x, y1 + 4, id=f"x-tick:{text}", css="x-tick", color=_AXIS_COLOUR)
+        d.text(x, y1 + 16 - BASELINE * _SMALL, text, _SMALL)
     for text, y in layout.y_ticks:
-        out.append(f'<line class="y-tick" data-value="{text}" x1="{x0 - 4:.2f}" y1="{y:.2f}" '
-                   f'x2="{x0:.2f}" y2="{y:.2f}" stroke="#333333"/>'
-                   f'<text x="{x0 - 6:.2f}" y="{y + 3.5:.2f}" text-anchor="end" '
-                   f'font-size="{_SMALL:g}">{text}</text>')
-    out.append(f'<text class="x-title" x="{(x0 + x1) / 2:.2f}" y="{y1 + 34:.2f}" '
-               f'text-anchor="middle">{_e(layout.x_title)}</text>')
+        d.line(x0 - 4, y, x0, y, id=f"y-tick:{text}", css="y-tick", color=_AXIS_COLOUR)
+        d.text(x0 - 6, y, text, _SMALL, anchor="end")
+    d.text((x0 + x1) / 2, y1 + 34 - BASELINE * _FONT, layout.x_title, _FONT, css="x-title")
     # The y title stands horizontally above the axis (no rotation: every format draws it).
-    out.append(f'<text class="y-title" x="{x0 - 30:.2f}" y="{y0 - 6:.2f}">'
-               f"{_e(layout.y_title)}</text>")
-    return out
+    d.text(x0 - 30, y0 - 6 - BASELINE * _FONT, layout.y_title, _FONT, anchor="start",
+           css="y-title")
 
 
-def _arrow(a, b, ax, ay, bx, by):
-    """A line from ``a``'s point to ``b``'s, stopped at ``b``'s circle, with a chevron."""
+def _arrow(d, a, b, ax, ay, bx, by):
+    """A line from ``a``'s point to ``b``'s with its head just before ``b``'s circle."""
     length = math.hypot(bx - ax, by - ay)
     if length <= 2 * _RADIUS + 2:
-        return []
+        return
     ux, uy = (bx - ax) / length, (by - ay) / length
-    sx, sy = ax + ux * (_RADIUS + 1), ay + uy * (_RADIUS + 1)
-    tx, ty = bx - ux * (_RADIUS + 2), by - uy * (_RADIUS + 2)
-    data = f'data-cheaper="{_e(a)}" data-costlier="{_e(b)}"'
-    out = [f'<line class="override" {data} x1="{sx:.2f}" y1="{sy:.2f}" x2="{tx:.2f}" '
-           f'y2="{ty:.2f}" stroke="{_ARROW_COLOUR}" stroke-width="1.2"/>']
-    for turn in (0.45, -0.45):      # the two strokes of the head, 26 degrees off the line
-        c, s = math.cos(math.pi - turn), math.sin(math.pi - turn)
-        hx, hy = tx + 7 * (ux * c - uy * s), ty + 7 * (ux * s + uy * c)
-        out.append(f'<line class="arrow-head" x1="{tx:.2f}" y1="{ty:.2f}" x2="{hx:.2f}" '
-                   f'y2="{hy:.2f}" stroke="{_ARROW_COLOUR}" stroke-width="1.2"/>')
-    return out
+    d.line(ax + ux * (_RADIUS + 1), ay + uy * (_RADIUS + 1), bx - ux * (_RADIUS + 2),
+           by - uy * (_RADIUS + 2), id=f"override:{a}:{b}", css="override",
+           color=_ARROW_COLOUR, penwidth=1.2, dir="forward", arrowhead="vee", arrowsize=0.7)
 
 
 # -- the pictures of a ranking -----------------------------------------------------------
@@ -496,10 +484,10 @@ def _of_dataset(ranking, result):
 
 
 def pareto_figures(ranking, captions="inside", per_dataset=True, figures_for=None):
-    """``{stem: (SVG text, title, caption lines)}``: ``pareto`` (over data sets; on a
+    """``{stem: (DOT source, title, caption lines)}``: ``pareto`` (over data sets; on a
     single data set its mean errors) and, over several data sets, ``pareto_<data set>``
     for every data set drawn (``figures_for``,
-    :func:`~multitest.figures._write.drawn_datasets`).
+    :func:`~multitest.figures._datasets.drawn_datasets`).
 
     Parameters
     ----------
@@ -513,40 +501,25 @@ def pareto_figures(ranking, captions="inside", per_dataset=True, figures_for=Non
     -------
     dict
     """
-    from ._write import drawn_datasets
-
     out = {}
     overall = _overall(ranking)
-    if overall is not None:
-        out["pareto"] = _figure(*overall, pareto_caption(ranking), captions)
     if overall is None:     # a single data set: its picture is the one of the run
         result = ranking.datasets[0]
-        out["pareto"] = _figure(*_of_dataset(ranking, result), pareto_caption(ranking, result),
-                                captions)
-    elif per_dataset:
+        out["pareto"] = _figure("pareto", *_of_dataset(ranking, result),
+                                pareto_caption(ranking, result), captions)
+        return out
+    out["pareto"] = _figure("pareto", *overall, pareto_caption(ranking), captions)
+    if per_dataset:
         for result, stem in drawn_datasets(ranking, figures_for):
-            out[f"pareto_{stem}"] = _figure(*_of_dataset(ranking, result),
+            out[f"pareto_{stem}"] = _figure(f"pareto_{stem}", *_of_dataset(ranking, result),
                                             pareto_caption(ranking, result), captions)
     return out
 
 
-def _figure(names, costs, errors, positions, overrides, title, x_title, y_title, caption,
+def _figure(stem, names, costs, errors, positions, overrides, title, x_title, y_title, caption,
             captions):
     inside = captions == "inside"
     layout = pareto_layout(names, costs, errors, positions, overrides,
                            title=title if inside else "", x_title=x_title, y_title=y_title,
                            caption=caption if inside else ())
-    return pareto_svg(layout), title, tuple(caption)
-
-
-
-def pareto_figure_html(stem, figure, captions="inside"):
-    """A figure of :func:`pareto_figures` inlined in the report, with its caption (the
-    title and caption beside the drawing too with ``captions='none'``)."""
-    from ._bayes import caption_html
-    from ._graphviz import inline_svg
-
-    svg, title, caption = figure
-    beside = caption_html([title, *caption]) if captions == "none" else ""
-    return (f'<figure id="fig-{_e(stem)}">{inline_svg(svg)}<figcaption>Error against cost '
-            f"({_e(stem)}.svg){beside}</figcaption></figure>")
+    return pareto_source(layout, stem), title, tuple(caption)

@@ -32,7 +32,6 @@ from ._bayes import bayes_section_html, caption_html
 from ._dot import _evidence, error_unit, second_pass_number
 from ._cd import power_warning
 from ._cd_diagrams import cd_diagrams
-from ._pareto import pareto_figure_html, pareto_figures
 from ._graphviz import (
     cached_svg,
     dot_available,
@@ -41,7 +40,8 @@ from ._graphviz import (
     to_svg,
     undrawn,
 )
-from ._write import dataset_stems, figures, figures_note, graph_captions
+from ._datasets import dataset_stems, figures_note
+from ._write import figures, graph_captions
 
 __all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
            "DATASET_PAGES"]
@@ -524,7 +524,6 @@ def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
     """``(report.html text, page)``: ``page(k)`` is ``(stem, text)`` of the page of data
     set ``k``; ``page`` is None up to the inline limit (no pages)."""
     figs = _Figures(ranking, graphs, captions, figures_for)
-    pictures = pareto_figures(ranking, captions, figures_for=figures_for)
     not_drawn = figures_note(ranking, figures_for)
     stems = dataset_stems(ranking)
     paged = _paged(ranking)
@@ -532,11 +531,11 @@ def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
     body = [f"<h1>multitest report</h1><p>Cost-conscious ordering of "
             f"{len(ranking.algorithms)} algorithms over {len(ranking.datasets)} data set(s) "
             "(MultiTest / Multi²Test).</p>",
-            _index(ranking, stems), final, pareto_figure_html("pareto", pictures["pareto"], captions),
+            _index(ranking, stems), final, figs.html("pareto", "Error against cost"),
             _second_pass_section(ranking, figs),
             _nemenyi_section(ranking, figs), _friedman_section(ranking),
             _control_section(ranking),
-            bayes_section_html(ranking, captions, figures_for),
+            bayes_section_html(ranking, figs.html),
             '<section id="datasets"><h2>Data sets</h2><p>MultiTest on each data set: override '
             "graph, sort trace, pairwise tests and order"
             + (f" (a page per data set, in {DATASET_PAGES}/)" if paged else "") + ".</p>"
@@ -545,8 +544,7 @@ def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
     page = None
 
     def dataset_pareto(stem):
-        key = f"pareto_{stem}"
-        return pareto_figure_html(key, pictures[key], captions) if key in pictures else ""
+        return figs.html(f"pareto_{stem}", "Error against cost on this data set")
 
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
     exact = ranking.tolerance.exact
@@ -597,7 +595,7 @@ def write_report(ranking, path, *, graphs=None, captions="inside", figures_for=N
         ``'none'``: the figures' titles and captions written beside them, not in them.
     figures_for : 'all' or sequence of str, optional
         The data sets whose figures are drawn; the report's data set section names the
-        others (:func:`~multitest.figures._write.drawn_datasets`; default: every data
+        others (:func:`~multitest.figures._datasets.drawn_datasets`; default: every data
         set up to 50, above 50 of them, those with overrides first).
 
     Returns

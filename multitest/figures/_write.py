@@ -15,9 +15,12 @@ from collections import OrderedDict
 
 import graphviz
 
+from ._bayes import bayes_figures
 from ._cd_diagrams import cd_diagrams, cd_source
+from ._datasets import drawn_datasets
 from ._dot import ROW_LIMIT, choose_drawing, error_unit, reduced_edge_count
 from ._graphviz import check_formats, draw_sources
+from ._pareto import pareto_figures
 from ._significance import render_significance_matrix
 from ._stage_graphs import (
     render_final,
@@ -27,60 +30,58 @@ from ._stage_graphs import (
     render_trace,
 )
 
-__all__ = ["figures", "dataset_stems", "drawn_datasets", "figures_note", "safe_filename", "write_figures", "override_drawing",
-           "FIGURE_PAIRS_LIMIT", "graph_captions", "write_svg_files"]
+__all__ = ["figures", "write_figures", "override_drawing", "FIGURE_PAIRS_LIMIT",
+           "graph_captions"]
 
 #: Without an image format the CLI writes the per-data-set DOT sources only up
 #: to this many pairwise results (S x L(L-1)/2); the overall figures always.
 FIGURE_PAIRS_LIMIT = 20_000
 
 
-def safe_filename(name):
-    """A data set name usable as part of a file name on every file system."""
-    text = re.sub(r"[^A-Za-z0-9._-]+", "_", str(name)).strip("._")
-    return (text or "dataset")[:80]
-
-
 def figures(ranking, per_dataset=True, captions="inside", figures_for=None):
     """Every figure of a ranking: ``{file stem: graphviz object}``, in report order.
 
-    Stems: ``final``, ``second_pass``, ``second_pass_trace``, ``cd`` (not with a
-    Bayesian second pass), ``cd_errors``, ``significance`` (with at least two
-    data sets), then ``override_<dataset>`` and
-    ``trace_<dataset>`` for every data set (names made safe for file systems, made
-    unique) unless ``per_dataset`` is false.  Every override graph of the run
-    is drawn alike (:func:`~multitest.figures.choose_drawing` on the data set
-    with the most edges in its transitive reduction).  Everything is built in this
-    process (no forked process: on the shared 2-CPU machines of the benchmarks one
-    process was as quick).  ``captions='none'``: the CD diagrams without their title
-    and caption (:func:`figure_captions` says them).  ``figures_for``: the data sets
-    whose figures are drawn (:func:`drawn_datasets`; default every one up to 50).
+    Stems: ``final``, ``pareto`` (the error–cost picture), ``second_pass``,
+    ``second_pass_trace``, ``cd`` (not with a Bayesian second pass), ``cd_errors``,
+    ``significance`` and ``effects_second_pass`` (with at least two data sets),
+    then for every data set drawn ``override_<dataset>``, ``trace_<dataset>``,
+    ``pareto_<dataset>`` and ``dataset_effects_<dataset>`` (names made safe for
+    file systems, made unique) unless ``per_dataset`` is false.  Graphs that need
+    a layout are DOT for ``dot``; the pictures placed by hand (CD diagrams,
+    error–cost pictures, effect sizes) pinned DOT (:mod:`multitest.figures._pinned`).
+    Every override graph of the run is drawn alike
+    (:func:`~multitest.figures.choose_drawing` on the data set with the most edges
+    in its transitive reduction).  ``captions='none'``: the figures without their
+    title and caption (:func:`graph_captions` reads them).  ``figures_for``: the
+    data sets whose figures are drawn (:func:`drawn_datasets`; default every one up
+    to 50).
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
+    pictures = _placed(pareto_figures(ranking, captions, per_dataset, figures_for), captions)
+    effects = _placed(bayes_figures(ranking, captions, per_dataset, figures_for), captions)
+    out["pareto"] = pictures.pop("pareto")
     if ranking.second_pass is not None:
         out["second_pass"] = render_second_pass(ranking)
         out["second_pass_trace"] = render_second_pass_trace(ranking)
         for stem, diagram in cd_diagrams(ranking, captions).items():
-            out[stem] = graphviz.Source(cd_source(diagram) if captions == "inside" else
-                                        _caption_comments(cd_source(diagram),
-                                                          (diagram.title, *diagram.caption)))
+            out[stem] = _placed({stem: (cd_source(diagram), diagram.title, diagram.caption)},
+                                captions)[stem]
         out["significance"] = render_significance_matrix(ranking)
+    if "effects_second_pass" in effects:
+        out["effects_second_pass"] = effects.pop("effects_second_pass")
     if not per_dataset:
         return _beside(out, captions)
     drawing = override_drawing(ranking)
     unit = error_unit(ranking.results)
-
-    def graphs(r):
-        return (render_override_graph(r, ranking.settings, ranking.profile, drawing,
-                                      ranking.pairwise_test, unit),
-                render_trace(r, ranking.pairwise_test))
-
-    chosen = drawn_datasets(ranking, figures_for)
-    for stem, (override, trace) in zip([stem for _, stem in chosen],
-                                       map(graphs, [r for r, _ in chosen])):
-        out[f"override_{stem}"] = override
-        out[f"trace_{stem}"] = trace
+    for result, stem in drawn_datasets(ranking, figures_for):
+        out[f"override_{stem}"] = render_override_graph(result, ranking.settings,
+                                                        ranking.profile, drawing,
+                                                        ranking.pairwise_test, unit)
+        out[f"trace_{stem}"] = render_trace(result, ranking.pairwise_test)
+        for key in (f"pareto_{stem}", f"dataset_effects_{stem}"):
+            if key in pictures or key in effects:
+                out[key] = pictures[key] if key in pictures else effects[key]
     return _beside(out, captions)
 
 
@@ -124,6 +125,15 @@ def _plain_lines(label_line):
     return [line for line in lines if line]
 
 
+def _placed(drawn, captions):
+    """``{stem: graphviz.Source}`` of figures placed by hand (``{stem: (DOT, title,
+    caption lines)}``); with ``captions='none'`` their title and caption as ``// caption:``
+    comments (drawn inside otherwise)."""
+    return OrderedDict((stem, graphviz.Source(source if captions == "inside" else
+                                              _caption_comments(source, (title, *caption))))
+                       for stem, (source, title, caption) in drawn.items())
+
+
 def _caption_comments(source, lines):
     """``source`` (DOT) with ``lines`` as ``// caption:`` comments after its first line."""
     head, rest = source.split("\n", 1)
@@ -151,46 +161,6 @@ def override_drawing(ranking):
         most = max((reduced_edge_count(r.overrides()) for r in ranking.datasets if r.tested),
                    default=0)
     return choose_drawing(L, most)
-
-
-def dataset_stems(ranking):
-    """File-name stem of every data set (safe and unique), in data set order."""
-    stems, seen = [], set()
-    for r in ranking.datasets:
-        stem = base = safe_filename(r.name)
-        k = 2
-        while stem.lower() in seen:
-            stem, k = f"{base}_{k}", k + 1
-        seen.add(stem.lower())
-        stems.append(stem)
-    return stems
-
-
-def drawn_datasets(ranking, figures_for=None):
-    """``[(data set result, stem)]`` of the data sets whose per-data-set figures are drawn
-    (``--figures-for``, :func:`~multitest.engine._settings.figure_datasets`), in input
-    order."""
-    from ..engine._settings import figure_datasets
-
-    chosen = figure_datasets([r.name for r in ranking.datasets],
-                             [bool(r.tested and r.edges()) for r in ranking.datasets],
-                             figures_for)
-    stems = dataset_stems(ranking)
-    return [(ranking.datasets[k], stems[k]) for k in chosen]
-
-
-def figures_note(ranking, figures_for=None):
-    """The note naming the data sets whose per-data-set figures are not drawn, or None.
-
-    ``"per-data-set figures drawn for 50 of 60 data sets; not drawn: a, b, ...
-    (--figures-for NAMES or all)"``.
-    """
-    drawn = {r.name for r, _ in drawn_datasets(ranking, figures_for)}
-    rest = [r.name for r in ranking.datasets if r.name not in drawn]
-    if not rest:
-        return None
-    return (f"per-data-set figures drawn for {len(drawn)} of {len(ranking.datasets)} data "
-            f"sets; not drawn: {', '.join(rest)} (--figures-for NAMES or all)")
 
 
 def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True, cache=None,
@@ -233,36 +203,3 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
         graphs = figures(ranking, per_dataset=per_dataset, figures_for=figures_for)
     sources = {stem: graph.source for stem, graph in graphs.items()}
     return draw_sources(out_dir, sources, formats, jobs, cache, dpi)
-
-
-# -- figures drawn as SVG directly -------------------------------------------------------
-
-def write_svg_files(directory, svgs, formats, jobs=None, dpi=None):
-    """Write SVG figures drawn directly (``{stem: SVG text}``) in every format.
-
-    The SVG as given; PNG and PDF from the pinned DOT source of the same picture
-    (``<stem>.dot``, :func:`~multitest.figures._svg_dot.svg_to_dot`) where Graphviz
-    ``dot`` is installed.
-
-    Returns
-    -------
-    list of str
-        The file names written.
-    """
-    from .._files import write_atomically
-    from ._graphviz import SvgCache
-    from ._svg_dot import svg_to_dot
-
-    formats = check_formats(formats)
-    names = []
-    if "svg" in formats:
-        for stem, svg in svgs.items():
-            write_atomically(os.path.join(directory, f"{stem}.svg"), svg)
-            names.append(f"{stem}.svg")
-    others = [f for f in formats if f != "svg"]
-    if others and svgs:
-        draw_sources(directory, {stem: svg_to_dot(svg, stem) for stem, svg in svgs.items()},
-                     others, jobs, SvgCache(0), dpi)
-        names += [f"{stem}.{f}" for stem in svgs for f in others
-                  if os.path.exists(os.path.join(directory, f"{stem}.{f}"))]
-    return names
