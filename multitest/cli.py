@@ -627,10 +627,10 @@ def _one_blas_thread(argv):
     the user's settings), before NumPy is imported: one OpenBLAS thread, unless the
     environment says otherwise.
 
-    Stage 1 and the writers run threads (and a forked writer) of their own on every CPU;
+    Stage 1 and the writers run threads of their own on every CPU;
     OpenBLAS's own threads, started by the large products of stage 1, only waited for
     work there, spinning: 0.1-0.2 s of CPU at S = 10000 x L = 100 (2 CPUs, 2026-11-24).
-    Forked writers and a local cluster's workers inherit the setting.
+    A local cluster's workers inherit the setting.
     """
     if _COMMAND_LINE and argv[:1] != ["run"] and "numpy" not in sys.modules:
         for name, value in _BLAS_THREADS.items():
@@ -666,7 +666,7 @@ def _terminate(signum, frame):
 
 
 def _default_termination_in_child():
-    """A process forked from the command's (a writer, a fit process, a local worker)
+    """A process forked from the command's (a fit process, a local worker)
     ends on a stop signal at once, as a process does by default."""
     for number in _STOP_SIGNALS:
         if signal.getsignal(number) is _terminate:

@@ -291,17 +291,13 @@ def test_write_csv_of_categorical_columns_equals_pandas(tmp_path):
     assert (tmp_path / "ours.csv").read_text().splitlines()[1] == "'=x,z,0.5"
 
 
-@pytest.mark.parametrize("forked", [False, True])
 @pytest.mark.parametrize("failing", ["pairwise.npz", "result.json", "orders.csv"])
-def test_a_failed_write_names_its_own_file(ranking, failing, forked, tmp_path, monkeypatch):
+def test_a_failed_write_names_its_own_file(ranking, failing, tmp_path, monkeypatch):
     # A full disk fails write() with an error naming no file; the pairwise file and
-    # result.json are written on threads of their own meanwhile (and, forked, the tables
-    # with a row per data set by a child process), so the error names the file whose
-    # writer failed (not the newest file of the folder), and the folder is left as it was.
+    # result.json are written on threads of their own meanwhile, so the error names the
+    # file whose writer failed (not the newest file of the folder), and the folder is
+    # left as it was.
     from multitest.outputs import _write
-
-    monkeypatch.setattr(_write, "FORK_CELLS", 0 if forked else 10**12)
-    monkeypatch.setattr(_write, "usable_cpus", lambda: 2)
 
     def full(writer, name):
         def write(*args, **kwargs):
@@ -323,56 +319,6 @@ def test_a_failed_write_names_its_own_file(ranking, failing, forked, tmp_path, m
     from multitest import _files   # no digest of the failed run kept
     assert not [p for p in _files._EARLY_DIGESTS if p.startswith(str(out))]
     assert not _files._KEPT_IN
-
-
-def _forked_writes(monkeypatch, tmp_path, action=None):
-    """write_csv_parts recording the process of each table in `tmp_path / "pids"` (outside
-    the output folder), and doing `action(name)` first in a forked child."""
-    from multitest.outputs import _write
-
-    parent, write = os.getpid(), _write.write_csv_parts
-
-    def recorded(parts, path, **kwargs):
-        with open(tmp_path / "pids", "a") as handle:
-            handle.write(f"{os.path.basename(path)} {os.getpid()}\n")
-        if action is not None and os.getpid() != parent:
-            action(os.path.basename(path))
-        return write(parts, path, **kwargs)
-    monkeypatch.setattr(_write, "write_csv_parts", recorded)
-    monkeypatch.setattr(_write, "FORK_CELLS", 0)
-    monkeypatch.setattr(_write, "usable_cpus", lambda: 2)
-
-
-def test_forked_tables_are_the_same_bytes(ranking, tmp_path, monkeypatch):
-    # Reference: the same ranking written in one process (FORK_CELLS above its size).
-    from multitest.outputs import _write
-
-    write_outputs(ranking, tmp_path / "one")
-    _forked_writes(monkeypatch, tmp_path)
-    written = write_outputs(ranking, tmp_path / "two")
-    assert sorted(os.listdir(tmp_path / "two")) == sorted(os.listdir(tmp_path / "one"))
-    for name in written:                # manifest.json aside: its run id and time differ
-        assert (tmp_path / "two" / name).read_bytes() == \
-                (tmp_path / "one" / name).read_bytes(), name
-    pids = dict(line.split() for line in (tmp_path / "pids").read_text().splitlines())
-    child = {name for name, pid in pids.items() if int(pid) != os.getpid()}
-    assert child == set(_write._DATASET_TABLES)
-
-
-def test_a_killed_table_writer_leaves_the_folder_as_it_was(ranking, tmp_path, monkeypatch):
-    import signal
-
-    def die(name):
-        if name == "mean_errors.csv":
-            os.kill(os.getpid(), signal.SIGKILL)
-    write_outputs(ranking, tmp_path / "out")
-    before = {n: (tmp_path / "out" / n).read_bytes() for n in os.listdir(tmp_path / "out")}
-    _forked_writes(monkeypatch, tmp_path, die)
-    with pytest.raises(MultitestError, match="writing the tables with a row per data set "
-                                              "ended before it was done"):
-        write_outputs(ranking, tmp_path / "out")
-    assert {n: (tmp_path / "out" / n).read_bytes()
-            for n in os.listdir(tmp_path / "out")} == before
 
 
 def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):
@@ -580,37 +526,3 @@ def test_digests_are_kept_only_inside_a_folder_that_wants_them(tmp_path):
     assert not _files._EARLY_DIGESTS
 
 
-def test_a_forked_writer_takes_digests_while_another_thread_holds_the_lock(tmp_path):
-    # A thread of the parent may hold the digests' lock when a writer is forked: the
-    # child has a lock of its own and gives its digest back (it would wait forever).
-    import threading
-
-    from multitest import _files
-    from multitest._forked import fork_call
-
-    path = tmp_path / "a.txt"
-    path.write_text("abc")
-    held, release = threading.Event(), threading.Event()
-
-    def hold():
-        with _files._DIGESTS_LOCK:
-            held.set()
-            release.wait(30)
-
-    with _files.digests_kept_in(tmp_path):
-        holder = threading.Thread(target=hold)
-        holder.start()
-        held.wait(30)
-        try:      # forked while the lock is held; the child's copy of it never opens
-            child = fork_call(lambda: _files.wants_digest(str(path))
-                              and _files.digest_entry(str(path)))
-        finally:
-            release.set()
-            holder.join()
-        done = []
-        waiter = threading.Thread(target=lambda: done.append(child.result()), daemon=True)
-        waiter.start()
-        waiter.join(30)             # bounded: a hung child is killed, the test fails
-        if not done:
-            child.kill()
-    assert done and done[0][1]["size"] == 3

@@ -24,7 +24,7 @@ import numpy as np
 
 from .._errors import InputError, MultitestError, abbreviate
 from .._format import RAW_CSV_HELP
-from .._forked import max_workers
+from .._cpus import max_workers
 from ..inputs._costs import CostProfile, bundled_profiles, read_yaml
 from ..inputs._design import parse_test_train_ratio
 from ..inputs._missing import check_missing_policy
@@ -94,7 +94,7 @@ MAX_DPI = 1200
 
 
 def _workers(value, label):
-    """A number of worker processes: an integer from 1 to :func:`~multitest._forked.max_workers`
+    """A number of worker processes: an integer from 1 to :func:`~multitest._cpus.max_workers`
     (asked when a value is checked)."""
     return _count(1, max_workers(), " (4 per CPU)")(value, label)
 

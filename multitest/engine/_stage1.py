@@ -13,7 +13,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from .._forked import usable_cpus
+from .._cpus import usable_cpus
 from .._progress import progress
 from ..stats._corrections import adjust_pvalues
 

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .._errors import MultitestError
 from .._progress import progress
-from .._forked import usable_cpus
+from .._cpus import usable_cpus
 
 __all__ = ["FORMATS", "SvgCache", "dot_available", "render_svgs", "to_svg", "inline_svg",
            "dot_sources"]

@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pandas as pd
 
-from .._forked import usable_cpus
+from .._cpus import usable_cpus
 
 __all__: list[str] = []     # used by the readers of multitest.inputs only
 

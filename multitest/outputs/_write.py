@@ -7,9 +7,9 @@ never a mix, and ``manifest.json`` says which.  ``result.json``
 above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
 file (:mod:`~multitest.outputs._pairwise_file`) instead of ``pairwise.csv``.
 
-The files are written at the same time: the pairwise file and ``result.json`` on threads,
-and from :data:`FORK_CELLS` cells the largest tables by a forked copy of the process
-(on another CPU: formatting text holds the GIL), all into the transaction's staging folder.
+The pairwise file and ``result.json`` are written on threads (their numpy work leaves the
+GIL free) while this thread writes the CSV tables, all into the transaction's staging
+folder.
 """
 
 from __future__ import annotations
@@ -18,8 +18,7 @@ import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
-from .._files import hash_written, keep_digests, written_digest
-from .._forked import can_fork, fork_call, usable_cpus
+from .._files import hash_written
 from ..engine._effects import pairwise_columns
 from ..engine._frames import pairwise_effects_frame
 from ._csv import write_csv, write_csv_parts
@@ -109,43 +108,28 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     effects = None if large else pairwise_columns(ranking)
     per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
     tables = stage_table_parts(ranking, all_intervals, per_part)
-    # The tables with a row per data set are Python's work (the GIL): from FORK_CELLS
-    # cells a forked copy of this process writes most of them (_DATASET_TABLES), on
-    # another CPU.
-    forked = ({name: tables.pop(name) for name in _DATASET_TABLES if name in tables}
-              if _fork_tables(ranking) else {})
-    child = fork_call(_write_hashed, forked, staging, raw_csv,
-                      doing="writing the tables with a row per data set") if forked else None
-    try:
-        # The pairwise file of a large run and result.json are written by threads of
-        # their own while this one writes the other tables: the pairwise file and its
-        # CRC, and the over-data-sets effect sizes of result.json (numpy sorts), leave
-        # the GIL free.
-        with ThreadPoolExecutor(2) as background:
-            jobs = []
-            if ranking.results.has_folds and large and not pairwise_written:
-                jobs.append(background.submit(_named(_write_pairwise), ranking,
-                                              os.path.join(staging, PAIRWISE_FILE)))
-            jobs.append(background.submit(_named(_write_result), ranking,
-                                          os.path.join(staging, "result.json"), effects,
-                                          all_intervals))
-            _write_tables(tables, staging, raw_csv)
-            if ranking.results.has_folds and not large:
-                pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE))
-                         if pairwise_written else None)
-                frame = pairwise_effects_frame(ranking, pairs, effects)
-                _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
-            write_texts(ranking, staging, latex=latex, markdown=markdown)
-            for job in jobs:
-                job.result()
-            if extra is not None:   # after the threads: figures fork processes of their own
-                extra(staging)
-    except BaseException:   # nothing is written once the transaction rolls back
-        if child is not None:
-            child.kill()
-        raise
-    if child is not None:
-        keep_digests(child.result())
+    # The pairwise file of a large run and result.json are written by threads of their
+    # own while this one writes the tables: the pairwise file and its CRC, and the
+    # over-data-sets effect sizes of result.json (numpy sorts), leave the GIL free.
+    with ThreadPoolExecutor(2) as background:
+        jobs = []
+        if ranking.results.has_folds and large and not pairwise_written:
+            jobs.append(background.submit(_named(_write_pairwise), ranking,
+                                          os.path.join(staging, PAIRWISE_FILE)))
+        jobs.append(background.submit(_named(_write_result), ranking,
+                                      os.path.join(staging, "result.json"), effects,
+                                      all_intervals))
+        _write_tables(tables, staging, raw_csv)
+        if ranking.results.has_folds and not large:
+            pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE))
+                     if pairwise_written else None)
+            frame = pairwise_effects_frame(ranking, pairs, effects)
+            _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
+        write_texts(ranking, staging, latex=latex, markdown=markdown)
+        for job in jobs:
+            job.result()
+    if extra is not None:
+        extra(staging)
     if pairwise_written and not large:   # a small run's pairs are listed, as in one process
         shutil.rmtree(os.path.join(staging, PAIRWISE_FILE))
     return sorted(os.path.relpath(os.path.join(root, f), staging)
@@ -155,32 +139,6 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
 def _write_tables(tables, staging, raw_csv):
     for name, parts in tables.items():
         _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
-
-
-def _write_hashed(tables, staging, raw_csv):
-    """:func:`_write_tables`, then each file's digest for the manifest
-    (:func:`~multitest._files.written_digest`), by path."""
-    _write_tables(tables, staging, raw_csv)
-    digests = {}
-    for name in tables:
-        digests.update(written_digest(os.path.join(staging, name)))
-    return digests
-
-
-#: The CSV tables with a row per data set (:func:`~multitest.outputs.stage_table_parts`)
-#: that a forked child writes; ``ranks.csv`` (integers, the fastest) is written here,
-#: beside ``result.json``: the two processes take about as long.
-_DATASET_TABLES = ("orders.csv", "mean_errors.csv", "costs.csv")
-
-#: From this many (data set, algorithm) cells :data:`_DATASET_TABLES` are written by a
-#: forked process (forking costs about 10-30 ms; the three tables take about 0.4 s of
-#: one CPU at S = 10,000 x L = 100).
-FORK_CELLS = 1 << 18
-
-
-def _fork_tables(ranking):
-    return (len(ranking.datasets) * len(ranking.algorithms) >= FORK_CELLS
-            and usable_cpus() > 1 and can_fork())
 
 
 def _write_pairwise(ranking, path):

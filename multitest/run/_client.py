@@ -17,7 +17,8 @@ import tempfile
 
 from .._errors import MultitestError, one_line
 from .._format import escape_terminal
-from .._forked import children_die_with_this_process, usable_cpus
+from .._cpus import usable_cpus
+from ._processes import children_die_with_this_process
 
 __all__: list[str] = []     # used by multitest.run only
 

@@ -68,7 +68,7 @@ import time
 import traceback
 from dataclasses import dataclass, field
 
-from .._forked import die_with_parent
+from ._processes import die_with_parent
 
 __all__ = ["Task", "run_task", "run_tasks", "fold_indices", "close_fit_processes", "EarlyFits",
            "MEASURES", "TIMED_MEASURES"]

@@ -58,7 +58,7 @@ import pandas as pd
 import yaml
 
 from .._errors import InputError, MultitestError
-from .._forked import max_workers
+from .._cpus import max_workers
 from .._lazy import collector_paused
 from ._batches import FoldBatches
 from ._client import _bounded, _client, _local_workers, _on_every_worker

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from .._errors import MultitestError
-from .._forked import usable_cpus
+from .._cpus import usable_cpus
 from .._lazy import LazyModule
 from ._posthoc import _pair_differences
 from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
