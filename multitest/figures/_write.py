@@ -58,9 +58,9 @@ def figures(ranking, per_dataset=True, captions="inside", figures_for=None):
     """
     out = OrderedDict()
     out["final"] = render_final(ranking)
-    pictures = _placed(pareto_figures(ranking, captions, per_dataset, figures_for), captions)
-    effects = _placed(bayes_figures(ranking, captions, per_dataset, figures_for), captions)
-    out["pareto"] = pictures.pop("pareto")
+    placed = _placed({**pareto_figures(ranking, captions, per_dataset, figures_for),
+                      **bayes_figures(ranking, captions, per_dataset, figures_for)}, captions)
+    out["pareto"] = placed["pareto"]
     if ranking.second_pass is not None:
         out["second_pass"] = render_second_pass(ranking)
         out["second_pass_trace"] = render_second_pass_trace(ranking)
@@ -68,8 +68,8 @@ def figures(ranking, per_dataset=True, captions="inside", figures_for=None):
             out[stem] = _placed({stem: (cd_source(diagram), diagram.title, diagram.caption)},
                                 captions)[stem]
         out["significance"] = render_significance_matrix(ranking)
-    if "effects_second_pass" in effects:
-        out["effects_second_pass"] = effects.pop("effects_second_pass")
+    if "effects_second_pass" in placed:
+        out["effects_second_pass"] = placed["effects_second_pass"]
     if not per_dataset:
         return _beside(out, captions)
     drawing = override_drawing(ranking)
@@ -79,9 +79,8 @@ def figures(ranking, per_dataset=True, captions="inside", figures_for=None):
                                                         ranking.profile, drawing,
                                                         ranking.pairwise_test, unit)
         out[f"trace_{stem}"] = render_trace(result, ranking.pairwise_test)
-        for key in (f"pareto_{stem}", f"dataset_effects_{stem}"):
-            if key in pictures or key in effects:
-                out[key] = pictures[key] if key in pictures else effects[key]
+        out.update((key, placed[key]) for key in (f"pareto_{stem}", f"dataset_effects_{stem}")
+                   if key in placed)
     return _beside(out, captions)
 
 
