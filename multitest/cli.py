@@ -443,7 +443,7 @@ def _cmd_rank(args):
                figures_for=settings["figures_for"], notes=notes)
     _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
-    return _end_process()
+    return 0
 
 
 def _rank_on_cluster(args, settings):
@@ -582,8 +582,7 @@ def _cmd_run(args):
                  "the same command again to resume", error=True)
         return status
     _say(result.summary())
-    # Dask, once started, keeps exit handlers of its own: the interpreter's exit runs them.
-    return 0 if "distributed" in sys.modules else _end_process()
+    return 0
 
 
 #: Whether :func:`main` runs a real command line (not a call from Python).
@@ -598,24 +597,6 @@ def _freeze():
     exit.  Objects made later are collected as usual."""
     if _COMMAND_LINE:
         gc.freeze()
-
-
-def _end_process():
-    """End a ``multitest rank`` (or a ``multitest run`` that started no cluster) of the
-    command line, its output flushed, with status 0 (elsewhere return 0): the
-    interpreter's own exit freed the objects of the libraries and the ranking one by one
-    (0.35 s of 2.7 s at S = 10000 x L = 100; 0.2-0.3 s with scikit-learn loaded,
-    2026-11-24), and the command has no exit handler to wait for (its files are
-    committed, its threads idle, its fit processes reaped)."""
-    if not _COMMAND_LINE:
-        return 0
-    code = 0
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):   # a closed pipe: what the interpreter would do
-            code = 120
-    os._exit(code)
 
 
 #: What :func:`_one_blas_thread` sets, unless the environment sets it already.
