@@ -28,7 +28,7 @@ from .._format import escape_html as _e
 from .._format import interval_text, p_equals
 from ..engine._effects import INTERVAL_PAIRS_LIMIT
 from ._datasets import dataset_stems, drawn_datasets
-from ._pinned import BASELINE, PinnedDrawing, text_width
+from ._pinned import PinnedDrawing, text_width
 
 __all__ = ["pairs_figure_source", "bayes_figures", "bayes_section_html", "caption_html"]
 
@@ -110,7 +110,7 @@ def pairs_figure_source(rows, *, title, threshold=None, rope=0.0, effect_label="
     d = PinnedDrawing(name, height)
     d.corners(_WIDTH)
     if title:
-        _text(d, 10, 20, title, 15, bold=True, css="title")
+        d.text_at_baseline(10, 20, title, 15, bold=True, css="title")
     has_p = any(r.get("p") is not None for r in rows)
     any_override = any(r.get("override") for r in rows)
     if has_p:
@@ -122,10 +122,10 @@ def pairs_figure_source(rows, *, title, threshold=None, rope=0.0, effect_label="
         y = _TOP + k * _ROW
         pair = f"{row['a']}|{row['b']}"
         label_end = _LABEL - (_MARKER_ROOM if any_override else 0.0)
-        _text(d, label_end, y + 16, f"{row['a']} vs {row['b']}", _FONT, anchor="end",
+        d.text_at_baseline(label_end, y + 16, f"{row['a']} vs {row['b']}", _FONT, anchor="end",
               node_id=f"pair:{pair}", css="pair-label")
         if row.get("override"):
-            _text(d, label_end + 4, y + 16, _OVERRIDE_MARKER, _FONT, color=_OVERRIDE_COLOUR,
+            d.text_at_baseline(label_end + 4, y + 16, _OVERRIDE_MARKER, _FONT, color=_OVERRIDE_COLOUR,
                   node_id=f"override:{pair}", css="override")
         if row.get("p") is not None:
             _bar(d, row["p"], y, pair)
@@ -135,22 +135,17 @@ def pairs_figure_source(rows, *, title, threshold=None, rope=0.0, effect_label="
                       row.get("without_bounds", "rejects every shift"))
         if row.get("note"):
             x = (_FOREST if has_p else (_BAR[0], _FOREST[1]))[0]
-            _text(d, x, y + 16, row["note"], _FONT, color="#333333", node_id=f"note:{pair}",
+            d.text_at_baseline(x, y + 16, row["note"], _FONT, color="#333333", node_id=f"note:{pair}",
                   css="note")
     if has_p and threshold is not None:
         for side, x in (("costlier", _x_bar(1 - threshold)), ("cheaper", _x_bar(threshold))):
             d.line(x, _TOP - 4, x, _TOP + _ROW * len(rows), id=f"threshold-{side}",
                    color="#333333", style="dashed")
-        _text(d, _BAR[0], _TOP + _ROW * len(rows) + 16,
+        d.text_at_baseline(_BAR[0], _TOP + _ROW * len(rows) + 16,
               f"dashed: threshold {threshold:g} (a bar reaching past it decides)", _FONT,
               color="#333333")
     _decision_legend(d, decisions, caption, height - extra + 4)
     return d.source()
-
-
-def _text(d, x, baseline, text, size, anchor="start", **options):
-    """A text whose baseline is at ``baseline`` (as SVG places text)."""
-    d.text(x, baseline - BASELINE * size, text, size, anchor=anchor, **options)
 
 
 def _x_bar(share):
@@ -162,7 +157,7 @@ def _legend(d):
     for key, text in (("cheaper", "P(cheaper better)"), ("equivalent", "P(equivalent)"),
                       ("costlier", "P(costlier better)")):
         d.box(x, 30, 12, 12, COLORS[key])
-        _text(d, x + 16, 40, text, _FONT)
+        d.text_at_baseline(x + 16, 40, text, _FONT)
         x += 130
 
 
@@ -179,7 +174,7 @@ def _bar(d, p, y, pair):
                    tooltip=f"{_PROBABILITY_NAMES[key]} = {float(share):.6g}")
         if width >= 34:
             colour = "white" if key == "costlier" else "black"   # contrast >= 4.5:1
-            _text(d, x + width / 2, y + 16, f"{float(share):.0%}", 11, anchor="middle",
+            d.text_at_baseline(x + width / 2, y + 16, f"{float(share):.0%}", 11, anchor="middle",
                   color=colour)
         x += width
 
@@ -214,13 +209,13 @@ def _forest_axis(d, scale, rope, height, label):
         x = _x_forest(tick, scale)
         d.line(x, bottom, x, bottom + 4, id=f"forest-tick:{tick:g}", css="forest-tick",
                color="#333333")
-        _text(d, x, bottom + 16, f"{tick:g}", 10, anchor="middle")
+        d.text_at_baseline(x, bottom + 16, f"{tick:g}", 10, anchor="middle")
     middle = (x0 + x1) / 2
-    _text(d, middle, bottom + 30, label, _FONT, anchor="middle")
-    _text(d, middle, bottom + 44, "positive: the costlier is better"
+    d.text_at_baseline(middle, bottom + 30, label, _FONT, anchor="middle")
+    d.text_at_baseline(middle, bottom + 44, "positive: the costlier is better"
           + (f"; grey band: ROPE \u00b1{rope:g}" if rope > 0 else ""), _FONT, anchor="middle",
           color="#555555")
-    _text(d, middle, 40, "effect size and interval", _FONT, anchor="middle", bold=True)
+    d.text_at_baseline(middle, 40, "effect size and interval", _FONT, anchor="middle", bold=True)
 
 
 def _decision_legend(d, decisions, caption, top):
@@ -228,10 +223,10 @@ def _decision_legend(d, decisions, caption, top):
     for k, (decision, text) in enumerate(decisions.items()):
         y = top + k * _LEGEND_ROW
         _mark(d, decision, 20, y + 8)
-        _text(d, 32, y + 12, text, _FONT, node_id=f"legend:{decision}", css="legend")
+        d.text_at_baseline(32, y + 12, text, _FONT, node_id=f"legend:{decision}", css="legend")
     for k, line in enumerate(caption):
         y = top + (len(decisions) + k) * _LEGEND_ROW
-        _text(d, 10, y + 12, line, _FONT, color="#333333", css="caption")
+        d.text_at_baseline(10, y + 12, line, _FONT, color="#333333", css="caption")
 
 
 def _mark(d, decision, x, y, node_id=None):
@@ -270,7 +265,7 @@ def _interval(d, effect, y, pair, scale, decision, ends=(False, False),
                color=DECISION_MARKS[decision][1], penwidth=2,
                tooltip=interval_text(low, high, *ends))
     elif without_bounds is not None and estimate is not None and math.isfinite(estimate):
-        _text(d, _x_forest(estimate, scale) + 8, middle + 4, without_bounds, 10,
+        d.text_at_baseline(_x_forest(estimate, scale) + 8, middle + 4, without_bounds, 10,
               color="#333333", node_id=f"no-interval:{pair}", css="no-interval")
     if estimate is not None and math.isfinite(estimate):
         _mark(d, decision, _x_forest(estimate, scale), middle, node_id=f"estimate:{pair}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._datasets import drawn_datasets
-from ._pinned import BASELINE, PinnedDrawing
+from ._pinned import PinnedDrawing
 from ._pinned import text_width as _text_width
 
 __all__ = ["ParetoLayout", "pareto_layout", "pareto_source", "pareto_front", "pareto_figures",
@@ -388,12 +388,12 @@ def pareto_source(layout, name="pareto"):
         d.text(bx0 + _PAD, (by0 + by1) / 2, p.label, _FONT, anchor="start",
                width=bx1 - bx0 - 2 * _PAD, node_id=f"label:{p.name}", css="label")
     if layout.title:
-        d.text(_MARGIN, _MARGIN + _TITLE_FONT * (1 - BASELINE), layout.title, _TITLE_FONT,
-               anchor="start", bold=True, css="title")
+        d.text_at_baseline(_MARGIN, _MARGIN + _TITLE_FONT, layout.title, _TITLE_FONT,
+                           bold=True, css="title")
     n = len(layout.caption)
     for k, line in enumerate(layout.caption):      # the last line a margin above the bottom
-        y = layout.height - _MARGIN - (n - 1 - k) * _SMALL * 1.4 - 2 - BASELINE * _SMALL
-        d.text(_MARGIN, y, line, _SMALL, anchor="start", color="#333333", css="caption")
+        y = layout.height - _MARGIN - (n - 1 - k) * _SMALL * 1.4 - 2
+        d.text_at_baseline(_MARGIN, y, line, _SMALL, color="#333333", css="caption")
     return d.source()
 
 
@@ -404,14 +404,14 @@ def _axes(d, layout):
         d.line(xa, ya, xb, yb, css="plot", color=_AXIS_COLOUR)
     for text, x in layout.x_ticks:
         d.line(x, y1, x, y1 + 4, id=f"x-tick:{text}", css="x-tick", color=_AXIS_COLOUR)
-        d.text(x, y1 + 16 - BASELINE * _SMALL, text, _SMALL)
+        d.text_at_baseline(x, y1 + 16, text, _SMALL, anchor="middle")
     for text, y in layout.y_ticks:
         d.line(x0 - 4, y, x0, y, id=f"y-tick:{text}", css="y-tick", color=_AXIS_COLOUR)
         d.text(x0 - 6, y, text, _SMALL, anchor="end")
-    d.text((x0 + x1) / 2, y1 + 34 - BASELINE * _FONT, layout.x_title, _FONT, css="x-title")
+    d.text_at_baseline((x0 + x1) / 2, y1 + 34, layout.x_title, _FONT, anchor="middle",
+                       css="x-title")
     # The y title stands horizontally above the axis (no rotation: every format draws it).
-    d.text(x0 - 30, y0 - 6 - BASELINE * _FONT, layout.y_title, _FONT, anchor="start",
-           css="y-title")
+    d.text_at_baseline(x0 - 30, y0 - 6, layout.y_title, _FONT, css="y-title")
 
 
 def _arrow(d, a, b, ax, ay, bx, by):

@@ -34,7 +34,7 @@ _TEXT_PAD = 2.0
 #: Height of a text node, in font sizes.
 _TEXT_HEIGHT = 1.25
 #: Where a text's baseline lies below its vertical centre, in font sizes.
-BASELINE = 0.32
+_BASELINE = 0.32
 
 
 def text_width(text, fontsize):
@@ -159,6 +159,11 @@ class PinnedDrawing:
         self.lines.append(f'{node} [pos="{cx:.2f},{cy:.2f}!", width={w / _POINTS_PER_INCH:.4f}, '
                           f'height={fontsize * _TEXT_HEIGHT / _POINTS_PER_INCH:.4f}, '
                           f'fontsize={fontsize:g}, label="{label}"{color_attr}]')
+
+    def text_at_baseline(self, x, baseline, text, fontsize, anchor="start", **options):
+        """:meth:`text` whose baseline is at ``baseline`` (where SVG places a text's y)."""
+        self.text(x, baseline - _BASELINE * fontsize, text, fontsize, anchor=anchor,
+                  **options)
 
     def source(self):
         """The DOT text."""

@@ -100,7 +100,7 @@ def _beside(graphs, captions):
         return graphs
     out = OrderedDict()
     for stem, graph in graphs.items():
-        if isinstance(graph, graphviz.Source):   # its caption already out (the CD diagrams)
+        if isinstance(graph, graphviz.Source):   # placed by hand: its caption already out
             out[stem] = graph
             continue
         body = graph.body
