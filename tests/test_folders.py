@@ -308,11 +308,11 @@ def test_the_children_of_a_killed_writer_do_not_keep_its_lock(tmp_path):
     if writer == 0:      # the writer: lock, fork a child that outlives it, die by SIGKILL
         try:
             with hold(out):
-                child = os.fork()
-                if child == 0:
+                if os.fork() == 0:
+                    # said from the child itself: its fork hooks (closing the lock) have run
+                    os.write(write, str(os.getpid()).encode())
                     time.sleep(60)
                     os._exit(0)
-                os.write(write, str(child).encode())
                 os.kill(os.getpid(), signal.SIGKILL)
         finally:
             os._exit(1)
