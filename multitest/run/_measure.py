@@ -28,7 +28,8 @@ What is measured, and how
   fit's own, whatever ran in that process before.  File-backed pages that
   the fit paged in and that stay mapped (the libraries' code, which a forked
   child pages in again on its first fit; files a library keeps mapped) are
-  shared page cache, not the fit's allocations: their growth is subtracted.
+  shared page cache, not the fit's allocations: their growth is subtracted
+  (down to 0, when they came after the fit freed memory it held before).
   So that a reused process
   does not hide a fit's memory in blocks kept from earlier folds, glibc's
   allocator is trimmed before every fit (every whole free page of every
@@ -696,9 +697,12 @@ def _peak_since(resident_before, file_before):
     A forked child maps the parent's libraries without their page-table entries,
     so the first fit that runs a library's code pages it in: shared page cache,
     not memory the fit allocated (up to 16 MB on a first fit, measured).
+    The file pages may have come after the high-water moment, once the fit had
+    freed memory it held before: the difference is then a lower bound of the
+    fit's growth, which is never below 0 (a fit that only frees grew by 0).
     """
     high_water, file_now = _status_bytes("VmHWM", "RssFile")
-    return high_water - resident_before - max(file_now - file_before, 0)
+    return max(high_water - resident_before - max(file_now - file_before, 0), 0)
 
 
 def _measure(data, split, task):
