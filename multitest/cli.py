@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import gc
 import json
 import os
 import signal
@@ -21,7 +20,6 @@ import time
 from . import __version__, example_path
 from ._errors import MultitestError, one_line
 from ._format import RAW_CSV_HELP, escape_terminal
-from ._lazy import collector_paused, import_in_background
 
 __all__ = ["main"]
 
@@ -412,10 +410,6 @@ def _load(args, settings, notes):
     return results
 
 
-#: Modules `rank --out` writes with (imported in the background while it reads).
-_WRITERS = ("multitest.outputs._write", "multitest.figures._write")
-
-
 def _cmd_rank(args):
     from .engine._ranking import rank
 
@@ -424,16 +418,11 @@ def _cmd_rank(args):
     if settings["workers"] is not None or settings["scheduler"] is not None:
         return _rank_on_cluster(args, settings)
     start = time.perf_counter()
-    # Imported while the results are read: stage 1's special functions, and the
-    # writers and the summary used once ranked.
-    import_in_background("scipy.special", *(_WRITERS if settings["out"] else ()),
-                         "multitest.outputs._summary")
     notes = []
     results = _load(args, settings, notes)
     ranking = rank(results, _profile(settings),
                    **_keywords(settings, "rank", ("setting", "selection")))
     elapsed = time.perf_counter() - start
-    _freeze()
     if settings["out"]:
         _write(ranking, settings["out"], settings["format"], settings["report"],
                inputs=[args.results] + ([args.config] if args.config else []),
@@ -567,8 +556,7 @@ def _cmd_tests(args):
 
 
 def _cmd_run(args):
-    with collector_paused():
-        from .run._runner import run_experiment
+    from .run._runner import run_experiment
 
     try:
         result = run_experiment(args.experiment, args.out, workers=args.workers,
@@ -587,35 +575,6 @@ def _cmd_run(args):
 
 #: Whether :func:`main` runs a real command line (not a call from Python).
 _COMMAND_LINE = False
-
-
-def _freeze():
-    """On a real command line, move every object made so far out of the garbage
-    collector's sight: the imported libraries (several hundred thousand objects) and,
-    once ranked, the ranking are not traversed again by each full collection of the
-    run (at S = 10000 x L = 100, writing the outputs made two, 0.1-0.2 s each) nor at
-    exit.  Objects made later are collected as usual."""
-    if _COMMAND_LINE:
-        gc.freeze()
-
-
-#: What :func:`_one_blas_thread` sets, unless the environment sets it already.
-_BLAS_THREADS = {"OPENBLAS_NUM_THREADS": "1"}
-
-
-def _one_blas_thread(argv):
-    """On a real command line of an analysis command (not ``run``, whose learners keep
-    the user's settings), before NumPy is imported: one OpenBLAS thread, unless the
-    environment says otherwise.
-
-    Stage 1 and the writers run threads of their own on every CPU;
-    OpenBLAS's own threads, started by the large products of stage 1, only waited for
-    work there, spinning: 0.1-0.2 s of CPU at S = 10000 x L = 100 (2 CPUs, 2026-11-24).
-    A local cluster's workers inherit the setting.
-    """
-    if _COMMAND_LINE and argv[:1] != ["run"] and "numpy" not in sys.modules:
-        for name, value in _BLAS_THREADS.items():
-            os.environ.setdefault(name, value)
 
 
 #: Signals that stop a command as Ctrl-C does, with the word of its line: SIGTERM (what
@@ -684,11 +643,8 @@ def main(argv=None):
     global _COMMAND_LINE
     _COMMAND_LINE = argv is None
     argv = sys.argv[1:] if argv is None else argv
-    _one_blas_thread(argv)
-    with collector_paused():     # the libraries the parser imports (numpy, pandas, the engine)
-        parser = _parser(run_only=argv[:1] == ["run"])
+    parser = _parser(run_only=argv[:1] == ["run"])
     args = parser.parse_args(argv)
-    _freeze()
     if args.command is None:      # bare `multitest`: the help, not an error
         parser.print_help()
         return 0

@@ -316,9 +316,6 @@ def test_a_failed_write_names_its_own_file(ranking, failing, tmp_path, monkeypat
     assert str(info.value) == (f"cannot write the output folder {out}: {out / failing}: "
                                "No space left on device")
     assert not out.exists()     # as it was: the folder the write created is gone again
-    from multitest import _files   # no digest of the failed run kept
-    assert not [p for p in _files._EARLY_DIGESTS if p.startswith(str(out))]
-    assert not _files._KEPT_IN
 
 
 def test_small_result_json_is_indented_with_one_line_per_list(ranking, tmp_path):
@@ -485,44 +482,18 @@ def test_data_set_results_read_their_row_of_the_shared_arrays(example):
     pd.testing.assert_frame_equal(ranking.ranks_frame(slice(3, 5)), frame.iloc[3:5])
 
 
-def test_a_digest_taken_early_is_used_only_for_the_file_it_read(tmp_path):
-    # Reference: hashlib.sha256 of the bytes on disk when the manifest is written.
+def test_the_commit_hashes_each_file_as_it_is_on_disk(tmp_path):
+    # Reference: hashlib.sha256 of the bytes on disk when the manifest is written; in
+    # the order of the names given, whatever their sizes.
     import hashlib
 
-    from multitest import _files
     from multitest.outputs import _transaction
 
-    path = tmp_path / "a.txt"
-    path.write_text("abc")
-    with _files.digests_kept_in(tmp_path):
-        _files.hash_written(str(path))
-        assert str(path) in _files._EARLY_DIGESTS
-        assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
-            hashlib.sha256(b"abc").hexdigest()
-        _files.hash_written(str(path))
-        path.write_text("xyz")          # changed after it was hashed (same size): read again
-        assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
-            hashlib.sha256(b"xyz").hexdigest()
-        _files.hash_written(str(path))
-    assert not _files._EARLY_DIGESTS and not _files._KEPT_IN    # forgotten on leaving
-
-
-def test_digests_are_kept_only_inside_a_folder_that_wants_them(tmp_path):
-    # A file written outside an output folder's staging folder (write_figures into a
-    # user's folder, a notebook) leaves nothing behind; a subfolder's file is kept.
-    from multitest import _files
-
-    outside, inside = tmp_path / "a.txt", tmp_path / "staging" / "pages" / "b.txt"
-    inside.parent.mkdir(parents=True)
-    outside.write_text("a")
-    inside.write_text("b")
-    _files.hash_written(str(outside))
-    _files.keep_digests({str(outside): _files.digest_entry(str(outside))})
-    assert not _files._EARLY_DIGESTS
-    with _files.digests_kept_in(tmp_path / "staging"):
-        assert _files.wants_digest(str(inside)) and not _files.wants_digest(str(outside))
-        _files.keep_digests({str(p): _files.digest_entry(str(p)) for p in (outside, inside)})
-        assert list(_files._EARLY_DIGESTS) == [str(inside)]
-    assert not _files._EARLY_DIGESTS
-
-
+    (tmp_path / "a.txt").write_text("abc")
+    (tmp_path / "b.txt").write_text("x" * 10_000)
+    got = _transaction._digests(str(tmp_path), ["a.txt", "b.txt"])
+    assert got == [{"size": 3, "sha256": hashlib.sha256(b"abc").hexdigest()},
+                   {"size": 10_000, "sha256": hashlib.sha256(b"x" * 10_000).hexdigest()}]
+    (tmp_path / "a.txt").write_text("xyz")          # changed: read again
+    assert _transaction._digests(str(tmp_path), ["a.txt"])[0]["sha256"] == \
+        hashlib.sha256(b"xyz").hexdigest()

@@ -26,13 +26,11 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
 from .._format import format_number, ordinal, p_equals
-from .._lazy import LazyModule
 from ._ordering import cost_ordered_sort
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["Comparison", "Explanation", "FriedmanPower", "explain_order", "explain_sort",
            "friedman_power", "cost_unit_sentence", "ordinal"]

@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from .._files import keep_digests, write_atomically, written_digest
+from .._files import write_atomically
 from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
 from ..engine._cost_ties import prior_text
@@ -610,12 +610,7 @@ def write_report(ranking, path, *, graphs=None, captions="inside", figures_for=N
     if page is not None:
         os.makedirs(os.path.join(folder, DATASET_PAGES), exist_ok=True)
 
-        def write_page(k):
+        for k in range(len(ranking.datasets)):
             stem, html = page(k)
-            # hashed where written, for an output folder's manifest
-            return written_digest(write_atomically(os.path.join(folder, DATASET_PAGES,
-                                                                f"{stem}.html"), html))
-
-        for digest in map(write_page, range(len(ranking.datasets))):
-            keep_digests(digest)
+            write_atomically(os.path.join(folder, DATASET_PAGES, f"{stem}.html"), html)
     return write_atomically(path, text)

@@ -17,11 +17,9 @@ from dataclasses import dataclass, field, replace
 from importlib import resources
 
 import numpy as np
+import yaml
 
 from .._errors import InputError, MultitestError, abbreviate
-from .._lazy import LazyModule
-
-yaml = LazyModule("yaml")   # imported to read a YAML file: a run given --order reads none
 
 __all__ = ["CostProfile", "load_profile", "profile_from_order", "bundled_profiles",
            "NORMALIZATIONS"]

@@ -56,7 +56,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from .._errors import OutputError, abbreviate
-from .._files import digests_kept_in, file_digest, fsync_directory, kept_digest, write_atomically
+from .._files import file_digest, fsync_directory, write_atomically
 
 __all__ = ["transaction", "hold", "recover", "RunManifest", "MANIFEST", "LOCK", "JOURNAL"]
 
@@ -160,9 +160,8 @@ def transaction(out, *, settings=None, inputs=(), on_step=None, add=False):
         staging = os.path.join(out, _STAGING + run_id)
         try:
             os.mkdir(staging)
-            with digests_kept_in(staging):
-                yield staging
-                _commit(out, staging, run_id, settings or {}, inputs, on_step, add)
+            yield staging
+            _commit(out, staging, run_id, settings or {}, inputs, on_step, add)
         except OSError as exc:
             raise _output_error(exc, out, staging) from None
         finally:
@@ -559,17 +558,12 @@ _HASH_THREADS = 2
 
 
 def _digests(folder, names):
-    """:func:`~multitest._files.file_digest` of each of `names` in `folder`, in their order:
-    the one kept by its writer (:func:`~multitest._files.kept_digest`), else read now, the
-    largest files first, on :data:`_HASH_THREADS` threads (the first error is raised)."""
+    """:func:`~multitest._files.file_digest` of each of `names` in `folder`, in their order,
+    the largest files first, on :data:`_HASH_THREADS` threads (the first error is raised)."""
     paths = [os.path.join(folder, n) for n in names]
-    found = {p: kept_digest(p) for p in paths}
-    left = sorted((p for p in paths if found[p] is None), key=os.path.getsize, reverse=True)
-    if len(left) < 2:
-        found.update((p, file_digest(p)) for p in left)
-    else:
-        with ThreadPoolExecutor(_HASH_THREADS) as pool:
-            found.update(zip(left, pool.map(file_digest, left)))
+    largest_first = sorted(paths, key=os.path.getsize, reverse=True)
+    with ThreadPoolExecutor(_HASH_THREADS) as pool:
+        found = dict(zip(largest_first, pool.map(file_digest, largest_first)))
     return [found[p] for p in paths]
 
 

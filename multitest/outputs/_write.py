@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from concurrent.futures import ThreadPoolExecutor
 
-from .._files import hash_written
 from ..engine._effects import pairwise_columns
 from ..engine._frames import pairwise_effects_frame
 from ._csv import write_csv, write_csv_parts
@@ -108,26 +106,17 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
     effects = None if large else pairwise_columns(ranking)
     per_part = max(1, TABLE_CELLS // (len(ranking.algorithms) + 2))
     tables = stage_table_parts(ranking, all_intervals, per_part)
-    # The pairwise file of a large run and result.json are written by threads of their
-    # own while this one writes the tables: the pairwise file and its CRC, and the
-    # over-data-sets effect sizes of result.json (numpy sorts), leave the GIL free.
-    with ThreadPoolExecutor(2) as background:
-        jobs = []
-        if ranking.results.has_folds and large and not pairwise_written:
-            jobs.append(background.submit(_named(_write_pairwise), ranking,
-                                          os.path.join(staging, PAIRWISE_FILE)))
-        jobs.append(background.submit(_named(_write_result), ranking,
-                                      os.path.join(staging, "result.json"), effects,
-                                      all_intervals))
-        _write_tables(tables, staging, raw_csv)
-        if ranking.results.has_folds and not large:
-            pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE))
-                     if pairwise_written else None)
-            frame = pairwise_effects_frame(ranking, pairs, effects)
-            _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
-        write_texts(ranking, staging, latex=latex, markdown=markdown)
-        for job in jobs:
-            job.result()
+    if ranking.results.has_folds and large and not pairwise_written:
+        _named(write_pairwise_file)(ranking, os.path.join(staging, PAIRWISE_FILE))
+    _named(_write_result)(ranking, os.path.join(staging, "result.json"), effects,
+                          all_intervals)
+    _write_tables(tables, staging, raw_csv)
+    if ranking.results.has_folds and not large:
+        pairs = (read_pairwise(os.path.join(staging, PAIRWISE_FILE))
+                 if pairwise_written else None)
+        frame = pairwise_effects_frame(ranking, pairs, effects)
+        _named(write_csv)(frame, os.path.join(staging, "pairwise.csv"), raw=raw_csv)
+    write_texts(ranking, staging, latex=latex, markdown=markdown)
     if extra is not None:
         extra(staging)
     if pairwise_written and not large:   # a small run's pairs are listed, as in one process
@@ -139,13 +128,6 @@ def write_run_files(ranking, staging, *, extra=None, raw_csv=False, pairwise_wri
 def _write_tables(tables, staging, raw_csv):
     for name, parts in tables.items():
         _named(write_csv_parts)(parts, os.path.join(staging, name), raw=raw_csv)
-
-
-def _write_pairwise(ranking, path):
-    """:func:`write_pairwise_file`, hashed for the manifest on its own thread (87 MB at
-    S = 10,000 x L = 100: the commit need not read it again)."""
-    write_pairwise_file(ranking, path)
-    hash_written(path)
 
 
 def write_texts(ranking, staging, *, latex=False, markdown=False):

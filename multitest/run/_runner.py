@@ -59,7 +59,6 @@ import yaml
 
 from .._errors import InputError, MultitestError
 from .._cpus import max_workers
-from .._lazy import collector_paused
 from ._batches import FoldBatches
 from ._client import _bounded, _client, _local_workers, _on_every_worker
 from ._experiment import (
@@ -215,8 +214,7 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
     timeout = experiment.timeout if timeout is None else parse_timeout(timeout)
-    with collector_paused():     # the learners' libraries are imported here
-        check_estimators(experiment)
+    check_estimators(experiment)
     _check_metric(experiment)
     if timeout is not None and not experiment.isolate:
         raise MultitestError("`timeout` needs each fit in its own process: the experiment "

@@ -28,13 +28,11 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
-from .._lazy import LazyModule
 from ._distributions import _StudentT
 from ._fold_intervals import t_interval
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["BayesSettings", "CorrelatedTResult", "correlated_t", "fold_correlation",
            "bayes_correlated_t", "DEFAULT_THRESHOLD", "DEFAULT_SAMPLES", "POSTERIOR_EVIDENCE"]

@@ -16,10 +16,7 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-
-from .._lazy import LazyModule
-
-special = LazyModule("scipy.special")   # imported on first use
+from scipy import special
 
 __all__: list[str] = []
 

@@ -17,15 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, fields
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
 from .._cpus import usable_cpus
-from .._lazy import LazyModule
 from ._posthoc import _pair_differences
 from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
 from ._validation import _iv_probability
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["WilcoxonInterval", "PairEffects", "wilcoxon_interval", "over_datasets",
            "OVER_DATASETS_LIMIT"]

@@ -44,9 +44,9 @@ set of shifts it does not reject, built from the same parts as the test
 from __future__ import annotations
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
-from .._lazy import LazyModule
 from ._distributions import _FisherF, _ratio, _ratio_test, _StudentT
 from ._fold_intervals import (
     FoldInterval,
@@ -57,8 +57,6 @@ from ._fold_intervals import (
     walsh_averages,
 )
 from ._signed_rank import scipy_signed_rank_test, sign_test_rows, signed_rank_test
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["combined_5x2cv_f", "combined_5x2cv_t", "corrected_t", "kfold_t", "paired_5x2cv_t",
            "sign_test", "wilcoxon_pratt", "wilcoxon_scipy", "wilcoxon_signed_rank"]

@@ -22,12 +22,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
-from .._lazy import LazyModule
 from ._validation import _iv_choice, _iv_ranks
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["FRIEDMAN_TIES", "FriedmanResult", "friedman", "friedman_statistics",
            "rank_rows", "rank_tie_terms"]

@@ -26,11 +26,9 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy import special
 
-from .._lazy import LazyModule
 from ._fold_tests import _BAND, _combined_f_significant
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["combined_f_significant_all_pairs"]
 

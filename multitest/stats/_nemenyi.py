@@ -30,15 +30,13 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
-from .._lazy import LazyModule
 from ._corrections import adjust_pvalues
 from ._distributions import _studentized_range_isf, _studentized_range_sf
 from ._posthoc import PosthocResult, _readonly, _symmetric
 from ._validation import _iv_choice, _iv_count, _iv_probability, _iv_ranks
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["CONTROL_METHODS", "ControlResult", "control_comparisons", "critical_difference",
            "nemenyi"]

@@ -51,13 +51,11 @@ from __future__ import annotations
 import functools
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
-from .._lazy import LazyModule
 from ._distributions import _get_pvalue, _HalfBinomial
 from ._validation import _iv_choice
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["EXACT_MAX", "ZERO_METHODS", "scipy_signed_rank_test", "signed_rank_test"]
 

@@ -20,11 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy import special
 
 from .._errors import MultitestError
-from .._lazy import LazyModule
-
-special = LazyModule("scipy.special")   # imported on first use
 
 __all__ = ["SkillingsMackResult", "skillings_mack"]
 
