@@ -160,16 +160,6 @@ def test_bundled_list():
             "time_and_space"} <= set(bundled_profiles())
 
 
-def test_an_order_reads_no_yaml_and_imports_no_yaml_parser():
-    # The `rank --order` path: PyYAML (about 30 ms of imports) is loaded only to read a file.
-    from helpers import python_prints
-
-    code = ("import sys, multitest.cli; from multitest import profile_from_order; "
-            "profile_from_order(['a', 'b']); print('yaml' in sys.modules)")
-    assert python_prints(code) == "False"
-    assert load_profile("training_time").source   # and a bundled profile still reads its YAML
-
-
 @pytest.mark.parametrize("text, row, field, key", [
     ("name: x\ncosts: {a: 1, b: 2}\ncosts: {a: 3}\n", 3, "costs", "costs"),
     ("name: x\ncosts:\n  a: 1\n  b: 2\n  a: 3\n", 5, "costs.a", "a")])
