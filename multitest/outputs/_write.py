@@ -7,9 +7,8 @@ never a mix, and ``manifest.json`` says which.  ``result.json``
 above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
 file (:mod:`~multitest.outputs._pairwise_file`) instead of ``pairwise.csv``.
 
-The pairwise file and ``result.json`` are written on threads (their numpy work leaves the
-GIL free) while this thread writes the CSV tables, all into the transaction's staging
-folder.
+The files are written one after the other into the transaction's staging folder, which
+hashes them all at its commit.
 """
 
 from __future__ import annotations
@@ -150,8 +149,8 @@ def _write_result(ranking, path, effects, all_intervals):
 
 def _named(writer):
     """`writer` whose OSError names the file it writes (its second argument) when the
-    system's error names none (a full disk fails a ``write``): files are written at the
-    same time, so the newest file of the folder need not be the one that failed."""
+    system's error names none (a full disk fails a ``write``): the one-line error says
+    which file could not be written."""
     def write(*args, **kwargs):
         try:
             return writer(*args, **kwargs)
