@@ -30,7 +30,7 @@ _CLUSTER_KEYS = ("workers", "scheduler")
 
 
 def _analysis_keys():
-    from .engine._settings import OPTIONS
+    from .engine._options import OPTIONS
 
     return tuple(dict.fromkeys(o.key for o in OPTIONS if o.role != "stability"
                                and o.key not in _CLUSTER_KEYS))
@@ -85,7 +85,7 @@ def _add_option(group, option):
 
 def _add_options(parser, command):
     """The results, every option of `command` in its groups, and --config."""
-    from .engine._settings import options_of
+    from .engine._options import options_of
 
     parser.add_argument("results", help="per-fold results, long-format CSV")
     groups = {}
@@ -202,7 +202,7 @@ def _add_run_parser(sub):
 def _config(path, command):
     """The settings of a --config file, each key an option of `command`, its value checked
     (:func:`multitest.engine._settings.read_settings_file`), and the file's folder."""
-    from .engine._settings import read_settings_file
+    from .engine._options import read_settings_file
 
     return read_settings_file(path, command), os.path.dirname(os.path.abspath(path))
 
@@ -213,7 +213,7 @@ def _settings(args, command):
     The input and output options are checked here; the analysis options by
     :func:`multitest.rank` and ``stability()`` (one check per option).
     """
-    from .engine._settings import options_of
+    from .engine._options import options_of
 
     config, base = _config(args.config, command) if args.config else ({}, None)
     merged = {}
@@ -230,7 +230,7 @@ def _settings(args, command):
 
 
 def _option(command, key):
-    from .engine._settings import options_of
+    from .engine._options import options_of
 
     return next(o for o in options_of(command) if o.key == key)
 
@@ -238,7 +238,7 @@ def _option(command, key):
 def _keywords(merged, command, roles):
     """The given options of `command` with `roles`, as keywords of rank() or stability()
     (of load_results() for the role 'reading')."""
-    from .engine._settings import options_of
+    from .engine._options import options_of
 
     return {o.name: merged[o.key] for o in options_of(command, roles)
             if merged[o.key] is not None}
@@ -437,7 +437,8 @@ def _cmd_rank(args):
 
 def _rank_on_cluster(args, settings):
     """``multitest rank --workers N`` / ``--scheduler ADDRESS`` (:mod:`multitest.run`)."""
-    from .engine._settings import Settings, options_of
+    from .engine._options import options_of
+    from .engine._settings import Settings
     from .run._rank_cluster import rank_on_cluster
 
     if settings["workers"] is not None and settings["scheduler"] is not None:

@@ -10,7 +10,7 @@ import pytest
 
 from multitest import MultitestError
 from multitest.cli import main
-from multitest.engine._settings import FIGURES_FOR_DEFAULT, figure_datasets
+from multitest.engine._options import FIGURES_FOR_DEFAULT, figure_datasets
 
 ORDER = "a0,a1,a2,a3"
 

@@ -49,12 +49,12 @@ from ._second_pass import second_pass_decisions as second_pass_decisions
 from ._second_pass_methods import SECOND_PASS_METHODS as SECOND_PASS_METHODS
 from ._second_pass_methods import SecondPassMethod as SecondPassMethod
 from ._second_pass_methods import get_second_pass_method as get_second_pass_method
-from ._settings import ALTERNATIVES as ALTERNATIVES
-from ._settings import OPTIONS as OPTIONS
+from ._options import ALTERNATIVES as ALTERNATIVES
+from ._options import OPTIONS as OPTIONS
 from ._settings import SCORE_MATRIX_TEST as SCORE_MATRIX_TEST
-from ._settings import Option as Option
+from ._options import Option as Option
 from ._settings import Settings as Settings
-from ._settings import options_of as options_of
+from ._options import options_of as options_of
 from ._stability import DEFAULT_ALPHAS as DEFAULT_ALPHAS
 from ._stability import DEFAULT_BOOTSTRAP as DEFAULT_BOOTSTRAP
 from ._stability import StabilityResult as StabilityResult
@@ -90,6 +90,6 @@ from ._markdown import markdown_summary as markdown_summary
 from ._markdown import markdown_escape as markdown_escape
 from ._summary import summary_text as summary_text
 from ._summary import WHY_POSITIONS as WHY_POSITIONS
-from ._settings import read_settings_file as read_settings_file
-from ._settings import figure_datasets as figure_datasets
-from ._settings import FIGURES_FOR_DEFAULT as FIGURES_FOR_DEFAULT
+from ._options import read_settings_file as read_settings_file
+from ._options import figure_datasets as figure_datasets
+from ._options import FIGURES_FOR_DEFAULT as FIGURES_FOR_DEFAULT

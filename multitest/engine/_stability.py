@@ -43,7 +43,8 @@ from ._ranking import rank, resolve_profile, resolve_results
 from ._cost_ties import CostTolerance
 from ._second_pass import average_cost_prior, final_order, second_pass_decisions
 from ._second_pass_methods import get_second_pass_method
-from ._settings import check_stability_options, options_of
+from ._options import options_of
+from ._settings import check_stability_options
 
 __all__ = ["StabilityResult", "stability", "stability_text", "stability_to_dict",
            "DEFAULT_ALPHAS", "DEFAULT_BOOTSTRAP"]

@@ -28,7 +28,7 @@ import numpy as np
 
 from .._errors import MultitestError
 from .._format import format_rank, p_equals
-from ..engine._settings import FIGURE_CAPTIONS as CAPTIONS
+from ..engine._options import FIGURE_CAPTIONS as CAPTIONS
 from ..stats import critical_difference, nemenyi
 from ._cd import (
     _AXIS_WIDTH, _BAND_COLOR, _BAND_WIDTH, _BAR_COLOR, _BAR_WIDTH, _CAPTION_COLOR,

@@ -34,7 +34,7 @@ def drawn_datasets(ranking, figures_for=None):
     """``[(data set result, stem)]`` of the data sets whose per-data-set figures are drawn
     (``--figures-for``, :func:`~multitest.engine._settings.figure_datasets`), in input
     order."""
-    from ..engine._settings import figure_datasets
+    from ..engine._options import figure_datasets
 
     chosen = figure_datasets([r.name for r in ranking.datasets],
                              [bool(r.tested and r.edges()) for r in ranking.datasets],
