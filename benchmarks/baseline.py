@@ -12,7 +12,7 @@ decision is multitest's: the costlier ``j`` overrides the cheaper ``i`` when
 ``p < alpha`` and ``j`` has the lower mean error.  Degenerate pairs follow the
 documented conventions (identical errors: statistic 0, p = 1; a constant
 non-zero difference: infinite statistic, p = 0), so the decisions can be
-compared one to one with :func:`multitest.engine.run_pairwise_tests`.
+compared one to one with :func:`multitest.engine._stage1.run_pairwise_tests`.
 """
 
 from __future__ import annotations

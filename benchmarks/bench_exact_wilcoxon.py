@@ -31,7 +31,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_second_pass import synthetic_errors  # noqa: E402
 
-from multitest.stats import pairwise_over_datasets   # noqa: E402
+from multitest.stats._over_datasets import pairwise_over_datasets  # noqa: E402
 from multitest.stats._signed_rank import _untied_cdf, signed_rank_test   # noqa: E402
 
 ROWS = {14: 4000, 50: 1000, 100: 300, 300: 20, 1000: 2}

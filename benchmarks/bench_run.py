@@ -97,7 +97,7 @@ def bare_loop(experiment):
 
 def runner(path, out, workers):
     from multitest.run import run_experiment
-    from multitest.run import Store
+    from multitest.run._store import Store
 
     start, cpu = time.perf_counter(), _cpu()
     run_experiment(path, out, workers=workers, show_progress=False)

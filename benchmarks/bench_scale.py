@@ -66,7 +66,8 @@ import numpy as np
 from synthetic import algorithm_names, cost_order, make_errors
 from gram_prototype import prototype_overrides
 from multitest import get_test
-from multitest.engine import prior_positions, run_pairwise_tests
+from multitest.engine._per_dataset import prior_positions
+from multitest.engine._stage1 import run_pairwise_tests
 from multitest.inputs import FoldDesign
 S, L, side = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 errors = make_errors(S, L)

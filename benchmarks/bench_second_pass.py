@@ -122,7 +122,7 @@ _OURS = r"""
 import json, resource, sys, time
 import numpy as np
 from multitest.stats import nemenyi
-from multitest.stats import pairwise_over_datasets
+from multitest.stats._over_datasets import pairwise_over_datasets
 
 data = np.load(sys.argv[1])
 case, runs, out = sys.argv[2], int(sys.argv[3]), sys.argv[4]

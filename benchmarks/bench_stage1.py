@@ -1,7 +1,7 @@
 """Stage 1 (every pairwise test on every data set) against a per-pair SciPy loop.
 
 S = 1000 data sets x L = 100 algorithms x 10 folds (5x2 cv): 4,950,000 tests.
-Ours is :func:`multitest.engine.run_pairwise_tests` on all of them; the
+Ours is :func:`multitest.engine._stage1.run_pairwise_tests` on all of them; the
 baseline is :func:`baseline.stage1_loop`, one SciPy call per pair.  The full
 baseline would take minutes per run, so it runs on the first ``SUBSET`` data
 sets and its time is scaled linearly to S (the pairs of every data set cost
@@ -46,7 +46,7 @@ _SETUP = r"""
 import json, resource, sys, time
 import numpy as np
 from synthetic import algorithm_names, cost_order, make_errors
-from multitest.engine import prior_positions
+from multitest.engine._per_dataset import prior_positions
 S, L, runs, test_name, subset, out = (int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]),
                                       sys.argv[4], int(sys.argv[5]), sys.argv[6])
 errors = make_errors(S, L)
@@ -59,7 +59,7 @@ prior = prior_positions(keys, names)
 _OURS = _SETUP + r"""
 from multitest.inputs import FoldDesign
 from multitest import get_test
-from multitest.engine import run_pairwise_tests
+from multitest.engine._stage1 import run_pairwise_tests
 test = get_test(test_name)
 times = []
 for _ in range(runs):

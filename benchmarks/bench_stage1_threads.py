@@ -1,6 +1,6 @@
 """Stage 1 on one thread and on two: does it use the second core?
 
-:func:`multitest.engine.run_pairwise_tests` (the combined 5x2 cv F test,
+:func:`multitest.engine._stage1.run_pairwise_tests` (the combined 5x2 cv F test,
 decisions only above 8.4 M tests, as ``multitest rank`` runs it) on seeded
 synthetic errors, with the stage-1 threads set to 1 and to 2.  Each size runs
 in a child process of its own; best of ``runs`` wall times, with the CPU time
@@ -28,7 +28,7 @@ import json, sys, time
 import numpy as np
 from synthetic import algorithm_names, cost_order, make_errors
 from multitest.engine import _stage1 as stage1
-from multitest.engine import prior_positions
+from multitest.engine._per_dataset import prior_positions
 from multitest.inputs import FoldDesign
 from multitest import get_test
 S, L, threads, runs = map(int, sys.argv[1:5])

@@ -24,7 +24,7 @@ __all__ = ["write_figures", "write_report"]
 def write_figures(ranking, out_dir, formats=("svg",), **options):
     """Write every figure of ``ranking`` into ``out_dir``, added to the folder's run.
 
-    As :func:`multitest.figures.write_figures` (the same options), through a transaction:
+    As :func:`multitest.figures._write.write_figures` (the same options), through a transaction:
     the figures appear at once, listed in ``out_dir/manifest.json``; a later
     ``multitest rank --out out_dir`` replaces them.
 
@@ -50,7 +50,7 @@ def write_figures(ranking, out_dir, formats=("svg",), **options):
 def write_report(ranking, path, **options):
     """Write the HTML report of ``ranking`` to ``path``, added to its folder's run.
 
-    As :func:`multitest.figures.write_report`, through a transaction of the folder of
+    As :func:`multitest.figures._report.write_report`, through a transaction of the folder of
     ``path``: the report (and its data-set pages) is listed in its ``manifest.json``.
 
     Returns

@@ -414,7 +414,7 @@ def _partitioned(tmp_path, frame, files):
 
 def test_a_folder_of_parquet_files_reads_as_one_table(tmp_path, example_frame, capsys):
     from multitest.cli import main
-    from multitest.inputs import parquet_parts
+    from multitest.inputs._results import parquet_parts
 
     folder = _partitioned(tmp_path, example_frame, 4)
     assert [os.path.relpath(p, folder) for p in parquet_parts(folder)] == [

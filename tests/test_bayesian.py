@@ -18,8 +18,9 @@ from multitest import example_results, get_test, rank
 from multitest._errors import MultitestError
 from multitest.cli import main
 from multitest.inputs import FoldDesign
-from multitest.outputs import to_dict
-from multitest.stats import BayesSettings, correlated_t, fold_correlation
+from multitest.outputs._json import to_dict
+from multitest.stats import BayesSettings, correlated_t
+from multitest.stats._bayesian import fold_correlation
 from multitest.stats._bayesian_signed_rank import (
     _signed_rank_winners,
     bayesian_posthoc,
@@ -290,7 +291,9 @@ def test_probability_figure_draws_what_it_says(tmp_path):
     import re
     import xml.etree.ElementTree as ET
 
-    from multitest.figures import report_html, to_svg, write_figures
+    from multitest.figures._graphviz import to_svg
+    from multitest.figures._write import write_figures
+    from multitest.figures._report import report_html
     from multitest.figures._bayes import bayes_figures
 
     results = example_results()

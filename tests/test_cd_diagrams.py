@@ -17,7 +17,9 @@ from helpers import make_frame
 from test_render import synthetic_ranking
 
 from multitest import rank
-from multitest.figures import cd_diagrams, to_svg, write_figures
+from multitest.figures._graphviz import to_svg
+from multitest.figures._write import write_figures
+from multitest.figures._cd_diagrams import cd_diagrams
 from multitest.figures._cd_diagrams import cd_source
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
@@ -159,7 +161,7 @@ def test_bayesian_pass_draws_no_critical_difference(bundled, tmp_path):
     assert set(cd_diagrams(r)) == {"cd_errors"}
     assert write_figures(r, tmp_path, formats=["svg"], per_dataset=False) is None
     assert not (tmp_path / "cd.svg").exists()
-    from multitest.figures import report_html
+    from multitest.figures._report import report_html
 
     html = report_html(r)
     posthoc = html[html.index('<section id="posthoc">'):html.index('<section id="friedman">')]

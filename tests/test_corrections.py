@@ -9,7 +9,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 
 import multitest.stats._corrections
 from multitest._errors import MultitestError
-from multitest.stats import CORRECTIONS, adjust_all_pairs, adjust_pvalues
+from multitest.stats import adjust_all_pairs, adjust_pvalues
+from multitest.stats._corrections import CORRECTIONS
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

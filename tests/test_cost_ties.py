@@ -152,7 +152,7 @@ def test_two_repeated_runs_of_the_same_experiment_give_the_same_order(tmp_path):
 
 
 def test_the_report_says_tied_not_equal(tmp_path):
-    from multitest.figures import write_report
+    from multitest.figures._report import write_report
 
     noisy = CostProfile(name="fit", costs={"a": 1.00, "b": 1.02, "c": 5.0},
                         noise={"a": 0.05, "b": 0.05, "c": 0.1})
@@ -163,7 +163,7 @@ def test_the_report_says_tied_not_equal(tmp_path):
     assert "Tied costs (within the cost tolerance, see the notes): a = b." in html
     assert "Prior (cheapest first): a = b &lt; c." in html
     assert "Equal costs" not in html
-    from multitest.outputs import summary_text
+    from multitest.outputs._summary import summary_text
 
     assert "prior (average cost) a = b < c;" in summary_text(ranking)
 

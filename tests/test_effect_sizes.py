@@ -24,7 +24,8 @@ import multitest.stats._effect_sizes
 from multitest import example_results, rank
 from multitest._errors import MultitestError
 from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
-from multitest.outputs import to_dict, write_outputs
+from multitest.outputs import write_outputs
+from multitest.outputs._json import to_dict
 from multitest.stats._effect_sizes import _column_intervals, over_datasets, wilcoxon_interval
 from multitest.stats._corrections import agreeing_alpha
 

@@ -18,10 +18,11 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from multitest import example_results, rank
-from multitest.engine import SECOND_PASS_METHODS
+from multitest.engine._second_pass_methods import SECOND_PASS_METHODS
 from multitest.engine._effects import dataset_effects, pairwise_columns, second_pass_columns
 from multitest.inputs import FoldDesign
-from multitest.stats import CORRECTIONS, PAIRWISE_CORRECTIONS, available_tests, get_test
+from multitest.stats import available_tests, get_test
+from multitest.stats._corrections import CORRECTIONS, PAIRWISE_CORRECTIONS
 
 FIXTURES = __import__("pathlib").Path(__file__).parent / "fixtures"
 

@@ -7,14 +7,11 @@ import pytest
 from numpy.testing import assert_array_equal
 
 from multitest import MultitestError, available_tests, get_test, rank
-from multitest.engine import BayesianPairwiseTable, PairwiseTable
+from multitest.engine import PairwiseTable
+from multitest.engine._bayesian_stage1 import BayesianPairwiseTable
 from multitest.inputs import FoldDesign
-from multitest.stats import (
-    POSTERIOR_EVIDENCE,
-    PairwiseTest,
-    bayes_correlated_t,
-    combined_f_significant_all_pairs,
-)
+from multitest.stats import PairwiseTest, combined_f_significant_all_pairs
+from multitest.stats._bayesian import POSTERIOR_EVIDENCE, bayes_correlated_t
 from multitest.stats import _bayesian as bayesian
 from multitest.stats import _fold_tests as fold_tests
 

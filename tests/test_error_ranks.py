@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from multitest import example_results, rank
-from multitest.stats import friedman, rank_rows
+from multitest.stats import friedman
+from multitest.stats._friedman import rank_rows
 
 FIXTURE = os.path.join(os.path.dirname(__file__), "fixtures", "friedman_errors_r.csv")
 

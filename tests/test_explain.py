@@ -10,12 +10,9 @@ from scipy import stats
 
 from multitest import load_profile, profile_from_order, rank
 from multitest._errors import MultitestError
-from multitest.engine import (
-    cost_ordered_sort,
-    order_by_decisions,
-    overrides_from_decisions,
-    transitive_reduction,
-)
+from multitest.engine import cost_ordered_sort, transitive_reduction
+from multitest.engine._second_pass import order_by_decisions
+from multitest.engine._ordering import overrides_from_decisions
 from multitest.engine._explain import (
     cost_unit_sentence,
     explain_order,
@@ -254,7 +251,8 @@ def test_friedman_power_no_effect_and_validation():
 
 
 def test_few_data_sets_warning_in_outputs(example):
-    from multitest.outputs import summary_text, to_dict
+    from multitest.outputs._summary import summary_text
+    from multitest.outputs._json import to_dict
 
     r = rank(example, "training_time", datasets=["optdigits", "iris", "wine", "zoo", "car"])
     doc = to_dict(r)

@@ -16,7 +16,9 @@ from scipy import special, stats
 from multitest import InputError, get_test, load_results, register_test
 from multitest.engine import _per_dataset as per_dataset
 from multitest.engine import _stage1 as stage1
-from multitest.engine import cost_ordered_sort, prior_positions, run_pairwise_tests
+from multitest.engine import cost_ordered_sort
+from multitest.engine._per_dataset import prior_positions
+from multitest.engine._stage1 import run_pairwise_tests
 from multitest.inputs import FoldDesign
 from multitest.inputs import _results as results
 from multitest.stats._distributions import _FisherF, _StudentT

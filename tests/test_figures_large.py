@@ -12,7 +12,8 @@ from helpers import record_dot_runs
 from test_render_layout import long_name_results
 
 from multitest.cli import main
-from multitest.figures import dot_sources, figures
+from multitest.figures._graphviz import dot_sources
+from multitest.figures._write import figures
 
 HAS_DOT = shutil.which("dot") is not None
 
@@ -129,7 +130,7 @@ def test_the_manifest_holds_every_figure_and_page_as_written(tmp_path, monkeypat
 def test_each_page_inlines_its_figures_svg_files(tmp_path, monkeypatch):
     # Each data set's page inlines the text of its figures' SVG files.
     import multitest.figures._graphviz as graphviz
-    from multitest.figures import inline_svg
+    from multitest.figures._graphviz import inline_svg
 
     _large(monkeypatch)
     cache = graphviz.SvgCache()
@@ -151,7 +152,9 @@ def test_a_second_report_draws_no_image_again(tmp_path, monkeypatch):
     # staging folder committed), a report written later in the same process runs no dot.
     import multitest.figures._graphviz as graphviz
     from multitest import load_results, profile_from_order, rank
-    from multitest.figures import inline_svg, write_figures, write_report
+    from multitest.figures._write import write_figures
+    from multitest.figures._report import write_report
+    from multitest.figures._graphviz import inline_svg
 
     _large(monkeypatch)
     monkeypatch.setattr(graphviz, "_SVG_CACHE", graphviz.SvgCache())

@@ -7,7 +7,7 @@ import pytest
 
 from multitest import _files
 from multitest._files import write_atomically
-from multitest.outputs import JOURNAL, recover
+from multitest.outputs._transaction import JOURNAL, recover
 
 
 def _mode(path):

@@ -34,7 +34,9 @@ from multitest._format import (
     restore_cell,
 )
 from multitest.inputs import load_results
-from multitest.outputs import LOCK, hold, neutralize_frame, read_run, write_csv
+from multitest.outputs import read_run
+from multitest.outputs._transaction import LOCK, hold
+from multitest.outputs._csv import neutralize_frame, write_csv
 
 #: Names a spreadsheet would run (OWASP's list of first characters) and terminal attacks.
 FORMULAS = ["=HYPERLINK(\"http://x\")", "+1+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)"]

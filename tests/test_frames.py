@@ -6,7 +6,8 @@ import pytest
 from cli_helpers import run_cli
 
 from multitest import example_path, rank
-from multitest.outputs import summary_text, write_outputs
+from multitest.outputs import write_outputs
+from multitest.outputs._summary import summary_text
 
 
 @pytest.fixture(scope="module")

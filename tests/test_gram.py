@@ -14,10 +14,12 @@ from helpers import differences_on_critical
 
 from multitest import get_test
 from multitest.engine import _stage1 as stage1
-from multitest.engine import prior_positions, run_pairwise_tests
+from multitest.engine._per_dataset import prior_positions
+from multitest.engine._stage1 import run_pairwise_tests
 from multitest.inputs import FoldDesign
 from multitest.stats import _gram as gram
-from multitest.stats import combined_5x2cv_f, combined_f_significant_all_pairs
+from multitest.stats import combined_f_significant_all_pairs
+from multitest.stats._fold_tests import combined_5x2cv_f
 
 
 def _per_pair(x, alpha, lower=None):

@@ -14,7 +14,8 @@ import pytest
 
 from multitest import InputError, load_results
 from multitest.cli import main
-from multitest.inputs import METRIC_DIRECTIONS, metric_direction, metric_errors
+from multitest.inputs import metric_direction
+from multitest.inputs._metrics import METRIC_DIRECTIONS, metric_errors
 
 FIXTURES = Path(__file__).parent / "fixtures"
 ALGORITHMS = ("constantpredictor", "RandomForest", "AutoGluon")

@@ -20,8 +20,9 @@ from test_skillings_mack import METRONOME, TABLE_1
 
 from multitest import InputError, MultitestError, load_results, rank
 from multitest.cli import main
-from multitest.inputs import apply_missing
-from multitest.stats import pairwise_over_datasets, skillings_mack
+from multitest.inputs._missing import apply_missing
+from multitest.stats import skillings_mack
+from multitest.stats._over_datasets import pairwise_over_datasets
 
 FRAMEWORKS = ["constantpredictor", "rf", "autogluon", "flaml", "h2o", "lightautoml", "tpot"]
 ORDER = ",".join(FRAMEWORKS)   # cheapest first
@@ -304,7 +305,7 @@ def test_pair_columns_under_partial_are_the_pairs_of_the_complete_algorithms(ben
     # pair_columns() (which pairs() lists row by row) against the pairwise table of the
     # outputs, built from the run's arrays by other code: under 'partial' each data set
     # lists the pairs of its complete algorithms only, in the table's order.
-    from multitest.outputs import pairwise_frame
+    from multitest.outputs._tables import pairwise_frame
 
     *_, path = bench
     ranking = _rank(path, missing="partial", second_pass="wilcoxon")

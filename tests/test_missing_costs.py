@@ -18,7 +18,8 @@ import pytest
 
 from multitest import InputError, rank
 from multitest.cli import main
-from multitest.inputs import MISSING_COSTS, apply_missing, load_results, missing_costs
+from multitest.inputs import load_results, missing_costs
+from multitest.inputs._missing import MISSING_COSTS, apply_missing
 
 from test_readers import AUTOML
 
@@ -153,7 +154,7 @@ def test_missing_costs_on_a_frame():
                           "fold": [1, 2] * 6,
                           "error": [.1, .2, np.nan, np.nan, .2, .2, .1, .1, .2, .2, .3, .3],
                           "seconds": [1, 1, np.nan, np.nan, 4, 6, 1, 1, 2, 2, 3, 3]})
-    from multitest.inputs import profile_from_column
+    from multitest.inputs._cost_tables import profile_from_column
 
     profile = profile_from_column(frame, "seconds")
     assert np.isnan(profile.per_dataset["d"]["b"])

@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from multitest import MultitestError
-from multitest.engine import cost_ordered_sort, overrides_from_decisions, sort_trace
+from multitest.engine import cost_ordered_sort
+from multitest.engine._ordering import overrides_from_decisions, sort_trace
 
 # docs/method.md section 4, optdigits: prior 5nn < c45 < lnp < mlp < svr < svl < sv2 < mdt and the
 # table "row significantly more accurate than column"; only rows costlier than the column

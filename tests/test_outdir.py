@@ -15,7 +15,8 @@ import pytest
 from helpers import mounted
 
 from multitest._errors import OutputError
-from multitest.outputs import JOURNAL, LOCK, MANIFEST, read_run, recover, transaction
+from multitest.outputs import read_run, transaction
+from multitest.outputs._transaction import JOURNAL, LOCK, MANIFEST, recover
 
 OLD = {"result.json": "old result", "table.csv": "old table", "only_old.dot": "old figure"}
 NEW = {"result.json": "new result", "table.csv": "new table", "only_new.svg": "new figure"}

@@ -11,23 +11,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from multitest import MultitestError, rank
-from multitest.outputs import (
+from multitest.outputs import _csv, _json, read_pairwise, write_outputs
+from multitest.outputs._tables import (
     PAIRWISE_COLUMNS,
-    PAIRWISE_FILE,
-    _csv,
-    _json,
-    neutralize_frame,
     pairwise_frame,
-    read_pairwise,
     stage_table_parts,
     stage_tables,
-    summary_text,
-    to_dict,
-    write_csv,
-    write_csv_parts,
-    write_outputs,
-    write_pairwise_file,
 )
+from multitest.outputs._pairwise_file import PAIRWISE_FILE, write_pairwise_file
+from multitest.outputs._csv import neutralize_frame, write_csv, write_csv_parts
+from multitest.outputs._summary import summary_text
+from multitest.outputs._json import to_dict
 
 
 @pytest.fixture(scope="module")
@@ -467,7 +461,8 @@ def test_stage_tables_written_in_parts_are_the_whole_tables(example, which, tmp_
 def test_data_set_results_read_their_row_of_the_shared_arrays(example):
     # The order, prior order and ranks of each data set against the cost-ordered sort of
     # its overrides (multitest.engine.cost_ordered_sort, the reference implementation).
-    from multitest.engine import DataSetOrders, cost_ordered_sort
+    from multitest.engine import cost_ordered_sort
+    from multitest.engine._per_dataset import DataSetOrders
 
     ranking = rank(example, "training_time")
     for r in ranking.datasets:

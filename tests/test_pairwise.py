@@ -26,14 +26,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 from multitest._errors import MultitestError, UnknownTestError
-from multitest.inputs import FoldDesign, parse_test_train_ratio
-from multitest.stats import (
-    DEFAULT_TEST,
-    PairwiseTest,
-    available_tests,
-    get_test,
-    register_test,
-)
+from multitest.inputs import FoldDesign
+from multitest.inputs._design import parse_test_train_ratio
+from multitest.stats import PairwiseTest, available_tests, get_test, register_test
+from multitest.stats._registry import DEFAULT_TEST
 from multitest.stats import _fold_tests as fold_tests
 from multitest.stats import _registry as registry_module
 from multitest.stats._signed_rank import EXACT_MAX, _untied_cdf

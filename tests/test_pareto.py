@@ -17,7 +17,8 @@ import pytest
 from test_render import synthetic_ranking
 
 from multitest import profile_from_order, rank
-from multitest.figures import pareto_figures, pareto_front, pareto_layout, pareto_source, to_svg
+from multitest.figures._graphviz import to_svg
+from multitest.figures._pareto import pareto_figures, pareto_front, pareto_layout, pareto_source
 
 _SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")

@@ -20,13 +20,9 @@ import multitest.stats._over_datasets
 import multitest.stats._signed_rank
 from multitest._errors import MultitestError
 from multitest.cli import main
-from multitest.stats import (
-    PAIRWISE_CORRECTIONS,
-    PAIRWISE_METHODS,
-    adjust_all_pairs,
-    friedman,
-    pairwise_over_datasets,
-)
+from multitest.stats import adjust_all_pairs, friedman
+from multitest.stats._corrections import PAIRWISE_CORRECTIONS
+from multitest.stats._over_datasets import PAIRWISE_METHODS, pairwise_over_datasets
 from multitest.stats._nemenyi import (
     CONTROL_METHODS,
     control_comparisons,

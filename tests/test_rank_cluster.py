@@ -22,7 +22,7 @@ pytest.importorskip("distributed")
 pytest.importorskip("pyarrow")
 from run_cluster import ENV, TESTS, dask_cluster, end_group  # noqa: E402
 
-from multitest.inputs import load_part, part_names, split_input  # noqa: E402
+from multitest.inputs._split import load_part, part_names, split_input  # noqa: E402
 from multitest.outputs import read_pairwise  # noqa: E402
 
 sys.path.insert(0, str(Path(TESTS).parent / "benchmarks"))

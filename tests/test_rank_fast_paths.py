@@ -7,7 +7,8 @@ from scipy.stats import rankdata
 from multitest.engine._per_dataset import DataSetOrders, _cost_ordered_sorts
 from multitest.engine._stage1 import PairwiseTable, _Stage1
 from multitest.inputs import FoldDesign
-from multitest.stats import get_test, rank_rows, rank_tie_terms
+from multitest.stats import get_test
+from multitest.stats._friedman import rank_rows, rank_tie_terms
 
 
 @pytest.mark.parametrize("dtype", [np.int64, float])

@@ -7,7 +7,7 @@ import pytest
 from helpers import make_frame
 
 from multitest import MultitestError, UnknownTestError, rank
-from multitest.outputs import to_dict
+from multitest.outputs._json import to_dict
 
 # docs/method.md section 4: optdigits, "row significantly more accurate than column".
 OPTDIGITS_TABLE = """

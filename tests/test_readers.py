@@ -14,12 +14,9 @@ import pytest
 
 from multitest import InputError, MultitestError, load_results, rank
 from multitest.cli import main
-from multitest.inputs import (
-    is_automl_file,
-    metric_direction,
-    metric_errors,
-    read_automl,
-)
+from multitest.inputs import metric_direction, read_automl
+from multitest.inputs._automl import is_automl_file
+from multitest.inputs._metrics import metric_errors
 
 FIXTURES = Path(__file__).parent / "fixtures"
 AUTOML = FIXTURES / "automl_small.csv"

@@ -23,7 +23,8 @@ from helpers import make_frame, mounted
 
 from multitest import example_path, load_profile
 from multitest.cli import main
-from multitest.outputs import JOURNAL, MANIFEST, read_run
+from multitest.outputs import read_run
+from multitest.outputs._transaction import JOURNAL, MANIFEST
 
 EXAMPLE = example_path()
 ORDER = ",".join(f"a{j}" for j in range(30))

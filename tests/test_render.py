@@ -14,21 +14,19 @@ from multitest import load_results, profile_from_order, rank
 from multitest._errors import MultitestError
 from multitest._format import format_p
 from multitest.figures import (
-    ROW_EDGE_LIMIT,
-    cd_groups,
-    cd_layout,
-    dataset_stems,
-    figures,
-    ranking_html,
     render_cd_diagram,
     render_final,
     render_override_graph,
     render_second_pass,
     render_significance_matrix,
     render_trace,
-    safe_filename,
-    write_figures,
 )
+from multitest.figures._write import write_figures
+from multitest.figures._dot import ROW_EDGE_LIMIT
+from multitest.figures._cd import cd_groups, cd_layout
+from multitest.figures._datasets import dataset_stems, safe_filename
+from multitest.figures._write import figures
+from multitest.figures._jupyter import ranking_html
 
 HAS_DOT = shutil.which("dot") is not None
 needs_dot = pytest.mark.skipif(not HAS_DOT, reason="Graphviz 'dot' is not installed")
@@ -140,7 +138,7 @@ def test_override_graph_row_draws_the_reduction(ranking):
 
 def test_one_drawing_of_the_override_graphs_per_run(ranking, tmp_path):
     # Some data sets need the matrix: every override graph of the run is one.
-    from multitest.figures import override_drawing
+    from multitest.figures._write import override_drawing
 
     assert override_drawing(ranking) == "matrix"
     graphs = figures(ranking)
@@ -528,7 +526,7 @@ class _Formatter(dict):
 def test_jupyter_views(ranking):
     from types import SimpleNamespace
 
-    from multitest.figures import install_jupyter_views
+    from multitest.figures._jupyter import install_jupyter_views
 
     formatters = {"text/html": _Formatter(), "image/svg+xml": _Formatter()}
     install_jupyter_views(SimpleNamespace(display_formatter=SimpleNamespace(
@@ -564,7 +562,8 @@ def test_score_matrix_input(tmp_path):
 def test_cd_diagram_shows_the_control_band(example):
     # Band of one Bonferroni-Dunn CD either side of the control (Demsar 2006, figure 2).
     from multitest import rank
-    from multitest.figures import cd_layout, render_cd_diagram
+    from multitest.figures import render_cd_diagram
+    from multitest.figures._cd import cd_layout
 
     ranking = rank(example, "training_time", control="5nn")
     c = ranking.control
@@ -634,7 +633,7 @@ def test_the_report_reuses_the_svg_drawn_by_write_figures(ranking, tmp_path, mon
     # write_figures keeps every SVG in the cache; render_svgs then runs no dot at all.
     # A cache bounded below one figure keeps only the newest, and still returns them all.
     import multitest.figures._graphviz as runner
-    from multitest.figures import SvgCache, render_svgs
+    from multitest.figures._graphviz import SvgCache, render_svgs
 
     small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
     sources = {stem: graph.source for stem, graph in figures(small).items()}
@@ -661,7 +660,7 @@ def test_cd_groups_at_a_thousand_algorithms():
 
 @pytest.mark.parametrize("L", [20, 60, 150])
 def test_large_orders_are_tables_in_order(L):
-    from multitest.figures import MATRIX_LIMIT, ROW_LIMIT
+    from multitest.figures._dot import MATRIX_LIMIT, ROW_LIMIT
 
     names = [f"alg{i:03d}" for i in range(L)]
     r = synthetic_ranking(names, np.linspace(0, -0.2, L), n_datasets=6, seed=1)
@@ -725,7 +724,7 @@ def test_pinned_drawing_places_every_element_where_asked():
     # the distances between elements in its SVG are the distances asked for.
     import xml.etree.ElementTree as ET
 
-    from multitest.figures import to_svg
+    from multitest.figures._graphviz import to_svg
     from multitest.figures._pinned import PinnedDrawing
 
     d = PinnedDrawing("demo", 100)

@@ -27,7 +27,8 @@ from helpers import make_frame
 
 from multitest import example_path
 from multitest.cli import main
-from multitest.figures import MATRIX_LIMIT, ROW_EDGE_LIMIT, ROW_LIMIT, dataset_stems
+from multitest.figures._dot import MATRIX_LIMIT, ROW_EDGE_LIMIT, ROW_LIMIT
+from multitest.figures._datasets import dataset_stems
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None,
                                 reason="Graphviz 'dot' is not installed")
@@ -243,7 +244,7 @@ def _prior_orders(out, doc):
 def source_of(path):
     """The DOT source of the figure drawn at ``path``: its own ``.dot`` file, or its graph in
     dataset_figures.dot (many per-data-set tables)."""
-    from multitest.figures import dot_sources
+    from multitest.figures._graphviz import dot_sources
 
     return dot_sources(path.parent)[path.stem]
 

@@ -11,7 +11,10 @@ import numpy as np
 import pytest
 
 from multitest import rank
-from multitest.figures import dataset_stems, figures, report_html, write_report
+from multitest.figures._report import write_report
+from multitest.figures._datasets import dataset_stems
+from multitest.figures._write import figures
+from multitest.figures._report import report_html
 
 HAS_DOT = shutil.which("dot") is not None
 CHROMIUM = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
@@ -420,7 +423,7 @@ def test_report_names_positions_and_error_ranks(ranking, report):
 
 
 def test_inline_svg_comments_and_namespaces_anywhere():
-    from multitest.figures import inline_svg
+    from multitest.figures._graphviz import inline_svg
 
     # dot's own output: prolog, comments, namespaces on the root element
     assert inline_svg('<?xml version="1.0"?>\n<!-- g --><svg width="1" '

@@ -213,7 +213,7 @@ def test_parquet_errors_name_the_row(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from multitest.inputs import load_part, split_input
+    from multitest.inputs._split import load_part, split_input
 
     table = pa.Table.from_pandas(_frame(S=2, L=3), preserve_index=False)
     pq.write_table(table.append_column("error", table["error"]), tmp_path / "d.parquet",

@@ -25,10 +25,8 @@ from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from multitest import load_profile, rank  # noqa: E402
 from multitest.cli import main  # noqa: E402
-from multitest.run import (
-    Store,  # noqa: E402
-    run_experiment,  # noqa: E402
-)
+from multitest.run import run_experiment  # noqa: E402
+from multitest.run._store import Store  # noqa: E402
 
 EXPERIMENT = """\
 datasets:

@@ -14,8 +14,9 @@ pytest.importorskip("distributed")
 from cli_helpers import run_cli  # noqa: E402
 from sklearn.datasets import load_iris  # noqa: E402
 
-from multitest.run import (GUESSED_BATCH, MAX_BATCH, FoldBatches, Store, Task,  # noqa: E402
-                           fold_indices, run_task, run_tasks)
+from multitest.run._batches import GUESSED_BATCH, MAX_BATCH, FoldBatches  # noqa: E402
+from multitest.run._measure import Task, fold_indices, run_task, run_tasks  # noqa: E402
+from multitest.run._store import Store  # noqa: E402
 
 IRIS = load_iris(return_X_y=True)
 

@@ -19,7 +19,8 @@ pytest.importorskip("distributed")
 from cli_helpers import assert_one_line_error, checksums, run_cli, sibling  # noqa: E402
 
 from multitest import InputError  # noqa: E402
-from multitest.run import Store, run_experiment  # noqa: E402
+from multitest.run import run_experiment  # noqa: E402
+from multitest.run._store import Store
 from multitest.run._experiment import import_estimator  # noqa: E402
 
 

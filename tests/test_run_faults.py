@@ -19,10 +19,8 @@ pytest.importorskip("sklearn")
 pytest.importorskip("distributed")
 from run_cluster import ENV, dask_cluster, end_group  # noqa: E402
 
-from multitest.run import (
-    Store,  # noqa: E402
-    run_experiment,  # noqa: E402
-)
+from multitest.run import run_experiment  # noqa: E402
+from multitest.run._store import Store  # noqa: E402
 
 SLOW = """\
 datasets:

@@ -26,7 +26,9 @@ from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from multitest import InputError  # noqa: E402
-from multitest.run import Task, fold_indices, load_dataset, load_experiment, run_task  # noqa: E402  # noqa: E402
+from multitest.run import load_experiment  # noqa: E402
+from multitest.run._measure import Task, fold_indices, run_task
+from multitest.run._experiment import load_dataset
 
 IRIS = load_iris(return_X_y=True)
 TESTS = os.path.dirname(__file__)
@@ -218,7 +220,7 @@ def test_experiment_errors_name_file_row_and_field(tmp_path, text, where):
 
 
 def test_estimator_and_dataset_errors_are_found_before_running(tmp_path):
-    from multitest.run import check_estimators
+    from multitest.run._experiment import check_estimators
 
     path = _write(tmp_path, GOOD.replace("GaussianNB}", "GaussianNB, params: {bogus: 1}}"))
     with pytest.raises(InputError, match=r"row 4, field 'algorithms.nb.params'.*refuses"):
@@ -572,7 +574,7 @@ def _wait_for(condition, seconds=60):
 def test_early_fits_give_the_rows_of_run_task_and_hand_back_the_folds_not_begun(tmp_path):
     # Reference: run_task on the same folds (the worker's path): same loss, score and model
     # size, same key; the folds begun are a prefix of the order, each with its row.
-    from multitest.run import EarlyFits
+    from multitest.run._measure import EarlyFits
 
     tasks = _early_tasks(tmp_path / "go")
     early = EarlyFits.start({"iris": IRIS}, tasks)
@@ -609,7 +611,7 @@ def test_early_fits_inherit_one_thread_per_pool_and_leave_the_drivers_pools_as_t
 
     from threadpoolctl import threadpool_info
 
-    from multitest.run import EarlyFits
+    from multitest.run._measure import EarlyFits
 
     before = threadpool_info()
     task = _task("run_estimators.Threads", {"path": str(tmp_path / "threads.json")})
@@ -624,7 +626,7 @@ def test_early_fits_inherit_one_thread_per_pool_and_leave_the_drivers_pools_as_t
 
 
 def test_early_fits_killed_mid_fold_leave_nothing_running(tmp_path):
-    from multitest.run import EarlyFits
+    from multitest.run._measure import EarlyFits
     from multitest.run import _measure as measure
 
     early = EarlyFits.start({"iris": IRIS}, _early_tasks(tmp_path / "never")[2:3])
@@ -646,7 +648,7 @@ def test_a_process_forked_during_early_fits_holds_none_of_their_descriptors(tmp_
     # A Dask worker forked from the driver while the early fit process lives: holding the
     # request pipe, it would keep that process from seeing its pipe close (a 5 s wait and a
     # kill at the end of every run).  Reference: /proc/self/fd of the forked process.
-    from multitest.run import EarlyFits
+    from multitest.run._measure import EarlyFits
 
     early = EarlyFits.start({"iris": IRIS}, _early_tasks(tmp_path / "go")[2:3])
     try:
@@ -671,7 +673,7 @@ def test_early_fits_share_the_folds_among_their_slots_and_end_a_dead_slot(tmp_pa
     # score and model size.  A fit process killed mid-fold is that fold's error and its
     # slot ends: the other slot fits the rest; once no slot lives the folds left are
     # estimated at infinity (the runner's cue to start its cluster).
-    from multitest.run import EarlyFits
+    from multitest.run._measure import EarlyFits
 
     wine = load_wine(return_X_y=True)
     datasets = {"iris": IRIS, "wine": wine}

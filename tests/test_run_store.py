@@ -21,7 +21,7 @@ pytest.importorskip("distributed")
 from cli_helpers import assert_one_line_error, checksums, run_cli, sibling  # noqa: E402
 from run_cluster import ENV  # noqa: E402
 
-from multitest.run import Store  # noqa: E402
+from multitest.run._store import Store  # noqa: E402
 
 EXPERIMENT = """\
 datasets:

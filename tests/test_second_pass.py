@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 from multitest import MultitestError
-from multitest.engine import order_by_decisions, second_pass
+from multitest.engine import second_pass
+from multitest.engine._second_pass import order_by_decisions
 
 
 def test_method_example_one():

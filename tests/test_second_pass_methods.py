@@ -10,7 +10,8 @@ from numpy.testing import assert_array_equal
 
 from multitest import MultitestError, rank
 from multitest.cli import main
-from multitest.engine import second_pass, second_pass_decisions
+from multitest.engine import second_pass
+from multitest.engine._second_pass import second_pass_decisions
 from multitest.engine._second_pass_methods import (
     SECOND_PASS_METHODS,
     SecondPassMethod,

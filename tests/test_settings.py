@@ -14,7 +14,8 @@ from numpy.testing import assert_allclose
 
 from multitest import MultitestError, example_path, rank
 from multitest.cli import _parser, main
-from multitest.engine import OPTIONS, Settings, options_of
+from multitest.engine import Settings
+from multitest.engine._options import OPTIONS, options_of
 from multitest.engine._stability import RANK_OPTIONS, stability
 from multitest.stats import correlated_t
 
@@ -327,8 +328,9 @@ def test_stability_options_come_from_the_definition(frame):
 ])
 def test_the_summary_report_and_notebook_name_what_decided_each_stage(frame, options, says,
                                                                         never):
-    from multitest.figures import ranking_html, report_html
-    from multitest.outputs import summary_text
+    from multitest.figures._jupyter import ranking_html
+    from multitest.figures._report import report_html
+    from multitest.outputs._summary import summary_text
 
     ranking = rank(frame, ["a0", "a1", "a2"], **options)
     header = summary_text(ranking).splitlines()[0]
@@ -340,7 +342,7 @@ def test_the_summary_report_and_notebook_name_what_decided_each_stage(frame, opt
 
 
 def test_one_data_set_has_no_second_pass_in_the_words():
-    from multitest.outputs import summary_text
+    from multitest.outputs._summary import summary_text
 
     ranking = rank(make_frame(np.random.default_rng(1).uniform(0.1, 0.3, (1, 3, 10))),
                    ["a0", "a1", "a2"], test="bayes-correlated-t")

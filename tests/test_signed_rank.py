@@ -18,7 +18,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from scipy import stats
 
 import multitest.stats._signed_rank as kernel
-from multitest.stats import pairwise_over_datasets
+from multitest.stats._over_datasets import pairwise_over_datasets
 from multitest.stats._fold_tests import (
     sign_test,
     wilcoxon_pratt,

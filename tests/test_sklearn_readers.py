@@ -94,7 +94,8 @@ def test_the_default_test_ranks_a_5x2_search_with_alpaydins_f():
 
 
 def test_a_shufflesplit_ratio_reaches_the_corrected_t_test(tmp_path):
-    from multitest.outputs import read_pairwise, write_pairwise_file
+    from multitest.outputs import read_pairwise
+    from multitest.outputs._pairwise_file import write_pairwise_file
 
     search = _search(ShuffleSplit(4, test_size=0.2, random_state=0))
     ranking = rank(from_cv_results(search, "iris"), "column:fit_time", test="corrected-t")
@@ -290,7 +291,7 @@ def test_a_frame_whose_attrs_and_column_disagree_is_refused():
 
 
 def test_r2_is_at_most_one():
-    from multitest.inputs import metric_errors
+    from multitest.inputs._metrics import metric_errors
 
     errors, notes = metric_errors(np.array([0.75, -0.5]), np.array(["r2", "r2"]))
     np.testing.assert_allclose(errors, [0.25, 1.5])   # 1 - R²: never negative

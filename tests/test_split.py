@@ -1,12 +1,13 @@
 """``multitest.inputs._split``: the parts of an input for ``multitest rank --workers``, read
 in this process.  Reference: :func:`multitest.load_results` of the whole file; the parts'
-results joined in order (:func:`multitest.inputs.join_parts`) must be it, array for array."""
+results joined in order (:func:`multitest.inputs._parts.join_parts`) must be it, array for array."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from multitest import InputError, load_results
-from multitest.inputs import InputPart, join_parts, load_part, part_names, split_input
+from multitest.inputs._split import InputPart, load_part, part_names, split_input
+from multitest.inputs._parts import join_parts
 from multitest.inputs._split import _data_set
 
 pytest.importorskip("pyarrow")

@@ -19,7 +19,7 @@ from multitest._errors import MultitestError
 from multitest.cli import main
 from multitest.engine._stability import _friedman_pvalues
 from multitest.stats import adjust_all_pairs, friedman
-from multitest.stats import rank_tie_terms as _rank_tie_terms
+from multitest.stats._friedman import rank_tie_terms as _rank_tie_terms
 
 
 def run(argv, capsys):

@@ -15,7 +15,9 @@ from cli_helpers import run_cli
 from helpers import make_frame
 
 from multitest import rank
-from multitest.figures import cd_diagrams, cd_tikz, latex_escape
+from multitest.figures._tikz import cd_tikz
+from multitest.figures._cd_diagrams import cd_diagrams
+from multitest.figures._tikz import latex_escape
 
 needs_latex = pytest.mark.skipif(shutil.which("pdflatex") is None
                                  or shutil.which("pdftotext") is None,

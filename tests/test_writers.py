@@ -9,7 +9,8 @@ from cli_helpers import run_cli
 import multitest
 from multitest import example_path, rank
 from multitest import OutputError
-from multitest.outputs import MANIFEST, read_run
+from multitest.outputs import read_run
+from multitest.outputs._transaction import MANIFEST
 
 
 def _files(folder):

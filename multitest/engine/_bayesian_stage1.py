@@ -18,7 +18,7 @@ from ..stats._bayesian import (
 )
 from ._stage1 import PairwiseTable
 
-__all__ = ["BayesianPairwiseTable", "pair_probabilities", "run_bayesian_tests"]
+__all__ = ["pair_probabilities"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,7 +69,7 @@ def run_bayesian_tests(errors, prior, design, bayes, correction="none"):
     ----------
     errors : ndarray, shape (S, L, F)
     prior : ndarray of int, shape (S, L)
-        Cost positions (see :func:`multitest.engine.prior_positions`).
+        Cost positions (see :func:`multitest.engine._per_dataset.prior_positions`).
     design : multitest.stats.FoldDesign
     bayes : BayesSettings or None
         None: the defaults (rope 0, threshold 0.95).

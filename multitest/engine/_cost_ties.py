@@ -37,7 +37,7 @@ import numpy as np
 
 from .._errors import MultitestError
 
-__all__ = ["CostTolerance", "check_cost_tolerance", "COST_TOLERANCE_DEFAULT", "prior_text"]
+__all__ = ["CostTolerance"]
 
 #: The default tolerance: the profile's noise where it has one, else exact.
 COST_TOLERANCE_DEFAULT = "noise"
@@ -68,7 +68,7 @@ def prior_text(prior_order, cost_ties, limit=None):
 
     Examples
     --------
-    >>> from multitest.engine import prior_text
+    >>> from multitest.engine._cost_ties import prior_text
     >>> prior_text(["a", "b", "c", "d"], [("b", "c")])
     'a < b = c < d'
     >>> prior_text(["a", "b", "c", "d"], [("b", "c")], limit=2)

@@ -12,8 +12,7 @@ from ..stats._effect_sizes import over_datasets
 from ..stats._posthoc import _pair_differences
 from ._stage1 import decision_design
 
-__all__ = ["dataset_effects", "decision_level", "pairwise_columns", "second_pass_columns",
-           "second_pass_rows", "INTERVAL_PAIRS_LIMIT", "INVERTED_WALSH_LIMIT"]
+__all__ = ["dataset_effects", "decision_level"]
 
 #: Up to this many pairs of algorithms (L = 25) the second-pass figure
 #: (``effects_second_pass``) is drawn and every pair's Wilcoxon interval over
@@ -178,7 +177,7 @@ def second_pass_columns(ranking, all_pairs=False):
         their number; by default only up to :data:`INTERVAL_PAIRS_LIMIT`
         pairs (those the second-pass figure shows), and for a paired second
         pass within :data:`INVERTED_WALSH_LIMIT`, else NaN.  Both within
-        :data:`~multitest.stats.OVER_DATASETS_LIMIT`.
+        :data:`~multitest.stats._effect_sizes.OVER_DATASETS_LIMIT`.
 
     Returns
     -------

@@ -32,8 +32,7 @@ from .._errors import MultitestError
 from .._format import format_number, ordinal, p_equals
 from ._ordering import cost_ordered_sort
 
-__all__ = ["Comparison", "Explanation", "FriedmanPower", "explain_order", "explain_sort",
-           "friedman_power", "cost_unit_sentence", "ordinal"]
+__all__ = ["Explanation", "explain_order"]
 
 
 @dataclass(frozen=True)
@@ -229,7 +228,7 @@ def explain_sort(order, prior_order, edges, pvalue=None, *, better_words="signif
 
     Examples
     --------
-    >>> from multitest.engine import explain_sort
+    >>> from multitest.engine._explain import explain_sort
     >>> why = explain_sort(["C", "A", "B"], ["A", "B", "C"], [("A", "C"), ("B", "C")])
     >>> print(why[2].sentence)
     B is 3rd: the costlier C is significantly better than B; B is not significantly better \

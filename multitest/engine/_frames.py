@@ -13,10 +13,7 @@ import pandas as pd
 
 from ._effects import pairwise_columns, second_pass_columns
 
-__all__ = ["PAIRWISE_COLUMNS", "FINAL_ORDER_COLUMNS", "POSTHOC_COLUMNS", "POSTHOC_FRAME_COLUMNS",
-           "first_counts", "average_costs",
-           "final_order_columns", "final_frame", "pairwise_frame", "pairwise_effects_frame", "tested_table",
-           "posthoc_columns", "posthoc_frame", "dataset_frame", "short_reason"]
+__all__ = []
 
 #: Columns of :func:`pairwise_frame` (and of ``pairwise.csv``, before the effect sizes).
 PAIRWISE_COLUMNS = ("dataset", "a", "b", "statistic", "pvalue", "pvalue_adjusted",
@@ -31,7 +28,7 @@ POSTHOC_COLUMNS = ("a", "b", "statistic", "pvalue", "significant")
 #: The first columns of :func:`posthoc_frame`; the effect sizes over data sets follow.
 POSTHOC_FRAME_COLUMNS = ("a", "b", "statistic", "pvalue", "pvalue_raw", "significant")
 
-#: The effect columns of :func:`~multitest.engine.second_pass_columns` (without a second pass).
+#: The effect columns of :func:`~multitest.engine._effects.second_pass_columns` (without a second pass).
 _EFFECT_COLUMNS = ("hodges_lehmann", "ci_low", "ci_high", "ci_level", "wins_a", "ties", "wins_b",
                    "superiority_b")
 
@@ -181,11 +178,11 @@ def tested_table(ranking):
 
 def pairwise_effects_frame(ranking, pairs=None, effects=None):
     """:func:`pairwise_frame` with the effect sizes and intervals of each pair
-    (:func:`~multitest.engine.pairwise_columns`): the rows of ``pairwise.csv`` and of
+    (:func:`~multitest.engine._effects.pairwise_columns`): the rows of ``pairwise.csv`` and of
     :meth:`Ranking.pairwise_frame`.
 
     `pairs`, `effects`: the :func:`pairwise_frame` (read back from the pairwise file)
-    and the :func:`~multitest.engine.pairwise_columns` when the caller has them.  Under
+    and the :func:`~multitest.engine._effects.pairwise_columns` when the caller has them.  Under
     ``missing='partial'`` the pairs not tested are left out.
     """
     pairs = pairwise_frame(ranking) if pairs is None else pairs
@@ -218,7 +215,7 @@ def posthoc_frame(ranking):
         ``a`` (the cheaper on average), ``b``, ``statistic``, ``pvalue`` (adjusted by the
         post-hoc correction; Nemenyi's is simultaneous), ``pvalue_raw``,
         ``significant``, then the effect over data sets of
-        :func:`~multitest.engine.second_pass_columns`: ``hodges_lehmann`` (of the
+        :func:`~multitest.engine._effects.second_pass_columns`: ``hodges_lehmann`` (of the
         differences of mean errors ``a - b``), ``ci_low``, ``ci_high``, ``ci_level``,
         ``wins_a``, ``ties``, ``wins_b``, ``superiority_b``.  Pairs in average-cost
         order.  No row when the post-hoc test did not run; empty without a second pass.

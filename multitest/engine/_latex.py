@@ -1,7 +1,7 @@
 """The tables of a :class:`~multitest.engine.Ranking` in LaTeX (``tables.tex``).
 
 Three ``table`` floats with booktabs rules, each with a caption and a label: the final
-order (:func:`~multitest.engine.final_frame`), the order on each data set, and the
+order (:func:`~multitest.engine._frames.final_frame`), the order on each data set, and the
 post-hoc comparisons over data sets as a matrix of adjusted p-values in final order,
 the significant pairs in bold (one data set: its pairwise tests).  The file needs only
 ``\\usepackage{booktabs}``; ``\\input{tables.tex}`` it into the paper.
@@ -15,7 +15,7 @@ import numpy as np
 
 from .._format import format_number, format_p, format_rank, ordinal
 
-__all__ = ["latex_tables", "latex_escape", "latex_number", "LATEX_DATASETS_LIMIT"]
+__all__ = []
 
 #: The table of the per-data-set orders lists at most this many data sets (a page); all
 #: are in ``orders.csv``.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from .._format import format_number, format_rank, p_equals
 from ._explain import cost_unit_sentence
 
-__all__ = ["markdown_summary", "markdown_escape"]
+__all__ = []
 
 #: The characters that could start markup inside a line: emphasis, code, links, HTML,
 #: entities, table cells, strike-through, and the math of GitHub's renderer.

@@ -33,8 +33,7 @@ from ..stats._registry import DEFAULT_TEST, get_test
 from ._cost_ties import COST_TOLERANCE_DEFAULT, check_cost_tolerance
 from ._second_pass_methods import SECOND_PASS_METHODS
 
-__all__ = ["Option", "OPTIONS", "ALTERNATIVES", "options_of", "read_settings_file",
-           "figure_datasets", "FIGURES_FOR_DEFAULT"]
+__all__ = []
 
 #: ``'greater'``: one-sided tests in the direction "the costlier is better".
 ALTERNATIVES = ("two-sided", "greater")

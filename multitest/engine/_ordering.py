@@ -19,8 +19,7 @@ import numpy as np
 
 from .._errors import MultitestError
 
-__all__ = ["SortStep", "cost_ordered_sort", "sort_trace", "named_trace",
-           "overrides_from_decisions"]
+__all__ = ["cost_ordered_sort"]
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ import numpy as np
 from ._per_dataset import (DataSetOrders, DataSetResult, cost_ties, multitest_per_dataset,
                            order_array, prior_positions)
 
-__all__ = ["multitest_per_dataset_partial"]
+__all__ = []
 
 
 def multitest_per_dataset_partial(results, keys, absent, test, **options):

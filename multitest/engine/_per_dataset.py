@@ -16,8 +16,7 @@ from ._bayesian_stage1 import run_bayesian_tests
 from ._ordering import named_trace
 from ._stage1 import PairwiseTable, _threads, decision_design, run_pairwise_tests
 
-__all__ = ["DataSetResult", "DataSetOrders", "order_array", "prior_positions", "cost_ties",
-           "multitest_per_dataset"]
+__all__ = ["DataSetResult", "multitest_per_dataset"]
 
 
 def prior_positions(keys, names, groups=None):
@@ -245,7 +244,7 @@ class DataSetResult:
 
         Columns ``position``, ``algorithm``, ``prior_position``, ``cost``,
         ``mean_error``, ``overrides``, ``overridden_by``; see
-        :func:`multitest.engine.dataset_frame`.
+        :func:`multitest.engine._frames.dataset_frame`.
 
         Examples
         --------

@@ -27,7 +27,7 @@ from ._per_dataset import decision_design, multitest_per_dataset
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
-__all__ = ["rank", "Ranking", "positions_only_sentence", "per_dataset_stage", "rank_datasets"]
+__all__ = ["rank", "Ranking"]
 
 #: Mean errors of one data set closer than this (relative) are tied in the error ranks:
 #: the means of equal accuracies, computed in another order, differ in their last bits.
@@ -59,7 +59,7 @@ class Ranking:
         mean-error matrix); None with a single data set.
     second_pass : multitest.engine.SecondPassResult or None
         None with a single data set.
-    control : multitest.stats.ControlResult or None
+    control : multitest.stats._nemenyi.ControlResult or None
         Comparisons against ``settings.control``, when asked for.
     settings : Settings
     profile : multitest.inputs.CostProfile
@@ -67,7 +67,7 @@ class Ranking:
     notes : tuple of str
         Everything a reader must know: the gate decision, cost ties, input
         without folds, a single data set, the missing results...
-    missing : multitest.inputs.MissingReport or None
+    missing : multitest.inputs._missing.MissingReport or None
         What the ``missing`` policy did (None under the default ``'error'``).
         Under ``'partial'`` :attr:`friedman` is None: the gate is the
         Skillings--Mack test (``second_pass.gate_test``).
@@ -146,7 +146,7 @@ class Ranking:
         Columns ``position``, ``algorithm``, ``average_position``,
         ``average_error_rank`` (those of ``final_order.csv``), ``average_cost``,
         ``cost_unit``, ``first_on`` (data sets where first) and ``reason`` (a phrase);
-        see :func:`multitest.engine.final_frame`.
+        see :func:`multitest.engine._frames.final_frame`.
 
         Examples
         --------
@@ -166,7 +166,7 @@ class Ranking:
         ``pvalue_adjusted`` (the correction within the data set), the mean errors,
         ``override``, then the effect and the test's interval (``mean_difference``,
         ``estimate``, ``ci_low``, ``ci_high``, ``ci_level``); see
-        :func:`multitest.engine.pairwise_effects_frame`.
+        :func:`multitest.engine._frames.pairwise_effects_frame`.
         """
         from ._frames import pairwise_effects_frame
 
@@ -177,7 +177,7 @@ class Ranking:
 
         One row per pair, ``a`` the cheaper on average: ``statistic``, ``pvalue``
         (adjusted), ``pvalue_raw``, ``significant``, the Hodges--Lehmann effect and its
-        interval; see :func:`multitest.engine.posthoc_frame`.
+        interval; see :func:`multitest.engine._frames.posthoc_frame`.
         """
         from ._frames import posthoc_frame
 
@@ -189,7 +189,7 @@ class Ranking:
 
         booktabs rules, names escaped, a caption and a label (``tab:multitest-final``,
         ``tab:multitest-datasets``, ``tab:multitest-posthoc``) each; see
-        :func:`multitest.engine.latex_tables`.
+        :func:`multitest.engine._latex.latex_tables`.
 
         Parameters
         ----------
@@ -207,7 +207,7 @@ class Ranking:
     def to_markdown(self, path=None):
         """The summary in Markdown (``summary.md``, CommonMark with tables): the order as
         a table, why each position, the Friedman decisions, the settings, the missing
-        results and the notes; see :func:`multitest.engine.markdown_summary`.
+        results and the notes; see :func:`multitest.engine._markdown.markdown_summary`.
 
         Parameters
         ----------
@@ -310,7 +310,7 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
 'bayesian'}, default 'nemenyi'
         Post-hoc test over data sets (the Wilcoxon tests: exact conditional
         with zeros dropped, with Pratt's zeros, or scipy's conventions;
-        ``'bayesian'``: the Bayesian signed-rank test, see :func:`multitest.stats.signed_rank`).
+        ``'bayesian'``: the Bayesian signed-rank test, see :func:`multitest.stats._bayesian_signed_rank.signed_rank`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
 'bergmann-hommel', 'none'}, default 'holm'
         Family-wise correction of the Wilcoxon and sign second passes only
@@ -347,7 +347,7 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
         :class:`multitest.engine.CostTolerance`).  The ties are named in the notes.
     missing : {'error', 'drop', 'worst', 'baseline:NAME', 'partial'}, default 'error'
         What a missing result (a failed fold) means; see
-        :func:`multitest.inputs.apply_missing` and docs/how-to/missing-results.md.
+        :func:`multitest.inputs._missing.apply_missing` and docs/how-to/missing-results.md.
         ``'partial'`` needs a second pass over the data sets where both
         algorithms ran (``'wilcoxon'``, ``'sign'``...), not Nemenyi.
     settings : Settings, optional

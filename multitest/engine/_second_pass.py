@@ -22,8 +22,7 @@ from ._ordering import cost_ordered_sort, named_trace, overrides_from_decisions
 from ._per_dataset import cost_ties, prior_positions
 from ._second_pass_methods import check_handles_missing, get_second_pass_method
 
-__all__ = ["SecondPassResult", "second_pass", "second_pass_decisions", "order_by_decisions",
-           "average_cost_prior", "final_order"]
+__all__ = ["SecondPassResult", "second_pass"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -33,7 +32,7 @@ class SecondPassResult:
     Attributes
     ----------
     method : str
-        One of :data:`~multitest.engine.SECOND_PASS_METHODS`;
+        One of :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`;
         :attr:`method_entry` is its entry.
     correction : str
         Family-wise correction of the post-hoc p-values (``'none'`` for a
@@ -59,7 +58,7 @@ class SecondPassResult:
         ``better[a, b]``: ``a`` is better than ``b`` by the method's criterion.
     order : tuple of str
         The final order, best first.
-    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
+    gate_test : multitest.stats.FriedmanResult or multitest.stats._skillings_mack.SkillingsMackResult
         The test of the gate (Skillings--Mack under ``missing='partial'``).
     incomplete : bool
         ``missing='partial'``: algorithms are absent from some data sets; the
@@ -160,7 +159,7 @@ def order_by_decisions(prior_order, significant_pairs, average_positions):
 
     Examples
     --------
-    >>> from multitest.engine import order_by_decisions
+    >>> from multitest.engine._second_pass import order_by_decisions
     >>> order_by_decisions("ABC", [("A", "C"), ("B", "C")], {"A": 2, "B": 3, "C": 1})
     (('C', 'A', 'B'), [('A', 'C'), ('B', 'C')])
     """
@@ -195,7 +194,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
         Cost sort keys; their averages over data sets give the prior.
     algorithms : sequence of str
     method : str
-        One of :data:`~multitest.engine.SECOND_PASS_METHODS`.
+        One of :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`.
     alpha : float
     correction : str
         Family-wise correction, for the methods that take one (Wilcoxon, sign).
@@ -217,7 +216,7 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
 
     Returns
     -------
-    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
+    gate_test : multitest.stats.FriedmanResult or multitest.stats._skillings_mack.SkillingsMackResult
     result : SecondPassResult
     """
     entry = get_second_pass_method(method)

@@ -23,8 +23,7 @@ from ..stats._bayesian_signed_rank import bayesian_posthoc
 from ..stats._nemenyi import critical_difference, nemenyi
 from ..stats._over_datasets import paired_intervals, pairwise_over_datasets
 
-__all__ = ["SECOND_PASS_METHODS", "SecondPassMethod", "get_second_pass_method",
-           "check_handles_missing"]
+__all__ = ["SecondPassMethod", "get_second_pass_method"]
 
 
 @dataclass(frozen=True)

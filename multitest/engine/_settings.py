@@ -1,6 +1,6 @@
 """The settings of an analysis: every option checked, and the rules between them, once.
 
-:meth:`Settings.from_options` checks every value (by its :class:`~multitest.engine.Option`)
+:meth:`Settings.from_options` checks every value (by its :class:`~multitest.engine._options.Option`)
 and every rule saying which option applies to which test or second pass, once (in the
 spirit of scipy's ``_iv_`` functions).  An option that does not apply to the chosen test or
 second pass is refused with a one-line error naming it; the Bayesian correlated t-test
@@ -19,7 +19,7 @@ from ._options import _SETTING, options_of
 from ._second_pass_methods import (SECOND_PASS_METHODS, check_handles_missing,
                                    get_second_pass_method)
 
-__all__ = ["Settings", "SCORE_MATRIX_TEST"]
+__all__ = ["Settings"]
 
 #: What :attr:`Settings.test` records when the results are a score matrix (no folds).
 SCORE_MATRIX_TEST = "none (score matrix)"
@@ -58,7 +58,7 @@ class Settings:
     cost_tolerance : str
         Costs closer than this are ties (:class:`~multitest.engine.CostTolerance`).
     missing : str
-        The missing-result policy (:data:`multitest.inputs.MISSING_POLICIES`);
+        The missing-result policy (:data:`multitest.inputs._missing.MISSING_POLICIES`);
         recorded by the ranking's :attr:`~multitest.engine.Ranking.missing`
         report, not by :meth:`to_dict`.
     pairwise_test : multitest.stats.PairwiseTest

@@ -19,7 +19,7 @@ indexes rows of the ``(S, L)`` rank and mean-error matrices and of the
 ranks and the critical difference, which depends on ``L``, ``S`` and α alone,
 so no quantile is computed inside the loop; every resample goes through the
 decisions of :func:`multitest.engine.second_pass` (the method's
-entry in :data:`~multitest.engine.SECOND_PASS_METHODS`),
+entry in :data:`~multitest.engine._second_pass_methods.SECOND_PASS_METHODS`),
 so the result is the same as the second pass on the resampled rows.
 
 Computation only: the text table is here, the heat map and the HTML page are
@@ -46,8 +46,7 @@ from ._second_pass_methods import get_second_pass_method
 from ._options import options_of
 from ._settings import check_stability_options
 
-__all__ = ["StabilityResult", "stability", "stability_text", "stability_to_dict",
-           "DEFAULT_ALPHAS", "DEFAULT_BOOTSTRAP"]
+__all__ = ["StabilityResult", "stability"]
 
 #: Options of :func:`multitest.rank` that :func:`stability` passes on.
 RANK_OPTIONS = tuple(o.name for o in options_of("stability", ("setting", "selection")))

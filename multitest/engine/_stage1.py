@@ -17,7 +17,7 @@ from .._cpus import usable_cpus
 from .._progress import progress
 from ..stats._corrections import adjust_pvalues
 
-__all__ = ["PairwiseTable", "LazyRows", "RowArray", "run_pairwise_tests", "decision_design"]
+__all__ = ["PairwiseTable", "decision_design"]
 
 # Elements (pairs x folds) tested at once per thread; bounds the memory of
 # stage 1; 4 MB per array: in cache, and long enough array operations for two

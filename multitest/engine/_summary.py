@@ -8,7 +8,7 @@ from ..inputs._results import WARNING_PREFIX
 from ._cost_ties import prior_text
 from ._frames import first_counts
 
-__all__ = ["summary_text", "WHY_POSITIONS"]
+__all__ = []
 
 #: The summary explains this many top positions (all are in result.json, the report and
 #: ``multitest explain OUT``).

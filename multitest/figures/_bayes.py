@@ -30,7 +30,7 @@ from ..engine._effects import INTERVAL_PAIRS_LIMIT
 from ._datasets import dataset_stems, drawn_datasets
 from ._pinned import PinnedDrawing, text_width
 
-__all__ = ["pairs_figure_source", "bayes_figures", "bayes_section_html", "caption_html"]
+__all__ = []
 
 _ROW = 26
 _TOP = 58
@@ -466,7 +466,7 @@ def bayes_figures(ranking, captions="inside", per_dataset=True, figures_for=None
 def bayes_section_html(ranking, figure_html):
     """The report section "Effect sizes" (HTML), "and Bayesian probabilities" with a
     Bayesian test or second pass; ``figure_html(stem, caption)``: a figure of
-    :func:`~multitest.figures.figures` as HTML (the empty string for one not drawn)."""
+    :func:`~multitest.figures._write.figures` as HTML (the empty string for one not drawn)."""
 
     s = ranking.settings
     text = []

@@ -23,8 +23,7 @@ from .._errors import MultitestError
 from .._format import format_rank
 from ._pinned import text_width as _text_width
 
-__all__ = ["cd_layout", "CDLayout", "cd_groups", "power_warning",
-           "POWER_WARNING_SHARE"]
+__all__ = []
 
 # -- geometry of the layout (points unless said otherwise) ------------------------------
 

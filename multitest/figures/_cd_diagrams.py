@@ -13,7 +13,7 @@ Each diagram draws the quantity its test tested (:func:`cd_diagrams`):
   the Nemenyi test on them (gated by the Friedman test on error ranks), the
   cost-free picture beside the cost-aware one.
 
-A :class:`CDDiagram` is one layout (:func:`~multitest.figures.cd_layout`), its
+A :class:`CDDiagram` is one layout (:func:`~multitest.figures._cd.cd_layout`), its
 title and its caption lines, computed once; :func:`cd_source` draws it as DOT
 with every node pinned (``dot`` renders the SVG, PNG and PDF) and
 :func:`~multitest.figures._tikz.cd_tikz` as a TikZ picture.
@@ -29,7 +29,7 @@ import numpy as np
 from .._errors import MultitestError
 from .._format import format_rank, p_equals
 from ..engine._options import FIGURE_CAPTIONS as CAPTIONS
-from ..stats import critical_difference, nemenyi
+from ..stats._nemenyi import critical_difference, nemenyi
 from ._cd import (
     _AXIS_WIDTH, _BAND_COLOR, _BAND_WIDTH, _BAR_COLOR, _BAR_WIDTH, _CAPTION_COLOR,
     _CAPTION_EXTRA, _CAPTION_FIRST, _CAPTION_PITCH, _CD_END, _CD_LABEL_FONT, _CD_LABEL_RISE,
@@ -39,8 +39,7 @@ from ._cd import (
 from ._dot import _require_second_pass
 from ._pinned import PinnedDrawing
 
-__all__ = ["CAPTIONS", "CDDiagram", "cd_diagrams", "cd_source", "render_cd_diagram",
-           "render_cd_errors", "check_captions"]
+__all__ = ["render_cd_diagram", "render_cd_errors"]
 
 #: Room for the title above the diagram, in font sizes.
 _TITLE_ROOM = 1.8
@@ -60,7 +59,7 @@ class CDDiagram:
     quantity : str
         What the axis holds (``'average MultiTest position'`` or
         ``'average error rank'``).
-    layout : multitest.figures.CDLayout
+    layout : multitest.figures._cd.CDLayout
     caption : tuple of str
         Plain-text lines.
     captions : {'inside', 'none'}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["safe_filename", "dataset_stems", "drawn_datasets", "figures_note"]
+__all__ = []
 
 
 def safe_filename(name):

@@ -24,9 +24,7 @@ from .._errors import MultitestError
 from .._format import format_p, p_equals
 from ..engine._reduction import transitive_reduction
 
-__all__ = ["ROW_LIMIT", "ROW_EDGE_LIMIT", "MATRIX_LIMIT", "MATRIX_P_LIMIT", "WRAP",
-           "choose_drawing", "error_unit", "second_pass_number",
-           "mean_errors_over_datasets"]
+__all__ = []
 
 #: Up to this many algorithms an order can be drawn as a graph of boxes in one row
 #: (override graphs, second pass, sort traces); above it as a matrix or table,

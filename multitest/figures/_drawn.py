@@ -15,7 +15,7 @@ from ._cd_diagrams import check_captions
 from ._tikz import write_cd_tikz
 from ._write import figures, graph_captions
 
-__all__ = ["write_beside_figures", "captions_markdown", "CAPTIONS_FILE"]
+__all__ = []
 
 
 def write_beside_figures(ranking, directory, *, graphs=None, captions="inside", latex=False,

@@ -6,7 +6,7 @@ graph to the next in one process: the ``layout=neato`` of the CD diagram would
 stay for the graphs after it), several processes at once.
 :func:`render_svgs` returns the SVG text of DOT sources.  Both keep the SVG
 they make in an :class:`SvgCache`, so that the report reuses the images that
-:func:`~multitest.figures.write_figures` drew in the same process.
+:func:`~multitest.figures._write.write_figures` drew in the same process.
 """
 
 from __future__ import annotations
@@ -24,8 +24,7 @@ from .._errors import MultitestError
 from .._progress import progress
 from .._cpus import usable_cpus
 
-__all__ = ["FORMATS", "SvgCache", "dot_available", "render_svgs", "to_svg", "inline_svg",
-           "dot_sources"]
+__all__ = []
 
 #: Image formats :func:`draw_sources` accepts (those of a standard Graphviz build).
 FORMATS = ("svg", "png", "pdf")

@@ -15,7 +15,7 @@ from ..engine._second_pass import SecondPassResult
 from ._graphviz import inline_svg, to_svg
 from ._stage_graphs import render_final, render_override_graph, render_second_pass_result
 
-__all__ = ["install_jupyter_views", "ranking_html"]
+__all__ = []
 
 
 def install_jupyter_views(shell):

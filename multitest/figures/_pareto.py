@@ -24,8 +24,7 @@ from ._datasets import drawn_datasets
 from ._pinned import PinnedDrawing
 from ._pinned import text_width as _text_width
 
-__all__ = ["ParetoLayout", "pareto_layout", "pareto_source", "pareto_front", "pareto_figures",
-           "pareto_caption"]
+__all__ = []
 
 _FONT = 11.0
 _TITLE_FONT = 13.0

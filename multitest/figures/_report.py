@@ -43,8 +43,7 @@ from ._graphviz import (
 from ._datasets import dataset_stems, figures_note
 from ._write import figures, graph_captions
 
-__all__ = ["write_report", "report_html", "PAIRWISE_ROWS_LIMIT", "INLINE_DATASETS_LIMIT",
-           "DATASET_PAGES"]
+__all__ = []
 
 #: A data set's pairwise table lists at most this many pairs (all are in pairwise.csv).
 PAIRWISE_ROWS_LIMIT = 1000
@@ -164,7 +163,7 @@ def _pairs_html(rows, header, joiner, where):
 class _Figures:
     """SVG (or DOT, without Graphviz) of every figure, keyed by file stem.
 
-    The figures not drawn yet (by :func:`~multitest.figures.write_figures`) are drawn at
+    The figures not drawn yet (by :func:`~multitest.figures._write.write_figures`) are drawn at
     once here; each is taken from the cache where it is inlined (a data set's read from
     its file when its page is written).
     """

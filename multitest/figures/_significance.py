@@ -2,7 +2,7 @@
 
 :func:`render_significance_matrix` draws the decisions of the second pass's post-hoc
 test as a triangle in the final order, each pair once, coloured by the better
-algorithm; above :data:`~multitest.figures.MATRIX_LIMIT` algorithms, as one row per
+algorithm; above :data:`~multitest.figures._dot.MATRIX_LIMIT` algorithms, as one row per
 algorithm.
 """
 

@@ -11,8 +11,7 @@ from .._files import write_atomically
 from .._format import escape_html, format_rank, format_share
 from ..engine._stability import orders_columns, summary_lines
 
-__all__ = ["stability_heatmap_svg", "orders_table_html", "stability_html_fragment",
-           "write_stability_report"]
+__all__ = []
 
 # Names longer than this are shortened on the heat map (the full name is in a tooltip).
 _MAX_LABEL = 40

@@ -84,7 +84,7 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
         Cost profile name for the legend.
     drawing : {'row', 'matrix', 'table'}, optional
         The drawing of every override graph of the run
-        (:func:`~multitest.figures.choose_drawing`); default: chosen for this
+        (:func:`~multitest.figures._dot.choose_drawing`); default: chosen for this
         data set alone.
     test : multitest.stats.PairwiseTest, optional
         The test of the run: what the number on an override is (a p-value, or a

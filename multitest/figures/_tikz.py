@@ -20,7 +20,7 @@ from ._cd import (
 )
 from ._cd_diagrams import _TITLE_DROP, _TITLE_FONT, cd_diagrams
 
-__all__ = ["cd_tikz", "latex_escape", "write_cd_tikz"]
+__all__ = []
 
 _SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&",
             "#": r"\#", "%": r"\%", "_": r"\_", "~": r"\textasciitilde{}",

@@ -30,8 +30,7 @@ from ._stage_graphs import (
     render_trace,
 )
 
-__all__ = ["figures", "write_figures", "override_drawing", "FIGURE_PAIRS_LIMIT",
-           "graph_captions"]
+__all__ = []
 
 #: Without an image format the CLI writes the per-data-set DOT sources only up
 #: to this many pairwise results (S x L(L-1)/2); the overall figures always.
@@ -50,7 +49,7 @@ def figures(ranking, per_dataset=True, captions="inside", figures_for=None):
     a layout are DOT for ``dot``; the pictures placed by hand (CD diagrams,
     error–cost pictures, effect sizes) pinned DOT (:mod:`multitest.figures._pinned`).
     Every override graph of the run is drawn alike
-    (:func:`~multitest.figures.choose_drawing` on the data set with the most edges
+    (:func:`~multitest.figures._dot.choose_drawing` on the data set with the most edges
     in its transitive reduction).  ``captions='none'``: the figures without their
     title and caption (:func:`graph_captions` reads them).  ``figures_for``: the
     data sets whose figures are drawn (:func:`drawn_datasets`; default every one up
@@ -153,7 +152,7 @@ def graph_captions(graphs):
 def override_drawing(ranking):
     """The one drawing of the override graphs of a run (``'row'``, ``'matrix'`` or
     ``'table'``): rows only while no data set has more than
-    :data:`~multitest.figures.ROW_EDGE_LIMIT` edges in its transitive reduction."""
+    :data:`~multitest.figures._dot.ROW_EDGE_LIMIT` edges in its transitive reduction."""
     L = len(ranking.algorithms)
     most = 0
     if L <= ROW_LIMIT:
@@ -180,7 +179,7 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
         Parallel ``dot`` processes; default: the number of CPUs.
     per_dataset : bool
         Also the figures of each data set.
-    cache : multitest.figures.SvgCache, optional
+    cache : multitest.figures._graphviz.SvgCache, optional
         Where the SVG images are kept for the report; default: the cache of
         this process.
     dpi : int, optional

@@ -39,8 +39,7 @@ from .._errors import InputError, abbreviate
 from ._metrics import NEGATED_PREFIX, metric_direction, metric_key
 from ._rows import _raise_ragged
 
-__all__ = ["AUTOML_COLUMNS", "automl_columns", "is_automl_file", "read_automl",
-           "layout_algorithm"]
+__all__ = ["read_automl"]
 
 #: Role of :func:`multitest.load_results` -> column of the AutoML benchmark layout.
 AUTOML_COLUMNS = {"dataset": "task", "algorithm": "framework", "fold": "fold",

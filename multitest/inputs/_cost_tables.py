@@ -39,9 +39,7 @@ from ._costs import (MAX_COST, CostProfile, _number, _show, load_profile, profil
                      too_large)
 from ._encoding import not_utf8
 
-__all__ = ["as_profile", "is_cost_table", "profile_from_mapping", "profile_from_frame",
-           "load_cost_table", "profile_from_column", "experiment_folder", "experiment_costs",
-           "COLUMN_PREFIX"]
+__all__ = ["as_profile", "load_cost_table"]
 
 #: ``--costs column:NAME`` takes the costs from column NAME of the results.
 COLUMN_PREFIX = "column:"
@@ -111,7 +109,7 @@ def profile_from_mapping(mapping, name="costs"):
 
     Examples
     --------
-    >>> from multitest.inputs import profile_from_mapping
+    >>> from multitest.inputs._cost_tables import profile_from_mapping
     >>> p = profile_from_mapping({"d1": {"a": 2, "b": 1}, "d2": {"a": 1, "b": 5}})
     >>> p.cost_matrix(["d2", "d1"], ["a", "b"])
     array([[1., 5.],
@@ -209,7 +207,7 @@ def profile_from_column(results, column, name=None, *, dataset="dataset",
     dataset, algorithm : str
         The key columns, as :func:`multitest.load_results` takes them (without
         a column ``algorithm``, the column
-        :func:`multitest.inputs.layout_algorithm` finds).
+        :func:`multitest.inputs._automl.layout_algorithm` finds).
 
     Notes
     -----
@@ -227,7 +225,7 @@ def profile_from_column(results, column, name=None, *, dataset="dataset",
     Examples
     --------
     >>> import pandas as pd
-    >>> from multitest.inputs import profile_from_column
+    >>> from multitest.inputs._cost_tables import profile_from_column
     >>> frame = pd.DataFrame({"dataset": "d", "algorithm": ["a", "a", "b", "b"],
     ...                       "fold": [1, 2, 1, 2], "fit_time": [1.0, 3.0, 5.0, 5.0]})
     >>> profile = profile_from_column(frame, "fit_time")

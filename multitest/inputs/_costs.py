@@ -21,8 +21,7 @@ import yaml
 
 from .._errors import InputError, MultitestError, abbreviate
 
-__all__ = ["CostProfile", "load_profile", "profile_from_order", "bundled_profiles",
-           "NORMALIZATIONS"]
+__all__ = ["CostProfile", "load_profile", "profile_from_order", "bundled_profiles"]
 
 #: Per-data-set normalizations of a profile's costs.
 NORMALIZATIONS = ("none", "max", "sum", "rank")

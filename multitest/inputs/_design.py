@@ -9,7 +9,7 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError
 
-__all__ = ["FoldDesign", "parse_test_train_ratio"]
+__all__ = ["FoldDesign"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def parse_test_train_ratio(value):
 
     Examples
     --------
-    >>> from multitest.inputs import parse_test_train_ratio
+    >>> from multitest.inputs._design import parse_test_train_ratio
     >>> parse_test_train_ratio("1/9") == parse_test_train_ratio((100, 900)) == 1 / 9
     True
     """

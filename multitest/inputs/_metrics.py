@@ -15,7 +15,7 @@ refused.
 Examples
 --------
 >>> import numpy as np
->>> from multitest.inputs import metric_errors
+>>> from multitest.inputs._metrics import metric_errors
 >>> errors, notes = metric_errors(np.array([0.9, 0.3]), np.array(["auc", "logloss"]))
 >>> errors.round(2).tolist()
 [0.1, 0.3]
@@ -36,7 +36,7 @@ import pandas as pd
 from .._errors import InputError, MultitestError, abbreviate
 from ._scales import bounds_text, checked_scale
 
-__all__ = ["MetricDirection", "METRIC_DIRECTIONS", "metric_direction", "metric_errors"]
+__all__ = ["metric_direction"]
 
 
 @dataclass(frozen=True)
@@ -275,7 +275,7 @@ def metric_scales(values, metrics, *, higher_is_better=(), lower_is_better=(), d
             raise InputError(f"metric '{abbreviate(name)}' has no known direction: say "
                              f"--higher-is-better {abbreviate(name)} (or --lower-is-better); "
                              "known: auc, accuracy, f1, r2, logloss, rmse, mae, error, neg_* "
-                             "and the others of multitest.inputs.METRIC_DIRECTIONS",
+                             "and the others of multitest.inputs._metrics.METRIC_DIRECTIONS",
                              source=source, row=int(rows[0]) + row_offset, field=field)
         scale = checked_scale(errors[rows], direction, name, part, rows, **where)
         errors[rows] = direction.to_error(errors[rows], scale)

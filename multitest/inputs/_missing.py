@@ -43,8 +43,7 @@ import numpy as np
 
 from .._errors import InputError, MultitestError, abbreviate
 
-__all__ = ["MISSING_POLICIES", "MISSING_COSTS", "MissingReport", "apply_missing",
-           "check_missing_policy", "missing_costs"]
+__all__ = ["missing_costs"]
 
 #: The values of ``missing``; ``baseline:NAME`` names the algorithm.
 MISSING_POLICIES = ("error", "drop", "worst", "baseline:NAME", "partial")
@@ -174,7 +173,7 @@ def check_missing_policy(value, label="`missing`"):
 
     Examples
     --------
-    >>> from multitest.inputs import check_missing_policy
+    >>> from multitest.inputs._missing import check_missing_policy
     >>> check_missing_policy("baseline: constantpredictor")
     'baseline:constantpredictor'
     """
@@ -214,7 +213,8 @@ def apply_missing(results, policy):
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from multitest.inputs import load_results, apply_missing
+    >>> from multitest.inputs import load_results
+    >>> from multitest.inputs._missing import apply_missing
     >>> frame = pd.DataFrame({"dataset": ["d"] * 6 + ["e"] * 6,
     ...                       "algorithm": ["a", "a", "b", "b", "c", "c"] * 2,
     ...                       "fold": [1, 2] * 6,
@@ -285,7 +285,7 @@ def missing_costs(profile, results, report):
     """The cost profile with a cost for every missing result it has none for, by the policy.
 
     A profile read from a column of the results (``column:NAME``,
-    :func:`multitest.inputs.profile_from_column`) has no cost (NaN) for an algorithm
+    :func:`multitest.inputs._cost_tables.profile_from_column`) has no cost (NaN) for an algorithm
     none of whose folds on a data set has one: a framework that failed every fold of
     a task.  Where that algorithm has no result on the data set either, the policy
     gives the cost (:data:`MISSING_COSTS`), its noise that of the algorithm it is
@@ -317,7 +317,9 @@ def missing_costs(profile, results, report):
     Examples
     --------
     >>> import numpy as np, pandas as pd
-    >>> from multitest.inputs import apply_missing, load_results, missing_costs, profile_from_column
+    >>> from multitest.inputs import load_results, missing_costs
+    >>> from multitest.inputs._missing import apply_missing
+    >>> from multitest.inputs._cost_tables import profile_from_column
     >>> frame = pd.DataFrame({"dataset": ["d"] * 6 + ["e"] * 6,
     ...                       "algorithm": ["a", "a", "b", "b", "c", "c"] * 2,
     ...                       "fold": [1, 2] * 6,

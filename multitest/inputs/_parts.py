@@ -11,7 +11,7 @@ import numpy as np
 
 from .._errors import InputError
 
-__all__ = ["csv_parts", "join_parts"]
+__all__ = []
 
 
 def csv_parts(folder):

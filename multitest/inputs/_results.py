@@ -31,8 +31,7 @@ from ._metrics import column_errors, metric_scales
 from ._parts import csv_parts, join_parts
 from ._rows import _csv_rows, _raise_ragged, check_file_or_folder, check_header_line
 
-__all__ = ["Results", "load_results", "VALUE_KINDS", "PARQUET_SUFFIXES", "MAX_ABS_VALUE",
-           "KEY_LIKE_COLUMNS", "WARNING_PREFIX", "parquet_parts", "input_parts"]
+__all__ = ["Results", "load_results"]
 
 #: How the value column is turned into an error (lower is better).
 VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
@@ -73,7 +72,7 @@ class Results:
     scales : tuple of (str, float)
         The scale read of each metric that may be given in percent
         (``('accuracy', 100.0)``: in percent; 1.0: fractions), one per metric
-        in an input (:func:`multitest.inputs.join_parts` checks the parts).
+        in an input (:func:`multitest.inputs._parts.join_parts` checks the parts).
     test_train_ratio : float or None
         ``n_test / n_train`` of the splits when the input says it and it is not
         ``1 / (k - 1)`` of k-fold cv (a scikit-learn ShuffleSplit, read by
@@ -188,7 +187,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
         Column names of the data set and the algorithm.  Without a column
         ``algorithm`` (the default), TabRepo's and TabArena's tables name the
         algorithms ``framework`` or ``method`` beside ``metric_error`` and
-        ``metric`` (:func:`multitest.inputs.layout_algorithm`; stated in the
+        ``metric`` (:func:`multitest.inputs._automl.layout_algorithm`; stated in the
         notes).
     replication, fold : str or None
         Column names identifying a fold.  With both present a fold is
@@ -206,7 +205,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     metric : str
         Column naming each row's metric, when present: each value becomes an
         error by the direction of its metric
-        (:func:`multitest.inputs.metric_errors`), and the value column
+        (:func:`multitest.inputs._metrics.metric_errors`), and the value column
         defaults to the one named ``result``, ``value`` or ``score``.  A value
         column named as errors (``error``, ``loss``, ``metric_error``... as
         TabArena and TabRepo write them), or ``kind='error'``, holds errors

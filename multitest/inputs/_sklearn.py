@@ -12,7 +12,7 @@ noise (``std_fit_time``) being ties.  The replications and folds are those of th
 splitter (``search.cv``, ``cv=``; ``_sklearn_cv.split_design``),
 its test/train ratio and the notes on the design in the table's ``attrs``.  The
 ``metric`` column names the score (the search's ``scoring``; with none, the
-estimator's: accuracy or R²), which :func:`multitest.inputs.metric_errors` turns into
+estimator's: accuracy or R²), which :func:`multitest.inputs._metrics.metric_errors` turns into
 an error.  A value scikit-learn does not write is an :class:`~multitest.InputError`
 naming the key and the candidate.
 """

@@ -28,7 +28,7 @@ from ._results import (PARQUET_SUFFIXES, _arrow, _columns_named_once, _header, _
                        load_results)
 from ._rows import _raise_ragged, check_file_or_folder
 
-__all__ = ["InputPart", "load_part", "part_labels", "part_names", "split_input"]
+__all__ = []
 
 #: Bytes of a CSV file per part (about; the cuts fall at line ends).
 RANGE_BYTES = 64 * 2 ** 20
@@ -68,7 +68,7 @@ class InputPart:
 
 
 def split_input(source, *, dataset="dataset", range_bytes=None, group_rows=None):
-    """The parts of `source` (a file, or a folder of :func:`~multitest.inputs.input_parts`).
+    """The parts of `source` (a file, or a folder of :func:`~multitest.inputs._results.input_parts`).
 
     Parameters
     ----------

@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._format import neutralize_cell
 
-__all__ = ["write_csv", "write_csv_parts", "neutralize_frame"]
+__all__ = []
 
 #: Rows turned into text at a time by :func:`write_csv` (bounds its memory).
 _CSV_BATCH_ROWS = 65_536

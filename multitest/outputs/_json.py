@@ -19,14 +19,13 @@ import numpy as np
 
 from ._pairwise_file import PAIRWISE_FILE
 
-__all__ = ["to_dict", "write_json", "is_large", "read_explanations", "INLINE_PAIRS_LIMIT",
-           "DATASET_TABLES", "RESULT_FILE"]
+__all__ = []
 
 #: The document of a ranking in an output folder.
 RESULT_FILE = "result.json"
 
 #: Above this many pairwise results in all, ``result.json`` refers to the pairwise
-#: file (:data:`~multitest.outputs.PAIRWISE_FILE`) instead of listing
+#: file (:data:`~multitest.outputs._pairwise_file.PAIRWISE_FILE`) instead of listing
 #: every pair (and every edge) inline.
 INLINE_PAIRS_LIMIT = 20_000
 
@@ -57,15 +56,15 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None, all_inte
         List every pairwise result inline.  By default inline when there are
         at most :data:`INLINE_PAIRS_LIMIT` of them.
     effects : dict of str to ndarray, optional
-        :func:`multitest.engine.pairwise_columns` of the ranking, when
+        :func:`multitest.engine._effects.pairwise_columns` of the ranking, when
         the caller has it already (the inline pairs carry these columns).
     datasets : object, optional
         Put this under ``datasets`` instead of the document of every data set
         (used to write those one at a time).
     all_intervals : bool
         The Hodges–Lehmann intervals over data sets of every pair
-        (:func:`multitest.engine.second_pass_columns`), not only up to
-        :data:`~multitest.engine.INTERVAL_PAIRS_LIMIT` pairs.
+        (:func:`multitest.engine._effects.second_pass_columns`), not only up to
+        :data:`~multitest.engine._effects.INTERVAL_PAIRS_LIMIT` pairs.
     """
     if inline_pairs is None:
         inline_pairs = not is_large(ranking)
@@ -118,7 +117,7 @@ def write_json(ranking, handle, effects=None, all_intervals=False):
     ranking : multitest.engine.Ranking
     handle : file
     effects : dict of str to ndarray, optional
-        :func:`~multitest.engine.pairwise_columns` of the ranking,
+        :func:`~multitest.engine._effects.pairwise_columns` of the ranking,
         when the caller has it already (small runs).
     all_intervals : bool
         As :func:`to_dict`.
@@ -309,7 +308,7 @@ def _effect_sizes(ranking):
 
 
 def _datasets(ranking, inline_pairs, effects):
-    """The ``datasets`` block; `effects`: :func:`~multitest.engine.pairwise_columns`
+    """The ``datasets`` block; `effects`: :func:`~multitest.engine._effects.pairwise_columns`
     of every data set (computed here when listing pairs inline and not given)."""
     if not inline_pairs:
         return {r.name: _dataset(r, False, n_edges=n)

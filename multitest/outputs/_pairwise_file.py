@@ -1,12 +1,12 @@
 """The pairwise file of a large run (``pairwise.npz``): writing it, and reading it back.
 
-Above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results in
+Above :data:`~multitest.outputs._json.INLINE_PAIRS_LIMIT` pairwise results in
 all, ``result.json`` names :data:`PAIRWISE_FILE` instead of listing the pairs:
 an uncompressed NumPy ``.npz`` archive holding what cannot be recomputed (the
 per-fold errors, the cost orders and the decisions as bits; see
 :func:`write_pairwise_file`).  :func:`read_pairwise` reruns the deterministic
 tests and returns the table of
-:func:`~multitest.outputs.pairwise_frame`, bit for bit.
+:func:`~multitest.outputs._tables.pairwise_frame`, bit for bit.
 """
 
 from __future__ import annotations
@@ -20,8 +20,7 @@ import pandas as pd
 
 from ..engine._frames import tested_table
 
-__all__ = ["write_pairwise_file", "write_pairwise_arrays", "read_pairwise", "PAIRWISE_FILE",
-           "pairwise_parts"]
+__all__ = ["read_pairwise"]
 
 #: Name of the pairwise file in an output folder.
 PAIRWISE_FILE = "pairwise.npz"
@@ -122,7 +121,7 @@ def _same_values(x, y):
 
 
 def read_pairwise(path, datasets=None):
-    """The table of :func:`~multitest.outputs.pairwise_frame` from a pairwise file.
+    """The table of :func:`~multitest.outputs._tables.pairwise_frame` from a pairwise file.
 
     Parameters
     ----------
@@ -137,7 +136,7 @@ def read_pairwise(path, datasets=None):
     Returns
     -------
     pandas.DataFrame
-        Columns :data:`~multitest.outputs.PAIRWISE_COLUMNS`, one row per pair.
+        Columns :data:`~multitest.outputs._tables.PAIRWISE_COLUMNS`, one row per pair.
 
     Raises
     ------

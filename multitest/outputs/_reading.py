@@ -1,6 +1,6 @@
 """Reading an output folder: the run it holds (:func:`read_run`) and one file of it
 (:func:`read_listed`), after finishing any interrupted commit exactly as the writers do
-(:func:`~multitest.outputs.recover`, under the folder's lock)."""
+(:func:`~multitest.outputs._transaction.recover`, under the folder's lock)."""
 
 from __future__ import annotations
 

@@ -2,4 +2,4 @@
 
 from ..engine._summary import WHY_POSITIONS, summary_text
 
-__all__ = ["summary_text", "WHY_POSITIONS"]
+__all__ = []

@@ -3,7 +3,7 @@
 :func:`stage_tables` gives the table of every stage (final order, ranks,
 orders, mean errors, costs, second pass, effect sizes, post-hoc decisions),
 :func:`pairwise_frame` every pairwise result of every data set; both are
-written by :func:`multitest.outputs.write_csv`.  The tables a user also gets
+written by :func:`multitest.outputs._csv.write_csv`.  The tables a user also gets
 from the result (``final_order.csv``, ``pairwise.csv``, ``posthoc.csv``) are
 built in :mod:`multitest.engine._frames`, for both.
 """
@@ -22,7 +22,7 @@ from ..engine._frames import (
     posthoc_columns,
 )
 
-__all__ = ["pairwise_frame", "stage_tables", "stage_table_parts", "PAIRWISE_COLUMNS"]
+__all__ = []
 
 
 def stage_tables(ranking, all_intervals=False):
@@ -31,7 +31,7 @@ def stage_tables(ranking, all_intervals=False):
     The name columns of ``orders.csv`` are categorical (its cells are algorithm names).
 
     ``all_intervals``: ``effect_sizes.csv`` has the intervals of every pair
-    (:func:`multitest.engine.second_pass_columns`).
+    (:func:`multitest.engine._effects.second_pass_columns`).
     """
     return {name: next(iter(parts))
             for name, parts in stage_table_parts(ranking, all_intervals).items()}
@@ -89,7 +89,7 @@ def stage_table_parts(ranking, all_intervals=False, datasets=None):
 
 def _frame(columns):
     """A DataFrame of these arrays, names kept as objects (pandas would convert them to
-    Arrow strings, only for :func:`~multitest.outputs.write_csv` to convert them back)."""
+    Arrow strings, only for :func:`~multitest.outputs._csv.write_csv` to convert them back)."""
     return pd.DataFrame({key: pd.Series(values, dtype=object) if values.dtype == object
                          else values for key, values in columns.items()})
 

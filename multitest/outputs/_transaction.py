@@ -58,7 +58,7 @@ from dataclasses import dataclass
 from .._errors import OutputError, abbreviate
 from .._files import file_digest, fsync_directory, write_atomically
 
-__all__ = ["transaction", "hold", "recover", "RunManifest", "MANIFEST", "LOCK", "JOURNAL"]
+__all__ = ["transaction", "RunManifest"]
 
 MANIFEST = "manifest.json"
 LOCK = ".multitest.lock"

@@ -4,7 +4,7 @@ All files of one run are written through one output-folder transaction
 (:mod:`multitest.outputs._transaction`): the folder holds the previous run or the new one,
 never a mix, and ``manifest.json`` says which.  ``result.json``
 (:mod:`~multitest.outputs._json`), the CSV tables (:mod:`~multitest.outputs._tables`) and,
-above :data:`~multitest.outputs.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
+above :data:`~multitest.outputs._json.INLINE_PAIRS_LIMIT` pairwise results, the pairwise
 file (:mod:`~multitest.outputs._pairwise_file`) instead of ``pairwise.csv``.
 
 The files are written one after the other into the transaction's staging folder, which
@@ -24,8 +24,7 @@ from ._pairwise_file import PAIRWISE_FILE, read_pairwise, write_pairwise_file
 from ._tables import stage_table_parts
 from ._transaction import transaction
 
-__all__ = ["write_outputs", "write_run_files", "run_manifest", "run_inputs", "TABLE_CELLS",
-           "LATEX_FILE", "MARKDOWN_FILE", "write_texts"]
+__all__ = ["write_outputs"]
 
 #: The LaTeX tables (``--latex``) and the Markdown summary (``--markdown``).
 LATEX_FILE, MARKDOWN_FILE = "tables.tex", "summary.md"
@@ -53,11 +52,11 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
     raw_csv : bool
         Write the text of the CSV tables as it is; by default a name a
         spreadsheet would run as a formula gets a leading ``'``
-        (:func:`~multitest.outputs.neutralize_frame`).
+        (:func:`~multitest.outputs._csv.neutralize_frame`).
     all_intervals : bool
         The Hodges–Lehmann intervals over data sets of every pair in
         ``result.json`` and ``effect_sizes.csv``; by default up to
-        :data:`~multitest.engine.INTERVAL_PAIRS_LIMIT` pairs (those the
+        :data:`~multitest.engine._effects.INTERVAL_PAIRS_LIMIT` pairs (those the
         second-pass figure shows).
     latex : bool
         Also ``tables.tex`` (:meth:`~multitest.engine.Ranking.to_latex`).

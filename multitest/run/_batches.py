@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import collections
 
-__all__ = ["FoldBatches", "BATCH_SECONDS", "MAX_BATCH", "GUESSED_BATCH"]
+__all__ = []
 
 #: CPU seconds of fit and predict a batch aims at: about 30 times the runner's cost of a task.
 BATCH_SECONDS = 0.25
@@ -47,7 +47,7 @@ class FoldBatches:
 
     Examples
     --------
-    >>> from multitest.run import Task
+    >>> from multitest.run._measure import Task
     >>> tasks = [Task(dataset="d", algorithm="a", estimator="m.C", replication=r, fold=f,
     ...               folds=2, seed=0, metric="error", spec="s")
     ...          for r in range(1, 16) for f in (1, 2)]

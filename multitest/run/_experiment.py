@@ -37,9 +37,7 @@ from dataclasses import dataclass, field
 from .._errors import InputError, MultitestError
 from ..inputs._costs import read_yaml
 
-__all__ = ["Experiment", "DatasetSpec", "AlgorithmSpec", "load_experiment", "load_dataset",
-           "check_estimators", "data_digest", "import_estimator", "SOURCES",
-           "DEFAULT_OPENML_CACHE"]
+__all__ = ["Experiment", "DatasetSpec", "AlgorithmSpec", "load_experiment"]
 
 #: Kinds of data set entries.
 SOURCES = ("sklearn", "csv", "parquet", "openml")

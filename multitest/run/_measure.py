@@ -71,8 +71,7 @@ from dataclasses import dataclass, field
 
 from ._processes import die_with_parent
 
-__all__ = ["Task", "run_task", "run_tasks", "fold_indices", "close_fit_processes", "EarlyFits",
-           "MEASURES", "TIMED_MEASURES"]
+__all__ = []
 
 #: The costs measured for every fold (columns of the store and of results.csv).
 MEASURES = ("fit_time", "fit_cpu_time", "predict_time", "predict_cpu_time", "peak_memory",

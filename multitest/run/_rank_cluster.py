@@ -3,7 +3,7 @@
 The input is a Parquet or CSV file, or a folder of them, cut into parts (:func:`~multitest.
 inputs.split_input`: files, runs of a Parquet file's row groups, byte ranges of a CSV file;
 every data set in one part).  One task per part reads it, runs stage 1 and
-the per-data-set orders (:func:`~multitest.engine.per_dataset_stage`, the code of
+the per-data-set orders (:func:`~multitest.engine._ranking.per_dataset_stage`, the code of
 :func:`multitest.rank`) and writes its part of the pairwise file into the staging folder of
 the run's one output transaction (``pairwise.npz/part-NNNNN.npz``, which
 :func:`~multitest.outputs.read_pairwise` reads as one file).  Only the cost orders, the
@@ -39,7 +39,7 @@ from ..outputs._write import run_inputs, run_manifest, write_run_files
 from ._client import _client
 from ._runner import require_extra
 
-__all__ = ["rank_on_cluster", "TASK_RETRIES"]
+__all__ = []
 
 #: Reruns of a failed task (an exception in it); a task lost with its worker is rerun by
 #: the scheduler (``distributed.scheduler.allowed-failures``).
@@ -57,8 +57,8 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     ----------
     folder : str
         A Parquet or CSV file, or a folder of Parquet files or of CSV files
-        (:func:`~multitest.inputs.input_parts`), each data set's rows together; a file
-        is ranked in parts (:func:`~multitest.inputs.split_input`: runs of row groups,
+        (:func:`~multitest.inputs._results.input_parts`), each data set's rows together; a file
+        is ranked in parts (:func:`~multitest.inputs._split.split_input`: runs of row groups,
         byte ranges), a data set in two parts is refused.
     costs : CostProfile, str or other
         As :func:`multitest.rank`'s `costs`.
@@ -81,7 +81,7 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
         As in :func:`multitest.outputs.write_outputs`.
     range_bytes, group_rows : int, optional
         Bytes of a CSV part, fewest rows of a part of a Parquet file's row groups
-        (:func:`~multitest.inputs.split_input`).
+        (:func:`~multitest.inputs._split.split_input`).
 
     Returns
     -------
@@ -173,7 +173,7 @@ def _remove_leftovers(folder, n_parts):
 
 def _names(part, options):
     """``{"datasets": names, "lines": rows}`` of `part`, from its data set column alone
-    (:func:`~multitest.inputs.part_names`), as :func:`_check_partitioned` reads answers."""
+    (:func:`~multitest.inputs._split.part_names`), as :func:`_check_partitioned` reads answers."""
     datasets, lines = part_names(part, options.get("dataset", "dataset"))
     return {"datasets": datasets, "lines": lines}
 
@@ -404,7 +404,7 @@ class _PartRows(RowArray):
 
 
 def _labels(parts, answers):
-    """The parts in words, with the rows each read (:func:`~multitest.inputs.part_labels`)."""
+    """The parts in words, with the rows each read (:func:`~multitest.inputs._split.part_labels`)."""
     return part_labels(parts, [answer.get("lines") if isinstance(answer, dict) else None
                                for answer in answers])
 

@@ -78,7 +78,7 @@ from ._measure import (
 )
 from ._store import KEY, STORE_FILE, Store
 
-__all__ = ["run_experiment", "RunResult", "EXTRA_MESSAGE", "require_extra", "parse_timeout"]
+__all__ = ["run_experiment", "RunResult"]
 
 EXTRA_MESSAGE = "multitest run needs the 'run' extra: pip install 'multitest-rank[run]'"
 _EXTRA_MODULES = ("sklearn", "dask", "distributed", "threadpoolctl")
@@ -182,7 +182,7 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     raw_csv : bool
         Write the names in the CSV files as they are; by default a name a
         spreadsheet would run as a formula gets a leading ``'``
-        (:func:`~multitest.outputs.neutralize_frame`), which the readers of
+        (:func:`~multitest.outputs._csv.neutralize_frame`), which the readers of
         multitest remove.
 
     Returns

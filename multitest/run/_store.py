@@ -30,7 +30,7 @@ import pandas as pd
 from .._errors import OutputError
 from ._measure import MEASURES
 
-__all__ = ["Store", "STORE_FILE", "KEY"]
+__all__ = []
 
 STORE_FILE = "store.sqlite"
 KEY = ("dataset", "algorithm", "replication", "fold")

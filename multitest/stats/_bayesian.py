@@ -6,7 +6,7 @@ comparing multiple classifiers through Bayesian analysis", JMLR 18(77), 2017.
 - :func:`correlated_t`: the Bayesian correlated t-test on the folds of one
   data set (stage 1).  Its posterior of the mean difference is a Student t
   (closed form, no sampling).
-- :func:`~multitest.stats.signed_rank`: the Bayesian
+- :func:`~multitest.stats._bayesian_signed_rank.signed_rank`: the Bayesian
   signed-rank test over data sets (second pass, its own module so that the
   stage-1 registry does not load the second pass), a Dirichlet process
   posterior sampled by seeded Monte Carlo as ``baycomp.SignedRankTest`` does.
@@ -34,8 +34,7 @@ from .._errors import MultitestError
 from ._distributions import _StudentT
 from ._fold_intervals import t_interval
 
-__all__ = ["BayesSettings", "CorrelatedTResult", "correlated_t", "fold_correlation",
-           "bayes_correlated_t", "DEFAULT_THRESHOLD", "DEFAULT_SAMPLES", "POSTERIOR_EVIDENCE"]
+__all__ = ["BayesSettings", "correlated_t"]
 
 DEFAULT_THRESHOLD = 0.95
 #: Monte Carlo samples of the Bayesian signed-rank test (second pass).
@@ -151,7 +150,7 @@ def fold_correlation(design):
     Examples
     --------
     >>> from multitest.inputs import FoldDesign
-    >>> from multitest.stats import fold_correlation
+    >>> from multitest.stats._bayesian import fold_correlation
     >>> fold_correlation(FoldDesign(1, 10, test_train_ratio="1/4"))
     0.2
     """
@@ -264,7 +263,7 @@ def bayes_correlated_t(a, b, design, rope=0.0):
     means the costlier is better) and the "p-value" is ``1 - P(costlier
     practically better)`` (:data:`POSTERIOR_EVIDENCE`).  Its registry entry
     says it is Bayesian: :func:`multitest.rank` then runs
-    :func:`multitest.engine.run_bayesian_tests` with the run's ROPE, and
+    :func:`multitest.engine._bayesian_stage1.run_bayesian_tests` with the run's ROPE, and
     decides by ``P(costlier practically better) >= threshold``.
     """
     result = correlated_t(a, b, rope=rope, design=design)

@@ -22,7 +22,7 @@ from .._errors import MultitestError
 from ._bayesian import DEFAULT_SAMPLES, BayesSettings, _check_rope
 from ._posthoc import PosthocResult
 
-__all__ = ["BayesianPosthoc", "SignedRankResult", "bayesian_posthoc", "signed_rank"]
+__all__ = []
 
 # Monte Carlo elements (samples x data sets) held at once by signed_rank.
 _SAMPLE_ELEMENTS = 1 << 20

@@ -49,8 +49,7 @@ import numpy as np
 from .._errors import MultitestError
 from ._validation import _iv_choice, _iv_count
 
-__all__ = ["BERGMANN_HOMMEL_MAX", "CORRECTIONS", "PAIRWISE_CORRECTIONS", "adjust_all_pairs",
-           "adjust_pvalues", "agreeing_alpha", "shaffer_multipliers"]
+__all__ = ["adjust_all_pairs", "adjust_pvalues", "agreeing_alpha"]
 
 
 def _none(p):
@@ -224,7 +223,7 @@ def shaffer_multipliers(n_algorithms):
 
     Examples
     --------
-    >>> from multitest.stats import shaffer_multipliers
+    >>> from multitest.stats._corrections import shaffer_multipliers
     >>> shaffer_multipliers(4).tolist()
     [6, 3, 3, 3, 2, 1]
     """

@@ -25,8 +25,7 @@ from ._posthoc import _pair_differences
 from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
 from ._validation import _iv_probability
 
-__all__ = ["WilcoxonInterval", "PairEffects", "wilcoxon_interval", "over_datasets",
-           "OVER_DATASETS_LIMIT"]
+__all__ = ["wilcoxon_interval", "over_datasets"]
 
 #: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
 #: averages of every pair) stays below this; above, they are left out (null).

@@ -15,7 +15,7 @@ import numpy as np
 from .._errors import MultitestError
 from ..inputs._design import FoldDesign
 
-__all__ = ["PairwiseTest", "TestFailure"]
+__all__ = ["PairwiseTest"]
 
 #: Every alternative a pairwise test may offer (``'two-sided'`` always).
 _ALTERNATIVES = ("two-sided", "less", "greater")

@@ -58,8 +58,7 @@ from ._fold_intervals import (
 )
 from ._signed_rank import scipy_signed_rank_test, sign_test_rows, signed_rank_test
 
-__all__ = ["combined_5x2cv_f", "combined_5x2cv_t", "corrected_t", "kfold_t", "paired_5x2cv_t",
-           "sign_test", "wilcoxon_pratt", "wilcoxon_scipy", "wilcoxon_signed_rank"]
+__all__ = []
 
 
 def _row_sum(x):
@@ -176,7 +175,7 @@ def combined_5x2cv_f(a, b):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import combined_5x2cv_f
+    >>> from multitest.stats._fold_tests import combined_5x2cv_f
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
     >>> f, p = combined_5x2cv_f(a, b)
@@ -263,7 +262,7 @@ def paired_5x2cv_t(a, b, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import paired_5x2cv_t
+    >>> from multitest.stats._fold_tests import paired_5x2cv_t
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
     >>> t, p = paired_5x2cv_t(a, b)
@@ -306,7 +305,7 @@ def combined_5x2cv_t(a, b, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import combined_5x2cv_t
+    >>> from multitest.stats._fold_tests import combined_5x2cv_t
     >>> errors = np.random.default_rng(0).uniform(0.1, 0.3, size=(2, 1, 10))
     >>> t, p = combined_5x2cv_t(errors[0], errors[1], alternative="greater")
     >>> t.round(4), p.round(4)
@@ -351,7 +350,7 @@ def kfold_t(a, b, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import kfold_t
+    >>> from multitest.stats._fold_tests import kfold_t
     >>> a = np.array([[0.20, 0.22, 0.25, 0.21, 0.24]])
     >>> b = np.array([[0.18, 0.20, 0.22, 0.20, 0.21]])
     >>> t, p = kfold_t(a, b, alternative="greater")
@@ -402,7 +401,7 @@ def corrected_t(a, b, design, alternative="two-sided"):
     --------
     >>> import numpy as np
     >>> from multitest.inputs import FoldDesign
-    >>> from multitest.stats import corrected_t
+    >>> from multitest.stats._fold_tests import corrected_t
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
     >>> t, p = corrected_t(a, b, FoldDesign(5, 2))
@@ -474,7 +473,7 @@ def wilcoxon_signed_rank(a, b, alternative="two-sided"):
     p-value is ``2 / 2**5`` (scipy's normal approximation gives 0.0431).
 
     >>> import numpy as np
-    >>> from multitest.stats import wilcoxon_signed_rank
+    >>> from multitest.stats._fold_tests import wilcoxon_signed_rank
     >>> d = np.array([[.01, .02, .03, .04, .05] + [0] * 9])
     >>> wilcoxon_signed_rank(d, np.zeros_like(d))
     (array([0.]), array([0.0625]))
@@ -532,7 +531,7 @@ def wilcoxon_scipy(a, b, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import wilcoxon_scipy
+    >>> from multitest.stats._fold_tests import wilcoxon_scipy
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
     >>> w, p = wilcoxon_scipy(a, b)
@@ -573,7 +572,7 @@ def sign_test(a, b, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import sign_test
+    >>> from multitest.stats._fold_tests import sign_test
     >>> a = np.array([[.20, .22, .21, .25, .19, .23, .22, .20, .24, .21]])
     >>> b = a - np.array([[.01, .03, -.005, .02, .04, .015, 0, .025, .035, .045]])
     >>> k, p = sign_test(a, b)

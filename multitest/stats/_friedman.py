@@ -27,8 +27,7 @@ from scipy import special
 from .._errors import MultitestError
 from ._validation import _iv_choice, _iv_ranks
 
-__all__ = ["FRIEDMAN_TIES", "FriedmanResult", "friedman", "friedman_statistics",
-           "rank_rows", "rank_tie_terms"]
+__all__ = ["FriedmanResult", "friedman"]
 
 
 @dataclass(frozen=True)
@@ -176,7 +175,7 @@ def rank_rows(values, rtol=0.0):
 
     Examples
     --------
-    >>> from multitest.stats import rank_rows
+    >>> from multitest.stats._friedman import rank_rows
     >>> rank_rows([[0.3, 0.1, 0.2], [0.2, 0.2, 0.1]])
     array([[3. , 1. , 2. ],
            [2.5, 2.5, 1. ]])
@@ -234,7 +233,7 @@ def rank_tie_terms(ranks):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import rank_tie_terms
+    >>> from multitest.stats._friedman import rank_tie_terms
     >>> rank_tie_terms(np.array([[1, 2, 3], [1.5, 1.5, 3], [2, 2, 2]]))
     array([ 0.,  6., 24.])
     """
@@ -285,7 +284,7 @@ def friedman_statistics(sums, n_datasets, tie_terms):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import friedman_statistics
+    >>> from multitest.stats._friedman import friedman_statistics
     >>> ranks = np.array([[1, 2, 3], [1, 3, 2], [2, 1, 3], [1, 2, 3]])
     >>> chi2, f = friedman_statistics(ranks.sum(axis=0)[None, :], 4, np.zeros(1))
     >>> chi2, f.round(4)

@@ -2,7 +2,7 @@
 
 For a pair ``(i, j)`` with fold differences ``d = x_i - x_j`` the combined F
 statistic is ``f = N / D`` with ``N = d . d`` and ``D = sum_r (d_2r - d_2r+1)^2``
-(:func:`~multitest.stats.combined_5x2cv_f`), both quadratic forms of ``d``.  So
+(:func:`~multitest.stats._fold_tests.combined_5x2cv_f`), both quadratic forms of ``d``.  So
 ``N - c D = d' A d`` with the 10 x 10 matrix ``A = I - c W W'`` (``W`` the five
 within-replication differences) and, expanded,
 ``N - c D = q_i + q_j - 2 x_i' A x_j`` with ``q_i = x_i' A x_i``: the sign of
@@ -71,7 +71,7 @@ def combined_f_significant_all_pairs(x, alpha, rows=None, lower=None):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import combined_5x2cv_f
+    >>> from multitest.stats._fold_tests import combined_5x2cv_f
     >>> x = np.random.default_rng(0).uniform(0.2, 0.25, (2, 6, 10))
     >>> x[:, 5] -= 0.1                                # one clearly better algorithm
     >>> first, second = np.triu_indices(6, k=1)

@@ -38,8 +38,7 @@ from ._distributions import _studentized_range_isf, _studentized_range_sf
 from ._posthoc import PosthocResult, _readonly, _symmetric
 from ._validation import _iv_choice, _iv_count, _iv_probability, _iv_ranks
 
-__all__ = ["CONTROL_METHODS", "ControlResult", "control_comparisons", "critical_difference",
-           "nemenyi"]
+__all__ = ["control_comparisons", "critical_difference", "nemenyi"]
 
 
 @dataclass(frozen=True, eq=False)

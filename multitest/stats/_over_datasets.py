@@ -36,7 +36,7 @@ from ._posthoc import PosthocResult, _pair_differences, _symmetric
 from ._signed_rank import scipy_signed_rank_test, sign_counts, sign_test_pvalues, signed_rank_test
 from ._validation import _as_2d_float, _iv_choice, _iv_probability
 
-__all__ = ["PAIRWISE_METHODS", "pairwise_over_datasets", "paired_intervals"]
+__all__ = ["paired_intervals"]
 
 # Pairs are processed in chunks of about this many (pair, data set) cells, so
 # that L = 300 algorithms on S = 1000 data sets never hold all 44 850 x 1000
@@ -63,7 +63,7 @@ def _wilcoxon_pratt_pairs(d):
 def _wilcoxon_scipy_pairs(d):
     """Two-sided Wilcoxon signed-rank test on each row of `d`, as ``scipy.stats.wilcoxon``.
 
-    :func:`multitest.stats.scipy_signed_rank_test`; a row of zeros
+    :func:`multitest.stats._signed_rank.scipy_signed_rank_test`; a row of zeros
     gives p = 1.
     """
     r_plus, r_minus, pvalues = scipy_signed_rank_test(d)
@@ -163,7 +163,7 @@ def pairwise_over_datasets(scores, method="wilcoxon", correction="holm", alpha=0
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import pairwise_over_datasets
+    >>> from multitest.stats._over_datasets import pairwise_over_datasets
     >>> rng = np.random.default_rng(0)
     >>> errors = rng.uniform(0.1, 0.3, size=(12, 3))
     >>> errors[:, 2] += 0.2                   # algorithm 2 is always worse

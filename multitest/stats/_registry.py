@@ -37,7 +37,7 @@ from ._fold_tests import (
 )
 from ._gram import combined_f_significant_all_pairs
 
-__all__ = ["DEFAULT_TEST", "ENTRY_POINT_GROUP", "available_tests", "get_test", "register_test"]
+__all__ = ["available_tests", "get_test", "register_test"]
 
 DEFAULT_TEST = "combined-5x2cv-f"
 ENTRY_POINT_GROUP = "multitest.tests"

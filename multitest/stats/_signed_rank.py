@@ -57,7 +57,7 @@ from .._errors import MultitestError
 from ._distributions import _get_pvalue, _HalfBinomial
 from ._validation import _iv_choice
 
-__all__ = ["EXACT_MAX", "ZERO_METHODS", "scipy_signed_rank_test", "signed_rank_test"]
+__all__ = ["signed_rank_test"]
 
 #: Largest number of non-zero differences with an exact p-value.
 EXACT_MAX = 1000
@@ -171,7 +171,7 @@ def scipy_signed_rank_test(d, alternative="two-sided"):
     Examples
     --------
     >>> import numpy as np
-    >>> from multitest.stats import scipy_signed_rank_test
+    >>> from multitest.stats._signed_rank import scipy_signed_rank_test
     >>> d = np.array([[.01, .03, -.005, .02, .04, .015, -.012, .025, .035, .045]])
     >>> r_plus, r_minus, p = scipy_signed_rank_test(d)
     >>> r_plus, r_minus, p.round(4)

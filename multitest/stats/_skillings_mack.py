@@ -24,7 +24,7 @@ from scipy import special
 
 from .._errors import MultitestError
 
-__all__ = ["SkillingsMackResult", "skillings_mack"]
+__all__ = ["skillings_mack"]
 
 
 @dataclass(frozen=True)
