@@ -1,6 +1,5 @@
 """Public names of :mod:`multitest.engine` (see ``__init__.py``)."""
 
-from ._bayesian_stage1 import pair_probabilities as pair_probabilities
 from ._cost_ties import CostTolerance as CostTolerance
 from ._effects import dataset_effects as dataset_effects
 from ._effects import decision_level as decision_level

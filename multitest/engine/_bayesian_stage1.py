@@ -18,7 +18,7 @@ from ..stats._bayesian import (
 )
 from ._stage1 import PairwiseTable
 
-__all__ = ["pair_probabilities"]
+__all__ = []
 
 
 @dataclass(frozen=True, eq=False)

@@ -95,6 +95,13 @@ class CostTolerance:
         The absolute tolerance, or the fraction of the larger cost.
     noise : ndarray, shape (S, L), optional
         The profile's noise of the normalized costs (kind ``'noise'``).
+
+    Examples
+    --------
+    >>> from multitest.engine import CostTolerance
+    >>> tolerance = CostTolerance("relative", 0.05)
+    >>> tolerance.kind, tolerance.value
+    ('relative', 0.05)
     """
 
     kind: str

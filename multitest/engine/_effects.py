@@ -90,6 +90,14 @@ def decision_level(ranking, result):
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.engine import decision_level
+    >>> decision_level(ranking, ranking.dataset("iris"))
+    0.95
     """
     s = ranking.settings
     if ranking.pairwise_test.bayesian:

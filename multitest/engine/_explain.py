@@ -69,6 +69,15 @@ class Explanation:
         The why, without the "a is k-th:" opening.
     comparisons : tuple of Comparison
         Every pairwise decision the reason states, in the order it states them.
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.engine import explain_order
+    >>> first = explain_order(ranking)[0]
+    >>> first.position, first.algorithm
+    (1, '5nn')
     """
 
     position: int

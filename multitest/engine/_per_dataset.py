@@ -168,6 +168,14 @@ class DataSetResult:
     ranks : dict
         ``{algorithm: rank}``, 1 = best.  Integers after a pairwise test;
         average ranks of the values for a score matrix (``tested`` false).
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> iris = ranking.dataset("iris")
+    >>> iris.name, iris.prior_order[0], iris.order[0]
+    ('iris', '5nn', '5nn')
     """
 
     name: str
@@ -350,6 +358,19 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
     Returns
     -------
     tuple of DataSetResult
+
+    Examples
+    --------
+    >>> from multitest import example_results, load_profile
+    >>> from multitest.engine import multitest_per_dataset
+    >>> from multitest.stats import get_test
+    >>> results = example_results()
+    >>> keys = load_profile("training_time").keys(results.datasets, results.algorithms)
+    >>> per_dataset = multitest_per_dataset(results, keys, get_test("combined-5x2cv-f"),
+    ...                                     alpha=0.05, correction="none",
+    ...                                     alternative="two-sided")
+    >>> per_dataset[0].name, per_dataset[0].order[0]
+    ('australian', '5nn')
     """
     names = results.algorithms
     groups = None if tolerance is None or tolerance.exact else tolerance.groups(keys[0])

@@ -59,7 +59,7 @@ class Ranking:
         mean-error matrix); None with a single data set.
     second_pass : multitest.engine.SecondPassResult or None
         None with a single data set.
-    control : multitest.stats._nemenyi.ControlResult or None
+    control : multitest.stats.ControlResult or None
         Comparisons against ``settings.control``, when asked for.
     settings : Settings
     profile : multitest.inputs.CostProfile
@@ -71,6 +71,15 @@ class Ranking:
         What the ``missing`` policy did (None under the default ``'error'``).
         Under ``'partial'`` :attr:`friedman` is None: the gate is the
         Skillings--Mack test (``second_pass.gate_test``).
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> ranking.final_order[:3]
+    ('5nn', 'c45', 'mdt')
+    >>> ranking.dataset("wine").order[0]
+    '5nn'
     """
 
     final_order: tuple

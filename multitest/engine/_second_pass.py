@@ -58,11 +58,18 @@ class SecondPassResult:
         ``better[a, b]``: ``a`` is better than ``b`` by the method's criterion.
     order : tuple of str
         The final order, best first.
-    gate_test : multitest.stats.FriedmanResult or multitest.stats._skillings_mack.SkillingsMackResult
+    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
         The test of the gate (Skillings--Mack under ``missing='partial'``).
     incomplete : bool
         ``missing='partial'``: algorithms are absent from some data sets; the
         average ranks and costs are over the data sets where each ran.
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> ranking.second_pass.method, ranking.second_pass.order[0]
+    ('nemenyi', '5nn')
     """
 
     method: str
@@ -216,8 +223,18 @@ def second_pass(ranks, mean_errors, keys, algorithms, *, method="nemenyi", alpha
 
     Returns
     -------
-    gate_test : multitest.stats.FriedmanResult or multitest.stats._skillings_mack.SkillingsMackResult
+    gate_test : multitest.stats.FriedmanResult or multitest.stats.SkillingsMackResult
     result : SecondPassResult
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.engine import second_pass
+    >>> ranks = np.array([[1, 2, 3], [1, 3, 2], [1, 2, 3], [2, 1, 3]], dtype=float)
+    >>> keys = np.array([[[1.0, 2.0, 3.0]] * 4])     # one cost level, (levels, S, L)
+    >>> gate_test, result = second_pass(ranks, ranks, keys, ["a", "b", "c"])
+    >>> gate_test.statistic, result.order
+    (4.5, ('a', 'b', 'c'))
     """
     entry = get_second_pass_method(method)
     algorithms = tuple(algorithms)

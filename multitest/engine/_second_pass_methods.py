@@ -74,6 +74,13 @@ class SecondPassMethod:
         (:func:`multitest.stats.paired_intervals`); None: the method's decision
         is not a test of those differences (Nemenyi's average positions, the
         Bayesian posterior), and it gives no interval of them.
+
+    Examples
+    --------
+    >>> from multitest.engine import get_second_pass_method
+    >>> method = get_second_pass_method("nemenyi")
+    >>> method.rank_based, method.handles_missing
+    (True, False)
     """
 
     name: str

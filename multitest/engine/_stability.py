@@ -113,6 +113,14 @@ class StabilityResult:
     decision_rules : str
         What decided each stage of the reference analysis, in words
         (:meth:`Settings.decision_rules`).
+
+    Examples
+    --------
+    >>> from multitest import example_results, stability
+    >>> result = stability(example_results(), "training_time", bootstrap=20,
+    ...                    datasets=["iris", "wine", "zoo"])
+    >>> result.bootstrap
+    20
     """
 
     algorithms: tuple

@@ -64,6 +64,14 @@ class PairwiseTable:
         What ``pvalue`` holds (a class attribute): ``'p-value'`` here; the
         table of a Bayesian test says what its column holds instead (the
         :attr:`~multitest.stats.PairwiseTest.evidence` of its test).
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> table = ranking.dataset("iris").table
+    >>> table.pvalue.shape          # (data sets, pairs in cost order)
+    (2, 28)
     """
 
     evidence: ClassVar[str] = "p-value"

@@ -1,5 +1,7 @@
-"""Figures: DOT sources of every stage, the critical-difference layout, the Graphviz runner,
-the HTML report and the Jupyter view.
+"""Figures: the graph of every stage as a ``graphviz`` object (override graphs, sort traces,
+the second pass, the critical-difference diagrams, the final order, the significance
+matrix).  The figure files and the HTML report are written by
+:func:`multitest.write_figures` and :func:`multitest.write_report`.
 
 Every public name is defined in a private module, listed in ``__init__.pyi`` and
 loaded on first use.

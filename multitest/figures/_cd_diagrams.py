@@ -295,6 +295,15 @@ def render_cd_diagram(ranking, captions="inside"):
     graphviz.Source
         DOT for ``neato`` with every position pinned (the ``layout``
         attribute is in the source, so ``dot -Tsvg`` draws it too).
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_cd_diagram
+    >>> graph = render_cd_diagram(ranking)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     sp = _require_second_pass(ranking, "render_cd_diagram")
     if sp.method_entry.bayesian:
@@ -315,6 +324,15 @@ def render_cd_errors(ranking, captions="inside"):
     Returns
     -------
     graphviz.Source
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_cd_errors
+    >>> graph = render_cd_errors(ranking)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     _require_second_pass(ranking, "render_cd_errors")
     return graphviz.Source(cd_source(cd_diagrams(ranking, captions)["cd_errors"]))

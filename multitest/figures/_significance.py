@@ -51,6 +51,15 @@ def render_significance_matrix(ranking):
     Returns
     -------
     graphviz.Digraph
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_significance_matrix
+    >>> graph = render_significance_matrix(ranking)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     sp = _require_second_pass(ranking, "render_significance_matrix")
     L = len(sp.algorithms)

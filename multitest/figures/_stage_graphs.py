@@ -96,6 +96,15 @@ def render_override_graph(dataset_result, settings=None, profile=None, drawing=N
     Returns
     -------
     graphviz.Digraph
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_override_graph
+    >>> graph = render_override_graph(ranking.dataset("iris"), ranking.settings, ranking.profile)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     r = dataset_result
     cost = dict(zip(r.algorithms, np.asarray(r.costs, dtype=float).tolist()))
@@ -247,6 +256,15 @@ def render_second_pass_trace(ranking):
     Returns
     -------
     graphviz.Digraph
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_second_pass_trace
+    >>> graph = render_second_pass_trace(ranking)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     sp = _require_second_pass(ranking, "render_second_pass_trace")
     return _trace_graph("second_pass_trace", "second pass", sp.prior_order, sp.overrides(),
@@ -272,6 +290,15 @@ def render_trace(dataset_result, test=None):
     Returns
     -------
     graphviz.Digraph
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_trace
+    >>> graph = render_trace(ranking.dataset("iris"))
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     r = dataset_result
     if not r.tested:
@@ -296,6 +323,15 @@ def render_second_pass(ranking):
     Returns
     -------
     graphviz.Digraph
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_second_pass
+    >>> graph = render_second_pass(ranking)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     sp = _require_second_pass(ranking, "render_second_pass")
     return render_second_pass_result(sp, len(ranking.datasets), ranking.profile,
@@ -315,6 +351,15 @@ def render_second_pass_result(sp, n_datasets=None, profile=None, mean_errors=Non
     Returns
     -------
     graphviz.Digraph
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_second_pass_result
+    >>> graph = render_second_pass_result(ranking.second_pass)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     index = {a: i for i, a in enumerate(sp.algorithms)}
     final = {a: k for k, a in enumerate(sp.order, start=1)}
@@ -367,6 +412,15 @@ def render_final(ranking):
     Returns
     -------
     graphviz.Digraph
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> from multitest.figures import render_final
+    >>> graph = render_final(ranking)
+    >>> graph.source.lstrip().startswith(("digraph", "graph"))
+    True
     """
     order = list(ranking.final_order)
     sp = ranking.second_pass

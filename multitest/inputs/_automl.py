@@ -248,6 +248,17 @@ def read_automl(source):
     InputError
         An unreadable file, a header without the layout's columns, or (without
         ``metric``) an unknown task type or results whose sign contradicts itself.
+
+    Examples
+    --------
+    >>> import io
+    >>> from multitest.inputs import read_automl
+    >>> table = read_automl(io.StringIO(
+    ...     "task,framework,fold,result,metric\\n"
+    ...     "iris,RandomForest,0,0.95,acc\\n"
+    ...     "iris,TunedRandomForest,0,0.96,acc\\n"))
+    >>> list(table[["dataset", "algorithm", "fold", "result"]].iloc[0])
+    ['iris', 'RandomForest', '0', '0.95']
     """
     source = os.fspath(source) if isinstance(source, os.PathLike) else source
     frame, _ = automl_frame(source)

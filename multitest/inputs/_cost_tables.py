@@ -76,6 +76,14 @@ def as_profile(costs, results=None, *, name=None, dataset="dataset", algorithm="
     MultitestError
         If the costs are malformed (the message names the file, row and field)
         or of an unsupported type.
+
+    Examples
+    --------
+    >>> from multitest.inputs import as_profile
+    >>> as_profile({"nb": 0.1, "svm": 2.5}).costs
+    {'nb': 0.1, 'svm': 2.5}
+    >>> as_profile(["nb", "svm"]).order
+    ('nb', 'svm')
     """
     if isinstance(costs, CostProfile):
         return costs
@@ -171,6 +179,16 @@ def load_cost_table(path, name=None):
 
     The first column holds the data set names (whatever its header); rows are
     numbered as lines of the file, the header being line 1.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from multitest.inputs import load_cost_table
+    >>> path = os.path.join(tempfile.mkdtemp(), "costs.csv")
+    >>> with open(path, "w", encoding="utf-8") as handle:
+    ...     _ = handle.write("dataset,nb,svm\\niris,0.1,2.5\\nwine,0.2,3.0\\n")
+    >>> load_cost_table(path).per_dataset["wine"]
+    {'nb': 0.2, 'svm': 3.0}
     """
     path = os.fspath(path)
     try:

@@ -61,6 +61,13 @@ class CostProfile:
         costs closer than their noise are ties (``cost_tolerance``).
     path : str, optional
         The YAML file the profile came from.
+
+    Examples
+    --------
+    >>> from multitest.inputs import CostProfile
+    >>> profile = CostProfile(name="fit time", unit="s", costs={"nb": 0.1, "svm": 2.5})
+    >>> profile.name, profile.costs["svm"]
+    ('fit time', 2.5)
     """
 
     name: str
@@ -247,7 +254,14 @@ def profile_from_order(order, name="order"):
 
 
 def bundled_profiles():
-    """Names and paths of the profiles shipped with multitest (``costs/``)."""
+    """Names and paths of the profiles shipped with multitest (``costs/``).
+
+    Examples
+    --------
+    >>> from multitest.inputs import bundled_profiles
+    >>> sorted(bundled_profiles())
+    ['space_complexity', 'time_and_space', 'time_then_space', 'training_time']
+    """
     folder = resources.files("multitest") / "data" / "costs"
     return {p.name[:-5]: str(p) for p in sorted(folder.iterdir(), key=lambda p: p.name)
             if p.name.endswith(".yaml")}

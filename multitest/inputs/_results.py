@@ -77,6 +77,15 @@ class Results:
         ``n_test / n_train`` of the splits when the input says it and it is not
         ``1 / (k - 1)`` of k-fold cv (a scikit-learn ShuffleSplit, read by
         :func:`multitest.inputs.from_cv_results`); None otherwise.
+
+    Examples
+    --------
+    >>> from multitest import example_results
+    >>> results = example_results()
+    >>> results.errors.shape, results.replications, results.folds_per_replication
+    ((38, 8, 10), 5, 2)
+    >>> results.algorithms[:3]
+    ('c45', 'mdt', 'mlp')
     """
 
     errors: np.ndarray

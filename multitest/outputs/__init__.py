@@ -1,5 +1,5 @@
-"""Outputs: the output-folder transaction, result.json, CSV tables, the pairwise file and
-the text summary.
+"""Outputs: an output folder written as one transaction (result.json, the CSV tables, the
+pairwise file) and read back (the run's manifest, a listed file, the pairwise table).
 
 Every public name is defined in a private module, listed in ``__init__.pyi`` and
 loaded on first use.

@@ -144,6 +144,19 @@ def read_pairwise(path, datasets=None):
         An unknown data set name, a file of another layout, or recomputed
         decisions that differ from the stored ones (a file written by a
         version of multitest or NumPy that computes differently).
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> import os, tempfile
+    >>> from multitest.outputs import read_pairwise
+    >>> from multitest.outputs._pairwise_file import write_pairwise_file
+    >>> path = os.path.join(tempfile.mkdtemp(), "pairwise.npz")
+    >>> write_pairwise_file(ranking, path)
+    >>> table = read_pairwise(path, datasets=["wine"])
+    >>> len(table), list(table.columns[:3])
+    (28, ['dataset', 'a', 'b'])
     """
     from .._errors import MultitestError
 

@@ -38,6 +38,18 @@ def read_run(out, *, verify=True, timeout=10.0):
     ------
     OutputError
         A file of the manifest is missing or differs from it.
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> import os, tempfile
+    >>> from multitest.outputs import read_run, write_outputs
+    >>> out = os.path.join(tempfile.mkdtemp(), "out")
+    >>> _ = write_outputs(ranking, out)
+    >>> run = read_run(out)
+    >>> "result.json" in run.files
+    True
     """
     out = os.fspath(out)
     deadline = time.monotonic() + timeout
@@ -75,6 +87,17 @@ def read_listed(out, name):
     OutputError
         No run in ``out``, `name` not listed, a link, a file that differs from the
         manifest, or a commit that cannot be finished; one line naming the file.
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> import json, os, tempfile
+    >>> from multitest.outputs import read_listed, write_outputs
+    >>> out = os.path.join(tempfile.mkdtemp(), "out")
+    >>> _ = write_outputs(ranking, out)
+    >>> json.loads(read_listed(out, "result.json"))["final_order"][0]
+    '5nn'
     """
     out = os.fspath(out)
     try:

@@ -108,6 +108,20 @@ class RunManifest:
     files : dict
         ``{relative path: {"size": int, "sha256": str}}``; the manifest itself
         is not listed.
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> import os, tempfile
+    >>> from multitest.outputs import read_run, write_outputs
+    >>> out = os.path.join(tempfile.mkdtemp(), "out")
+    >>> _ = write_outputs(ranking, out)
+    >>> run = read_run(out)
+    >>> "result.json" in run.files
+    True
+    >>> type(run).__name__, sorted(run.files)[0]
+    ('RunManifest', 'costs.csv')
     """
 
     run_id: str
@@ -152,6 +166,17 @@ def transaction(out, *, settings=None, inputs=(), on_step=None, add=False):
         file, a directory or an input, or a file cannot be written; the
         message names ``out`` (never the staging folder).  Nothing in ``out``
         has changed then (except the repair of an earlier killed run).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from multitest.outputs import transaction
+    >>> out = os.path.join(tempfile.mkdtemp(), "out")
+    >>> with transaction(out) as staging:
+    ...     with open(os.path.join(staging, "notes.txt"), "w", encoding="utf-8") as handle:
+    ...         _ = handle.write("one complete run")
+    >>> sorted(os.listdir(out))
+    ['manifest.json', 'notes.txt']
     """
     out = os.fspath(out)
     held = os.path.isdir(out) and _identity(out) in _HELD

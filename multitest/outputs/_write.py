@@ -67,6 +67,17 @@ def write_outputs(ranking, out_dir, *, extra=None, inputs=(), raw_csv=False,
     -------
     list of str
         The files written, relative to ``out_dir``.
+
+    Examples
+    --------
+    >>> from multitest import example_results, rank
+    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
+    >>> import os, tempfile
+    >>> from multitest.outputs import write_outputs
+    >>> out = os.path.join(tempfile.mkdtemp(), "out")
+    >>> written = write_outputs(ranking, out)
+    >>> sorted(written)[:3]
+    ['costs.csv', 'effect_sizes.csv', 'final_order.csv']
     """
     with transaction(out_dir, settings=run_manifest(ranking.results.source, ranking.settings,
                                                     ranking.profile, raw_csv, all_intervals),

@@ -1,4 +1,4 @@
-"""Experiments: the experiment file, the measured fold task, the SQLite store and the runner.
+"""Experiments: the experiment file and the runner that measures it into an experiment folder.
 
 Needs the ``run`` extra (scikit-learn, Dask) when an experiment is run.
 

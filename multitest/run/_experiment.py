@@ -58,7 +58,15 @@ _BUNDLED = ("breast_cancer", "digits", "iris", "wine")
 
 @dataclass(frozen=True)
 class DatasetSpec:
-    """One data set of an experiment: where it comes from and its target."""
+    """One data set of an experiment: where it comes from and its target.
+
+    Examples
+    --------
+    >>> from multitest.run import DatasetSpec
+    >>> spec = DatasetSpec("iris", "sklearn", "iris")
+    >>> spec.source, spec.target is None
+    ('sklearn', True)
+    """
 
     name: str
     source: str
@@ -71,7 +79,15 @@ class DatasetSpec:
 
 @dataclass(frozen=True)
 class AlgorithmSpec:
-    """One learner: a name, an importable estimator class and its parameters."""
+    """One learner: a name, an importable estimator class and its parameters.
+
+    Examples
+    --------
+    >>> from multitest.run import AlgorithmSpec
+    >>> spec = AlgorithmSpec("nb", "sklearn.naive_bayes.GaussianNB")
+    >>> spec.name, spec.params
+    ('nb', {})
+    """
 
     name: str
     estimator: str
@@ -83,7 +99,21 @@ class AlgorithmSpec:
 
 @dataclass(frozen=True)
 class Experiment:
-    """A validated experiment file (see the module documentation)."""
+    """A validated experiment file (see the module documentation).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from multitest.run import load_experiment
+    >>> path = os.path.join(tempfile.mkdtemp(), "experiment.yaml")
+    >>> with open(path, "w", encoding="utf-8") as handle:
+    ...     _ = handle.write("datasets:\\n  - sklearn: iris\\nalgorithms:\\n"
+    ...                      "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\\n"
+    ...                      "  tree: {estimator: sklearn.tree.DecisionTreeClassifier}\\n")
+    >>> experiment = load_experiment(path)
+    >>> experiment.replications, experiment.folds, experiment.metric
+    (5, 2, 'error')
+    """
 
     name: str
     datasets: tuple
@@ -125,6 +155,19 @@ def load_experiment(path):
     InputError
         On malformed YAML, an unknown key, a missing or invalid field; the
         message names the file, line and field.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from multitest.run import load_experiment
+    >>> path = os.path.join(tempfile.mkdtemp(), "experiment.yaml")
+    >>> with open(path, "w", encoding="utf-8") as handle:
+    ...     _ = handle.write("datasets:\\n  - sklearn: iris\\nalgorithms:\\n"
+    ...                      "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\\n"
+    ...                      "  tree: {estimator: sklearn.tree.DecisionTreeClassifier}\\n")
+    >>> experiment = load_experiment(path)
+    >>> experiment.datasets[0].name, experiment.algorithms[0].estimator
+    ('iris', 'sklearn.naive_bayes.GaussianNB')
     """
     path = os.fspath(path)
     data, lines = read_yaml(path)

@@ -108,6 +108,15 @@ class RunResult:
         ``results.csv`` with an empty error; ``multitest rank --missing``).
     seconds : float
     notes : tuple of str
+
+    Examples
+    --------
+    >>> from multitest.run import RunResult
+    >>> result = RunResult(out="exp", total=20, computed=20, reused=0, failed=0, lost=0,
+    ...                    datasets_ranked=("iris",), datasets_dropped=(), seconds=3.0,
+    ...                    notes=())
+    >>> result.computed + result.reused == result.total
+    True
     """
 
     out: str
@@ -198,6 +207,22 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
         ``out`` is written by another command (the lock is held from before
         the store is opened to after the last file is written), or holds a
         symbolic link at ``store.sqlite*`` or a bookkeeping name.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from multitest.run import run_experiment
+    >>> folder = tempfile.mkdtemp()
+    >>> path = os.path.join(folder, "experiment.yaml")
+    >>> with open(path, "w", encoding="utf-8") as handle:
+    ...     _ = handle.write("datasets:\\n  - sklearn: iris\\nalgorithms:\\n"
+    ...                      "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\\n"
+    ...                      "  tree: {estimator: sklearn.tree.DecisionTreeClassifier}\\n"
+    ...                      "cv: {replications: 1, folds: 2}\\n")
+    >>> result = run_experiment(path, os.path.join(folder, "exp"), workers=1,
+    ...                         show_progress=False)
+    >>> result.total, result.failed
+    (4, 0)
     """
     require_extra()
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int)

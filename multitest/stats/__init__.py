@@ -1,5 +1,5 @@
-"""Statistics: distributions, pairwise tests on folds and their registry, corrections,
-Friedman and post-hoc tests over data sets, Bayesian tests and effect sizes.
+"""Statistics: the registry of pairwise tests on folds, corrections, Friedman and post-hoc
+tests over data sets, Bayesian tests and effect sizes.
 
 Nothing here knows of rankings, outputs or figures.
 

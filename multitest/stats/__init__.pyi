@@ -1,10 +1,13 @@
 """Public names of :mod:`multitest.stats` (see ``__init__.py``)."""
 
 from ._bayesian import BayesSettings as BayesSettings
+from ._bayesian import CorrelatedTResult as CorrelatedTResult
 from ._bayesian import correlated_t as correlated_t
 from ._corrections import adjust_all_pairs as adjust_all_pairs
 from ._corrections import adjust_pvalues as adjust_pvalues
 from ._corrections import agreeing_alpha as agreeing_alpha
+from ._effect_sizes import PairEffects as PairEffects
+from ._effect_sizes import WilcoxonInterval as WilcoxonInterval
 from ._effect_sizes import over_datasets as over_datasets
 from ._effect_sizes import wilcoxon_interval as wilcoxon_interval
 from ._entry import PairwiseTest as PairwiseTest
@@ -12,6 +15,7 @@ from ._fold_intervals import FoldInterval as FoldInterval
 from ._gram import combined_f_significant_all_pairs as combined_f_significant_all_pairs
 from ._friedman import FriedmanResult as FriedmanResult
 from ._friedman import friedman as friedman
+from ._nemenyi import ControlResult as ControlResult
 from ._nemenyi import control_comparisons as control_comparisons
 from ._nemenyi import critical_difference as critical_difference
 from ._nemenyi import nemenyi as nemenyi
@@ -21,4 +25,5 @@ from ._registry import available_tests as available_tests
 from ._registry import get_test as get_test
 from ._registry import register_test as register_test
 from ._signed_rank import signed_rank_test as signed_rank_test
+from ._skillings_mack import SkillingsMackResult as SkillingsMackResult
 from ._skillings_mack import skillings_mack as skillings_mack

@@ -34,7 +34,7 @@ from .._errors import MultitestError
 from ._distributions import _StudentT
 from ._fold_intervals import t_interval
 
-__all__ = ["BayesSettings", "correlated_t"]
+__all__ = ["BayesSettings", "CorrelatedTResult", "correlated_t"]
 
 DEFAULT_THRESHOLD = 0.95
 #: Monte Carlo samples of the Bayesian signed-rank test (second pass).
@@ -58,6 +58,13 @@ class BayesSettings:
         Seed of the Monte Carlo sampling of the signed-rank test.
     samples : int
         Monte Carlo samples of the signed-rank test.
+
+    Examples
+    --------
+    >>> from multitest.stats import BayesSettings
+    >>> settings = BayesSettings(rope=0.01, samples=10_000)
+    >>> settings.rope, settings.threshold, settings.samples
+    (0.01, 0.95, 10000)
     """
 
     rope: float = 0.0
@@ -115,6 +122,15 @@ class CorrelatedTResult:
     rho : float
         Correlation of the folds.
     rope : float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import correlated_t
+    >>> a = np.array([.20, .22, .21, .25, .19, .23, .22, .20, .24, .21])
+    >>> result = correlated_t(a, a - 0.02, rope=0.01, rho=0.5)
+    >>> type(result).__name__, bool(result.costlier_better[0] > 0.9)
+    ('CorrelatedTResult', True)
     """
 
     cheaper_better: np.ndarray

@@ -25,7 +25,7 @@ from ._posthoc import _pair_differences
 from ._signed_rank import _signed_rank_sums, _untied_cdf, sign_counts
 from ._validation import _iv_probability
 
-__all__ = ["wilcoxon_interval", "over_datasets"]
+__all__ = ["WilcoxonInterval", "PairEffects", "wilcoxon_interval", "over_datasets"]
 
 #: Over-data-set intervals are computed when pairs x S^2 / 2 (the Walsh
 #: averages of every pair) stays below this; above, they are left out (null).
@@ -56,6 +56,13 @@ class WilcoxonInterval:
         no ties, no zeros) or normal approximation with continuity correction.
     n : int
         Number of non-zero differences.
+
+    Examples
+    --------
+    >>> from multitest.stats import wilcoxon_interval
+    >>> interval = wilcoxon_interval([1.5, 2.25, -0.5, 3.125, 0.75])
+    >>> type(interval).__name__, interval.estimate
+    ('WilcoxonInterval', 1.5)
     """
 
     estimate: float
@@ -728,6 +735,13 @@ class PairEffects:
         Data sets where ``b`` / neither / ``a`` has the lower mean error.
     superiority : ndarray, shape (n,)
         Probability of superiority of ``b``: ``(b_better + ties / 2) / S``.
+
+    Examples
+    --------
+    >>> from multitest.stats import over_datasets
+    >>> effects = over_datasets([[0.10, 0.20], [0.15, 0.20], [0.30, 0.25], [0.12, 0.18]])
+    >>> type(effects).__name__, int(effects.a[0]), int(effects.b[0]), float(effects.superiority[0])
+    ('PairEffects', 0, 1, 0.25)
     """
 
     a: np.ndarray
@@ -758,6 +772,13 @@ def over_datasets(mean_errors, pairs=None, level=0.95, intervals=True):
     Returns
     -------
     PairEffects
+
+    Examples
+    --------
+    >>> from multitest.stats import over_datasets
+    >>> effects = over_datasets([[0.10, 0.20], [0.15, 0.20], [0.30, 0.25], [0.12, 0.18]])
+    >>> round(float(effects.hodges_lehmann[0]), 4), int(effects.a_better[0])
+    (-0.0525, 3)
     """
     level = _iv_probability(level, "level")
     e = np.asarray(mean_errors, dtype=float)

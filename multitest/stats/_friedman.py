@@ -55,6 +55,13 @@ class FriedmanResult:
         ``"corrected"`` (R's ``friedman.test``) or ``"uncorrected"`` (Demšar).
     all_tied : bool
         Every algorithm tied on every data set: both statistics 0, p-values 1.
+
+    Examples
+    --------
+    >>> from multitest.stats import friedman
+    >>> result = friedman([[1, 2, 3], [1, 3, 2], [1, 2, 3], [2, 1, 3]])
+    >>> result.statistic, result.df
+    (4.5, 2)
     """
 
     statistic: float

@@ -38,7 +38,7 @@ from ._distributions import _studentized_range_isf, _studentized_range_sf
 from ._posthoc import PosthocResult, _readonly, _symmetric
 from ._validation import _iv_choice, _iv_count, _iv_probability, _iv_ranks
 
-__all__ = ["control_comparisons", "critical_difference", "nemenyi"]
+__all__ = ["ControlResult", "control_comparisons", "critical_difference", "nemenyi"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,6 +70,14 @@ class ControlResult:
     critical_difference : float
         The Bonferroni--Dunn critical difference
         ``z_{1 - alpha / (2 (L - 1))} sqrt(L (L+1) / (6 S))``, whatever `method`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import control_comparisons
+    >>> result = control_comparisons(np.array([[1, 2, 3, 4]] * 8 + [[2, 1, 4, 3]] * 4), control=0)
+    >>> type(result).__name__, result.significant.tolist()
+    ('ControlResult', [False, False, True, True])
     """
 
     control: int

@@ -229,6 +229,15 @@ def paired_intervals(d, method, alpha):
     estimate, low, high, low_open, high_open, achieved : ndarray, shape (n,)
         The estimate is the median of the Walsh averages (Wilcoxon, zeros kept)
         or of the differences (sign test); NaN bounds for a row with no data set.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import paired_intervals
+    >>> d = np.array([[0.01, 0.02, 0.03, 0.04, 0.05, 0.06]])
+    >>> estimate, low, high, *_ = paired_intervals(d, "wilcoxon", np.array([0.05]))
+    >>> float(estimate[0]), bool(low[0] > 0)
+    (0.035, True)
     """
     test = _PAIRWISE_TESTS[method]
     sign = method == "sign"

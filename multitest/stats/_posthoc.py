@@ -47,6 +47,13 @@ class PosthocResult:
     critical_difference : float or None
         Nemenyi's critical difference of average ranks; None for the other
         methods.
+
+    Examples
+    --------
+    >>> from multitest.stats import nemenyi
+    >>> result = nemenyi([[1, 2, 3], [1, 3, 2], [1, 2, 3], [1, 2, 3]], alpha=0.05)
+    >>> result.method, result.significant.shape
+    ('nemenyi', (3, 3))
     """
 
     method: str

@@ -24,7 +24,7 @@ from scipy import special
 
 from .._errors import MultitestError
 
-__all__ = ["skillings_mack"]
+__all__ = ["SkillingsMackResult", "skillings_mack"]
 
 
 @dataclass(frozen=True)
@@ -46,6 +46,14 @@ class SkillingsMackResult:
         Blocks left out because they observe fewer than two algorithms.
     n_missing : int
         Missing cells of the blocks used.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from multitest.stats import skillings_mack
+    >>> result = skillings_mack([[3, 5, 15], [1, 3, 18], [5, 4, 21], [2, np.nan, 6], [0, 2, 17]])
+    >>> type(result).__name__, result.df
+    ('SkillingsMackResult', 2)
     """
 
     statistic: float
