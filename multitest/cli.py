@@ -527,9 +527,9 @@ def _cmd_demo(args):
         _say(f"=== bundled report data, cost profile: {name} ===")
         out = os.path.join(args.out, name) if args.out else None
         if out and os.path.islink(out):   # DIR is the user's; its entries are ours
-            from .outputs._transaction import _link_error
+            from .outputs._lock import link_error
 
-            raise _link_error(out)
+            raise link_error(out)
         if out:
             _write(ranking, out, _option("rank", "format").validate(args.format), args.report,
                    dpi=_option("rank", "dpi").validate(args.dpi), raw_csv=args.raw_csv)

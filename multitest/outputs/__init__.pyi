@@ -22,7 +22,7 @@ from ._tables import pairwise_frame as pairwise_frame
 from ._tables import stage_tables as stage_tables
 from ._tables import stage_table_parts as stage_table_parts
 from ._transaction import JOURNAL as JOURNAL
-from ._transaction import LOCK as LOCK
+from ._lock import LOCK as LOCK
 from ._transaction import MANIFEST as MANIFEST
 from ._transaction import RunManifest as RunManifest
 from ._transaction import hold as hold
