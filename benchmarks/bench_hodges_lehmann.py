@@ -2,7 +2,8 @@
 
 The reference is ``multitest/stats/_effect_sizes.py`` as of a git revision (default
 ``720747a``, before the intervals at scale), loaded beside the working copy in the same
-process; both run alternately on the same inputs, ``--runs`` times each, and the table
+process (a revision whose ``_effect_sizes.py`` imports ``._walsh``, split off it in issue 39,
+is refused: its helpers would come from the working copy); both run alternately on the same inputs, ``--runs`` times each, and the table
 gives the medians of their CPU times (``time.process_time``) and the ratio.  Every run
 also checks that the two give the same floats (estimate, low, high, level).
 
@@ -35,6 +36,9 @@ def reference_module(revision):
     source = subprocess.run(["git", "-C", str(ROOT), "show",
                              f"{revision}:multitest/stats/_effect_sizes.py"],
                             capture_output=True, text=True, check=True).stdout
+    if "from ._walsh" in source:
+        sys.exit(f"{revision}: its _effect_sizes.py imports the working copy's ._walsh modules; "
+                 "compare with a revision before their split, or check one out to compare with")
     folder = tempfile.mkdtemp()
     path = os.path.join(folder, "_hl_reference.py")
     with open(path, "w") as handle:

@@ -15,7 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from multitest.cli import _parser, main
+from multitest._cli_parser import build_parser
+from multitest.cli import main
 
 RENAMED = {"task": "dataset", "model": "algorithm", "repeat": "replication", "split": "fold"}
 FLAGS = ["--dataset-column", "task", "--algorithm-column", "model", "--fold-column", "split",
@@ -141,7 +142,7 @@ def _parsers(parser):
 
 @pytest.mark.parametrize("run_only", [False, True])
 def test_no_parser_reads_abbreviations(run_only):
-    parsers = list(_parsers(_parser(run_only=run_only)))
+    parsers = list(_parsers(build_parser(run_only=run_only)))
     assert len(parsers) == (2 if run_only else 7)    # multitest, its commands
     assert all(p.allow_abbrev is False for p in parsers)
 

@@ -21,6 +21,7 @@ from numpy.testing import assert_array_equal
 from scipy import special, stats
 
 import multitest.stats._effect_sizes
+import multitest.stats._walsh_selection
 from multitest import example_results, rank
 from multitest._errors import MultitestError
 from multitest.engine._effects import _finite_list, dataset_effects, second_pass_rows
@@ -391,7 +392,7 @@ def test_selected_bounds_window_and_its_fallback(refused, monkeypatch):
     # A bound is searched in the Walsh averages of ranks rank - 4..rank + 4 once W is
     # checked at both ends (_window_checked); a row refused there (forced here for
     # every other row) is searched in its bracket: both the floats of the sorted path.
-    module = multitest.stats._effect_sizes
+    module = multitest.stats._walsh_selection
     checked, accepted = module._window_checked, []
 
     def window_checked(*args):
@@ -568,7 +569,7 @@ def _assert_selected_is_sorted_or_another_root(d, level, monkeypatch, differs):
 def test_selected_intervals_do_not_depend_on_the_first_pivots(monkeypatch):
     # The pivots change the time only: without the binned pivots (every row drawn at
     # random from its first round on) the floats are the same.
-    module = multitest.stats._effect_sizes
+    module = multitest.stats._walsh_selection
     rng = np.random.default_rng(11)
     d = np.column_stack([_adversarial_column(rng, kind, 300) for kind in _KINDS])
     binned = _column_intervals(d, 0.95)
@@ -587,7 +588,7 @@ def test_selected_intervals_do_not_depend_on_the_first_pivots(monkeypatch):
 def test_histogram_pivots_bracket_the_ranks_of_evenly_spread_samples():
     # The binned counts bound the ranks of their pivots: on values spread evenly (the
     # mean errors above) both pivots of every rank bracket it, counted by brute force.
-    module = multitest.stats._effect_sizes
+    module = multitest.stats._walsh_selection
     rng = np.random.default_rng(5)
     xs = np.sort(np.column_stack([_adversarial_column(rng, "mean errors", 200)
                                   for _ in range(4)]).T, axis=1)

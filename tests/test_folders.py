@@ -35,7 +35,8 @@ from multitest._format import (
 )
 from multitest.inputs import load_results
 from multitest.outputs import read_run
-from multitest.outputs._transaction import LOCK, hold
+from multitest.outputs._lock import LOCK
+from multitest.outputs._transaction import hold
 from multitest.outputs._csv import neutralize_frame, write_csv
 
 #: Names a spreadsheet would run (OWASP's list of first characters) and terminal attacks.

@@ -16,7 +16,8 @@ from helpers import mounted
 
 from multitest._errors import OutputError
 from multitest.outputs import read_run, transaction
-from multitest.outputs._transaction import JOURNAL, LOCK, MANIFEST, recover
+from multitest.outputs._lock import LOCK
+from multitest.outputs._transaction import JOURNAL, MANIFEST, recover
 
 OLD = {"result.json": "old result", "table.csv": "old table", "only_old.dot": "old figure"}
 NEW = {"result.json": "new result", "table.csv": "new table", "only_new.svg": "new figure"}

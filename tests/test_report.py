@@ -436,7 +436,8 @@ def test_inline_svg_comments_and_namespaces_anywhere():
 
 def test_pairwise_rows_as_the_generic_table():
     from multitest._format import format_number, format_p
-    from multitest.figures._report import _pair_rows, _table
+    from multitest.figures._html import html_table
+    from multitest.figures._report import _pair_rows
 
     pairs = [{"a": 'x<1 & "q"', "b": "b's", "statistic": 12.3456789, "pvalue": 3.2e-7,
               "pvalue_adjusted": 0.5, "mean_error_a": 0.25, "mean_error_b": float("nan"),
@@ -450,12 +451,12 @@ def test_pairwise_rows_as_the_generic_table():
                                     for k in keys] + ["yes" if p["override"] else ""]
                 for p in pairs]
         header = ["h"] * len(rows[0])
-        expected = _table(header, rows, ["override" if p["override"] else "" for p in pairs],
+        expected = html_table(header, rows, ["override" if p["override"] else "" for p in pairs],
                           set(range(2, len(header) - 1)))
         columns = {key: np.array([p[key] for p in pairs],
                                  dtype=object if key in ("a", "b") else None)
                    for key in pairs[0]}
-        assert _table(header, (), body=_pair_rows(columns, adjusted)) == expected
+        assert html_table(header, (), body=_pair_rows(columns, adjusted)) == expected
         assert "x&lt;1 &amp; &quot;q&quot;" in expected and "<td>b&#x27;s</td>" in expected
 
 

@@ -13,7 +13,8 @@ from helpers import make_frame
 from numpy.testing import assert_allclose
 
 from multitest import MultitestError, example_path, rank
-from multitest.cli import _parser, main
+from multitest._cli_parser import build_parser
+from multitest.cli import main
 from multitest.engine import Settings
 from multitest.engine._options import OPTIONS, options_of
 from multitest.engine._stability import RANK_OPTIONS, stability
@@ -195,7 +196,7 @@ def test_bad_values_on_the_command_line_name_the_option(frame, tmp_path, capsys,
 # -- the command line and the settings files come from the definition ----------------------
 
 def _subparser(command):
-    actions = _parser()._subparsers._group_actions[0]
+    actions = build_parser()._subparsers._group_actions[0]
     return actions.choices[command]
 
 

@@ -20,7 +20,8 @@ import numpy as np
 from .._errors import InputError, MultitestError, abbreviate
 from .._format import RAW_CSV_HELP
 from .._cpus import max_workers
-from ..inputs._costs import CostProfile, bundled_profiles, read_yaml
+from ..inputs._costs import CostProfile, bundled_profiles
+from ..inputs._yaml import read_yaml
 from ..inputs._design import parse_test_train_ratio
 from ..inputs._missing import check_missing_policy
 from ..inputs._results import VALUE_KINDS

@@ -41,6 +41,7 @@ from ._graphviz import (
     undrawn,
 )
 from ._datasets import dataset_stems, figures_note
+from ._html import html_page, html_table
 from ._write import figures, graph_captions
 
 __all__ = []
@@ -64,45 +65,6 @@ OPEN_DATASET_LIST = 12
 #: Lists of up to this many pairs are printed as text; longer ones as tables.
 PAIRS_AS_TEXT = 12
 
-_CSS = """
-body{font-family:Helvetica,Arial,sans-serif;margin:0 auto;max-width:1200px;padding:1em 2em;
-box-sizing:border-box;overflow-wrap:anywhere;
-color:#222;line-height:1.4}
-h1{font-size:1.6em;margin-bottom:.2em}h2{border-bottom:2px solid #1f6fb4;padding-bottom:.2em;
-margin-top:2em}h3{margin-top:1.6em}
-table{border-collapse:collapse;margin:.6em 0;font-size:.9em}
-th,td{border:1px solid #ccc;padding:.2em .6em;text-align:left}
-th{background:#eef3f8;overflow-wrap:normal}td{overflow-wrap:anywhere;min-width:3.5em}
-td.num{text-align:right;font-variant-numeric:tabular-nums;overflow-wrap:normal;white-space:nowrap}
-tr.override td{background:#fbe3dc}
-figure{margin:1em 0;max-width:100%}figure svg{max-width:100%;height:auto}
-table{display:block;max-width:100%;overflow-x:auto}
-figcaption{font-size:.85em;color:#555}
-ol.final{font-size:1.15em;columns:16em;column-gap:3em}ol.final li:first-child{font-weight:bold}
-nav ul.sets{columns:4;font-size:.9em}pre{background:#f6f6f6;padding:.6em;overflow-x:auto;
-font-size:.8em}
-.note{color:#7a4b00;background:#fff6e0;padding:.4em .8em;border-left:4px solid #e0a000}
-.gate{font-weight:bold}
-.small{font-size:.85em;color:#555}
-p.lead{font-size:1.15em}
-@media (max-width:600px){body{padding:.5em}nav ul.sets{columns:2}}
-"""
-
-
-def _table(header, rows, row_classes=None, numeric=(), body=()):
-    """An HTML table; `body`: more rows, as ``<tr>`` elements already written."""
-    out = ["<table><thead><tr>" + "".join(f"<th>{_e(h)}</th>" for h in header)
-           + "</tr></thead><tbody>"]
-    for k, row in enumerate(rows):
-        cls = f' class="{row_classes[k]}"' if row_classes and row_classes[k] else ""
-        cells = "".join(f'<td class="num">{_e(c)}</td>' if i in numeric else f"<td>{_e(c)}</td>"
-                        for i, c in enumerate(row))
-        out.append(f"<tr{cls}>{cells}</tr>")
-    out += body
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
 def _heading(entry):
     """``(column heading, whether a p-value)`` of the numbers of a test's pairs: a p-value
     prints a bound below 1e-300, a Bayesian ``1 - P(...)`` as computed."""
@@ -119,7 +81,7 @@ def _second_pass_heading(sp):
 
 def _pair_rows(pairs, adjusted, bound=True):
     """The ``<tr>`` of each pair of :meth:`~multitest.engine.DataSetResult.pair_columns`
-    (``pairs``), as :func:`_table` writes them: one format string a row, each name
+    (``pairs``), as :func:`~multitest.figures._html.html_table` writes them: one format string a row, each name
     escaped and each mean error formatted once, the numbers (digits, ``.``, ``e``, ``+``,
     ``-``, ``nan``, ``inf``: nothing to escape) formatted straight into their cells."""
     a, b = pairs["a"].tolist(), pairs["b"].tolist()
@@ -157,7 +119,7 @@ def _pairs_html(rows, header, joiner, where):
            f"<p>First {len(shown)} of {len(rows)} pairs shown; all are in {_e(where)}.</p>")
     return (f"{len(rows)} pairs (table below).",
             f"<details><summary>the {len(rows)} pairs</summary>"
-            + _table(header, shown, numeric={2}) + cut + "</details>")
+            + html_table(header, shown, numeric={2}) + cut + "</details>")
 
 
 class _Figures:
@@ -217,7 +179,7 @@ def _final_section(ranking, figs):
             f"{len(ranking.algorithms)} algorithms; cost profile {_e(ranking.profile.name)}; "
             f"{_e(s.decision_rules(second_pass=sp is not None))}.</p>"
             + _power_warning(ranking)
-            + _table(["position", "algorithm", "average position", "average error rank",
+            + html_table(["position", "algorithm", "average position", "average error rank",
                       "average cost", "first on (data sets)", "why here"], rows,
                      numeric={0, 2, 3, 4, 5})
             + "<p class=\"small\">Average position: the mean of the MultiTest positions over "
@@ -288,7 +250,7 @@ def _friedman_section(ranking):
     fr, sp = ranking.friedman, ranking.second_pass
     if sp is not None and sp.incomplete:   # missing='partial': the Skillings-Mack gate
         sm = sp.gate_test
-        table = _table(["statistic", "value", "df", "p-value"],
+        table = html_table(["statistic", "value", "df", "p-value"],
                        [["Skillings–Mack", format_number(sm.statistic), f"{sm.df}",
                          format_p(sm.pvalue)]], numeric={1, 3})
         return (f'<section id="friedman"><h2>Skillings–Mack test and gate</h2>{table}'
@@ -305,7 +267,7 @@ def _friedman_section(ranking):
     rows.append([f"Friedman χ² on error ranks ({fe.ties} for ties)", format_number(fe.statistic),
                  f"{fe.df}", format_p(fe.pvalue)])
     rows[0][0] = f"Friedman χ² on positions ({fr.ties} for ties)"
-    table = _table(["statistic", "value", "df", "p-value"], rows, numeric={1, 3})
+    table = html_table(["statistic", "value", "df", "p-value"], rows, numeric={1, 3})
     return (f'<section id="friedman"><h2>Friedman test and gate</h2>{table}'
             f'<p class="gate">{_e(sp.gate)}</p>'
             + ("" if ranking.positions_only is None else
@@ -336,7 +298,7 @@ def _second_pass_section(ranking, figs):
             + figs.html("second_pass", "Second-pass graph: average-cost order, post-hoc overrides")
             + figs.html("second_pass_trace", "Second-pass sort trace: how the final order comes "
                         "out of the average-cost order and the overrides")
-            + _table(["cost position", "algorithm", "average cost", "average position",
+            + html_table(["cost position", "algorithm", "average cost", "average position",
                       "final position"], rows, numeric={0, 2, 3, 4})
             + "</section>")
 
@@ -388,7 +350,7 @@ def _control_section(ranking):
     return (f'<section id="control"><h2>Comparisons with {_e(names[c.control])}</h2>'
             f"<p>{_e(ranking.settings.control_method)}; critical difference "
             f"{format_rank(c.critical_difference)}.</p>"
-            + _table(["algorithm", "z", "adjusted p", "different"], rows, numeric={1, 2})
+            + html_table(["algorithm", "z", "adjusted p", "different"], rows, numeric={1, 2})
             + "</section>")
 
 
@@ -420,13 +382,13 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
         parts.append("<details><summary>Pairwise tests "
                      f"({n_pairs} pairs, {int(pairs['override'].sum())} overrides)"
                      "</summary>"
-                     + _table(header, (), body=_pair_rows(shown, adjusted, number[1]))
+                     + html_table(header, (), body=_pair_rows(shown, adjusted, number[1]))
                      + ("" if n_pairs <= n_shown else
                         f"<p>First {n_shown} pairs shown; all are in pairwise.csv.</p>")
                      + "</details>")
     rows = [[k, a, format_number(r.mean_errors[a]), f"{error_rank[a]:g}"]
             for k, a in enumerate(r.order, start=1)]
-    parts.append(_table(["position", "algorithm", "mean error", "error rank"], rows,
+    parts.append(html_table(["position", "algorithm", "mean error", "error rank"], rows,
                         numeric={0, 2, 3}))
     parts.append(f'<p><a href="{back}">back to the index</a></p></section>')
     return "".join(parts)
@@ -465,7 +427,7 @@ def _settings_section(ranking):
     res = ranking.results
     rows += [["input", res.source], ["folds", f"{res.replications} replication(s) x "
                                      f"{res.folds_per_replication} fold(s)"]]
-    return ('<section id="settings"><h2>Settings</h2>' + _table(["setting", "value"], rows)
+    return ('<section id="settings"><h2>Settings</h2>' + html_table(["setting", "value"], rows)
             + "</section>")
 
 
@@ -512,13 +474,6 @@ def _datasets_table(ranking, stems):
             "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
 
-def _page(title, body):
-    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head><body>\n"
-            + "\n".join(part for part in body if part) + "\n</body></html>\n")
-
-
 def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
     """``(report.html text, page)``: ``page(k)`` is ``(stem, text)`` of the page of data
     set ``k``; ``page`` is None up to the inline limit (no pages)."""
@@ -556,14 +511,14 @@ def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
             section = _dataset_section(r, stems[k], figs, ranking.settings, error_ranks[k],
                                        back="../report.html#datasets", exact=exact,
                                        number=number, pareto=dataset_pareto(stems[k]))
-            return stems[k], _page(f"multitest: {r.name}", [
+            return stems[k], html_page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
         body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact,
                                   number=number, pareto=dataset_pareto(stem))
                  for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
-    return _page("multitest report", body), page
+    return html_page("multitest report", body), page
 
 
 def report_html(ranking, captions="inside", figures_for=None):

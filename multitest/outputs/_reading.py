@@ -12,8 +12,8 @@ import time
 
 from .._errors import OutputError, abbreviate
 from .._files import file_digest
-from ._transaction import (JOURNAL, MANIFEST, _check_folders, _link_error, _Lock,
-                           _read_manifest, recover)
+from ._lock import FolderLock, link_error
+from ._transaction import JOURNAL, MANIFEST, _check_folders, _read_manifest, recover
 
 __all__ = ["read_run", "read_listed"]
 
@@ -55,7 +55,7 @@ def read_run(out, *, verify=True, timeout=10.0):
     deadline = time.monotonic() + timeout
     while os.path.exists(os.path.join(out, JOURNAL)):
         try:
-            with _Lock(out):
+            with FolderLock(out):
                 recover(out)
         except OutputError:
             if time.monotonic() > deadline:
@@ -119,7 +119,7 @@ def read_listed(out, name):
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _link_error(path) from None
+            raise link_error(path) from None
         raise OutputError(f"cannot read {abbreviate(path)} ({exc.strerror})") from None
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(expected["size"] + 1) if stat.S_ISREG(

@@ -6,9 +6,9 @@ writes through :func:`transaction`::
     with transaction(out, settings={...}, inputs=[results_csv]) as staging:
         ...write files into staging...
 
-1. The folder is locked (:class:`_Lock`: ``flock`` on ``OUT/.multitest.lock``,
-   released by the kernel when the holder dies, so a lock is never stale);
-   a second writer gets a one-line :class:`~multitest._errors.OutputError`.
+1. The folder is locked (:class:`~multitest.outputs._lock.FolderLock`: ``flock`` on
+   ``OUT/.multitest.lock``, released by the kernel when the holder dies, so a lock is
+   never stale); a second writer gets a one-line :class:`~multitest._errors.OutputError`.
 2. What a killed run left is repaired (:func:`recover`): an interrupted
    commit is rolled forward, leftover staging and backup folders are removed.
 3. The files are written to ``OUT/.multitest-staging-<run id>/``: inside the
@@ -44,11 +44,9 @@ from __future__ import annotations
 import contextlib
 import datetime
 import errno
-import fcntl
 import json
 import os
 import shutil
-import socket
 import stat
 import time
 import uuid
@@ -57,11 +55,11 @@ from dataclasses import dataclass
 
 from .._errors import OutputError, abbreviate
 from .._files import file_digest, fsync_directory, write_atomically
+from ._lock import LOCK, FolderLock, link_error
 
 __all__ = ["transaction", "RunManifest"]
 
 MANIFEST = "manifest.json"
-LOCK = ".multitest.lock"
 JOURNAL = ".multitest-journal.json"
 _STAGING = ".multitest-staging-"
 _BACKUP = ".multitest-backup-"
@@ -73,26 +71,6 @@ _FORMAT = "multitest-run/1"
 _EXPERIMENT_COMMAND = "run"
 #: Folders this process holds the lock of (:func:`hold`), by (device, inode).
 _HELD = {}
-#: File descriptors of the locks this process holds (closed in a forked child).
-_LOCK_FDS = set()
-
-
-def _close_locks_in_child():
-    """A forked child (a Dask worker, a fit process) does not keep its parent's locks.
-
-    ``flock`` belongs to the open file, which a fork shares: without this, the
-    workers of a killed ``multitest run`` would keep its folder locked.  Closing
-    the child's copy leaves the parent's lock held.
-    """
-    for fd in _LOCK_FDS:
-        with contextlib.suppress(OSError):
-            os.close(fd)
-    _LOCK_FDS.clear()
-
-
-os.register_at_fork(after_in_child=_close_locks_in_child)
-
-
 @dataclass(frozen=True)
 class RunManifest:
     """Which run an output folder holds (``OUT/manifest.json``).
@@ -111,17 +89,14 @@ class RunManifest:
 
     Examples
     --------
-    >>> from multitest import example_results, rank
-    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
     >>> import os, tempfile
-    >>> from multitest.outputs import read_run, write_outputs
+    >>> from multitest.outputs import read_run, transaction
     >>> out = os.path.join(tempfile.mkdtemp(), "out")
-    >>> _ = write_outputs(ranking, out)
+    >>> with transaction(out, settings={"command": "mine"}) as staging:
+    ...     open(os.path.join(staging, "notes.txt"), "w").close()
     >>> run = read_run(out)
-    >>> "result.json" in run.files
-    True
-    >>> type(run).__name__, sorted(run.files)[0]
-    ('RunManifest', 'costs.csv')
+    >>> type(run).__name__, run.settings["command"], sorted(run.files)
+    ('RunManifest', 'mine', ['notes.txt'])
     """
 
     run_id: str
@@ -254,7 +229,7 @@ def hold(out, *, no_links=(), command=None):
                 key = _identity(out)
                 if key in _HELD:
                     raise OutputError(f"{abbreviate(out)} is already held by this process")
-                stack.enter_context(_Lock(out))
+                stack.enter_context(FolderLock(out))
                 _HELD[key] = out
                 stack.callback(_HELD.pop, key)
                 recover(out)
@@ -499,7 +474,7 @@ def _read_json(out, name):
         return None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise _link_error(path) from None
+            raise link_error(path) from None
         raise
     try:
         with os.fdopen(fd, encoding="utf-8") as handle:
@@ -530,7 +505,7 @@ def _check_folders(out, name):
         except FileNotFoundError:
             return
         if stat.S_ISLNK(mode):
-            raise _link_error(path)
+            raise link_error(path)
         if not stat.S_ISDIR(mode):
             raise OutputError(f"{abbreviate(path)} is in the way of the output "
                               f"{abbreviate(os.path.join(out, name))}: it is not a folder; "
@@ -544,12 +519,7 @@ def _refuse_links(out, prefixes):
     with os.scandir(out) as entries:
         for entry in entries:
             if entry.name.startswith(prefixes) and entry.is_symlink():
-                raise _link_error(entry.path)
-
-
-def _link_error(path):
-    return OutputError(f"{abbreviate(path)} is a symbolic link; multitest follows no link "
-                       "inside an output folder: remove it or choose another --out")
+                raise link_error(entry.path)
 
 
 def _identity(folder):
@@ -624,83 +594,3 @@ def _output_error(exc, out, staging):
     reason = exc.strerror or str(exc)
     where = f"{abbreviate(name)}" if name else abbreviate(out)
     return OutputError(f"cannot write the output folder {abbreviate(out)}: {where}: {reason}")
-
-
-class _Lock:
-    """An exclusive ``flock`` on ``OUT/.multitest.lock`` holding the owner's PID.
-
-    The kernel drops the lock when its holder dies, so a killed run never
-    leaves a stale lock.  The holder removes the file on release; a process
-    that locked a file meanwhile removed retries on the new one.
-    """
-
-    def __init__(self, out):
-        self.out = out
-        self.path = os.path.join(out, LOCK)
-        self.fd = None
-
-    def __enter__(self):
-        for _ in range(100):
-            try:
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK,
-                             0o644)
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    raise _link_error(self.path) from None
-                raise
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                os.close(fd)
-                raise OutputError(f"{abbreviate(self.path)} is not a file; remove it or "
-                                  "choose another --out")
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError as exc:
-                os.close(fd)
-                if exc.errno not in (errno.EAGAIN, errno.EACCES):
-                    raise
-                raise OutputError(f"another multitest run ({self._owner()}) is writing to "
-                                  f"{abbreviate(self.out)}; wait for it to finish or choose "
-                                  "another --out") from None
-            if _same_file(fd, self.path):
-                os.ftruncate(fd, 0)
-                os.write(fd, f"{os.getpid()} {socket.gethostname()}\n".encode())
-                self.fd = fd
-                _LOCK_FDS.add(fd)
-                return self
-            os.close(fd)    # the file was removed by its last holder: lock the new one
-        raise OutputError(f"cannot lock {abbreviate(self.path)}")
-
-    def __exit__(self, *exc_info):
-        with contextlib.suppress(OSError):
-            os.unlink(self.path)
-        _LOCK_FDS.discard(self.fd)
-        os.close(self.fd)
-        return False
-
-    def _owner(self):
-        """The holder in words.  Its line is written just after it locked the file, so an
-        empty file is read again for up to :data:`_OWNER_WAIT` seconds."""
-        deadline = time.monotonic() + _OWNER_WAIT
-        while True:
-            try:
-                fd = os.open(self.path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-                with os.fdopen(fd, encoding="utf-8") as handle:
-                    pid, _, host = handle.read(200).strip().partition(" ")
-                return f"PID {int(pid)} on {abbreviate(host, 40)}"
-            except (OSError, ValueError):
-                if time.monotonic() >= deadline:
-                    return "another process"
-                time.sleep(0.01)
-
-
-#: Seconds a refused writer waits for the lock holder's line (see ``_Lock._owner``).
-_OWNER_WAIT = 1.0
-
-
-def _same_file(fd, path):
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
-        return False
-    fst = os.fstat(fd)
-    return (st.st_dev, st.st_ino) == (fst.st_dev, fst.st_ino)

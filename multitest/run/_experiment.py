@@ -35,7 +35,7 @@ import warnings
 from dataclasses import dataclass, field
 
 from .._errors import InputError, MultitestError
-from ..inputs._costs import read_yaml
+from ..inputs._yaml import read_yaml
 
 __all__ = ["Experiment", "DatasetSpec", "AlgorithmSpec", "load_experiment"]
 
