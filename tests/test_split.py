@@ -1,6 +1,7 @@
 """``multitest.inputs._split``: the parts of an input for ``multitest rank --workers``, read
 in this process.  Reference: :func:`multitest.load_results` of the whole file; the parts'
-results joined in order (:func:`multitest.inputs._parts.join_parts`) must be it, array for array."""
+results joined in order (:func:`multitest.inputs._parts.join_parts`) must be it, array for
+array."""
 import numpy as np
 import pandas as pd
 import pytest

@@ -28,7 +28,8 @@ POSTHOC_COLUMNS = ("a", "b", "statistic", "pvalue", "significant")
 #: The first columns of :func:`posthoc_frame`; the effect sizes over data sets follow.
 POSTHOC_FRAME_COLUMNS = ("a", "b", "statistic", "pvalue", "pvalue_raw", "significant")
 
-#: The effect columns of :func:`~multitest.engine._effects.second_pass_columns` (without a second pass).
+#: The effect columns of :func:`~multitest.engine._effects.second_pass_columns` (without a
+#: second pass).
 _EFFECT_COLUMNS = ("hodges_lehmann", "ci_low", "ci_high", "ci_level", "wins_a", "ties", "wins_b",
                    "superiority_b")
 

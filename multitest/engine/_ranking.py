@@ -319,7 +319,8 @@ def rank(results, costs, *, test=None, alpha=None, correction=None, alternative=
 'bayesian'}, default 'nemenyi'
         Post-hoc test over data sets (the Wilcoxon tests: exact conditional
         with zeros dropped, with Pratt's zeros, or scipy's conventions;
-        ``'bayesian'``: the Bayesian signed-rank test, see :func:`multitest.stats._bayesian_signed_rank.signed_rank`).
+        ``'bayesian'``: the Bayesian signed-rank test, see
+        :func:`multitest.stats._bayesian_signed_rank.signed_rank`).
     posthoc_correction : {'holm', 'bonferroni', 'hochberg', 'hommel', 'shaffer', \
 'bergmann-hommel', 'none'}, default 'holm'
         Family-wise correction of the Wilcoxon and sign second passes only

@@ -1,10 +1,11 @@
 """The settings of an analysis: every option checked, and the rules between them, once.
 
-:meth:`Settings.from_options` checks every value (by its :class:`~multitest.engine._options.Option`)
-and every rule saying which option applies to which test or second pass, once (in the
-spirit of scipy's ``_iv_`` functions).  An option that does not apply to the chosen test or
-second pass is refused with a one-line error naming it; the Bayesian correlated t-test
-takes a test/train ratio ``r`` as its fold correlation ``rho = r / (1 + r)``.
+:meth:`Settings.from_options` checks every value (by its
+:class:`~multitest.engine._options.Option`) and every rule saying which option applies to
+which test or second pass, once (in the spirit of scipy's ``_iv_`` functions).  An option
+that does not apply to the chosen test or second pass is refused with a one-line error
+naming it; the Bayesian correlated t-test takes a test/train ratio ``r`` as its fold
+correlation ``rho = r / (1 + r)``.
 """
 
 from __future__ import annotations

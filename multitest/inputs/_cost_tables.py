@@ -182,12 +182,12 @@ def load_cost_table(path, name=None):
 
     Examples
     --------
-    >>> import os, tempfile
+    >>> import tempfile
+    >>> from pathlib import Path
     >>> from multitest.inputs import load_cost_table
-    >>> path = os.path.join(tempfile.mkdtemp(), "costs.csv")
-    >>> with open(path, "w", encoding="utf-8") as handle:
-    ...     _ = handle.write("dataset,nb,svm\\niris,0.1,2.5\\nwine,0.2,3.0\\n")
-    >>> load_cost_table(path).per_dataset["wine"]
+    >>> table = Path(tempfile.mkdtemp()) / "costs.csv"
+    >>> _ = table.write_text("dataset,nb,svm\\niris,0.1,2.5\\nwine,0.2,3.0\\n", encoding="utf-8")
+    >>> load_cost_table(table).per_dataset["wine"]
     {'nb': 0.2, 'svm': 3.0}
     """
     path = os.fspath(path)

@@ -68,7 +68,8 @@ class InputPart:
 
 
 def split_input(source, *, dataset="dataset", range_bytes=None, group_rows=None):
-    """The parts of `source` (a file, or a folder of :func:`~multitest.inputs._results.input_parts`).
+    """The parts of `source` (a file, or a folder of
+    :func:`~multitest.inputs._results.input_parts`).
 
     Parameters
     ----------

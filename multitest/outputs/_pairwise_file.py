@@ -147,13 +147,12 @@ def read_pairwise(path, datasets=None):
 
     Examples
     --------
-    >>> from multitest import example_results, rank
-    >>> ranking = rank(example_results(), "training_time", datasets=["iris", "wine"])
     >>> import os, tempfile
+    >>> from multitest import example_results, rank
     >>> from multitest.outputs import read_pairwise
     >>> from multitest.outputs._pairwise_file import write_pairwise_file
     >>> path = os.path.join(tempfile.mkdtemp(), "pairwise.npz")
-    >>> write_pairwise_file(ranking, path)
+    >>> write_pairwise_file(rank(example_results(), "training_time"), path)
     >>> table = read_pairwise(path, datasets=["wine"])
     >>> len(table), list(table.columns[:3])
     (28, ['dataset', 'a', 'b'])

@@ -103,13 +103,14 @@ class Experiment:
 
     Examples
     --------
-    >>> import os, tempfile
+    >>> import os, tempfile, yaml
     >>> from multitest.run import load_experiment
+    >>> spec = {"datasets": [{"sklearn": "iris"}],
+    ...         "algorithms": {"nb": {"estimator": "sklearn.naive_bayes.GaussianNB"},
+    ...                        "tree": {"estimator": "sklearn.tree.DecisionTreeClassifier"}}}
     >>> path = os.path.join(tempfile.mkdtemp(), "experiment.yaml")
     >>> with open(path, "w", encoding="utf-8") as handle:
-    ...     _ = handle.write("datasets:\\n  - sklearn: iris\\nalgorithms:\\n"
-    ...                      "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\\n"
-    ...                      "  tree: {estimator: sklearn.tree.DecisionTreeClassifier}\\n")
+    ...     yaml.safe_dump(spec, handle)
     >>> experiment = load_experiment(path)
     >>> experiment.replications, experiment.folds, experiment.metric
     (5, 2, 'error')

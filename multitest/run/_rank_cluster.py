@@ -404,7 +404,7 @@ class _PartRows(RowArray):
 
 
 def _labels(parts, answers):
-    """The parts in words, with the rows each read (:func:`~multitest.inputs._split.part_labels`)."""
+    """The parts in words, with the rows each read (:func:`~.inputs._split.part_labels`)."""
     return part_labels(parts, [answer.get("lines") if isinstance(answer, dict) else None
                                for answer in answers])
 
