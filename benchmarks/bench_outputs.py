@@ -33,11 +33,23 @@ from common import in_checkout, load_average, median  # noqa: E402
 HERE = Path(__file__).resolve().parent
 
 _CHILD = r"""
-import json, os, sys, time
+import importlib, json, os, sys, time
 import synthetic
 from multitest import rank
 from multitest.inputs import Results
 from multitest import outputs
+
+
+def writer(name, module):
+    # Older checkouts export these from multitest.outputs; since 0.4 they are private.
+    if hasattr(outputs, name):
+        return getattr(outputs, name)
+    try:
+        return getattr(importlib.import_module(f"multitest.outputs.{module}"), name, None)
+    except ImportError:
+        return None
+
+
 S, L, out = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 results = Results(errors=synthetic.make_errors(S, L, 0),
                   datasets=tuple(synthetic.dataset_names(S)),
@@ -50,16 +62,17 @@ outputs.write_outputs(ranking, os.path.join(out, "all"))
 took["write_outputs"] = time.perf_counter() - start
 start = time.perf_counter()
 with open(os.path.join(out, "result.json"), "w", encoding="utf-8") as handle:
-    outputs.write_json(ranking, handle)
+    writer("write_json", "_json")(ranking, handle)
 took["result.json"] = time.perf_counter() - start
 start = time.perf_counter()
-if hasattr(outputs, "stage_table_parts"):
-    per_part = max(1, outputs.TABLE_CELLS // (L + 2))
-    for name, parts in outputs.stage_table_parts(ranking, datasets=per_part).items():
-        outputs.write_csv_parts(parts, os.path.join(out, name))
+stage_table_parts = writer("stage_table_parts", "_tables")
+if stage_table_parts is not None:
+    per_part = max(1, writer("TABLE_CELLS", "_write") // (L + 2))
+    for name, parts in stage_table_parts(ranking, datasets=per_part).items():
+        writer("write_csv_parts", "_csv")(parts, os.path.join(out, name))
 else:
-    for name, table in outputs.stage_tables(ranking).items():
-        outputs.write_csv(table, os.path.join(out, name))
+    for name, table in writer("stage_tables", "_tables")(ranking).items():
+        writer("write_csv", "_csv")(table, os.path.join(out, name))
 took["csv tables"] = time.perf_counter() - start
 print(json.dumps(took))
 """
