@@ -446,14 +446,14 @@ def pareto_caption(ranking, dataset=None):
              "filled on the staircase: the Pareto front (no other algorithm is both cheaper "
              "and lower in mean error); (k): position on this data set"]
     if dataset is None and ranking.second_pass is not None:
-        what = f"the second-pass overrides ({ranking.second_pass.method_entry.caption})"
+        source = f"the second pass ({ranking.second_pass.method_entry.caption})"
         edges = ranking.second_pass.edges()
     else:
         result = ranking.datasets[0] if dataset is None else dataset
-        what, edges = "the overrides of the pairwise tests", result.edges()
-    lines.append(f"arrows: {what}, from the cheaper algorithm to the costlier one that beat it"
-                 if edges else f"no arrows: no overrides ({what}): the costlier algorithms "
-                 "are not found better than the cheaper ones")
+        source, edges = "the pairwise tests", result.edges()
+    lines.append(f"arrows: the overrides of {source}, from the cheaper algorithm to the "
+                 "costlier one that beat it" if edges else f"no arrows: no overrides in "
+                 f"{source}: the costlier algorithms are not found better than the cheaper ones")
     lines.append(cost_unit_sentence(ranking.profile))
     return lines
 
