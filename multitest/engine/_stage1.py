@@ -7,7 +7,6 @@ data sets there are; the result is one :class:`PairwiseTable` whose rows are the
 from __future__ import annotations
 
 import dataclasses
-import functools
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -120,10 +119,12 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     mean_errors = errors.mean(axis=2)
     mean_in_prior = np.take_along_axis(mean_errors, prior, axis=1)
     override = np.empty((S, P), dtype=bool)
-    new = functools.partial(LazyRows, stage) if lazy else lambda field: np.empty((S, P))
-    statistic, pvalue = new(0), new(1)
-    # With no correction the adjusted p-values are the p-values (no copy).
-    adjusted = pvalue if correction == "none" else new(2)
+    if lazy:
+        statistic, pvalue, adjusted = (LazyRows(stage, field) for field in range(3))
+    else:
+        statistic, pvalue, adjusted = (np.empty((S, P)) for _ in range(3))
+    if correction == "none":    # the adjusted p-values are the p-values (no copy)
+        adjusted = pvalue
     decisions_only = lazy and correction == "none" and test.all_pairs_decision is not None
     if decisions_only:      # the test's errors, if any, before the first block
         test._check_design(design)
