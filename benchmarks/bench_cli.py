@@ -92,7 +92,7 @@ def _check_large_output(out_dir, n_tests):
 _PHASES = r"""
 import json, os, resource, sys, time
 start = time.perf_counter()
-from multitest.cli import _figure_writer
+from multitest.cli import _OUTPUT_DEFAULTS, _figure_writer
 from multitest.outputs import write_outputs
 from multitest import rank
 from multitest import load_results
@@ -103,7 +103,7 @@ read = time.perf_counter()
 ranking = rank(results, order)
 ranked = time.perf_counter()
 figures = [0.0]
-draw = _figure_writer(ranking, None, None)
+draw = _figure_writer(ranking, _OUTPUT_DEFAULTS)
 
 def timed(staging):
     t = time.perf_counter()

@@ -100,7 +100,7 @@ base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 if side == "pandas.read_csv":
     start = time.perf_counter(); pd.read_csv(path); rows = None
 elif side.startswith("pyarrow"):    # the floors of a reader on pyarrow's parser
-    from multitest.inputs._batches import csv_types      # the reader's column types
+    from multitest.inputs._arrow_tables import csv_types   # the reader's column types
     types = csv_types({"dataset": "name", "algorithm": "name", "replication": "integer",
                        "fold": "integer", "error": "number"})
     convert = pyarrow.csv.ConvertOptions(column_types=types)

@@ -1,8 +1,8 @@
 """The ``multitest`` command line's parser, built from the options' definitions.
 
 Every option of ``multitest rank`` and ``multitest stability`` comes from
-:data:`multitest.engine.OPTIONS` (its flag, group, help and type), so the command line,
-:func:`multitest.rank` and a ``--config`` file check a value the same way;
+:data:`multitest.engine._options.OPTIONS` (its flag, group, help and type), so the command
+line, :func:`multitest.rank` and a ``--config`` file check a value the same way;
 ``multitest run``'s parser needs none of the engine (:func:`build_parser` with
 ``run_only``).
 """

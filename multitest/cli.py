@@ -101,9 +101,10 @@ def _profile(settings):
     return profile
 
 
-def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="inside",
-                   figures_for=None, notes=None):
-    """Callback writing the figures (and the report) into the staging directory.
+def _figure_writer(ranking, settings, notes=None):
+    """Callback writing the figures (and the report) into the staging directory, as the
+    command's `settings` (``format``, ``report``, ``dpi``, ``latex``, ``captions``,
+    ``figures_for``) ask.
 
     DOT sources are always written.  Without --format or --report, above
     FIGURE_PAIRS_LIMIT pairwise results only the overall figures are written:
@@ -113,6 +114,8 @@ def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="in
     from .figures._write import FIGURE_PAIRS_LIMIT
     from .outputs._json import is_large
 
+    formats, report, latex = settings["format"], settings["report"], settings["latex"]
+    captions, figures_for = _captions(settings), settings["figures_for"]
     note = figures_note(ranking, figures_for)    # checks the names before anything is written
 
     n_pairs = ranking.datasets[0].table.statistic.size
@@ -128,7 +131,7 @@ def _figure_writer(ranking, formats, report, dpi=None, latex=False, captions="in
         graphs = figures(ranking, per_dataset=per_dataset, captions=captions,
                          figures_for=figures_for)
         warning = write_figures(ranking, staging, formats=formats or [],
-                                per_dataset=per_dataset, dpi=dpi, graphs=graphs)
+                                per_dataset=per_dataset, dpi=settings["dpi"], graphs=graphs)
         if latex or captions != "inside":
             from .figures._drawn import write_beside_figures
 
@@ -153,25 +156,26 @@ def _captions(settings):
     return settings["captions"] or option_of("rank", "captions").default
 
 
-def _write(ranking, out, formats, report, inputs=(), dpi=None, raw_csv=False,
-           all_intervals=False, latex=False, markdown=False, captions="inside",
-           figures_for=None, notes=None):
+#: The output options of ``multitest rank`` that ``demo`` also takes, and their defaults.
+_OUTPUT_DEFAULTS = {"format": None, "report": False, "dpi": None, "raw_csv": False,
+                    "all_intervals": False, "latex": False, "markdown": False,
+                    "captions": None, "figures_for": None}
+
+
+def _write(ranking, settings, inputs=(), notes=None):
+    """Every output of `ranking` into ``settings["out"]``, as the command's `settings` ask."""
     from .outputs._write import write_outputs
 
-    return write_outputs(ranking, out, extra=_figure_writer(ranking, formats, report, dpi,
-                                                            latex, captions, figures_for,
-                                                            notes),
-                         inputs=inputs, raw_csv=bool(raw_csv),
-                         all_intervals=bool(all_intervals), latex=bool(latex),
-                         markdown=bool(markdown))
+    return write_outputs(ranking, settings["out"], extra=_figure_writer(ranking, settings, notes),
+                         inputs=inputs, raw_csv=bool(settings["raw_csv"]),
+                         all_intervals=bool(settings["all_intervals"]),
+                         latex=bool(settings["latex"]), markdown=bool(settings["markdown"]))
 
 
 def _cluster_writer(ranking, settings, notes=None):
     """The figures, the report and the texts of ``rank --workers`` (written after the
     tables, into the staging folder)."""
-    figures = _figure_writer(ranking, settings["format"], settings["report"], settings["dpi"],
-                             settings["latex"], _captions(settings),
-                             settings["figures_for"], notes)
+    figures = _figure_writer(ranking, settings, notes)
 
     def write(staging):
         from .outputs._write import write_texts
@@ -261,12 +265,8 @@ def _cmd_rank(args):
                    **_keywords(settings, "rank", ("setting", "selection")))
     elapsed = time.perf_counter() - start
     if settings["out"]:
-        _write(ranking, settings["out"], settings["format"], settings["report"],
-               inputs=[args.results] + ([args.config] if args.config else []),
-               dpi=settings["dpi"], raw_csv=settings["raw_csv"],
-               all_intervals=settings["all_intervals"], latex=settings["latex"],
-               markdown=settings["markdown"], captions=_captions(settings),
-               figures_for=settings["figures_for"], notes=notes)
+        _write(ranking, settings, inputs=[args.results] + ([args.config] if args.config else []),
+               notes=notes)
     _say_notes(notes)
     _print_summary(ranking, settings["out"], elapsed)
     return 0
@@ -368,8 +368,10 @@ def _cmd_demo(args):
 
             raise link_error(out)
         if out:
-            _write(ranking, out, option_of("rank", "format").validate(args.format), args.report,
-                   dpi=option_of("rank", "dpi").validate(args.dpi), raw_csv=args.raw_csv)
+            _write(ranking, dict(_OUTPUT_DEFAULTS, out=out, report=args.report,
+                                 raw_csv=args.raw_csv,
+                                 format=option_of("rank", "format").validate(args.format),
+                                 dpi=option_of("rank", "dpi").validate(args.dpi)))
         _print_summary(ranking, out, elapsed, positions=len(ranking.final_order))
         _say()
     return 0

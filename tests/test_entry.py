@@ -17,24 +17,22 @@ from multitest.stats import _fold_tests as fold_tests
 
 ONE_SIDED = ("two-sided", "less", "greater")
 TWO_SIDED = ("two-sided",)
-T_TESTS = {"vectorized": True, "difference_only": True, "thread_safe": True, "bayesian": False}
+T_TESTS = {"vectorized": True, "difference_only": True, "bayesian": False}
 FIVE_BY_TWO = {**T_TESTS, "requires_5x2": True, "fold_major": True}
 RANK_TESTS = {"vectorized": True, "requires_5x2": False, "difference_only": True,
-              "fold_major": False, "thread_safe": False, "decision": None,
-              "bayesian": False, "evidence": "p-value", "alternatives": ONE_SIDED}
+              "fold_major": False, "bayesian": False, "evidence": "p-value",
+              "alternatives": ONE_SIDED}
 
 #: Every built-in test and the capabilities its entry must carry.
 BUILTINS = {
     "combined-5x2cv-f": (fold_tests.combined_5x2cv_f,
                          dict(FIVE_BY_TWO, alternatives=TWO_SIDED,
-                              decision=fold_tests._combined_f_significant,
                               interval=fold_tests._combined_f_interval,
                               all_pairs_decision=combined_f_significant_all_pairs)),
     "5x2cv-t": (fold_tests.paired_5x2cv_t, dict(FIVE_BY_TWO, alternatives=ONE_SIDED,
-                                                decision=None,
                                                 interval=fold_tests._paired_5x2_interval)),
     "combined-5x2cv-t": (fold_tests.combined_5x2cv_t, dict(
-        FIVE_BY_TWO, alternatives=ONE_SIDED, decision=None,
+        FIVE_BY_TWO, alternatives=ONE_SIDED,
         interval=fold_tests._combined_t_interval)),
     "kfold-t": (fold_tests.kfold_t, dict(T_TESTS, requires_5x2=False, fold_major=False,
                                          interval=fold_tests._kfold_interval,
@@ -51,8 +49,7 @@ BUILTINS = {
     "sign": (fold_tests.sign_test, dict(RANK_TESTS, interval=fold_tests._sign_interval)),
     "bayes-correlated-t": (bayes_correlated_t, {
         "vectorized": True, "requires_5x2": False, "difference_only": False,
-        "fold_major": False, "thread_safe": False, "decision": None,
-        "interval": bayesian._credible_interval,
+        "fold_major": False, "interval": bayesian._credible_interval,
         "bayesian": True, "evidence": POSTERIOR_EVIDENCE, "alternatives": TWO_SIDED}),
 }
 
@@ -89,9 +86,8 @@ def test_user_test_gets_the_safe_defaults():
                                             (plain, TWO_SIDED, True)):
         test = get_test(func)
         assert (test.vectorized, test.requires_5x2, test.difference_only, test.fold_major,
-                test.thread_safe, test.decision, test.interval, test.bayesian,
-                test.evidence) == (False, False, False, False, False, None, None, False,
-                                   "p-value")
+                test.interval, test.bayesian, test.evidence) == (False, False, False, False,
+                                                                 None, False, "p-value")
         assert (test.alternatives, test.uses_design) == (alternatives, uses_design)
         assert test.all_pairs_decision is None
     bare = PairwiseTest("bare", paired)

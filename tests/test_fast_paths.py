@@ -3,7 +3,7 @@
 - ``load_results`` parses numeric columns natively and falls back to the text
   path (which names file, row and field) on anything unusual: same arrays,
   same messages.
-- Stage 1 runs blocks of pairs (in threads for the built-in tests), passes
+- Stage 1 runs blocks of data sets, passes
   differences to the built-in tests, and sorts every data set at once: same
   statistics, p-values, decisions and orders as the straightforward way.
 """
@@ -239,8 +239,8 @@ def _scalar_welch(a, b):
 
 @pytest.mark.parametrize("name", ["combined-5x2cv-f", "kfold-t", "wilcoxon",
                                   "test-fast-paths-scalar-welch"])
-@pytest.mark.parametrize("chunk", [10 ** 9, 2000, 60])   # one block; several data sets; split L
-def test_blocks_threads_and_differences_change_nothing(name, chunk, monkeypatch):
+@pytest.mark.parametrize("block", [10 ** 9, 2000, 60])   # one block; several data sets; one
+def test_blocks_and_differences_change_nothing(name, block, monkeypatch):
     rng = np.random.default_rng(3)
     S, L = 7, 9
     errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
@@ -251,22 +251,18 @@ def test_blocks_threads_and_differences_change_nothing(name, chunk, monkeypatch)
     prior = prior_positions(keys, names)
     test, design = get_test(name), FoldDesign(5, 2)
     expected = _straightforward(errors, prior, test, design, 0.05)
-    monkeypatch.setattr(stage1, "_CHUNK_ELEMENTS", chunk)
-    for threads in (1, 3):
-        monkeypatch.setattr(stage1, "_MAX_THREADS", threads)
-        table = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction="none",
-                                   alternative="two-sided")
-        np.testing.assert_array_equal(table.statistic, expected[0])
-        np.testing.assert_array_equal(table.pvalue, expected[1])
-        np.testing.assert_array_equal(table.override, expected[2])
-        assert table.pvalue_adjusted is table.pvalue
+    monkeypatch.setattr(stage1, "_BLOCK_ELEMENTS", block)
+    table = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction="none",
+                               alternative="two-sided")
+    np.testing.assert_array_equal(table.statistic, expected[0])
+    np.testing.assert_array_equal(table.pvalue, expected[1])
+    np.testing.assert_array_equal(table.override, expected[2])
+    assert table.pvalue_adjusted is table.pvalue
 
 
-@pytest.mark.parametrize("threads", [1, 3])      # blocks of data sets on threads
 @pytest.mark.parametrize("sort_elements", [1 << 24, 50])
 @pytest.mark.parametrize("S, L", [(40, 12), (3, 130)])   # int8 and int16 counts
-def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, threads,
-                                                     monkeypatch):
+def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeypatch):
     rng = np.random.default_rng(6)
     first, second = np.triu_indices(L, k=1)
     override = rng.random((S, first.size)) < rng.uniform(0, 0.6, (S, 1))
@@ -276,7 +272,6 @@ def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, threads
         pvalue_adjusted=np.zeros(override.shape), override=override,
         mean_errors=np.zeros((S, L)))
     monkeypatch.setattr(per_dataset, "_SORT_ELEMENTS", sort_elements)
-    monkeypatch.setattr(per_dataset, "_threads", lambda: threads)
     orders = per_dataset._cost_ordered_sorts(table)
     for s in range(S):
         matrix = np.zeros((L, L), dtype=bool)
@@ -296,9 +291,8 @@ def test_edges_without_building_every_pair(example):
 
 @pytest.mark.parametrize("name", ["combined-5x2cv-f", "5x2cv-t", "kfold-t", "wilcoxon"])
 @pytest.mark.parametrize("correction", ["none", "holm"])
-@pytest.mark.parametrize("chunk", [10 ** 9, 60])   # whole data sets per block; L split
-@pytest.mark.parametrize("lazy_block", [1 << 16, 3 * 36])   # all 11 data sets; 3 at a time
-def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk, lazy_block,
+@pytest.mark.parametrize("block", [10 ** 9, 3 * 360, 60])   # all 11 data sets; 3; 1
+def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, block,
                                                         monkeypatch):
     # Reference: the same function with everything kept in memory (the eager path,
     # itself checked against the straightforward one-call computation above).
@@ -309,12 +303,10 @@ def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk,
     keys = rng.permutation(np.tile(np.arange(L, dtype=float), (S, 1)).T).T[None]
     prior = prior_positions(keys, [f"a{j}" for j in range(L)])
     test, design = get_test(name), FoldDesign(5, 2)
-    monkeypatch.setattr(stage1, "_CHUNK_ELEMENTS", chunk)
+    monkeypatch.setattr(stage1, "_BLOCK_ELEMENTS", block)
     eager = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
                                alternative="two-sided")
     monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
-    monkeypatch.setattr(stage1, "_GROUP_TESTS", 2 * L * (L - 1) // 2)  # 2 data sets
-    monkeypatch.setattr(stage1, "_LAZY_BLOCK_TESTS", lazy_block)
     lazy = run_pairwise_tests(errors, prior, test, design, alpha=0.05, correction=correction,
                               alternative="two-sided")
     assert isinstance(lazy.statistic, stage1.LazyRows)
@@ -335,24 +327,23 @@ def test_lazy_statistics_are_the_eager_ones_bit_for_bit(name, correction, chunk,
 
 def test_lazy_rows_read_in_turn_are_computed_a_block_at_a_time(monkeypatch):
     # Every row of a lazy table read in turn (as the per-data-set figures of a large
-    # run read them): one computation per block of _LAZY_BLOCK_TESTS tests (here 4
-    # data sets of 6 pairs), not one per data set; the last blocks are kept.
+    # run read them): one computation per block of _BLOCK_ELEMENTS pairs x folds (here
+    # 4 data sets of 6 pairs), not one per data set; the last block is kept.
     S, L = 10, 4
     errors = np.random.default_rng(3).uniform(0.1, 0.3, (S, L, 10))
     prior = np.tile(np.arange(L), (S, 1))
     monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
-    monkeypatch.setattr(stage1, "_LAZY_BLOCK_TESTS", 4 * 6)
+    monkeypatch.setattr(stage1, "_BLOCK_ELEMENTS", 4 * 6 * 10)
     table = run_pairwise_tests(errors, prior, get_test("combined-5x2cv-f"), FoldDesign(5, 2),
                                alpha=0.05, correction="none", alternative="two-sided")
     calls = []
-    rows = stage1._Stage1.rows
-    monkeypatch.setattr(stage1._Stage1, "rows",
-                        lambda self, s0, s1, *a, **k: calls.append((s0, s1)) or
-                        rows(self, s0, s1, *a, **k))
+    block = stage1._Stage1.block
+    monkeypatch.setattr(stage1._Stage1, "block",
+                        lambda self, s0, s1: calls.append((s0, s1)) or block(self, s0, s1))
     for s in range(S):
         table.pvalue[s]
         table.statistic[s]
-    table.pvalue[1]
+    table.pvalue[9]
     assert calls == [(0, 4), (4, 8), (8, 10)]
 
 
@@ -381,7 +372,7 @@ def test_ranking_results_are_the_same_when_streamed(example, monkeypatch):
 
     eager = rank(example, "training_time")
     monkeypatch.setattr(stage1, "_EAGER_TESTS", 0)
-    monkeypatch.setattr(stage1, "_GROUP_TESTS", 50)
+    monkeypatch.setattr(stage1, "_BLOCK_ELEMENTS", 50)     # a data set per block
     lazy = rank(example, "training_time")
     assert lazy.final_order == eager.final_order
     for e, z in zip(eager.datasets, lazy.datasets):
@@ -410,11 +401,11 @@ def test_rows_in_the_usual_order_give_the_general_cube(replications, monkeypatch
 @pytest.mark.parametrize("name, alternative", [
     ("combined-5x2cv-f", "two-sided"), ("5x2cv-t", "two-sided"), ("5x2cv-t", "greater"),
     ("combined-5x2cv-t", "two-sided"), ("combined-5x2cv-t", "greater")])
-@pytest.mark.parametrize("chunk", [10 ** 9, 3000, 60])   # a block per thread; several; per position
-def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, monkeypatch):
+@pytest.mark.parametrize("block", [10 ** 9, 3000, 60])   # one block; several; one data set
+def test_5x2_blocks_kept_or_recomputed_change_nothing(name, alternative, block, monkeypatch):
     # Reference: every pair gathered and tested in one call (_straightforward).  The
-    # (pair, data set) blocks of the 5x2 cv tests, one thread per range of data sets,
-    # 1 to 3 threads, must give the same floats bit for bit, infinities and 0/0 included.
+    # fold-major blocks of the 5x2 cv tests, kept or recomputed, must give the same
+    # floats bit for bit, infinities and 0/0 included.
     rng = np.random.default_rng(21)
     S, L = 37, 9
     errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
@@ -425,29 +416,13 @@ def test_threads_over_data_set_ranges_change_nothing(name, alternative, chunk, m
     prior = prior_positions(keys, [f"a{j}" for j in range(L)])
     test, design = get_test(name), FoldDesign(5, 2)
     expected = _straightforward(errors, prior, test, design, 0.05, alternative)
-    monkeypatch.setattr(stage1, "_CHUNK_ELEMENTS", chunk)
-    monkeypatch.setattr(stage1, "_WIDE_DATASETS", 4)
-    for threads in (1, 2, 3):
-        monkeypatch.setattr(stage1, "_threads", lambda: threads)
-        parts = stage1._work(S, L, 10, np.concatenate(([0], np.cumsum(range(L - 1, 0, -1)))),
-                                  threads, True)
-        assert len(parts) == threads and all(block[4] for part in parts for block in part)
-        for keep in (True, False):
-            table = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
-                                       correction="none", alternative=alternative, keep=keep)
-            np.testing.assert_array_equal(table.override, expected[2])
-            for got, want in zip((table.statistic, table.pvalue), expected[:2]):
-                assert np.asarray(got).tobytes() == want.tobytes()
-    # With a correction the decisions are taken after the blocks: the same as the
-    # data-set-major blocks of one thread.
-    holm = {}
-    for wide, threads in ((10 ** 9, 1), (4, 3)):
-        monkeypatch.setattr(stage1, "_WIDE_DATASETS", wide)
-        monkeypatch.setattr(stage1, "_threads", lambda: threads)
-        holm[wide] = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
-                                        correction="holm", alternative=alternative, keep=True)
-    for field in ("statistic", "pvalue", "pvalue_adjusted", "override"):
-        assert getattr(holm[4], field).tobytes() == getattr(holm[10 ** 9], field).tobytes()
+    monkeypatch.setattr(stage1, "_BLOCK_ELEMENTS", block)
+    for keep in (True, False):
+        table = run_pairwise_tests(errors, prior, test, design, alpha=0.05,
+                                   correction="none", alternative=alternative, keep=keep)
+        np.testing.assert_array_equal(table.override, expected[2])
+        for got, want in zip((table.statistic, table.pvalue), expected[:2]):
+            assert np.asarray(got).tobytes() == want.tobytes()
 
 
 @pytest.mark.parametrize("alpha", [0.05, 0.01, 0.1, 0.5, 1e-6])

@@ -123,11 +123,10 @@ def test_alphas_without_a_critical_value_use_the_per_pair_path(alpha):
                                   _per_pair(x, alpha))
 
 
-@pytest.mark.parametrize("joined", [1 << 21, 120 * 7, 1])   # data sets per call: all, 7, 1
-@pytest.mark.parametrize("chunk", [10 ** 9, 2000, 60])   # data sets per block; L split
-def test_stage1_decisions_are_those_of_the_per_pair_decisions(chunk, joined, monkeypatch):
-    # Reference: the same run without the entry's all_pairs_decision (the per-pair
-    # decision path, itself checked against the p-values in test_fast_paths.py).
+@pytest.mark.parametrize("block", [10 ** 9, 120 * 7, 1])   # data sets per call: all, 7, 1
+def test_stage1_decisions_are_those_of_the_p_values(block, monkeypatch):
+    # Reference: the same run without the entry's all_pairs_decision (p < alpha of the
+    # p-values of every block).
     rng = np.random.default_rng(7)
     S, L = 23, 12
     errors = np.round(rng.uniform(0.1, 0.3, (S, L, 10)) - 0.01 * np.arange(L)[:, None], 3)
@@ -137,8 +136,7 @@ def test_stage1_decisions_are_those_of_the_per_pair_decisions(chunk, joined, mon
     test = get_test("combined-5x2cv-f")
     assert test.all_pairs_decision is combined_f_significant_all_pairs
     per_pair = dataclasses.replace(test, all_pairs_decision=None)
-    monkeypatch.setattr(stage1, "_CHUNK_ELEMENTS", chunk)
-    monkeypatch.setattr(stage1, "_JOINED_ELEMENTS", joined)
+    monkeypatch.setattr(stage1, "_BLOCK_ELEMENTS", block)
     tables = [run_pairwise_tests(errors, prior, t, FoldDesign(5, 2), alpha=0.05,
                                  correction="none", alternative="two-sided", keep=False)
               for t in (test, per_pair)]
@@ -146,12 +144,3 @@ def test_stage1_decisions_are_those_of_the_per_pair_decisions(chunk, joined, mon
     assert 0 < tables[0].override.sum() < tables[0].override.size
     # Statistics on access: recomputed by the test itself, bit for bit the same.
     np.testing.assert_array_equal(np.asarray(tables[0].pvalue), np.asarray(tables[1].pvalue))
-
-
-def test_consecutive_data_sets_with_the_same_positions_are_decided_in_one_call():
-    # One call per run of data sets (at most `most`), not one per data set.
-    ranges = {(0, 1): [0, 5], (1, 2): [0, 5], (2, 3): [0, 5], (3, 4): [0, 2], (4, 5): [0, 2],
-              (7, 8): [0, 2]}
-    assert stage1._joined(ranges, 10) == [(0, 3, 0, 5), (3, 5, 0, 2), (7, 8, 0, 2)]
-    assert stage1._joined(ranges, 2) == [(0, 2, 0, 5), (2, 3, 0, 5), (3, 5, 0, 2),
-                                         (7, 8, 0, 2)]

@@ -52,7 +52,7 @@ def test_errors_in_prior_order_equal_take_along_axis(contiguous):
     stage = _Stage1(errors, prior, get_test("combined-5x2cv-f"), FoldDesign(5, 2),
                     correction="none", alternative="two-sided")
     for s0, s1 in ((0, 30), (4, 17), (29, 30)):
-        assert np.array_equal(stage._in_prior(s0, s1),
+        assert np.array_equal(stage.in_prior(s0, s1),
                               np.take_along_axis(errors[s0:s1], prior[s0:s1, :, None], axis=1))
 
 

@@ -482,10 +482,10 @@ def test_write_figures_dot_only_and_bad_format(ranking, tmp_path):
 
 
 @needs_dot
-def test_write_figures_several_formats_and_jobs(ranking, tmp_path):
+def test_write_figures_several_formats(ranking, tmp_path):
     # A subset keeps the test quick; png goes through a second renderer (cairo).
     small = rank(ranking.results, "training_time", datasets=["optdigits", "iris", "wine"])
-    assert write_figures(small, tmp_path, formats=["svg", "png"], jobs=2) is None
+    assert write_figures(small, tmp_path, formats=["svg", "png"]) is None
     # 8 overall figures, 4 per data set
     assert len(list(tmp_path.glob("*.png"))) == len(list(tmp_path.glob("*.svg"))) == 8 + 3 * 4
     assert (tmp_path / "override_optdigits.png").read_bytes().startswith(b"\x89PNG")
@@ -638,13 +638,15 @@ def test_the_report_reuses_the_svg_drawn_by_write_figures(ranking, tmp_path, mon
     small = rank(ranking.results, "training_time", datasets=["haberman", "iris"])
     sources = {stem: graph.source for stem, graph in figures(small).items()}
     tiny = SvgCache(max_chars=1)
-    drawn = render_svgs(sources, cache=tiny)
+    monkeypatch.setattr(runner, "_SVG_CACHE", tiny)
+    drawn = render_svgs(sources)
     assert len(tiny) == 1 and all(svg.lstrip().startswith("<?xml") for svg in drawn.values())
     cache = SvgCache()
-    assert write_figures(small, tmp_path, formats=["svg"], cache=cache) is None
+    monkeypatch.setattr(runner, "_SVG_CACHE", cache)
+    assert write_figures(small, tmp_path, formats=["svg"]) is None
     assert len(cache) == len(sources)
     monkeypatch.setattr(runner.subprocess, "run", None)        # any dot process would fail
-    assert render_svgs(sources, cache=cache) == drawn == \
+    assert render_svgs(sources) == drawn == \
         {stem: (tmp_path / f"{stem}.svg").read_text(encoding="utf-8") for stem in sources}
 
 

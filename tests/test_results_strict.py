@@ -164,14 +164,14 @@ def _same(a, b):
 
 
 def test_pyarrow_blocks_give_the_text_path_arrays(tmp_path, monkeypatch):
-    # Many blocks (each with its own dictionary of names, unified on reading), rows
+    # Blocks of 1 MB (each with its own dictionary of names, unified on reading), rows
     # shuffled so that names first appear in different blocks: the same arrays as the
     # text path, names in order of first appearance.
     pytest.importorskip("pyarrow")
-    frame = _frame().sample(frac=1.0, random_state=3)
+    frame = _frame(S=1000).sample(frac=1.0, random_state=3)
     path = tmp_path / "r.csv"
     frame.to_csv(path, index=False)
-    monkeypatch.setattr(results, "_ARROW_BLOCK_SIZE", 4096)
+    assert path.stat().st_size > 2.5 * 2 ** 20
     monkeypatch.setattr(results, "_read", lambda name: pytest.fail("text path used"))
     monkeypatch.setattr(results, "_read_pandas", lambda *args: None)
     fast = load_results(path)

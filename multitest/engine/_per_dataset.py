@@ -6,15 +6,13 @@ shared stage-1 table (:class:`~multitest.engine.PairwiseTable`).
 
 from __future__ import annotations
 
-import functools
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from ._bayesian_stage1 import run_bayesian_tests
 from ._ordering import named_trace
-from ._stage1 import PairwiseTable, _threads, decision_design, run_pairwise_tests
+from ._stage1 import PairwiseTable, decision_design, run_pairwise_tests
 
 __all__ = ["DataSetResult", "multitest_per_dataset"]
 
@@ -443,18 +441,9 @@ def _cost_ordered_sorts(table):
     # Counts of remaining better nodes fit a small integer (fewer bytes per step);
     # a taken node gets -1, which no later step lowers to 0 (nothing remaining beats it).
     count = np.int8 if L < 127 else np.int16 if L < 32767 else np.int32
-    # Blocks of data sets sorted on stage 1's threads (the array steps leave the GIL
-    # free: 0.17 s on one CPU at S = 10,000 x L = 100), each thread holding two
-    # (rows, L, L) arrays: the same bytes in all as one bool array of old.
-    threads = _threads()
-    rows = max(1, _SORT_ELEMENTS // (2 * threads * L * L * np.dtype(count).itemsize))
-    blocks = [(s0, min(S, s0 + rows)) for s0 in range(0, S, rows)]
-    sort = functools.partial(_sort_block, table.override, out, count)
-    if threads == 1 or len(blocks) == 1:
-        list(map(sort, blocks))
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(sort, blocks))
+    rows = max(1, _SORT_ELEMENTS // (2 * L * L * np.dtype(count).itemsize))
+    for s0 in range(0, S, rows):
+        _sort_block(table.override, out, count, (s0, min(S, s0 + rows)))
     return out
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -458,19 +457,6 @@ def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missi
     `missing`: the report of the missing-result policy; `keys`: the profile's sort keys
     of the results when the caller has them (``profile.keys``)."""
     keys = profile.keys(results.datasets, results.algorithms) if keys is None else keys
-    # The ranks of the mean errors (a sort of every row, leaving the GIL free) on a
-    # thread of their own while this one runs the second pass.
-    with ThreadPoolExecutor(1) as background:
-        ranked_errors = background.submit(rank_rows, per_dataset[0].table.mean_errors,
-                                          rtol=ERROR_TIE_RTOL)
-        return _ranking(results, profile, settings, per_dataset, input_notes, missing, keys,
-                        ranked_errors)
-
-
-def _ranking(results, profile, settings, per_dataset, input_notes, missing, keys,
-             ranked_errors):
-    """:func:`rank_datasets`, the ranks of the mean errors coming from `ranked_errors`
-    (a future)."""
     tolerance = _tolerance(settings, profile, results)
     bayes = _bayes(settings)
     pairwise_test = settings.pairwise_test if results.has_folds else None
@@ -492,7 +478,7 @@ def _ranking(results, profile, settings, per_dataset, input_notes, missing, keys
             alpha=settings.alpha, correction=settings.posthoc_correction,
             friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
             bayes=bayes, tolerance=tolerance, absent=absent)
-    error_ranks = ranked_errors.result()
+    error_ranks = rank_rows(mean_errors, rtol=ERROR_TIE_RTOL)
     if absent is not None:
         # missing='partial': ranks among the algorithms that ran (a missing error sorts
         # last), averaged where each ran; no Friedman test on an incomplete table.

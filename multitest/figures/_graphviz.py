@@ -79,7 +79,7 @@ class SvgCache:
             self._chars -= len(self._svgs.popitem(last=False)[1])
 
 
-#: The cache of this process, shared by every function of this module unless told otherwise.
+#: The cache of this process, shared by every function of this module.
 _SVG_CACHE = SvgCache()
 
 
@@ -102,7 +102,7 @@ def check_formats(formats):
     return list(dict.fromkeys(formats))
 
 
-def draw_sources(folder, sources, formats, jobs=None, cache=None, dpi=None):
+def draw_sources(folder, sources, formats, dpi=None):
     """Write ``<stem>.dot`` of every source into ``folder`` and, with ``dot``, the images
     (``dot`` draws every one, in every format).
 
@@ -114,10 +114,6 @@ def draw_sources(folder, sources, formats, jobs=None, cache=None, dpi=None):
         ``{file stem: DOT text}``.
     formats : list of str
         Checked formats (:func:`check_formats`), possibly none.
-    jobs : int, optional
-        Parallel ``dot`` processes; default: the number of CPUs.
-    cache : SvgCache, optional
-        Where the SVG drawn are kept; default: the cache of this process.
     dpi : int, optional
         Resolution of the PNG images (dots per inch); default: Graphviz's.
 
@@ -131,24 +127,21 @@ def draw_sources(folder, sources, formats, jobs=None, cache=None, dpi=None):
         return None
     if not dot_available():
         return _MISSING_DOT
-    _, failures = _draw(folder, sources, formats, jobs, cache, dpi)
+    _, failures = _draw(folder, sources, formats, dpi)
     if failures:
         f, message = failures[0]
         return (f"Graphviz 'dot' failed on {len(failures)} figure(s), e.g. {f}: {message}")
     return None
 
 
-def render_svgs(sources, jobs=None, cache=None):
-    """SVG text of DOT sources, rendered in parallel.
+def render_svgs(sources):
+    """SVG text of DOT sources, rendered in parallel (one ``dot`` process a CPU); those
+    in the cache of this process are not drawn again.
 
     Parameters
     ----------
     sources : dict
         ``{key: DOT text}``.
-    jobs : int, optional
-        Parallel ``dot`` processes; default: the number of CPUs.
-    cache : SvgCache, optional
-        Sources found there are not drawn again; default: the cache of this process.
 
     Returns
     -------
@@ -158,36 +151,29 @@ def render_svgs(sources, jobs=None, cache=None):
     """
     if not dot_available():
         return None
-    cache = _SVG_CACHE if cache is None else cache
-    out = {key: cache.get(source) for key, source in sources.items()}
+    out = {key: _SVG_CACHE.get(source) for key, source in sources.items()}
     missing = [key for key, svg in out.items() if svg is None]
     if missing:
         with tempfile.TemporaryDirectory(prefix="multitest-dot-") as folder:
             stems = {f"g{k}": key for k, key in enumerate(missing)}
             drawn = {stem: sources[key] for stem, key in stems.items()}
             _write_dot_files(folder, drawn)
-            svgs, _ = _draw(folder, drawn, ["svg"], jobs, cache)
+            svgs, _ = _draw(folder, drawn, ["svg"])
             for stem, key in stems.items():
                 out[key] = svgs.get(stem)
     return out
 
 
-def cached_svg(source, cache=None):
-    """The SVG text of the DOT text ``source`` if drawn already (:class:`SvgCache`; default:
-    the cache of this process), else None; runs no ``dot``."""
-    return (_SVG_CACHE if cache is None else cache).get(source)
+def cached_svg(source):
+    """The SVG text of the DOT text ``source`` if drawn already (the :class:`SvgCache` of
+    this process), else None; runs no ``dot``."""
+    return _SVG_CACHE.get(source)
 
 
-def undrawn(sources, cache=None):
-    """The items of ``{key: DOT text}`` not drawn yet (:func:`cached_svg`)."""
-    cache = _SVG_CACHE if cache is None else cache
-    return {key: source for key, source in sources.items() if source not in cache}
-
-
-def to_svg(graph, cache=None):
+def to_svg(graph):
     """SVG text of one graph (:mod:`graphviz` object or DOT text), or None without ``dot``."""
     source = graph if isinstance(graph, str) else graph.source
-    svgs = render_svgs({"g": source}, jobs=1, cache=cache)
+    svgs = render_svgs({"g": source})
     return None if svgs is None else svgs["g"]
 
 
@@ -234,13 +220,13 @@ def _run_dot(folder, file, formats, dpi=None):
     return None
 
 
-def _render_folder(folder, stems, formats, jobs, dpi=None):
+def _render_folder(folder, stems, formats, dpi=None):
     """Run ``dot`` on ``folder/<stem>.dot``, writing ``<stem>.<format>``; return failures."""
     files = [f"{stem}.dot" for stem in stems]
     # Bigger graphs first so that the workers end together.
     sizes = {f: os.path.getsize(os.path.join(folder, f)) for f in files}
     files.sort(key=lambda f: -sizes[f])
-    jobs = max(1, min(jobs or usable_cpus(), len(files)))
+    jobs = max(1, min(usable_cpus(), len(files)))
     failures = []
     with progress(len(files), "drawing figures") as bar, \
             ThreadPoolExecutor(max_workers=jobs) as pool:
@@ -284,16 +270,15 @@ def dot_sources(folder):
     return out
 
 
-def _draw(folder, sources, formats, jobs, cache, dpi=None):
+def _draw(folder, sources, formats, dpi=None):
     """Draw every source in ``formats`` by ``dot`` from ``folder/<stem>.dot``:
     ``({stem: SVG text}, failures)``.  Every SVG image is kept in the cache."""
-    cache = _SVG_CACHE if cache is None else cache
     svgs = {}
-    failures = _render_folder(folder, list(sources), formats, jobs, dpi)
+    failures = _render_folder(folder, list(sources), formats, dpi)
     failed = {f[:-4] for f, _ in failures}
     for stem, source in sources.items():
         if "svg" in formats and stem not in failed:
             with open(os.path.join(folder, f"{stem}.svg"), encoding="utf-8") as handle:
                 svgs[stem] = handle.read()
-            cache.remember(source, svgs[stem])
+            _SVG_CACHE.remember(source, svgs[stem])
     return svgs, failures

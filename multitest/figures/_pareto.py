@@ -445,41 +445,46 @@ def pareto_caption(ranking, dataset=None):
              "filled on the staircase: the Pareto front (no other algorithm is both cheaper "
              "and lower in mean error); (k): position on this data set"]
     if dataset is None and ranking.second_pass is not None:
-        what = f"the second-pass overrides ({ranking.second_pass.method_entry.caption})"
+        source = f"the second pass ({ranking.second_pass.method_entry.caption})"
         edges = ranking.second_pass.edges()
     else:
         result = ranking.datasets[0] if dataset is None else dataset
-        what, edges = "the overrides of the pairwise tests", result.edges()
-    lines.append(f"arrows: {what}, from the cheaper algorithm to the costlier one that beat it"
-                 if edges else f"no arrows: no overrides ({what}): the costlier algorithms "
-                 "are not found better than the cheaper ones")
+        source, edges = "the pairwise tests", result.edges()
+    lines.append(f"arrows: the overrides of {source}, from the cheaper algorithm to the "
+                 "costlier one that beat it" if edges else f"no arrows: no overrides in "
+                 f"{source}: the costlier algorithms are not found better than the cheaper ones")
     lines.append(cost_unit_sentence(ranking.profile))
     return lines
 
 
 def _overall(ranking):
-    """``(names, costs, errors, positions, overrides, title, x title, y title)``."""
+    """The keywords of :func:`pareto_layout` (but the caption) of the picture over data
+    sets, or None without a second pass."""
     sp = ranking.second_pass
     if sp is None:
         return None
     names = list(sp.algorithms)
     position = {a: k for k, a in enumerate(ranking.final_order, start=1)}
-    return (names, sp.average_costs, [ranking.average_error_ranks[a] for a in names],
-            [position[a] for a in names], sp.edges(),
-            f"Average error rank against average cost over {len(ranking.datasets)} data "
-            f"sets, with the overrides of the {sp.method_entry.caption}",
-            _cost_title(ranking.profile, True),
-            "average error rank (1 = lowest mean error)")
+    return dict(names=names, costs=sp.average_costs,
+                errors=[ranking.average_error_ranks[a] for a in names],
+                positions=[position[a] for a in names], overrides=sp.edges(),
+                title=f"Average error rank against average cost over {len(ranking.datasets)} "
+                f"data sets, with the overrides of the {sp.method_entry.caption}",
+                x_title=_cost_title(ranking.profile, True),
+                y_title="average error rank (1 = lowest mean error)")
 
 
 def _of_dataset(ranking, result):
+    """The keywords of :func:`pareto_layout` (but the caption) of the picture of one data
+    set."""
     index = {a: i for i, a in enumerate(result.algorithms)}
     names = list(result.order)
     errors = result.mean_errors
-    return (names, [result.costs[index[a]] for a in names], [errors[a] for a in names],
-            list(range(1, len(names) + 1)), [(a, b) for a, b, *_ in result.edges()],
-            f"{result.name}: mean error against cost, with the pairwise overrides",
-            _cost_title(ranking.profile, False), "mean error")
+    return dict(names=names, costs=[result.costs[index[a]] for a in names],
+                errors=[errors[a] for a in names], positions=list(range(1, len(names) + 1)),
+                overrides=[(a, b) for a, b, *_ in result.edges()],
+                title=f"{result.name}: mean error against cost, with the pairwise overrides",
+                x_title=_cost_title(ranking.profile, False), y_title="mean error")
 
 
 def pareto_figures(ranking, captions="inside", per_dataset=True, figures_for=None):
@@ -504,21 +509,21 @@ def pareto_figures(ranking, captions="inside", per_dataset=True, figures_for=Non
     overall = _overall(ranking)
     if overall is None:     # a single data set: its picture is the one of the run
         result = ranking.datasets[0]
-        out["pareto"] = _figure("pareto", *_of_dataset(ranking, result),
+        out["pareto"] = _figure("pareto", _of_dataset(ranking, result),
                                 pareto_caption(ranking, result), captions)
         return out
-    out["pareto"] = _figure("pareto", *overall, pareto_caption(ranking), captions)
+    out["pareto"] = _figure("pareto", overall, pareto_caption(ranking), captions)
     if per_dataset:
         for result, stem in drawn_datasets(ranking, figures_for):
-            out[f"pareto_{stem}"] = _figure(f"pareto_{stem}", *_of_dataset(ranking, result),
+            out[f"pareto_{stem}"] = _figure(f"pareto_{stem}", _of_dataset(ranking, result),
                                             pareto_caption(ranking, result), captions)
     return out
 
 
-def _figure(stem, names, costs, errors, positions, overrides, title, x_title, y_title, caption,
-            captions):
+def _figure(stem, picture, caption, captions):
+    """``(DOT source, title, caption lines)`` of `picture` (:func:`_overall`,
+    :func:`_of_dataset`); `captions`: ``'none'``, no title or caption in the drawing."""
     inside = captions == "inside"
-    layout = pareto_layout(names, costs, errors, positions, overrides,
-                           title=title if inside else "", x_title=x_title, y_title=y_title,
-                           caption=caption if inside else ())
-    return pareto_source(layout, stem), title, tuple(caption)
+    layout = pareto_layout(**dict(picture, title=picture["title"] if inside else "",
+                                  caption=caption if inside else ()))
+    return pareto_source(layout, stem), picture["title"], tuple(caption)

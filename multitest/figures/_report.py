@@ -38,7 +38,6 @@ from ._graphviz import (
     inline_svg,
     render_svgs,
     to_svg,
-    undrawn,
 )
 from ._datasets import dataset_stems, figures_note
 from ._html import html_page, html_table
@@ -138,7 +137,7 @@ class _Figures:
         self.sources = {stem: g.source for stem, g in self.graphs.items()}
         self.dot = dot_available()
         if self.dot:
-            render_svgs(undrawn(self.sources))
+            render_svgs(self.sources)
 
     def html(self, stem, caption):
         if stem not in self.sources:      # a data set not drawn (--figures-for)

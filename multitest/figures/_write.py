@@ -161,27 +161,23 @@ def override_drawing(ranking):
     return choose_drawing(L, most)
 
 
-def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=True, cache=None,
-                  dpi=None, *, graphs=None, figures_for=None):
+def write_figures(ranking, out_dir, formats=("svg",), per_dataset=True, dpi=None, *,
+                  graphs=None, figures_for=None):
     """Write every figure of ``ranking`` into ``out_dir``.
 
     The DOT source of every figure is always written (``<stem>.dot``, see
     :func:`figures` for the stems); images in each of ``formats`` are added
-    where Graphviz ``dot`` is installed, several ``dot`` processes running at
-    once, one for each figure.
+    where Graphviz ``dot`` is installed, one ``dot`` process a figure, as many at
+    once as there are CPUs; the SVG images are kept for the report (the cache of this
+    process).
 
     Parameters
     ----------
     ranking : multitest.engine.Ranking
     out_dir : str or os.PathLike
     formats : sequence of {'svg', 'png', 'pdf'}
-    jobs : int, optional
-        Parallel ``dot`` processes; default: the number of CPUs.
     per_dataset : bool
         Also the figures of each data set.
-    cache : multitest.figures._graphviz.SvgCache, optional
-        Where the SVG images are kept for the report; default: the cache of
-        this process.
     dpi : int, optional
         Resolution of the PNG images, dots per inch; default: Graphviz's (96).
     graphs : dict, optional
@@ -200,4 +196,4 @@ def write_figures(ranking, out_dir, formats=("svg",), jobs=None, per_dataset=Tru
     if graphs is None:
         graphs = figures(ranking, per_dataset=per_dataset, figures_for=figures_for)
     sources = {stem: graph.source for stem, graph in graphs.items()}
-    return draw_sources(out_dir, sources, formats, jobs, cache, dpi)
+    return draw_sources(out_dir, sources, formats, dpi)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -184,3 +185,19 @@ def frame_design(frame):
     if not all(isinstance(note, str) for note in notes):
         raise MultitestError(f"DataFrame.attrs[{FRAME_ATTRS!r}]['notes'] must be texts")
     return (None if ratio is None else parse_test_train_ratio(ratio)), notes
+
+
+def with_frame_design(results, frame):
+    """`results` with the test/train ratio and the notes `frame` carries (its attrs); a
+    ratio in its attrs and another in its ``test_train_ratio`` column are refused."""
+    ratio, notes = frame_design(frame)
+    if ratio is None and not notes:
+        return results
+    column = results.test_train_ratio
+    if ratio is not None and column is not None and not np.isclose(ratio, column,
+                                                                   rtol=1e-12, atol=0):
+        raise MultitestError(f"the DataFrame's test/train ratio {column:g} (column "
+                             f"'{RATIO_COLUMN}') and {ratio:g} (its attrs) differ: one design, "
+                             "one ratio")
+    return dataclasses.replace(results, test_train_ratio=column if ratio is None else ratio,
+                               notes=results.notes + notes)

@@ -9,7 +9,6 @@ array of errors.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import warnings
 from dataclasses import dataclass
@@ -19,28 +18,24 @@ import pandas as pd
 
 from .._errors import InputError, MultitestError, abbreviate
 from .._progress import progress
-from ._automl import automl_columns, automl_frame, is_automl_file, layout_algorithm
-from ._batches import csv_types, gather_batches, gather_csv
+from ._arrow_tables import arrow, parquet_module, read_csv_columns, table_columns
+from ._automl import automl_columns, automl_frame, is_automl_file
 from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
-                     _key_columns, _numeric, _refuse, _strip_names)
-from ._design import RATIO_COLUMN, frame_attrs, frame_design, ratio_column
-from ._encoding import not_utf8
+                     _key_columns, _numeric, _strip_names)
+from ._columns import (_ACCURACY_NAMES, _ERROR_NAMES, _csv_roles, _melted,
+                       _one_role_per_column, _resolve_columns, _wanted, _wide_columns)
+from ._design import RATIO_COLUMN, frame_attrs, ratio_column, with_frame_design
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
                     _grid, _sorted_codes)
 from ._metrics import column_errors, metric_scales
 from ._parts import csv_parts, join_parts
-from ._rows import _csv_rows, _raise_ragged, check_file_or_folder, check_header_line
+from ._rows import (_columns_named_once, _header, _raise_ragged, _read, check_file_or_folder,
+                    check_header_line)
 
 __all__ = ["Results", "load_results"]
 
 #: How the value column is turned into an error (lower is better).
 VALUE_KINDS = ("auto", "error", "accuracy", "accuracy-percent")
-
-#: Names of value columns holding errors (``metric_error``: TabArena's and TabRepo's).
-_ERROR_NAMES = ("error", "err", "loss", "error_rate", "metric_error")
-_ACCURACY_NAMES = ("accuracy", "acc", "score")
-#: Value columns beside a ``metric`` column, in order of preference.
-_METRIC_VALUE_NAMES = ("result", "value", "score")
 
 
 @dataclass(frozen=True, eq=False)
@@ -266,7 +261,7 @@ def load_results(source, *, dataset="dataset", algorithm="algorithm",
     kind = _ValueRule(kind=kind, higher_is_better=tuple(higher_is_better),
                       lower_is_better=tuple(lower_is_better))
     if isinstance(source, pd.DataFrame):
-        return _with_frame_design(_load_frame(source, columns, kind, allow_missing), source)
+        return with_frame_design(_load_frame(source, columns, kind, allow_missing), source)
     name = os.fspath(source)
     check_file_or_folder(name)
     if name.lower().endswith(PARQUET_SUFFIXES):
@@ -310,30 +305,8 @@ def _load_frame(source, columns, kind, allow_missing):
                  missing_ok=allow_missing)
 
 
-def _with_frame_design(results, frame):
-    """`results` with the test/train ratio and the notes `frame` carries (its attrs); a
-    ratio in its attrs and another in its ``test_train_ratio`` column are refused."""
-    ratio, notes = frame_design(frame)
-    if ratio is None and not notes:
-        return results
-    column = results.test_train_ratio
-    if ratio is not None and column is not None and not np.isclose(ratio, column,
-                                                                   rtol=1e-12, atol=0):
-        raise MultitestError(f"the DataFrame's test/train ratio {column:g} (column "
-                             f"'{RATIO_COLUMN}') and {ratio:g} (its attrs) differ: one design, "
-                             "one ratio")
-    return dataclasses.replace(results, test_train_ratio=column if ratio is None else ratio,
-                               notes=results.notes + notes)
-
-
 #: File name endings read as Parquet (needs the ``parquet`` extra: pyarrow).
 PARQUET_SUFFIXES = (".parquet", ".pq")
-#: Rows of a piece of a Parquet file: pyarrow's default (65,536) spends a fifth more time
-#: on 10 M rows (work per piece), 2^20 rows held 1.7x the decoded arrays (1.4x here).
-#: Pieces are read by one thread: pyarrow's threads held up to 1.57x.
-PARQUET_BATCH_ROWS = 2 ** 18
-# Bytes of the file per block of pyarrow's CSV reader (None: pyarrow's default).
-_ARROW_BLOCK_SIZE = None
 
 
 @dataclass(frozen=True)
@@ -346,8 +319,6 @@ class _ValueRule:
 
     def __post_init__(self):
         _resolve_kind(self.kind, "")   # an unknown kind is refused at once
-
-
 
 
 def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
@@ -398,56 +369,6 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
                      notes=(*notes_before, *layout, intro + "; ".join(notes)), scales=scales)
 
 
-def _header(name):
-    """``{stripped name: raw name}`` of the header line, or None (no header, or blank names
-    given twice, as trailing commas make); InputError if a name is given twice, or the line
-    is too long (:func:`~multitest.inputs._rows.check_header_line`)."""
-    check_header_line(name)
-    with _csv_rows(name) as reader:
-        header = next(reader, None)
-    if not header:
-        return None
-    raw = _columns_named_once(header, name, row=1)
-    return raw if len(raw) == len(header) else None
-
-
-def _columns_named_once(names, source, row=None):
-    """``{stripped name: name}`` of a header (`row` 1) or a Parquet schema (no row);
-    InputError if a name is given twice (blank names, of trailing commas, may be)."""
-    raw = {}
-    for number, column in enumerate(names, 1):
-        stripped = str(column).strip()
-        if stripped and stripped in raw:
-            first = 1 + [str(c).strip() for c in names].index(stripped)
-            where = "header" if row is not None else "schema"
-            raise InputError(f"column '{abbreviate(stripped)}' is named twice in the {where} "
-                             f"(columns {first} and {number}): which one holds the data is "
-                             "not said; name each column once", source=source, row=row,
-                             field=stripped)
-        raw[stripped] = column
-    return raw
-
-
-def _wanted(raw, columns):
-    """``{stripped column: 'name' or 'number'}`` the fast paths parse, or None."""
-    if columns["metric"] in raw:
-        return None   # a metric per row: the text path
-    wanted = {columns["dataset"]: "name", columns["algorithm"]: "name"}
-    for role in ("replication", "fold"):
-        if columns[role] in raw:
-            wanted[columns[role]] = "number"
-    value = columns["value"]
-    if value is None:
-        found = [c for c in raw if c.lower() in _ERROR_NAMES + _ACCURACY_NAMES]
-        value = found[0] if len(found) == 1 else None
-    if value is None or any(c not in raw for c in list(wanted) + [value]):
-        return None
-    wanted[value] = "number"
-    if RATIO_COLUMN in raw and RATIO_COLUMN not in wanted:
-        wanted[RATIO_COLUMN] = "number"
-    return wanted
-
-
 def _read_pandas(name, columns, kind, missing_ok=False):
     """The fast path through the C reader of pandas, or None (header not understood).
 
@@ -471,58 +392,18 @@ def _read_pandas(name, columns, kind, missing_ok=False):
                  missing_ok=missing_ok)
 
 
-def _arrow():
-    """pyarrow (with its csv and compute modules), or None when not installed."""
-    try:
-        import pyarrow
-        import pyarrow.compute  # noqa: F401
-        import pyarrow.csv  # noqa: F401
-    except ImportError:
-        return None
-    return pyarrow
-
-
 def _read_arrow(name, columns, kind, missing_ok=False):
-    """The fast path through pyarrow's streaming CSV reader, or None (no pyarrow, header
-    not understood).
-
-    The file is read in blocks, each decoded straight into arrays for the whole
-    file (:mod:`multitest.inputs._batches`: names as codes, no Python string per
-    row, no table of the whole file); a ragged row, an empty number or anything
-    else unusual makes pyarrow or the checks give up.
-    """
-    pa = _arrow()
+    """The fast path through pyarrow's CSV reader, or None (no pyarrow, header not
+    understood): the whole file read on every CPU (:mod:`~._arrow_tables`); a ragged
+    row, an empty number or anything else unusual makes pyarrow or the checks give up."""
+    pa = arrow()
     raw = None if pa is None else _header(name)
-    wanted = None if raw is None else _wanted(raw, columns)
-    if wanted is None:
+    roles = None if raw is None else _csv_roles(raw, columns)
+    if roles is None:
         return None
-    # Replication and fold numbers as int32, or float64 when written as 1.0.
-    roles = {raw[c]: t if t == "name" else "integer" if c in (
-        columns["replication"], columns["fold"]) else "number" for c, t in wanted.items()}
-    read = pa.csv.ReadOptions() if _ARROW_BLOCK_SIZE is None else \
-        pa.csv.ReadOptions(block_size=_ARROW_BLOCK_SIZE)
-    blocks = max(1.0, os.path.getsize(name) / read.block_size)
-
-    def gather(roles):
-        # Every type given: inferring one keeps the text of the column.  Names as
-        # bytes (csv_types), coded by their runs (_batches._codes): cheaper than
-        # pyarrow's dictionary of every row.
-        types = csv_types(roles)
-        convert = pa.csv.ConvertOptions(include_columns=list(types), column_types=types,
-                                        strings_can_be_null=False,
-                                        quoted_strings_can_be_null=False)
-        return gather_csv(name, read, convert, roles, lambda first: blocks * first.num_rows,
-                          MAX_FOLD_NUMBER)
-
     with progress(2, "reading") as bar:
         try:
-            try:
-                numbers, names = gather(roles)
-            except pa.ArrowInvalid:
-                if "integer" not in roles.values():
-                    raise
-                numbers, names = gather({c: "number" if r == "integer" else r
-                                         for c, r in roles.items()})
+            numbers, names = read_csv_columns(name, roles, MAX_FOLD_NUMBER)
         except (pa.ArrowInvalid, LookupError):
             raise _Fallback from None
         bar.update()
@@ -532,7 +413,7 @@ def _read_arrow(name, columns, kind, missing_ok=False):
 
 
 def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_ok=False):
-    """:func:`_load` of decoded columns (:func:`~._batches.gather_batches`)."""
+    """:func:`_load` of decoded columns (:func:`~._arrow_tables.table_columns`)."""
     columns = _resolve_columns(list(raw), name, **columns)
     if columns["metric"] is not None:
         raise _Fallback   # a metric per row: the text path
@@ -555,8 +436,8 @@ def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_
 
 
 def _load_parquet(name, columns, kind, missing_ok=False):
-    """A Parquet file: read piece by piece, else its rows through the text path."""
-    _parquet_module(name)
+    """A Parquet file: read whole by pyarrow, else its rows through the text path."""
+    parquet_module(name)
     if not os.path.exists(name):
         raise InputError("no such file", source=name)
     return _load_parquet_files([name], name, columns, kind, missing_ok)
@@ -600,10 +481,10 @@ def _load_parquet_folder(folder, columns, kind, missing_ok=False):
 
 
 def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
-    """Parquet files read one after the other as one table, piece by piece (names as
+    """Parquet files read one after the other as one table, whole (names as
     dictionaries, as Parquet stores them); on anything unusual the rows go through the
     text path, whose message names the file and its row (counted from 1)."""
-    pq = _parquet_module(source)
+    pq = parquet_module(source)
     schemas = []
     for part in parts:
         try:
@@ -617,7 +498,7 @@ def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
     if all(schema == present for schema in schemas):
         try:
             files = [pq.ParquetFile(part, read_dictionary=names) for part in parts]
-            return _parquet_batches(files, raw, source, columns, kind, missing_ok)
+            return _parquet_columns(files, raw, source, columns, kind, missing_ok)
         except (_Fallback, LookupError, MultitestError, ValueError, TypeError, OSError):
             pass
     frames, offsets = [], [0]
@@ -640,22 +521,10 @@ def _load_parquet_files(parts, source, columns, kind, missing_ok=False):
                          field=exc.field) from None
 
 
-def _parquet_module(source):
-    """``pyarrow.parquet``, or the InputError saying how to install it."""
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        pq = None
-    if pq is None or _arrow() is None:
-        raise InputError("reading Parquet needs pyarrow: pip install 'multitest-rank[parquet]'",
-                         source=source)
-    return pq
-
-
-def _parquet_batches(files, raw, name, columns, kind, missing_ok=False):
+def _parquet_columns(files, raw, name, columns, kind, missing_ok=False, row_groups=None):
     """:func:`_load_columns` of Parquet files (``pyarrow.parquet.ParquetFile``, one
-    schema) read batch by batch, one after the other; ``_Fallback``: header not
-    understood."""
+    schema; `row_groups`: those of the one file only) read whole, one after the other;
+    ``_Fallback``: header not understood."""
     import pyarrow as pa
 
     wanted = _wanted(raw, columns)
@@ -666,164 +535,13 @@ def _parquet_batches(files, raw, name, columns, kind, missing_ok=False):
         raise _Fallback        # a column of another type in some file
     roles = {raw[c]: t if t == "name" else "integer" if pa.types.is_integer(kinds[0])
              else "number" for (c, t), kinds in zip(wanted.items(), types)}
-    rows = sum(f.metadata.num_rows for f in files)
-    batches = (batch for f in files for batch in f.iter_batches(
-        batch_size=PARQUET_BATCH_ROWS, columns=list(roles), use_threads=False))
-    numbers, names = gather_batches(batches, roles, lambda first: rows, MAX_FOLD_NUMBER)
+
+    def read():
+        return pa.concat_tables([f.read(columns=list(roles)) if row_groups is None else
+                                 f.read_row_groups(row_groups, columns=list(roles))
+                                 for f in files])
+    numbers, names = table_columns(read, roles, MAX_FOLD_NUMBER)
     return _load_columns(numbers, names, raw, name, 1, columns, kind, missing_ok)
-
-
-def _read(name):
-    """The text path: every field as text, exactly as written."""
-    try:
-        _header(name)     # a name given twice: refused, not renamed by pandas
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(name, dtype=str, keep_default_na=False, skipinitialspace=True,
-                                index_col=False)
-    except FileNotFoundError:
-        raise InputError("no such file", source=name) from None
-    except (pd.errors.ParserError, pd.errors.ParserWarning):
-        _raise_ragged(name)
-        raise InputError("not a readable CSV file", source=name) from None
-    except UnicodeDecodeError:
-        raise (not_utf8(name) or InputError("not a readable CSV file (not UTF-8 text)",
-                                            source=name)) from None
-    except pd.errors.EmptyDataError as exc:
-        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
-        raise InputError(f"not a readable CSV file ({abbreviate(detail)})", source=name) \
-            from None
-    frame.columns = [str(c).strip() for c in frame.columns]
-    # Line numbers in messages count the header as line 1.
-    return frame, name, 2
-
-
-def _one_role_per_column(columns):
-    """Refuse a column named for two roles (``value='fold'``: the fold numbers as errors)."""
-    roles = {}
-    for role, column in columns.items():
-        if column is not None and roles.setdefault(column, role) != role:
-            raise MultitestError(f"`{role}`: column {abbreviate(column)!r} is already the "
-                                 f"{roles[column]} column; name another column")
-
-
-def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
-    algorithm = layout_algorithm(present, algorithm, metric)
-    # A replication or fold column is optional under its own name only: one named otherwise
-    # was asked for (--fold-column split).
-    asked = [(f, c) for f, c in (("replication", replication), ("fold", fold))
-             if c not in (None, f)]
-    for field, column in [("dataset", dataset), ("algorithm", algorithm), *asked]:
-        if column not in present:
-            raise InputError(f"missing column '{abbreviate(column)}' (the {field}); columns are "
-                             f"{abbreviate(', '.join(present), 200)}{_separator_hint(present)}"
-                             f"{_spelling_hint(present, column)}", source=name, field=column)
-    replication = replication if replication in present else None
-    fold = fold if fold in present else None
-    if replication is not None and fold is None:
-        raise InputError(f"column '{replication}' (replication) needs a fold column too",
-                         source=name, field=replication)
-    metric = metric if metric in present else None
-    if value is None and metric is not None:
-        value = next((c for c in present if c.lower() in _METRIC_VALUE_NAMES), None)
-    if value is None:
-        candidates = [c for c in present if c.lower() in _ERROR_NAMES + _ACCURACY_NAMES]
-        if len(candidates) != 1:
-            found = f"found {', '.join(candidates)}" if candidates else "found none"
-            raise InputError("cannot tell which column holds the values (expected exactly one of "
-                             f"{', '.join(_ERROR_NAMES + _ACCURACY_NAMES)}; {found}); "
-                             "name it with `value`/--value", source=name)
-        value = candidates[0]
-    elif value not in present:
-        raise InputError(f"missing value column '{abbreviate(value)}'; columns are "
-                         f"{abbreviate(', '.join(present), 200)}",
-                         source=name, field=value)
-    return {"dataset": dataset, "algorithm": algorithm, "replication": replication,
-            "fold": fold, "value": value, "metric": metric}
-
-
-def _wide_columns(present, columns):
-    """The algorithm columns of a wide table (a row per data set, a column per algorithm,
-    as published tables are), else None: no algorithm column, a data set column, and no
-    other column a long table would have (fold, replication, metric, a value name)."""
-    if columns["algorithm"] in present or columns["dataset"] not in present:
-        return None
-    long_names = {columns["replication"], columns["fold"], columns["metric"], columns["value"],
-                  RATIO_COLUMN}
-    others = [c for c in present if c != columns["dataset"]]
-    if len(others) < 2 or any(c in long_names or str(c).lower() in _ERROR_NAMES
-                              + _ACCURACY_NAMES for c in others):
-        return None
-    return others
-
-
-#: Names of the rows a published table adds below its data sets (compared in lower case,
-#: without a final '.' or ':'); a wide table with one is refused (:func:`_melted`).
-SUMMARY_ROWS = frozenset({
-    "average", "avg", "mean", "median", "std", "sd", "stdev", "std. dev", "total", "sum",
-    "rank", "ranks", "average rank", "avg rank", "avg. rank", "mean rank", "average ranking",
-    "w/t/l", "win/tie/loss", "wins", "losses", "ties", "count", "best", "worst",
-})
-
-
-def _melted(frame, name, row_offset, columns, rule, algorithms, missing_ok):
-    """A wide table as the long one of a score matrix (``dataset, algorithm, value``),
-    every cell checked first so that a message names the row and column of the file."""
-    shown = ", ".join(map(str, algorithms[:4])) + (", ..." if len(algorithms) > 4 else "")
-    if rule.kind == "auto":
-        raise InputError(f"no column '{columns['algorithm']}': a table with a column per "
-                         f"algorithm ({abbreviate(shown)})? To read it as one value per data set "
-                         "and algorithm, say what the values are: --kind error, accuracy or "
-                         "accuracy-percent (load_results(..., kind=...) in Python)", source=name,
-                         field=columns["algorithm"])
-    text = frame[columns["dataset"]].astype(str).str.strip()
-    summary = text.str.lower().str.strip(".: ").isin(SUMMARY_ROWS).to_numpy() \
-        | text.str.startswith(("*", "†", "‡")).to_numpy()
-    _refuse(summary, lambda i: f"{abbreviate(repr(text.iloc[i]))} looks like a summary or "
-                               "a note of a published table, not a data set (its cells would "
-                               "be ranked as one); remove the row, or rename the data set",
-            source=name, row_offset=row_offset, field=columns["dataset"])
-    values = []
-    for column in algorithms:
-        numbers, first_blank = _numeric(frame, column, name, row_offset, fast=False)
-        if first_blank is not None and not missing_ok:
-            raise InputError("missing value (NaN or empty); to rank anyway: --missing "
-                             "drop|worst|baseline:NAME|partial", source=name,
-                             row=first_blank, field=column)
-        values.append(numbers)
-    empty = (text == "").to_numpy() | frame[columns["dataset"]].isna().to_numpy()
-    _refuse(empty, lambda i: "empty dataset name", source=name, row_offset=row_offset,
-            field=columns["dataset"])
-
-    def second_row(i):
-        first = int(np.flatnonzero((text == text.iloc[i]).to_numpy())[0]) + row_offset
-        return f"data set {abbreviate(text.iloc[i])} has a second row (also at row {first})"
-    _refuse(text.duplicated().to_numpy(), second_row, source=name, row_offset=row_offset,
-            field=columns["dataset"])
-    S, L = len(text), len(algorithms)
-    return pd.DataFrame({"dataset": np.repeat(text.to_numpy(dtype=object), L),
-                         "algorithm": np.tile(np.array([str(a).strip() for a in algorithms],
-                                                       dtype=object), S),
-                         "value": np.column_stack(values).ravel() if S else np.empty(0)})
-
-
-def _spelling_hint(present, column):
-    """A hint when a column differs from the one looked for only in case, spaces, '_' or
-    '-' (``Dataset``, ``data set``): key columns are matched exactly."""
-    def key(name):
-        return "".join(ch for ch in str(name).lower() if ch not in " _-")
-    close = [c for c in present if key(c) == key(column)]
-    return f" ('{abbreviate(close[0])}' is spelt otherwise: rename it '{column}')" if close else ""
-
-
-def _separator_hint(present):
-    """A hint when a one-column header holds another separator (a spreadsheet's export
-    with ';' or tabs): multitest reads comma-separated files."""
-    found = [s for s in (";", "\t", "|") if len(present) == 1 and s in present[0]]
-    if not found:
-        return ""
-    shown = "tabs" if found[0] == "\t" else f"'{found[0]}'"
-    return f" (one column: the file seems separated by {shown}; write it with commas)"
 
 
 def _resolve_kind(kind, value_column):

@@ -1,6 +1,6 @@
-"""A results file read row by row with :mod:`csv`: where a reader that stopped at a bad row
-finds which row it was, and the first row whose number of fields differs from the header's;
-and what a results path may be.
+"""A results file read row by row with :mod:`csv`: its header, where a reader that stopped at
+a bad row finds which row it was, and the first row whose number of fields differs from the
+header's; what a results path may be; and the text path, which reads every field as text.
 """
 
 from __future__ import annotations
@@ -10,8 +10,12 @@ import csv
 import os
 import stat
 import sys
+import warnings
+
+import pandas as pd
 
 from .._errors import InputError, abbreviate
+from ._encoding import not_utf8
 
 __all__: list[str] = []     # used by the readers of multitest.inputs only
 
@@ -80,3 +84,58 @@ def _raise_ragged(name):
     raise InputError(f"{n} fields under a {m}-column header: no value for "
                      f"'{abbreviate(header[n])}'", source=name, row=reader.line_num,
                      field=header[n])
+
+
+def _header(name):
+    """``{stripped name: raw name}`` of the header line, or None (no header, or blank names
+    given twice, as trailing commas make); InputError if a name is given twice, or the line
+    is too long (:func:`~multitest.inputs._rows.check_header_line`)."""
+    check_header_line(name)
+    with _csv_rows(name) as reader:
+        header = next(reader, None)
+    if not header:
+        return None
+    raw = _columns_named_once(header, name, row=1)
+    return raw if len(raw) == len(header) else None
+
+
+def _columns_named_once(names, source, row=None):
+    """``{stripped name: name}`` of a header (`row` 1) or a Parquet schema (no row);
+    InputError if a name is given twice (blank names, of trailing commas, may be)."""
+    raw = {}
+    for number, column in enumerate(names, 1):
+        stripped = str(column).strip()
+        if stripped and stripped in raw:
+            first = 1 + [str(c).strip() for c in names].index(stripped)
+            where = "header" if row is not None else "schema"
+            raise InputError(f"column '{abbreviate(stripped)}' is named twice in the {where} "
+                             f"(columns {first} and {number}): which one holds the data is "
+                             "not said; name each column once", source=source, row=row,
+                             field=stripped)
+        raw[stripped] = column
+    return raw
+
+
+def _read(name):
+    """The text path: every field as text, exactly as written."""
+    try:
+        _header(name)     # a name given twice: refused, not renamed by pandas
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(name, dtype=str, keep_default_na=False, skipinitialspace=True,
+                                index_col=False)
+    except FileNotFoundError:
+        raise InputError("no such file", source=name) from None
+    except (pd.errors.ParserError, pd.errors.ParserWarning):
+        _raise_ragged(name)
+        raise InputError("not a readable CSV file", source=name) from None
+    except UnicodeDecodeError:
+        raise (not_utf8(name) or InputError("not a readable CSV file (not UTF-8 text)",
+                                            source=name)) from None
+    except pd.errors.EmptyDataError as exc:
+        detail = str(exc).strip().splitlines()[-1] if str(exc).strip() else type(exc).__name__
+        raise InputError(f"not a readable CSV file ({abbreviate(detail)})", source=name) \
+            from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    # Line numbers in messages count the header as line 1.
+    return frame, name, 2

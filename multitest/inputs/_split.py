@@ -14,19 +14,20 @@ whole file.
 from __future__ import annotations
 
 import csv
+import io
 import os
 from dataclasses import dataclass
-from types import SimpleNamespace
+
+import numpy as np
 
 from .._errors import InputError, abbreviate
+from ._arrow_tables import arrow, parquet_module, read_csv_range
 from ._automl import is_automl_file
-from ._batches import _cuts, _quoted_line_end, _Range, _read_range, csv_types, gather_batches
 from ._cells import MAX_FOLD_NUMBER, _Fallback
-from ._results import (PARQUET_SUFFIXES, _arrow, _columns_named_once, _header, _load,
-                       _load_columns,
-                       _parquet_batches, _parquet_module, _ValueRule, _wanted, input_parts,
-                       load_results)
-from ._rows import _raise_ragged, check_file_or_folder
+from ._columns import _csv_roles
+from ._results import (PARQUET_SUFFIXES, _load, _load_columns, _parquet_columns, _ValueRule,
+                       input_parts, load_results)
+from ._rows import _columns_named_once, _header, _raise_ragged, check_file_or_folder
 
 __all__ = []
 
@@ -121,7 +122,7 @@ def _row_group_parts(path, dataset, group_rows):
     """Runs of consecutive row groups of at least `group_rows` rows (the last run too:
     a shorter rest joins it), never cut between two row groups whose border rows name
     the same data set (the data set column of a row group is read only at a cut)."""
-    pq = _parquet_module(path)
+    pq = parquet_module(path)
     try:
         handle = pq.ParquetFile(path)
     except (OSError, ValueError) as exc:
@@ -167,10 +168,50 @@ def _range_parts(path, dataset, range_bytes):
     raw = _header(path) if n > 1 else None
     if raw is None or dataset not in raw or is_automl_file(path) or _quoted_line_end(path):
         return [InputPart(path=path)]
-    _, cuts = _cuts(path, size, n, 1)
+    cuts = _cuts(path, size, n)
     if not cuts:
         return [InputPart(path=path)]
     return [InputPart(path=path, span=span) for span in zip([0, *cuts], [*cuts, size])]
+
+
+def _cuts(path, size, parts):
+    """Byte offsets of the starts of parts 2, 3, ... of a file cut into `parts` parts of
+    about one size, each just after a line end (none: a quote in the header line)."""
+    with open(path, "rb") as handle:
+        first = handle.readline()
+        if b'"' in first:
+            return []
+        cuts = []
+        for k in range(1, parts):
+            handle.seek(max(size * k // parts, len(first)))
+            handle.readline()               # to the next line end
+            where = handle.tell()
+            if where < size and (not cuts or where > cuts[-1]):
+                cuts.append(where)
+    return cuts
+
+
+def _quoted_line_end(path, chunk_bytes=2 ** 24):
+    """Whether a quoted field of the CSV file holds a line break (``\\n`` or ``\\r``).
+
+    Cuts at line ends and the line-wise search for a data set's end hold only without
+    one.  In a valid CSV file a quote is doubled inside a quoted field, so a byte is
+    inside one when an odd number of quotes precede it: one pass over the file, chunks
+    without a quote (``bytes.find``) skipped while outside a field.
+    """
+    inside = False
+    with open(path, "rb") as handle:
+        while chunk := handle.read(chunk_bytes):
+            if not inside and b'"' not in chunk:
+                continue
+            data = np.frombuffer(chunk, dtype=np.uint8)
+            quotes = np.flatnonzero(data == ord('"'))
+            ends = np.flatnonzero((data == ord("\n")) | (data == ord("\r")))
+            before = np.searchsorted(quotes, ends) + inside      # quotes before each end
+            if np.any(before % 2 == 1):
+                return True
+            inside = (quotes.size + inside) % 2 == 1
+    return False
 
 
 def load_part(part, **options):
@@ -208,33 +249,20 @@ def _columns_and_rule(options):
     return columns, rule
 
 
-class _RowGroups:
-    """A ``pyarrow.parquet.ParquetFile`` whose batches are those of some row groups."""
-
-    def __init__(self, handle, groups):
-        self._handle, self._groups = handle, list(groups)
-        self.schema_arrow = handle.schema_arrow
-        self.metadata = SimpleNamespace(num_rows=sum(handle.metadata.row_group(g).num_rows
-                                                     for g in groups))
-
-    def iter_batches(self, columns):
-        return self._handle.iter_batches(row_groups=self._groups, columns=columns)
-
-
 def _load_groups(part, options):
-    """A run of row groups: batch by batch, else (anything unusual) as a data frame
+    """A run of row groups: read whole, else (anything unusual) as a data frame
     through the checks of the text path, rows named by their row in the file."""
-    pq = _parquet_module(part.path)
+    pq = parquet_module(part.path)
     columns, rule = _columns_and_rule(options)
     missing_ok = options.get("allow_missing", False)
     names = [c for c in pq.read_schema(part.path).names
              if str(c).strip() in (columns["dataset"], columns["algorithm"])]
     handle = pq.ParquetFile(part.path, read_dictionary=names)
-    rows = _RowGroups(handle, part.groups)
+    rows = sum(handle.metadata.row_group(g).num_rows for g in part.groups)
     raw = _columns_named_once(handle.schema_arrow.names, part.path)
     try:
-        return (_parquet_batches([rows], raw, part.path, columns, rule, missing_ok),
-                rows.metadata.num_rows)
+        return (_parquet_columns([handle], raw, part.path, columns, rule, missing_ok,
+                                 row_groups=part.groups), rows)
     except (_Fallback, LookupError, InputError, ValueError, TypeError, OSError):
         pass
     try:
@@ -248,9 +276,9 @@ def _load_groups(part, options):
 
 
 def _load_range(part, options):
-    """The data sets starting in a byte range of a CSV file: pyarrow's reader decoding
-    into arrays (:mod:`~multitest.inputs._batches`), else (anything unusual) the text
-    reader, rows named by their line in the file."""
+    """The data sets starting in a byte range of a CSV file: pyarrow's reader
+    (:mod:`~multitest.inputs._arrow_tables`), else (anything unusual) the text reader,
+    rows named by their line in the file."""
     columns, rule = _columns_and_rule(options)
     missing_ok = options.get("allow_missing", False)
     raw = _header(part.path)
@@ -273,28 +301,15 @@ def _load_range(part, options):
 def _arrow_range(path, start, stop, raw, columns, rule, missing_ok):
     """:func:`_load_columns` of bytes ``[start, stop)`` read by pyarrow (``_Fallback``:
     not installed, or a header the fast path does not take)."""
-    pa = _arrow()
-    wanted = _wanted(raw, columns)
-    if pa is None or wanted is None:
+    pa = arrow()
+    roles = _csv_roles(raw, columns)
+    if pa is None or roles is None:
         raise _Fallback
-    pcsv = pa.csv
-    integers = (columns["replication"], columns["fold"])
-    roles = {raw[c]: t if t == "name" else "integer" if c in integers else "number"
-             for c, t in wanted.items()}
-    types = csv_types(roles)
-    convert = pcsv.ConvertOptions(include_columns=list(types), column_types=types,
-                                  strings_can_be_null=False, quoted_strings_can_be_null=False)
-    read = pcsv.ReadOptions(column_names=list(raw.values()), use_threads=False)
-    blocks = max(1.0, (stop - start) / read.block_size)    # a batch per block of bytes
-    source = _Range(path, start, stop, [False], 0, paced=True)
     try:
-        batches = _read_range(source, read, convert)
-        numbers, names = gather_batches(batches, roles, lambda first: blocks * first.num_rows,
+        numbers, names = read_csv_range(path, start, stop, raw.values(), roles,
                                         MAX_FOLD_NUMBER)
     except pa.ArrowInvalid:
         raise _Fallback from None
-    finally:
-        source.close()
     return _load_columns(numbers, names, raw, path, 0, columns, rule, missing_ok)
 
 
@@ -304,7 +319,9 @@ def _text_range(path, start, stop, raw, row, columns, rule, missing_ok):
 
     import pandas as pd
 
-    source = _Range(path, start, stop, [False], 0)
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        source = io.BytesIO(handle.read(stop - start))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
@@ -314,8 +331,6 @@ def _text_range(path, start, stop, raw, row, columns, rule, missing_ok):
     except (pd.errors.ParserError, pd.errors.ParserWarning, pd.errors.EmptyDataError):
         _raise_ragged(path)
         raise InputError("not a readable CSV file", source=path, row=row) from None
-    finally:
-        source.close()
     return _load(frame, path, row, columns, rule, fast=False, missing_ok=missing_ok)
 
 
@@ -413,7 +428,7 @@ def part_names(part, dataset="dataset"):
 def _parquet_names(part, dataset):
     """:func:`part_names` of a Parquet part; ``((), None)`` when its data set column
     cannot be read (a corrupt file: the part's own error says so, naming the file)."""
-    pq = _parquet_module(part.path)
+    pq = parquet_module(part.path)
     try:
         handle = pq.ParquetFile(part.path)
         column = {str(c).strip(): c for c in handle.schema_arrow.names}.get(dataset)

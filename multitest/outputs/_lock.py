@@ -3,8 +3,8 @@
 An exclusive ``flock`` on ``OUT/.multitest.lock`` (:class:`FolderLock`), opened with
 ``O_NOFOLLOW``; the kernel releases it when its holder dies.  A forked child (a Dask
 worker, a fit process) closes its copies of the locks, so it never keeps its parent's
-folder locked.  Used by :func:`multitest.outputs.transaction`, :func:`~multitest.outputs.hold`
-and :func:`~multitest.outputs.read_run`.
+folder locked.  Used by :func:`multitest.outputs.transaction`,
+:func:`~multitest.outputs._transaction.hold` and :func:`~multitest.outputs.read_run`.
 """
 
 from __future__ import annotations

@@ -62,15 +62,9 @@ class PairwiseTest:
     fold_major : bool
         ``func`` reads the folds as rows (the 5x2 cv tests): stage 1 lays its
         differences out fold-major (``a.T`` contiguous); the same numbers.
-    thread_safe : bool
-        Stage 1 may run ``func`` on several blocks at once (threads): NumPy
-        and :mod:`scipy.special` calls only, which release the GIL.
-    decision : callable or None
-        ``decision(a, b, alpha)``: whether each p-value is below ``alpha``,
-        the same decisions as ``func`` without computing most p-values.
     all_pairs_decision : callable or None
-        ``all_pairs_decision(x, alpha, rows, lower)``: the decisions of
-        ``decision`` for every pair ``i < j`` of the algorithms of ``x``
+        ``all_pairs_decision(x, alpha, rows, lower)``: the decisions
+        ``p < alpha`` of ``func`` for every pair ``i < j`` of the algorithms of ``x``
         (shape (n, L, F)) at once, exactly, those with ``lower[j] < lower[i]``
         only (stage 1's decisions-only path; see
         :func:`multitest.stats.combined_f_significant_all_pairs`).
@@ -114,8 +108,6 @@ class PairwiseTest:
     alternatives: tuple = ("two-sided",)
     difference_only: bool = False
     fold_major: bool = False
-    thread_safe: bool = False
-    decision: Callable | None = None
     all_pairs_decision: Callable | None = None
     interval: Callable | None = None
     bayesian: bool = False

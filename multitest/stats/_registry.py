@@ -16,7 +16,6 @@ from ._bayesian import POSTERIOR_EVIDENCE, _credible_interval, bayes_correlated_
 from ._entry import PairwiseTest, _one_line
 from ._fold_tests import (
     _combined_f_interval,
-    _combined_f_significant,
     _combined_t_interval,
     _corrected_interval,
     _kfold_interval,
@@ -262,12 +261,12 @@ def _import_path(path):
 #: What the built-in tests can do, beyond what their signatures say (see the
 #: attributes of :class:`PairwiseTest`).  All see the errors only through ``a - b``;
 #: each interval inverts its own test (:mod:`multitest.stats._fold_intervals`).
-_T_TEST = dict(vectorized=True, difference_only=True, thread_safe=True)
+_T_TEST = dict(vectorized=True, difference_only=True)
 _FIVE_BY_TWO = dict(_T_TEST, requires_5x2=True, fold_major=True)
 _RANK_TEST = dict(vectorized=True, difference_only=True)
 _BUILTINS = (
     ("combined-5x2cv-f", combined_5x2cv_f,
-     dict(_FIVE_BY_TWO, decision=_combined_f_significant, interval=_combined_f_interval,
+     dict(_FIVE_BY_TWO, interval=_combined_f_interval,
           all_pairs_decision=combined_f_significant_all_pairs)),
     ("5x2cv-t", paired_5x2cv_t, dict(_FIVE_BY_TWO, interval=_paired_5x2_interval)),
     ("combined-5x2cv-t", combined_5x2cv_t, dict(_FIVE_BY_TWO, interval=_combined_t_interval)),
