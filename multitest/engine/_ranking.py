@@ -22,7 +22,8 @@ from ..stats._friedman import friedman, rank_rows
 from ..stats._nemenyi import control_comparisons
 from ._cost_ties import CostTolerance
 from ._partial import multitest_per_dataset_partial
-from ._per_dataset import decision_design, multitest_per_dataset
+from ._per_dataset import multitest_per_dataset
+from ._stage1 import decision_design
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
