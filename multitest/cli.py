@@ -118,7 +118,7 @@ def _figure_writer(ranking, settings, notes=None):
     captions, figures_for = _captions(settings), settings["figures_for"]
     note = figures_note(ranking, figures_for)    # checks the names before anything is written
 
-    n_pairs = ranking.datasets[0].table.statistic.size
+    n_pairs = ranking.table.statistic.size
     per_dataset = bool(formats) or bool(report) or not (
         is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
     if note and per_dataset and notes is not None:
