@@ -24,7 +24,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_runner import machine, time_run
+from bench_runner import machine, time_run, write_workload
 
 ROOT = Path(__file__).resolve().parent.parent
 LEARNERS = {"nb": "sklearn.naive_bayes.GaussianNB: {}",
@@ -39,24 +39,16 @@ BUNDLED = ("breast_cancer", "digits", "iris", "wine")
 
 def write_study(folder, examples):
     """Write the two CSV data sets and the experiment file; the file's path."""
-    import pandas as pd
-    from sklearn.datasets import make_classification
-
-    entries = [f"  - sklearn: {name}" for name in BUNDLED]
-    for i in range(2):
-        X, y = make_classification(n_samples=examples, n_features=20, n_informative=8,
-                                   n_classes=3, random_state=i)
-        frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]).assign(y=y)
-        frame.to_csv(os.path.join(folder, f"synthetic{i}.csv"), index=False)
-        entries.append(f"  - csv: synthetic{i}.csv\n    target: y")
+    datasets = write_workload(folder, examples) + "".join(f"\n  - sklearn: {name}"
+                                                          for name in BUNDLED)
     learners = []
     for name, entry in LEARNERS.items():
         estimator, params = entry.split(": ", 1)
         learners.append(f"  {name}: {{estimator: {estimator}, params: {params}}}")
     path = os.path.join(folder, "study.yaml")
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write("datasets:\n" + "\n".join(entries) + "\nalgorithms:\n"
-                     + "\n".join(learners) + "\ncv: {replications: 5, folds: 2, seed: 0}\n")
+        handle.write(datasets + "\nalgorithms:\n" + "\n".join(learners)
+                     + "\ncv: {replications: 5, folds: 2, seed: 0}\n")
     return path
 
 

@@ -187,10 +187,6 @@ def _add_run_parser(sub):
                           "process may use)")
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="use an existing Dask scheduler instead of a local cluster")
-    run.add_argument("--cluster-after", metavar="SECONDS",
-                     help="a local run fits in N processes forked from this one and starts "
-                     "its Dask cluster once the folds left are estimated at more than SECONDS "
-                     "per process (default 10; 0: at once)")
     run.add_argument("--timeout", metavar="SECONDS",
                      help="kill and record a fit that runs longer: positive finite seconds, "
                      "or 'none' for no limit (overrides the experiment's timeout)")
@@ -561,8 +557,7 @@ def _cmd_run(args):
 
     try:
         result = run_experiment(args.experiment, args.out, workers=args.workers,
-                                scheduler=args.scheduler, cluster_after=args.cluster_after,
-                                timeout=args.timeout,
+                                scheduler=args.scheduler, timeout=args.timeout,
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
     except KeyboardInterrupt as stop:
         word, status = _stopped(stop)
