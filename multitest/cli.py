@@ -400,8 +400,7 @@ def _cmd_run(args):
 
     try:
         result = run_experiment(args.experiment, args.out, workers=args.workers,
-                                scheduler=args.scheduler, cluster_after=args.cluster_after,
-                                timeout=args.timeout,
+                                scheduler=args.scheduler, timeout=args.timeout,
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
     except KeyboardInterrupt as stop:
         word, status = _stopped(stop)

@@ -16,7 +16,6 @@ from ._experiment import load_dataset as load_dataset
 from ._experiment import load_experiment as load_experiment
 from ._measure import MEASURES as MEASURES
 from ._measure import TIMED_MEASURES as TIMED_MEASURES
-from ._measure import EarlyFits as EarlyFits
 from ._measure import Task as Task
 from ._measure import close_fit_processes as close_fit_processes
 from ._measure import fold_indices as fold_indices
