@@ -163,10 +163,6 @@ def _add_run_parser(sub):
                           "process may use)")
     run.add_argument("--scheduler", metavar="tcp://HOST:PORT",
                      help="use an existing Dask scheduler instead of a local cluster")
-    run.add_argument("--cluster-after", metavar="SECONDS",
-                     help="a local run fits in N processes forked from this one and starts "
-                     "its Dask cluster once the folds left are estimated at more than SECONDS "
-                     "per process (default 10; 0: at once)")
     run.add_argument("--timeout", metavar="SECONDS",
                      help="kill and record a fit that runs longer: positive finite seconds, "
                      "or 'none' for no limit (overrides the experiment's timeout)")

@@ -118,7 +118,7 @@ def _figure_writer(ranking, settings, notes=None):
     captions, figures_for = _captions(settings), settings["figures_for"]
     note = figures_note(ranking, figures_for)    # checks the names before anything is written
 
-    n_pairs = ranking.datasets[0].table.statistic.size
+    n_pairs = ranking.table.statistic.size
     per_dataset = bool(formats) or bool(report) or not (
         is_large(ranking) or n_pairs > FIGURE_PAIRS_LIMIT)
     if note and per_dataset and notes is not None:
@@ -400,8 +400,7 @@ def _cmd_run(args):
 
     try:
         result = run_experiment(args.experiment, args.out, workers=args.workers,
-                                scheduler=args.scheduler, cluster_after=args.cluster_after,
-                                timeout=args.timeout,
+                                scheduler=args.scheduler, timeout=args.timeout,
                                 retry_failed=args.retry_failed, raw_csv=args.raw_csv)
     except KeyboardInterrupt as stop:
         word, status = _stopped(stop)

@@ -16,7 +16,7 @@ import multitest
 
 PACKAGE = Path(multitest.__file__).resolve().parent
 SUBPACKAGES = ("inputs", "stats", "engine", "outputs", "figures", "run")
-MAX_LINES = 900
+MAX_LINES = 600   # issue 39: a module a reader can hold in mind
 
 
 def _module_all(path):
@@ -41,7 +41,7 @@ def test_subpackage_exports_every_public_name_of_its_private_modules(name):
         assert getattr(package, public) is not None
 
 
-def test_no_module_is_over_900_lines():
+def test_no_module_is_over_600_lines():
     sizes = {str(p.relative_to(PACKAGE)): len(p.read_text(encoding="utf-8").splitlines())
              for p in PACKAGE.rglob("*.py")}
     assert {name: n for name, n in sizes.items() if n > MAX_LINES} == {}

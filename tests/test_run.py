@@ -1,8 +1,7 @@
 """End-to-end tests of multitest run: run -> rank -> report, locally and on a real cluster.
 
-The local run starts its LocalCluster of processes on 127.0.0.1 at once (``cluster_after=0``);
-the short run, by default, fits in the driver's own fit processes and starts none; the
-cluster run starts a real `dask scheduler` and two `dask worker` processes on 127.0.0.1.
+The local run starts its LocalCluster of processes on 127.0.0.1; the cluster run starts a
+real `dask scheduler` and two `dask worker` processes on 127.0.0.1.
 Reference: the runs must give identical errors fold by fold (same seeds, same folds),
 and the errors must equal scikit-learn fits done by hand on sklearn's StratifiedKFold.
 """
@@ -49,14 +48,6 @@ def _experiment(folder, text=EXPERIMENT):
 @pytest.fixture(scope="module")
 def local_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("local")
-    result = run_experiment(_experiment(folder), folder / "out", workers=2, cluster_after=0,
-                            show_progress=False)
-    return folder / "out", result
-
-
-@pytest.fixture(scope="module")
-def short_run(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("short")
     result = run_experiment(_experiment(folder), folder / "out", workers=2,
                             show_progress=False)
     return folder / "out", result
@@ -86,6 +77,7 @@ def test_local_run_writes_a_complete_experiment_folder(local_run):
     provenance = json.loads((out / "provenance.json").read_text())
     assert provenance["versions"]["scikit-learn"] and provenance["client"]["cpus"]
     assert len(provenance["workers"]) == 2 and provenance["cv"]["seed"] == 11
+    assert provenance["engine"] == {"scheduler": "local", "workers": 2}
     assert provenance["datasets_ranked"] == ["iris", "wine"]
 
 
@@ -103,70 +95,6 @@ def test_errors_equal_fits_by_hand(local_run):
         expected = np.mean(model.predict(X[test]) != y[test])
         assert results.loc[("wine", "tree", 3, fold), "error"] == pytest.approx(expected,
                                                                                 abs=1e-15)
-
-
-def test_the_first_folds_begin_in_the_driver_while_the_cluster_starts(tmp_path,
-                                                                      monkeypatch):
-    # With cluster_after=0 the cluster starts at once, and the driver's (this process's)
-    # two fit processes fit the first folds, in order, while it starts; the workers fit
-    # the rest.  The learner waits for a file that appears once the cluster is up: the
-    # driver's two folds are still fitting then, whatever the load of the machine.
-    from multitest.run import _runner
-
-    go = tmp_path / "go"
-    share = _runner._share
-
-    def share_and_go(*args):
-        go.touch()
-        return share(*args)
-
-    monkeypatch.setattr(_runner, "_share", share_and_go)
-    text = EXPERIMENT.replace(
-        "sklearn.naive_bayes.GaussianNB}",
-        f"run_estimators.WaitFor, params: {{path: {str(go)!r}}}}}").replace("repeats: 2",
-                                                                          "repeats: 1")
-    result = run_experiment(_experiment(tmp_path, text), tmp_path / "out", workers=2,
-                            cluster_after=0, show_progress=False)
-    assert (result.computed, result.failed) == (40, 0)
-    frame = Store(str(tmp_path / "out" / "store.sqlite")).frame().sort_values("started")
-    driver = frame["worker"] == f"{os.uname().nodename}:{os.getpid()}"
-    assert driver.iloc[:2].all(), frame["worker"].head()   # the first folds: the driver's
-    assert (~driver).sum() > 0
-    assert (frame["status"] == "ok").all()
-
-
-def test_a_short_run_fits_in_the_driver_alone_with_the_same_rows(local_run, short_run):
-    # 40 folds of small fits: the folds left never promise 10 s of work per process, so
-    # the run's two fit processes, forked from the driver (this process), fit them all
-    # and no cluster starts (no Dask imported by the run).  Every error and model size
-    # equals the cluster run's, fold by fold (the workers' data arrive pickled).
-    out, result = short_run
-    assert (result.total, result.computed, result.failed, result.lost) == (40, 40, 0, 0)
-    provenance = json.loads((out / "provenance.json").read_text())
-    assert list(provenance["workers"]) == ["driver"]
-    assert provenance["workers"]["driver"]["fit_processes"] == 2
-    assert provenance["engine"] == {"scheduler": "local", "workers": 2, "cluster_after": 10.0}
-    frame = Store(str(out / "store.sqlite")).frame()
-    assert (frame["worker"] == f"{os.uname().nodename}:{os.getpid()}").all()
-    assert (frame["status"] == "ok").all() and (frame["fit_time"] > 0).all()
-    key = ["dataset", "algorithm", "replication", "fold"]
-    short = pd.read_csv(out / "results.csv")
-    cluster = pd.read_csv(local_run[0] / "results.csv")
-    pd.testing.assert_frame_equal(short[key + ["error", "model_size"]],
-                                  cluster[key + ["error", "model_size"]])
-    assert (short["error"].notna()).all()
-
-
-def test_cluster_after_is_validated_and_not_for_a_scheduler(tmp_path):
-    from multitest import MultitestError
-
-    path = _experiment(tmp_path)
-    for value in (-1, float("inf"), "soon", True):
-        with pytest.raises(MultitestError, match="`cluster_after` must be a non-negative"):
-            run_experiment(path, tmp_path / "out", cluster_after=value)
-    with pytest.raises(MultitestError, match="not with `scheduler`"):
-        run_experiment(path, tmp_path / "out", scheduler="tcp://127.0.0.1:1", cluster_after=1)
-    assert not (tmp_path / "out").exists()
 
 
 def test_rank_and_report_on_the_experiment_folder(local_run, capsys):
@@ -341,8 +269,7 @@ def test_workers_that_do_not_start_in_time_are_a_one_line_error(tmp_path, capsys
 
     monkeypatch.setattr(_client, "WORKER_START_TIMEOUT", 0.001)
     path = _experiment(tmp_path)
-    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2",
-                 "--cluster-after", "0"]) == 2
+    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "did not start within 0.001 s" in err, err
 
@@ -356,8 +283,7 @@ def test_a_cluster_that_fails_to_start_is_a_one_line_error(tmp_path, capsys, mon
         raise AssertionError("Status.starting")
     monkeypatch.setattr(distributed, "LocalCluster", failing_cluster)
     path = _experiment(tmp_path)
-    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2",
-                 "--cluster-after", "0"]) == 2
+    assert main(["run", path, "--out", str(tmp_path / "out"), "--workers", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0, err
     assert "the local cluster did not start (AssertionError: Status.starting)" in err, err

@@ -137,12 +137,10 @@ def test_a_lost_worker_of_the_local_cluster_loses_no_fold(tmp_path):
     # store; a worker SIGKILLed mid-run is forked again by its nanny.  Proof from the store:
     # every fold once, all ok, and the killed worker's folds computed by the others.
     experiment, out, store_path = _slow_experiment(tmp_path)
-    run = _start_run(experiment, out, "--workers", "2", "--cluster-after", "0")
+    run = _start_run(experiment, out, "--workers", "2")
     try:
-        # The first folds may be the driver's own (fitted while the cluster starts): a
-        # fold of a worker, not of the driver.
         deadline = time.monotonic() + 180
-        while not (workers := _workers(store_path) - {run.pid}) and run.poll() is None \
+        while not (workers := _workers(store_path)) and run.poll() is None \
                 and time.monotonic() < deadline:
             time.sleep(0.05)
         worker = min(workers)

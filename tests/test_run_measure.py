@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("sklearn")
-from sklearn.datasets import load_iris, load_wine  # noqa: E402
+from sklearn.datasets import load_iris  # noqa: E402
 from sklearn.metrics import accuracy_score  # noqa: E402
 from sklearn.model_selection import StratifiedKFold  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
@@ -455,7 +455,7 @@ def test_pickled_size_equals_the_length_of_the_pickle():
     # Reference: len(pickle.dumps(value, protocol=HIGHEST_PROTOCOL)), the definition of the
     # model size; the counter must agree also on the large buffers that protocol 5 streams
     # as PickleBuffer objects (numpy arrays, bytearrays) and on a fitted model.
-    from multitest.run._measure import pickled_size
+    from multitest.run._memory import pickled_size
 
     model = DecisionTreeClassifier(random_state=0).fit(*IRIS)
     values = [0, "text", np.arange(300_000.0), {"a": np.zeros((400, 400), order="F")},
@@ -484,16 +484,15 @@ def test_a_crashed_fit_is_seen_while_a_process_it_left_holds_its_pipe(tmp_path):
 
 
 def test_closing_a_fit_process_is_bounded_when_its_pipe_is_held_elsewhere(monkeypatch):
-    # A process forked from the worker (a Dask worker forked from a driver that fitted,
-    # another thread's fit process) holds a copy of the request pipe: the child never sees
-    # it close.  Before, close() waited for its exit for ever; now it kills it after
-    # CLOSE_GRACE and returns its status.
+    # A process forked from the worker (another thread's fit process) holds a copy of the
+    # request pipe: the child never sees it close.  Before, close() waited for its exit for
+    # ever; now it kills it after CLOSE_GRACE and returns its status.
     import threading
 
     from multitest.run import _measure as measure
 
     monkeypatch.setattr(measure, "CLOSE_GRACE", 0.3)
-    process = measure._FitProcess({"iris": IRIS})
+    process = measure._FitProcess(IRIS)
     held = os.dup(process.requests)    # what the other process holds
     statuses = []
     closer = threading.Thread(target=lambda: statuses.append(process.close()), daemon=True)
@@ -513,8 +512,8 @@ def test_a_fit_process_closes_the_pipes_of_the_others():
     # parent side (else the first child would not see its pipe close).
     from multitest.run import _measure as measure
 
-    first = measure._FitProcess({"iris": IRIS})
-    second = measure._FitProcess({"iris": IRIS})
+    first = measure._FitProcess(IRIS)
+    second = measure._FitProcess(IRIS)
     try:   # a fold done: the second child is past its start
         task = _task("sklearn.naive_bayes.GaussianNB")
         assert second.call((fold_indices(IRIS[1], task), task), None)[0] == "ok"
@@ -538,7 +537,7 @@ def test_a_request_to_a_dead_fit_process_is_not_a_wait_for_ever(tmp_path):
     X = np.repeat(IRIS[0], 200, axis=0)     # 30,000 rows: a request of about 240 KB
     data = (X, np.repeat(IRIS[1], 200))
     pid_file = tmp_path / "pid"
-    process = measure._FitProcess({"iris": data})
+    process = measure._FitProcess(data)
     task = _task("run_estimators.LeaveChild", {"pid_file": str(pid_file), "seconds": 60.0})
     split = fold_indices(data[1], task)
     try:
@@ -553,168 +552,13 @@ def test_a_request_to_a_dead_fit_process_is_not_a_wait_for_ever(tmp_path):
     assert seconds < 10 * measure.POLL_SECONDS + 5, seconds
 
 
-# -- the driver's early fits (issue 20, item 5) ------------------------------------------
-
-def _early_tasks(path):
-    """Two decision-tree folds, a fold that waits for `path`, then two more tree folds."""
-    tree = ("sklearn.tree.DecisionTreeClassifier", {"random_state": 0})
-    return [_task(*tree, replication=1, fold=1, repeats=2), _task(*tree, replication=1, fold=2),
-            _task("run_estimators.WaitFor", {"path": str(path)}, algorithm="w",
-                  replication=2, fold=1),
-            _task(*tree, replication=2, fold=2), _task(*tree, replication=3, fold=1)]
-
-
-def _wait_for(condition, seconds=60):
-    deadline = time.monotonic() + seconds
-    while not (value := condition()) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    return value
-
-
-def test_early_fits_give_the_rows_of_run_task_and_hand_back_the_folds_not_begun(tmp_path):
-    # Reference: run_task on the same folds (the worker's path): same loss, score and model
-    # size, same key; the folds begun are a prefix of the order, each with its row.
-    from multitest.run._measure import EarlyFits
-
-    tasks = _early_tasks(tmp_path / "go")
-    early = EarlyFits.start({"iris": IRIS}, tasks)
-    try:
-        finished = []
-        assert _wait_for(lambda: finished.extend(early.rows()) or len(finished) >= 2)
-        begun = early.stop()
-        (tmp_path / "go").touch()     # the waiting fold (if begun) ends
-        finished += early.rows(wait=True)
-    finally:
-        early.close()
-    order = [t.key for t in tasks]
-    assert begun == set(order[:len(begun)]) and 2 <= len(begun) <= 3
-    assert [(row["dataset"], row["algorithm"], row["replication"], row["fold"])
-            for row in finished] == order[:len(begun)]
-    for row, task in zip(finished, tasks):
-        assert row["status"] == "ok", row.get("error")
-        assert row["worker"] == f"{os.uname().nodename}:{os.getpid()}"
-        if task.algorithm == "a":
-            alone = run_task(IRIS, task)
-            for field in ("loss", "score", "model_size", "spec"):
-                assert row[field] == alone[field], field
-    assert len(finished[0]["repeats"]) == 2
-    assert early.rows() == [] and early.stop() == begun      # idempotent
-
-
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc, early fits: Linux")
-def test_early_fits_inherit_one_thread_per_pool_and_leave_the_drivers_pools_as_they_were(
-        tmp_path):
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc/self/task: Linux")
+def test_a_fit_process_has_one_thread_and_one_thread_per_pool(tmp_path):
     # A fit process that set the limit itself restarted OpenBLAS's threads, which spun beside
-    # its first folds (a depth-1 tree's fit: 22-49 ms against 5 ms).  Reference: the fit
-    # process's /proc/self/task (one thread) and threadpoolctl's pool sizes.
+    # its first folds (a depth-1 tree's fit: 22-49 ms against 5 ms); it inherits the
+    # worker's.  Reference: the fit process's /proc/self/task and threadpoolctl's pool sizes.
     import json
 
-    from threadpoolctl import threadpool_info
-
-    from multitest.run._measure import EarlyFits
-
-    before = threadpool_info()
-    task = _task("run_estimators.Threads", {"path": str(tmp_path / "threads.json")})
-    early = EarlyFits.start({"iris": IRIS}, [task])
-    try:
-        (row,) = early.rows(wait=True)
-    finally:
-        early.close()
+    row = run_task(IRIS, _task("run_estimators.Threads", {"path": str(tmp_path / "t.json")}))
     assert row["status"] == "ok", row.get("error")
-    assert json.loads((tmp_path / "threads.json").read_text()) == {"threads": 1, "pools": [1]}
-    assert threadpool_info() == before
-
-
-def test_early_fits_killed_mid_fold_leave_nothing_running(tmp_path):
-    from multitest.run._measure import EarlyFits
-    from multitest.run import _measure as measure
-
-    early = EarlyFits.start({"iris": IRIS}, _early_tasks(tmp_path / "never")[2:3])
-    ((process, pidfd),) = early._slots
-    pid = process.pid
-    assert _wait_for(lambda: early.stop())      # the waiting fold has begun
-    started = time.monotonic()
-    early.close(kill=True)
-    assert time.monotonic() - started < 10 * measure.POLL_SECONDS
-    with pytest.raises(ChildProcessError):      # killed and reaped
-        os.waitpid(pid, os.WNOHANG)
-    (row,) = early.rows()
-    assert row["status"] == "error" and "signal SIGKILL" in row["error"], row
-    assert (os.getpid(), pidfd) not in measure._parent_ends
-    early.close(kill=True)       # idempotent: no signal to a reaped (maybe reused) pid
-
-
-def test_a_process_forked_during_early_fits_holds_none_of_their_descriptors(tmp_path):
-    # A Dask worker forked from the driver while the early fit process lives: holding the
-    # request pipe, it would keep that process from seeing its pipe close (a 5 s wait and a
-    # kill at the end of every run).  Reference: /proc/self/fd of the forked process.
-    from multitest.run._measure import EarlyFits
-
-    early = EarlyFits.start({"iris": IRIS}, _early_tasks(tmp_path / "go")[2:3])
-    try:
-        ((process, pidfd),) = early._slots
-        ends = (process.requests, process.replies, pidfd)
-        mine = {os.readlink(f"/proc/self/fd/{fd}") for fd in ends}
-        pid = os.fork()
-        if pid == 0:   # the forked process: exit status 0 if it holds none of them
-            theirs = {os.readlink(f"/proc/self/fd/{fd}") for fd in os.listdir("/proc/self/fd")
-                      if os.path.exists(f"/proc/self/fd/{fd}")}
-            os._exit(1 if mine & theirs else 0)
-        assert os.waitpid(pid, 0)[1] == 0
-    finally:
-        (tmp_path / "go").touch()
-        early.close()
-    assert [row["status"] for row in early.rows()] == ["ok"]
-
-
-def test_early_fits_share_the_folds_among_their_slots_and_end_a_dead_slot(tmp_path):
-    # Two fit processes forked from this process, each holding both data sets, take the
-    # folds in order.  Reference: run_task on each fold (the worker's path): same loss,
-    # score and model size.  A fit process killed mid-fold is that fold's error and its
-    # slot ends: the other slot fits the rest; once no slot lives the folds left are
-    # estimated at infinity (the runner's cue to start its cluster).
-    from multitest.run._measure import EarlyFits
-
-    wine = load_wine(return_X_y=True)
-    datasets = {"iris": IRIS, "wine": wine}
-    tree = ("sklearn.tree.DecisionTreeClassifier", {"random_state": 0})
-    tasks = [_task(*tree, dataset=name, replication=r, fold=f)
-             for name in datasets for r in (1, 2) for f in (1, 2)]
-    early = EarlyFits.start(datasets, tasks, slots=2)
-    try:
-        assert early.slots == 2
-        rows = early.rows(wait=True)
-    finally:
-        early.close()
-    assert early.ended and early.seconds_left() == 0.0
-    assert sorted(row["replication"] * 10 + row["fold"] for row in rows) == \
-        sorted(t.replication * 10 + t.fold for t in tasks)
-    by_key = {tuple(row[k] for k in ("dataset", "algorithm", "replication", "fold")): row
-              for row in rows}
-    for task in tasks:
-        alone = run_task(datasets[task.dataset], task)
-        for field in ("status", "loss", "score", "model_size"):
-            assert by_key[task.key][field] == alone[field], (task.key, field)
-
-    waiting = [_task("run_estimators.WaitFor", {"path": str(tmp_path / "never")},
-                     algorithm="w", replication=r) for r in (1, 2, 3, 4)]
-    early = EarlyFits.start(datasets, waiting, slots=2)
-    try:
-        assert _wait_for(lambda: len(early.stop()) == 2)    # both slots took a fold
-    finally:
-        early.close(kill=True)
-    statuses = sorted(row["status"] for row in early.rows())
-    assert statuses == ["error", "error"] and early.ended
-
-    early = EarlyFits.start(datasets, waiting, slots=1)
-    try:
-        assert _wait_for(lambda: early.seconds_left() > 0)
-        ((process, _),) = early._slots
-        os.kill(process.pid, signal.SIGKILL)     # the slot's fit process dies
-        assert _wait_for(lambda: early.ended)
-        (row,) = early.rows()
-        assert row["status"] == "error" and "signal SIGKILL" in row["error"], row
-        assert early.seconds_left() == float("inf")   # 3 folds left, no slot
-        assert len(early.stop()) == 1
-    finally:
-        early.close(kill=True)
+    assert json.loads((tmp_path / "t.json").read_text()) == {"threads": 1, "pools": [1]}

@@ -132,7 +132,7 @@ def test_sigterm_of_the_driver_stops_a_cluster_of_two_workers_as_ctrl_c_does(tmp
     experiment = _experiment(tmp_path, SLOW)
     for attempt in range(3):
         out = tmp_path / f"out{attempt}"
-        run = _start(experiment, out, "--workers", "2", "--cluster-after", "0")
+        run = _start(experiment, out, "--workers", "2")
         # Driver -> 2 workers -> their fit processes.
         status, stderr = _kill_driver_when(run, lambda: len(_grandchildren(run.pid)) == 2,
                                            signal.SIGTERM, within=20)
@@ -144,25 +144,6 @@ def test_sigterm_of_the_driver_stops_a_cluster_of_two_workers_as_ctrl_c_does(tmp
     code, output, stderr = run_cli("run", experiment, "--out", out, "--workers", "2")
     assert code == 0, stderr
     assert f"{8 - kept} computed, {kept} from the store" in output
-
-
-def test_sigkill_of_the_driver_takes_its_own_early_fit_process(tmp_path):
-    # The driver's own fit process (forked while the cluster starts) takes the first fold,
-    # a learner that sleeps 60 s under a 30 s timeout; the worker's fit process takes the
-    # second.  With both fitting, the driver is SIGKILLed: every process ends with it.
-    experiment = _experiment(tmp_path, "  hang: {estimator: run_estimators.Sleep, "
-                             "params: {seconds: 60}}\n"
-                             "  nb: {estimator: sklearn.naive_bayes.GaussianNB}\n",
-                             "timeout: 30\n")
-    run = _start(experiment, tmp_path / "out", "--workers", "1")
-
-    def leaves():    # the driver's children with no child: its own fit process
-        group = group_processes(run.pid)
-        return [pid for pid, parent in group.items()
-                if parent == run.pid and pid not in group.values()]
-
-    # Driver -> worker -> fit process, and the driver's own fit process beside them.
-    _kill_driver_when(run, lambda: _grandchildren(run.pid) and leaves())
 
 
 @pytest.mark.parametrize("isolate", ["true", "false"])

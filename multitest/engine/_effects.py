@@ -247,7 +247,7 @@ def _second_pass_columns(ranking, sp, intervals):
     order = np.array([index[a] for a in sp.prior_order])
     i, j = np.triu_indices(len(names), k=1)
     a, b = order[i], order[j]
-    mean_errors = ranking.datasets[0].table.mean_errors
+    mean_errors = ranking.table.mean_errors
     effects = over_datasets(mean_errors, (a, b), level=1 - ranking.settings.alpha,
                             intervals=intervals)
     bounds = _deciding_intervals(sp, mean_errors, a, b, intervals)

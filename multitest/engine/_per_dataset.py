@@ -12,7 +12,7 @@ import numpy as np
 
 from ._bayesian_stage1 import run_bayesian_tests
 from ._ordering import named_trace
-from ._stage1 import PairwiseTable, decision_design, run_pairwise_tests
+from ._stage1 import PairwiseTable, run_pairwise_tests
 
 __all__ = ["DataSetResult", "multitest_per_dataset"]
 
@@ -207,6 +207,12 @@ class DataSetResult:
     def mean_errors(self):
         """Mean error of each algorithm, ``{algorithm: float}``."""
         return dict(zip(self.algorithms, self.table.mean_errors[self.index].tolist()))
+
+    @property
+    def has_overrides(self):
+        """Whether a costlier algorithm overrode a cheaper one on this data set (read from
+        the decisions alone: no statistic or p-value is computed)."""
+        return self.tested and bool(self.table.override[self.index].any())
 
     def pairs(self):
         """Every tested pair, cheaper first, as a list of dicts (the rows of

@@ -22,7 +22,8 @@ from ..stats._friedman import friedman, rank_rows
 from ..stats._nemenyi import control_comparisons
 from ._cost_ties import CostTolerance
 from ._partial import multitest_per_dataset_partial
-from ._per_dataset import decision_design, multitest_per_dataset
+from ._per_dataset import multitest_per_dataset
+from ._stage1 import decision_design
 from ._second_pass import second_pass as run_second_pass
 from ._settings import SCORE_MATRIX_TEST, Settings, check_for_results
 
@@ -66,6 +67,11 @@ class Ranking:
     notes : tuple of str
         Everything a reader must know: the gate decision, cost ties, input
         without folds, a single data set, the missing results...
+    table : multitest.engine.PairwiseTable
+        Stage 1 on every data set: one row per data set (``DataSetResult.index``),
+        one column per pair; each of :attr:`datasets` is a view of its row.
+    orders : DataSetOrders
+        The order and ranks of every data set, one row each.
     missing : multitest.inputs._missing.MissingReport or None
         What the ``missing`` policy did (None under the default ``'error'``).
         Under ``'partial'`` :attr:`friedman` is None: the gate is the
@@ -93,6 +99,8 @@ class Ranking:
     profile: CostProfile
     results: Results
     notes: tuple
+    table: object
+    orders: object
     missing: object = None
 
     @property
@@ -123,7 +131,7 @@ class Ranking:
     def ranks_frame(self, rows=slice(None)):
         """Per-data-set ranks as a :class:`pandas.DataFrame` (data sets x algorithms);
         `rows`: a slice of the data sets (default all)."""
-        return pd.DataFrame(self.datasets[0].orders.rank_matrix(rows),
+        return pd.DataFrame(self.orders.rank_matrix(rows),
                             dtype=float if self.missing is not None else None,
                             index=pd.Index(self.results.datasets[rows], name="dataset"),
                             columns=list(self.algorithms))
@@ -146,7 +154,7 @@ class Ranking:
     def error_ranks(self):
         """Per data set the rank of each algorithm's mean error, ``(S, L)``, input order
         (1 = lowest error, ties averaged); :attr:`average_error_ranks` is their mean."""
-        return rank_rows(self.datasets[0].table.mean_errors, rtol=ERROR_TIE_RTOL)
+        return rank_rows(self.table.mean_errors, rtol=ERROR_TIE_RTOL)
 
     def to_frame(self):
         """The final table, best first, as a :class:`pandas.DataFrame`.
@@ -461,17 +469,19 @@ def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missi
     bayes = _bayes(settings)
     pairwise_test = settings.pairwise_test if results.has_folds else None
     absent = None if missing is None else missing.absent
+    # Every data set's result is a view of its row of the same run-wide table and orders.
+    table, orders = per_dataset[0].table, per_dataset[0].orders
     # As floats: the second pass reads them so (a copy fewer of S x L); the same numbers.
-    ranks = per_dataset[0].orders.rank_matrix(dtype=float)
+    ranks = orders.rank_matrix(dtype=float)
     notes = (([] if missing is None else [missing.sentence()]) + list(input_notes)
              + list(results.notes) + _notes(results, per_dataset, pairwise_test, tolerance))
     if pairwise_test is not None and pairwise_test.bayesian:
-        rho = per_dataset[0].table.rho
+        rho = table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
                      f"{bayes.rope:g}): the costlier overrides when P(costlier practically "
                      f"better) >= {bayes.threshold:g}")
     friedman_result = friedman_errors = second = control_result = None
-    mean_errors = per_dataset[0].table.mean_errors
+    mean_errors = table.mean_errors
     if results.n_datasets >= 2:
         friedman_result, second = run_second_pass(
             ranks, mean_errors, keys, results.algorithms, method=settings.second_pass,
@@ -510,7 +520,7 @@ def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missi
                    friedman=friedman_result, friedman_errors=friedman_errors,
                    second_pass=second, control=control_result,
                    settings=settings, profile=profile, results=results, notes=tuple(notes),
-                   missing=missing)
+                   table=table, orders=orders, missing=missing)
 
 
 def _tolerance(settings, profile, results):

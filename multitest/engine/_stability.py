@@ -295,7 +295,7 @@ def stability(results, costs, *, bootstrap=DEFAULT_BOOTSTRAP, seed=0,
     algorithms = resolved.algorithms
     S, L = resolved.n_datasets, resolved.n_algorithms
     ranks = reference.ranks_frame().to_numpy(dtype=float)
-    mean_errors = np.asarray(reference.datasets[0].table.mean_errors, dtype=float)
+    mean_errors = np.asarray(reference.table.mean_errors, dtype=float)
     keys = profile.keys(resolved.datasets, algorithms)
     tolerance = CostTolerance.parse(settings.cost_tolerance).with_noise(
         profile.noise_matrix(resolved.datasets, algorithms))

@@ -58,12 +58,12 @@ def summary_text(ranking, *, out=None, positions=WHY_POSITIONS):
     lines.append("(average position: of the MultiTest positions, which contain the cost order; "
                  "average error rank: of the mean errors alone; 1 = best)")
     lines.append("")
-    n_tests = ranking.datasets[0].table.statistic.size
+    n_tests = ranking.table.statistic.size
     if ranking.missing is not None and ranking.missing.absent is not None:
         n_tests = ranking.missing.n_tested_pairs   # missing='partial': present pairs only
     # A cluster run's decisions are bits (_BitRows): counted by their own sum, never made
     # one array of booleans (np.count_nonzero did: 1 GB more at 10^9 tests).
-    overrides = int(ranking.datasets[0].table.override.sum())
+    overrides = int(ranking.table.override.sum())
     lines.append(f"{len(ranking.datasets)} data set(s), {len(ranking.algorithms)} algorithms, "
                  f"{n_tests} pairwise tests, {overrides} overrides")
     fr, fe = ranking.friedman, ranking.friedman_errors

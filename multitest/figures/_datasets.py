@@ -37,7 +37,7 @@ def drawn_datasets(ranking, figures_for=None):
     from ..engine._options import figure_datasets
 
     chosen = figure_datasets([r.name for r in ranking.datasets],
-                             [bool(r.tested and r.edges()) for r in ranking.datasets],
+                             [r.has_overrides for r in ranking.datasets],
                              figures_for)
     stems = dataset_stems(ranking)
     return [(ranking.datasets[k], stems[k]) for k in chosen]

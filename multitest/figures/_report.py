@@ -436,7 +436,7 @@ def _notes_section(ranking):
 
 
 def _paged(ranking):
-    n_pairs = ranking.datasets[0].table.statistic.size if ranking.datasets[0].tested else 0
+    n_pairs = ranking.table.statistic.size if ranking.datasets[0].tested else 0
     return len(ranking.datasets) > INLINE_DATASETS_LIMIT or n_pairs > INLINE_REPORT_PAIRS
 
 

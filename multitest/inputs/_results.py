@@ -1,11 +1,6 @@
-"""Loading and validating per-fold results.
-
-Results are long-format tables: one row per (data set, algorithm, fold) with an
-error or accuracy value.  :func:`load_results` reads them from a CSV file or a
-:class:`pandas.DataFrame`, checks them completely before anything is computed,
-and returns a :class:`Results` holding a dense ``(data sets, algorithms, folds)``
-array of errors.
-"""
+"""Loading and validating per-fold results: long-format tables, one row per (data set,
+algorithm, fold), read by :func:`load_results` from a file or a :class:`pandas.DataFrame`,
+checked completely, as a :class:`Results` of dense ``(data sets, algorithms, folds)`` errors."""
 
 from __future__ import annotations
 
@@ -76,11 +71,8 @@ class Results:
     Examples
     --------
     >>> from multitest import example_results
-    >>> results = example_results()
-    >>> results.errors.shape, results.replications, results.folds_per_replication
-    ((38, 8, 10), 5, 2)
-    >>> results.algorithms[:3]
-    ('c45', 'mdt', 'mlp')
+    >>> example_results().errors.shape      # data sets, algorithms, 5x2 folds
+    (38, 8, 10)
     """
 
     errors: np.ndarray

@@ -43,7 +43,7 @@ def _number(value):
 
 def is_large(ranking):
     """Whether the run has more than :data:`INLINE_PAIRS_LIMIT` pairwise results."""
-    return ranking.datasets[0].table.statistic.size > INLINE_PAIRS_LIMIT
+    return ranking.table.statistic.size > INLINE_PAIRS_LIMIT
 
 
 def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None, all_intervals=False):
@@ -88,7 +88,7 @@ def to_dict(ranking, inline_pairs=None, *, datasets=None, effects=None, all_inte
                   "has_folds": ranking.results.has_folds},
         "pairwise_file": None if inline_pairs else PAIRWISE_FILE,
         "dataset_tables": None if inline_pairs else DATASET_TABLES,
-        "n_pairwise_tests": ranking.datasets[0].table.statistic.size,
+        "n_pairwise_tests": ranking.table.statistic.size,
     }
     doc["explanations"] = _explanations(ranking)
     if ranking.missing is not None:
@@ -303,7 +303,7 @@ def _effect_sizes(ranking):
            "per_dataset_interval": None if effects is None else effects.method,
            "per_dataset_estimate": None if effects is None else effects.estimator}
     if ranking.pairwise_test.bayesian:   # a BayesianPairwiseTable
-        doc["rho"] = ranking.datasets[0].table.rho
+        doc["rho"] = ranking.table.rho
     return doc
 
 

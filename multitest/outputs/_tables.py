@@ -56,8 +56,8 @@ def stage_table_parts(ranking, all_intervals=False, datasets=None):
     step = S if datasets is None else max(1, datasets)
     rows = [slice(s0, s0 + step) for s0 in range(0, S, step)]
     datasets = ranking.results.datasets
-    mean_errors = ranking.datasets[0].table.mean_errors
-    costs = ranking.datasets[0].orders.costs
+    mean_errors = ranking.table.mean_errors
+    costs = ranking.orders.costs
     tables = {
         "final_order.csv": [pd.DataFrame(final_order_columns(ranking))],
         "ranks.csv": (ranking.ranks_frame(r).reset_index() for r in rows),

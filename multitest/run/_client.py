@@ -140,8 +140,8 @@ def _handshake(address):
 
 
 def _local_workers(workers):
-    """Processes fitting at once on this machine (fit processes, then the local cluster's
-    workers): `workers`, by default the CPUs this process may use."""
+    """Worker processes of the local cluster: `workers`, by default the CPUs this process
+    may use."""
     return workers or usable_cpus()
 
 

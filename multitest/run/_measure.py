@@ -14,9 +14,7 @@ What is measured, and how
   data set (the fold's indices and learner are sent to it over a pipe), so the
   fork, the copy-on-write faults and the exit of a process the size of a Dask
   worker (20-40 ms of CPU) are paid once per data set and worker, not once per
-  fold; a child that timed out or died is replaced by a fresh fork.  A local
-  run fits the same way in children forked from the driver, the whole run if
-  it is short, until its cluster is up otherwise (:class:`EarlyFits`).
+  fold; a child that timed out or died is replaced by a fresh fork.
 * **Single-threaded**: BLAS/OpenMP pools limited to one thread with
   threadpoolctl, every ``n_jobs`` parameter of the estimator set to 1.
 * **Time**: wall-clock (``time.perf_counter``) and CPU (``time.process_time``
@@ -38,7 +36,8 @@ What is measured, and how
   figure is new resident memory, accurate for the arrays that dominate a
   learner's footprint.
 * **Model size**: bytes of the fitted estimator pickled (highest protocol),
-  counted as the pickle streams out (:func:`pickled_size`), never held whole.
+  counted as the pickle streams out, never held whole
+  (:func:`~multitest.run._memory.pickled_size`).
 * **In the worker** (``isolate: false`` in the experiment): no child, but
   no timeout, a crash takes the worker down (the engine retries the fold
   elsewhere, then alone, then stores the crash as its error), CPU time is the
@@ -53,22 +52,19 @@ What is measured, and how
 
 from __future__ import annotations
 
-import collections
 import contextlib
-import functools
-import logging
 import math
 import os
 import pickle
 import select
 import signal
 import statistics
-import sys
 import threading
 import time
 import traceback
 from dataclasses import dataclass, field
 
+from ._memory import _peak_since, _reset_peak, _steady_allocator, pickled_size
 from ._processes import die_with_parent
 
 __all__ = []
@@ -150,9 +146,9 @@ def run_task(data, task):
     # One thread per BLAS pool, set in the worker: its fit processes inherit it.
     _limit_threads()
     if task.isolate:
-        return _fold_row(data, task, lambda request: _fit_process(data, task.dataset).call(
-            request, task.timeout))
-    return _fold_row(data, task, lambda request: _in_process(_measure, (data, *request), None))
+        return _fold_row(data, task, lambda request: _fit_process(data).call(request,
+                                                                              task.timeout))
+    return _fold_row(data, task, lambda request: _in_process(_measure, data, *request))
 
 
 def _fold_row(data, task, fit):
@@ -200,10 +196,8 @@ def run_tasks(data, tasks):
 
 
 class _FitProcess:
-    """A child forked from the worker with the data sets `datasets`; it fits fold after fold.
-
-    `datasets` maps each data set's name to its ``(X, y)``: a worker's child
-    has one, the driver's (:class:`EarlyFits`) all those of the run.
+    """A child forked from the worker with the data set `data`, ``(X, y)``; it fits fold
+    after fold of it.
 
     Requests and replies are length-prefixed pickles on two pipes.  The child
     exits when its request pipe closes (this object closed, or the worker gone).
@@ -211,14 +205,14 @@ class _FitProcess:
     awaited while the child lives (or until the fold's timeout), and closing
     kills a child that has not exited :data:`CLOSE_GRACE` seconds after its
     pipe closed.  The pipes are made and the child forked under one lock, and
-    every process forked from this one (a fit process, a Dask worker forked
-    from the driver) closes this process's ends of the pipes of its fit
-    processes (:func:`_forget_parent_ends`): a sibling holding them would keep
-    a pipe from closing (a wait for ever in a worker of several threads).
+    every process forked from this one (another thread's fit process) closes
+    this process's ends of the pipes of its fit processes
+    (:func:`_forget_parent_ends`): a sibling holding them would keep a pipe
+    from closing (a wait for ever in a worker of several threads).
     """
 
-    def __init__(self, datasets):
-        self.datasets = datasets
+    def __init__(self, data):
+        self.data = data
         self.status = None      # the child's wait status, once reaped
         parent = os.getpid()
         with _forking:
@@ -234,7 +228,7 @@ class _FitProcess:
                     os.close(request_write)
                     os.close(reply_read)
                     _limit_threads()     # inherited from a worker; set here when forked
-                    _serve(datasets, request_read, reply_write, parent)
+                    _serve(data, request_read, reply_write, parent)
                 except BaseException:
                     code = 1
                 finally:
@@ -327,15 +321,15 @@ def _thread_key():
     return os.getpid(), threading.get_ident()
 
 
-def _fit_process(data, name):
-    """This worker thread's fit process for `data` (data set `name`): the current one, or
-    a fresh fork."""
+def _fit_process(data):
+    """This worker thread's fit process for the data set `data`: the current one, or a
+    fresh fork."""
     process = _processes.get(_thread_key())
-    if process is not None and not _same(process.datasets.get(name, ()), data):
+    if process is not None and not _same(process.data, data):
         process.close()    # another data set: its child exits on the closed pipe
         process = None
     if process is None:
-        process = _processes[_thread_key()] = _FitProcess({name: data})
+        process = _processes[_thread_key()] = _FitProcess(data)
     return process
 
 
@@ -349,195 +343,6 @@ def close_fit_processes():
         process.close()
 
 
-class EarlyFits:
-    """Folds fitted by the driver's own fit processes: a whole short run, the head start of
-    a long one.
-
-    A local run begins before Dask is imported: `slots` fit processes forked
-    from the driver (here, in the calling thread, before any thread starts),
-    each holding every data set of the run, fit `tasks` in order, one thread of
-    the driver feeding each; every fold is measured as on a worker
-    (:func:`run_task`'s row).  The runner starts its cluster only when
-    :meth:`seconds_left` says that the folds not begun would keep these
-    processes busy for long; then :meth:`stop` hands those folds to the
-    workers, and the folds being fitted finish.  A fit process that died or
-    timed out is not forked again (the driver has threads by then): its slot
-    ends, and the folds left go to the cluster once no slot is left.  Only on
-    Linux (a child is ended through a pidfd, which cannot reach another
-    process); elsewhere :meth:`start` returns None.
-
-    Parameters
-    ----------
-    datasets : dict
-        ``{name: (X, y)}`` of every data set of `tasks`.
-    tasks : sequence of Task
-        Folds with ``isolate`` true, in the order to fit them.
-    slots : int
-        Fit processes, each fitting one fold at a time.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
-    >>> tasks = [Task(dataset="iris", algorithm="nb", replication=1, fold=fold, folds=2,
-    ...               estimator="sklearn.naive_bayes.GaussianNB", seed=0, metric="error",
-    ...               spec="s") for fold in (1, 2)]
-    >>> early = EarlyFits.start({"iris": load_iris(return_X_y=True)}, tasks, slots=2)
-    >>> rows = early.rows(wait=True)      # no cluster here: it fits both folds
-    >>> early.close()
-    >>> sorted((row["fold"], row["status"], round(row["loss"], 3)) for row in rows)
-    [(1, 'ok', 0.053), (2, 'ok', 0.04)]
-    >>> sorted(early.stop()), early.ended, early.seconds_left()  # the folds it began
-    ([('iris', 'nb', 1, 1), ('iris', 'nb', 1, 2)], True, 0.0)
-    """
-
-    def __init__(self, datasets, tasks, slots):
-        self._datasets = datasets
-        self._tasks = collections.deque(tasks)
-        self._keys = [task.key for task in tasks]
-        self._handed_back = set()
-        self._rows = []
-        self._running = {}      # key of a fold being fitted -> when it began
-        self._durations = []    # wall seconds of each fold ended
-        self._lock = threading.Lock()
-        self._changed = threading.Condition(self._lock)
-        self._slots = []
-        try:
-            with _children_single_threaded():
-                for _ in range(max(1, min(slots, len(tasks)))):
-                    process = _FitProcess(datasets)
-                    try:
-                        pidfd = os.pidfd_open(process.pid)
-                    except OSError:     # a Linux before 5.3
-                        process.close()
-                        raise
-                    # Not kept by processes forked later.
-                    _parent_ends.add((os.getpid(), pidfd))
-                    self._slots.append((process, pidfd))
-        except OSError:
-            for process, _ in self._slots:
-                process.close()
-            self._close_slots()
-            raise
-        self._alive = len(self._slots)
-        self._threads = [threading.Thread(target=self._feed, args=(process,), daemon=True,
-                                          name="multitest early fits")
-                         for process, _ in self._slots]
-        for thread in self._threads:
-            thread.start()
-
-    @classmethod
-    def start(cls, datasets, tasks, slots=1):
-        """An :class:`EarlyFits` fitting `tasks`, or None where pidfds (or forks) fail."""
-        if not tasks or not sys.platform.startswith("linux"):
-            return None
-        try:
-            return cls(datasets, tasks, slots)
-        except OSError:
-            return None
-
-    def _feed(self, process):
-        task = None
-        try:
-            while True:
-                with self._lock:
-                    if not self._tasks or process.closed:
-                        return
-                    task = self._tasks.popleft()
-                    self._running[task.key] = time.time()
-                row = _fold_row(self._datasets[task.dataset], task,
-                                functools.partial(process.call, timeout=task.timeout))
-                with self._lock:
-                    del self._running[task.key]
-                    task = None
-                    self._durations.append(row["finished"] - row["started"])
-                    self._rows.append(row)
-                    self._changed.notify_all()
-        except Exception as exc:   # noqa: BLE001 - the driver's own fault: the fold is not
-            # lost, it goes back to the folds not begun (the cluster's)
-            logging.getLogger("multitest").debug("an early fit ended: %r", exc)
-            with self._lock:
-                if task is not None:
-                    del self._running[task.key]
-                    self._tasks.appendleft(task)
-        finally:
-            if not process.closed:
-                process.close()
-            with self._lock:
-                self._alive -= 1
-                self._changed.notify_all()
-
-    @property
-    def slots(self):
-        """The number of fit processes started."""
-        return len(self._threads)
-
-    @property
-    def ended(self):
-        """Whether every slot has ended (its folds all done, stopped or its process gone)."""
-        with self._lock:
-            return self._alive == 0
-
-    def seconds_left(self):
-        """Wall seconds the folds not begun would keep the live slots busy (an estimate).
-
-        A fold is taken to last the median of the folds ended and of the time
-        the folds being fitted have run so far (robust to the first fold of a
-        fit process, slower by its start); infinite if folds are left and no
-        slot lives.
-        """
-        now = time.time()
-        with self._lock:
-            left, alive = len(self._tasks), self._alive
-            times = self._durations + [now - begun for begun in self._running.values()]
-        if not left:
-            return 0.0
-        if not alive:
-            return math.inf
-        return statistics.median(times or [0.0]) * left / alive
-
-    def stop(self):
-        """Begin no more folds; the keys of the folds begun (ended or not), a set."""
-        with self._lock:
-            self._handed_back.update(task.key for task in self._tasks)
-            self._tasks.clear()
-        return {key for key in self._keys if key not in self._handed_back}
-
-    def rows(self, wait=False, timeout=None):
-        """The rows finished since the last call.
-
-        With `wait`, after every slot ended; with `timeout`, once a row is
-        there or every slot ended, or after `timeout` seconds.
-        """
-        if wait:
-            for thread in self._threads:
-                thread.join()
-        elif timeout is not None:
-            with self._changed:
-                self._changed.wait_for(lambda: self._rows or not self._alive, timeout)
-        with self._lock:
-            rows, self._rows = self._rows, []
-        return rows
-
-    def close(self, kill=False):
-        """Stop and wait for the folds being fitted; with `kill`, end them (error rows)."""
-        self.stop()
-        if kill:     # through the pidfd: never a signal to a reaped, reused process id
-            with _forking:
-                for _, pidfd in self._slots:
-                    with contextlib.suppress(ProcessLookupError):
-                        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-        for thread in self._threads:
-            thread.join()
-        self._close_slots()
-
-    def _close_slots(self):
-        with _forking:
-            slots, self._slots = self._slots, []
-            for _, pidfd in slots:
-                _parent_ends.discard((os.getpid(), pidfd))
-                os.close(pidfd)
-
-
 def _same(one, other):
     """Whether two ``(X, y)`` are the same arrays (not equal ones: identical objects)."""
     return len(one) == len(other) and all(a is b for a, b in zip(one, other))
@@ -547,7 +352,7 @@ def _same(one, other):
 TIMEOUT_GRACE = 2.0
 
 
-def _serve(datasets, requests, replies, parent):
+def _serve(data, requests, replies, parent):
     """The fit process's loop: measure each requested fold until the request pipe closes.
 
     Each fit with a timeout also arms the process's own alarm, `TIMEOUT_GRACE`
@@ -570,7 +375,7 @@ def _serve(datasets, requests, replies, parent):
             return
         if task.timeout is not None:
             signal.setitimer(signal.ITIMER_REAL, task.timeout + TIMEOUT_GRACE)
-        reply = _in_process(_measure, (datasets[task.dataset], split, task), None)
+        reply = _in_process(_measure, data, split, task)
         signal.setitimer(signal.ITIMER_REAL, 0)
         _write_message(replies, reply, worker_alive)
         gc.collect()     # the fold's garbage, outside the measured region
@@ -625,36 +430,7 @@ def _read_message(fd, timeout, alive):
     return pickle.loads(read(int.from_bytes(read(8), "little")))
 
 
-def _steady_allocator():
-    """Give the memory that earlier fits freed back to the system.
-
-    glibc raises its mmap threshold when a mapped block is freed, after which
-    large arrays come from the heap and stay resident when freed: the next fit
-    in the same process would reuse them and its peak memory would miss them.
-    ``malloc_trim(0)`` returns every whole free page of every arena, so that
-    memory is faulted in again, and counted, by the fit that uses it.  The
-    threshold itself stays dynamic: a fixed one (mapping and unmapping every
-    array above 128 KiB) made the fits themselves 10-15 % slower than outside
-    the runner.  No-op without glibc.
-    """
-    global _malloc
-    if _malloc is None:
-        import ctypes
-        import ctypes.util
-
-        try:
-            _malloc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        except OSError:
-            _malloc = False
-    if _malloc:
-        with contextlib.suppress(AttributeError):
-            _malloc.malloc_trim(0)
-
-
-_malloc = None
-
-
-def _in_process(function, args, timeout):
+def _in_process(function, *args):
     """``(status, result or error text)`` of ``function(*args)`` in this process (no timeout)."""
     try:
         return "ok", function(*args)
@@ -667,41 +443,6 @@ def _death(wait_status):
     if os.WIFSIGNALED(wait_status):
         return f"signal {signal.Signals(os.WTERMSIG(wait_status)).name}"
     return f"exit status {os.WEXITSTATUS(wait_status)}"
-
-
-def _status_bytes(*keys):
-    """The fields `keys` of ``/proc/self/status``, in bytes, read at one moment."""
-    found = {}
-    with open("/proc/self/status", encoding="ascii") as handle:
-        for line in handle:
-            key = line.split(":", 1)[0]
-            if key in keys:
-                found[key] = int(line.split()[1]) * 1024
-    missing = [key for key in keys if key not in found]
-    if missing:
-        raise OSError(f"no {', '.join(missing)} in /proc/self/status")
-    return tuple(found[key] for key in keys)
-
-
-def _reset_peak():
-    """Reset VmHWM to the current resident set; ``(resident, file-backed resident)`` in bytes."""
-    with open("/proc/self/clear_refs", "w", encoding="ascii") as handle:
-        handle.write("5")
-    return _status_bytes("VmRSS", "RssFile")
-
-
-def _peak_since(resident_before, file_before):
-    """Growth of the resident set to its high-water mark, without the file pages paged in.
-
-    A forked child maps the parent's libraries without their page-table entries,
-    so the first fit that runs a library's code pages it in: shared page cache,
-    not memory the fit allocated (up to 16 MB on a first fit, measured).
-    The file pages may have come after the high-water moment, once the fit had
-    freed memory it held before: the difference is then a lower bound of the
-    fit's growth, which is never below 0 (a fit that only frees grew by 0).
-    """
-    high_water, file_now = _status_bytes("VmHWM", "RssFile")
-    return max(high_water - resident_before - max(file_now - file_before, 0), 0)
 
 
 def _measure(data, split, task):
@@ -763,32 +504,6 @@ def _native_dtype(array):
     return array if array.dtype is dtype else array.view(dtype)
 
 
-def pickled_size(value):
-    """``len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))``, without the bytes.
-
-    The pickle is streamed to a sink that only counts: a forest of several MB is
-    not copied into one bytes object (nor its fresh pages faulted in) to be measured.
-    """
-    sink = _ByteCounter()
-    pickle.dump(value, sink, protocol=pickle.HIGHEST_PROTOCOL)
-    return sink.size
-
-
-class _ByteCounter:
-    """A write-only file that keeps the number of bytes written to it, not the bytes."""
-
-    __slots__ = ("size",)
-
-    def __init__(self):
-        self.size = 0
-
-    def write(self, chunk):
-        # Large buffers of protocol 5 come as PickleBuffer objects, which have no len().
-        size = memoryview(chunk).nbytes
-        self.size += size
-        return size
-
-
 _limits = []
 
 
@@ -798,24 +513,6 @@ def _limit_threads():
         from threadpoolctl import threadpool_limits
 
         _limits.append(threadpool_limits(limits=1))
-
-
-@contextlib.contextmanager
-def _children_single_threaded():
-    """Processes forked inside inherit :func:`_limit_threads`; this one's pools are restored.
-
-    Set by each fresh child instead, the limit took 12-19 ms there and the child's
-    OpenBLAS threads then spun beside its first folds: their fit times came out 2-10x
-    their later ones (a depth-1 tree: 22-49 ms against 5 ms; 2-CPU VM, 2026-11-24).
-    """
-    if _limits:     # this process is limited already (a worker): its children inherit it
-        yield
-        return
-    _limit_threads()
-    try:
-        yield
-    finally:
-        _limits.pop().restore_original_limits()
 
 
 def _single_threaded(estimator):

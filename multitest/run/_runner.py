@@ -39,28 +39,21 @@ they are the optional ``run`` extra.
 from __future__ import annotations
 
 import contextlib
-import datetime
-import hashlib
 import itertools
-import json
 import logging
 import math
 import os
-import platform
 import signal
 import sys
 import threading
 import time
 from dataclasses import dataclass
 
-import numpy as np
-import pandas as pd
-import yaml
-
 from .._errors import InputError, MultitestError
 from .._cpus import max_workers
 from ._batches import FoldBatches
-from ._client import _bounded, _client, _local_workers, _on_every_worker
+from ._client import _bounded, _client, _on_every_worker
+from ._derived import _COMMAND, _derive, _machine, _provenance, _write_outputs
 from ._experiment import (
     Experiment,
     check_estimators,
@@ -68,29 +61,13 @@ from ._experiment import (
     load_dataset,
     load_experiment,
 )
-from ._measure import (
-    MEASURES,
-    TIMED_MEASURES,
-    EarlyFits,
-    Task,
-    close_fit_processes,
-    run_tasks,
-)
+from ._measure import Task, close_fit_processes, run_tasks
 from ._store import KEY, STORE_FILE, Store
 
 __all__ = ["run_experiment", "RunResult"]
 
 EXTRA_MESSAGE = "multitest run needs the 'run' extra: pip install 'multitest-rank[run]'"
 _EXTRA_MODULES = ("sklearn", "dask", "distributed", "threadpoolctl")
-_UNITS = {"fit_time": ("seconds (wall clock)", "Mean wall-clock time of fit over the folds"),
-          "fit_cpu_time": ("CPU seconds", "Mean CPU time of fit over the folds"),
-          "predict_time": ("seconds (wall clock)",
-                           "Mean wall-clock time of predict on the test fold"),
-          "predict_cpu_time": ("CPU seconds", "Mean CPU time of predict on the test fold"),
-          "peak_memory": ("bytes", "Mean peak growth of resident memory during fit"),
-          "model_size": ("bytes", "Mean size of the fitted model, pickled")}
-#: The command recorded in the folder's manifest (an experiment folder, not an analysis).
-_COMMAND = "run"
 @dataclass(frozen=True)
 class RunResult:
     """What one call of :func:`run_experiment` did.
@@ -146,8 +123,8 @@ class RunResult:
 def require_extra():
     """Raise a one-line error unless the optional dependencies of ``multitest run`` are there.
 
-    They are found, not imported: each is imported when first needed (Dask after
-    the estimators are checked and the first folds begun, see :func:`_execute`).
+    They are found, not imported: each is imported when first needed (Dask when
+    the cluster starts, after the estimators and data sets are checked).
     """
     import importlib.util
 
@@ -160,8 +137,8 @@ def require_extra():
             raise MultitestError(EXTRA_MESSAGE)
 
 
-def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_after=None,
-                   timeout=None, retry_failed=False, show_progress=True, raw_csv=False):
+def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=None,
+                   retry_failed=False, show_progress=True, raw_csv=False):
     """Run an experiment (or resume it) and write its folder.
 
     Parameters
@@ -175,12 +152,6 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     scheduler : str, optional
         Address of an existing Dask scheduler (``tcp://host:8786``); then
         `workers` is ignored.
-    cluster_after : float, optional
-        A local run (no `scheduler`) fits its folds in `workers` processes
-        forked from this one, and starts its Dask cluster only once the folds
-        left are estimated at more than `cluster_after` seconds per process
-        (default :data:`CLUSTER_AFTER_SECONDS`; 0: at once).  Not with
-        `scheduler`.
     timeout : float or "none", optional
         Seconds per fit, positive and finite, or ``"none"`` for no limit
         (overrides the experiment's ``timeout``).
@@ -231,10 +202,6 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
     if workers is not None and workers > max_workers():
         raise MultitestError(f"`workers` must be at most {max_workers()} (4 per CPU), got "
                              f"{workers}")
-    if cluster_after is not None and scheduler is not None:
-        raise MultitestError("`cluster_after` is for the local cluster: not with `scheduler`")
-    cluster_after = CLUSTER_AFTER_SECONDS if cluster_after is None else \
-        _seconds(cluster_after, "cluster_after", zero=True)
     start = time.time()
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
@@ -266,12 +233,10 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, cluster_aft
         needed = {t.dataset for t in todo}
         data = {spec.name: loaded[i] for i, spec in enumerate(experiment.datasets)
                 if spec.name in needed}
-        engine = {"scheduler": scheduler or "local", "workers": workers} | \
-            ({} if scheduler else {"cluster_after": cluster_after})
+        engine = {"scheduler": scheduler or "local", "workers": workers}
         run = store.start_run(len(todo), {"argv": sys.argv, "engine": engine})
         computed, lost, failed, worker_info = _execute(store, run, todo, data, len(tasks),
-                                                       workers, scheduler, cluster_after,
-                                                       show_progress)
+                                                       workers, scheduler, show_progress)
         store.finish_run(run, computed)
         frame = store.frame()
         reused = len(tasks) - len(todo)
@@ -306,20 +271,12 @@ def parse_timeout(value):
     """
     if isinstance(value, str) and value.strip().lower() == "none":
         return None
-    return _seconds(value, "timeout", or_none=True)
-
-
-def _seconds(value, name, zero=False, or_none=False):
-    """`value` as a finite number of seconds, positive (or with `zero`, non-negative)."""
     try:
         seconds = float(value)
     except (TypeError, ValueError):
         seconds = float("nan")
-    if isinstance(value, bool) or not (math.isfinite(seconds)
-                                       and (seconds >= 0 if zero else seconds > 0)):
-        sign = "non-negative" if zero else "positive"
-        other = " or 'none'" if or_none else ""
-        raise MultitestError(f"`{name}` must be a {sign} finite number of seconds{other}, "
+    if isinstance(value, bool) or not (math.isfinite(seconds) and seconds > 0):
+        raise MultitestError("`timeout` must be a positive finite number of seconds or 'none', "
                              f"got {value!r}")
     return seconds
 
@@ -402,91 +359,43 @@ def _needed(task, stored, retry_failed):
     return retry_failed and stored[1] != "ok"
 
 
-def _execute(store, run, todo, data, total, workers, scheduler, cluster_after, show_progress):
-    """Fit `todo`, commit each result as it arrives; ``(computed, lost, failed, workers)``.
-
-    A local run begins in the driver, before Dask is imported: as many fit
-    processes forked from it as the cluster would have workers fit the folds
-    in order (:class:`~multitest.run._measure.EarlyFits`).  A run whose folds
-    end without the folds left ever promising more than `cluster_after`
-    seconds of work per process ends there, with no cluster: the cluster's
-    start (Dask's imports, a scheduler, workers, the data sent to each) would
-    only take CPU from the fits.  Otherwise, and at
-    once with ``--scheduler`` or folds that run in the worker (``isolate:
-    false``), the cluster takes the folds not begun: :func:`_on_cluster`.
-    """
+def _execute(store, run, todo, data, total, workers, scheduler, show_progress):
+    """Fit `todo` on the cluster, commit each result as it arrives; ``(computed, lost,
+    failed, workers)``."""
     if not todo:   # complete: no engine to start
         return 0, 0, 0, {}
     from .._progress import progress
 
-    isolated = [t for t in todo if t.isolate]
-    early = EarlyFits.start(data, isolated, _local_workers(workers)) \
-        if scheduler is None else None
     counts = {"computed": 0, "lost": 0, "failed": 0}
-    try:
-        with progress(total, "run", enabled=None if show_progress else False) as bar:
-            bar.update(total - len(todo))
+    with progress(total, "run", enabled=None if show_progress else False) as bar:
+        bar.update(total - len(todo))
 
-            def commit(rows):    # one transaction for the folds that ended together
-                store.record(rows, run)
-                failed = sum(row["status"] != "ok" for row in rows)
-                counts["computed"] += len(rows)
-                counts["failed"] += failed
-                bar.update(len(rows), failed=failed)
+        def commit(rows):    # one transaction for the folds that ended together
+            store.record(rows, run)
+            failed = sum(row["status"] != "ok" for row in rows)
+            counts["computed"] += len(rows)
+            counts["failed"] += failed
+            bar.update(len(rows), failed=failed)
 
-            local = [] if early is None or len(isolated) < len(todo) else \
-                _fit_locally(early, commit, cluster_after)
-            if local is None:
-                worker_info = {"driver": {**_machine(), "fit_processes": early.slots}}
-            else:
-                worker_info = _on_cluster(run, todo, data, workers, scheduler, early, local,
-                                          commit, counts, bar)
-    except BaseException:    # interrupted, the store's fault, no cluster: its folds end now
-        if early is not None:
-            early.close(kill=True)
-        raise
-    if early is not None:
-        early.close()
+        def lose(exc, n):    # the engine's failure (worker lost): not stored
+            counts["lost"] += n
+            bar.update(n, failed=n)
+            logging.getLogger("multitest").debug("%d fold(s) lost: %s", n, exc)
+
+        worker_info = _on_cluster(run, todo, data, workers, scheduler, commit, lose)
     return counts["computed"], counts["lost"], counts["failed"], worker_info
 
 
-#: Seconds of work per fit process, estimated from the folds left (:meth:`EarlyFits.
-#: seconds_left`), past which a local run starts its cluster (``cluster_after``).  On one
-#: machine the cluster fits no faster than the driver's own fit processes (as many, on
-#: the same CPUs); it brings the engine's retries of a lost worker and its batches, for
-#: about 1 s of wall time to start on a 2-CPU machine (``benchmarks/bench_runner.py``): a
-#: tenth of the run it serves, at most.
-CLUSTER_AFTER_SECONDS = 10.0
-#: Seconds between two looks at the driver's fits while none ends.
-_LOOK_SECONDS = 0.25
-
-
-def _fit_locally(early, commit, cluster_after):
-    """Commit the driver's folds as they end: None once all of them are done, or the rows
-    committed so far once the folds left are worth a cluster (or no fit process lives)."""
-    done = []
-    while True:
-        ended = early.ended     # before the rows: no row of a slot is missed
-        if rows := early.rows(timeout=None if ended else _LOOK_SECONDS):
-            commit(rows)
-            done += rows
-        if early.seconds_left() > cluster_after:    # infinite if folds are left, no slot
-            return done
-        if ended:
-            return None
-
-
-def _on_cluster(run, todo, data, workers, scheduler, early, done, commit, counts, bar):
-    """:func:`_execute` on the cluster, the driver's own fits (`early`, if any, having
-    committed the rows `done`) handing over their folds not begun; the workers' machines.
+def _on_cluster(run, todo, data, workers, scheduler, commit, lose):
+    """:func:`_execute` on the cluster: ``commit(rows)`` of the folds as they end,
+    ``lose(exc, n)`` of those lost with their worker; the workers' machines.
 
     The folds go out in batches sized by the measured CPU time of the folds
     before them (:class:`~multitest.run._batches.FoldBatches`), at most two
-    batches per worker at a time.  The folds of a batch whose workers all
-    died while it was theirs (Dask's ``KilledWorker``) may have been a
-    crashing learner's neighbours: each is tried again at the end, alone on
-    the cluster, where only its own crash can kill its worker; dying there
-    too makes it the fold's error.
+    batches per worker at a time, and their results are consumed as they
+    complete.  The folds of a batch whose workers all died while it was theirs
+    (Dask's ``KilledWorker``) may have been a crashing learner's neighbours:
+    each is tried again at the end, alone (:func:`_alone`).
     """
     from distributed import KilledWorker, as_completed
 
@@ -494,34 +403,16 @@ def _on_cluster(run, todo, data, workers, scheduler, early, done, commit, counts
         worker_info = _on_every_worker(client, _machine)
         shared = _share(client, run, data)
         slots = max(len(worker_info), 1)
-        if early is not None:    # the cluster is up: the workers take the folds not begun
-            begun = early.stop()
-            todo = [t for t in todo if t.key not in begun]
         batches, futures, pending = FoldBatches(todo, slots), {}, as_completed()
-        batches.learn(done)
         names = itertools.count()
-
-        def submit(tasks, name):
-            return client.submit(run_tasks, shared[tasks[0].dataset], tasks, pure=False,
-                                 key=f"multitest-run{run}-{name}")
-
-        def commit_early(wait=False):    # the driver's own folds, as they end
-            if rows := early.rows(wait) if early is not None else ():
-                batches.learn(rows)
-                commit(rows)
-
-        def lose(exc, n):    # the engine's failure (worker lost): not stored
-            counts["lost"] += n
-            bar.update(n, failed=n)
-            logging.getLogger("multitest").debug("%d fold(s) lost: %s", n, exc)
 
         def send():    # the next batch, if any
             if batch := batches.take():
-                future = submit(batch, f"batch-{next(names)}")
+                future = client.submit(run_tasks, shared[batch[0].dataset], batch, pure=False,
+                                       key=f"multitest-run{run}-batch-{next(names)}")
                 futures[future] = batch
                 pending.add(future)
 
-        commit_early()
         for _ in range(2 * slots):
             send()
         suspects = []
@@ -539,26 +430,32 @@ def _on_cluster(run, todo, data, workers, scheduler, early, done, commit, counts
                 commit(rows)
             finally:
                 future.release()
-            commit_early()
             send()
-        commit_early(wait=True)
         for i, task in enumerate(suspects):
-            future = submit((task,), f"alone-{i}")
-            try:
-                (row,) = future.result()
-            except KilledWorker as exc:
-                if exc.task != future.key:
-                    lose(exc, 1)
-                    continue
-                row = _crashed(task, exc)    # its own crash: it was alone
-            except Exception as exc:
-                lose(exc, 1)
-                continue
-            finally:
-                future.release()
-            commit([row])
+            _alone(client, shared, task, f"multitest-run{run}-alone-{i}", commit, lose)
         _on_every_worker(client, close_fit_processes)   # else they end with their worker
     return worker_info
+
+
+def _alone(client, shared, task, key, commit, lose):
+    """Fit the suspect fold `task` alone on the cluster, where only its own crash can kill
+    its worker: dying there too makes it the fold's error."""
+    from distributed import KilledWorker
+
+    future = client.submit(run_tasks, shared[task.dataset], (task,), pure=False, key=key)
+    try:
+        (row,) = future.result()
+    except KilledWorker as exc:
+        if exc.task != future.key:
+            lose(exc, 1)
+            return
+        row = _crashed(task, exc)    # its own crash: it was alone
+    except Exception as exc:
+        lose(exc, 1)
+        return
+    finally:
+        future.release()
+    commit([row])
 
 
 def _share(client, run, data):
@@ -587,171 +484,3 @@ def _crashed(task, exc):
                 error="the worker process died while fitting this fold, alone on the cluster "
                       f"({type(exc).__name__}): the learner crashes its process; isolate: "
                       "true keeps the workers safe")
-
-
-def _machine():
-    """The hardware and software of this process's machine (for provenance)."""
-    info = {"host": platform.node(), "platform": platform.platform(),
-            "python": platform.python_version(), "cpus": os.cpu_count(),
-            "cpu": platform.processor() or platform.machine()}
-    with contextlib.suppress(OSError):
-        with open("/proc/cpuinfo", encoding="utf-8") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    info["cpu"] = line.split(":", 1)[1].strip()
-                    break
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        with open("/proc/meminfo", encoding="utf-8") as handle:
-            info["memory_bytes"] = int(handle.readline().split()[1]) * 1024
-    return info
-
-
-# -- derived files -----------------------------------------------------------------------
-
-def _derive(experiment, tasks, frame):
-    """results.csv, the profiles, the noise and the failures from the stored folds."""
-    wanted = pd.DataFrame([(*t.key, t.spec) for t in tasks], columns=list(KEY) + ["spec"])
-    current = wanted.merge(frame, on=list(KEY) + ["spec"], how="left")
-    ok = current["status"] == "ok"
-    failures = current[~ok].copy()
-    failures["status"] = failures["status"].fillna("missing")
-    failures["error"] = failures["error"].fillna("").map(lambda e: e.split("\n", 1)[0])
-    bad_sets = list(dict.fromkeys(failures["dataset"]))
-    ranked = [d.name for d in experiment.datasets if d.name not in bad_sets]
-    notes = [_drop_note(name, failures[failures["dataset"] == name]) for name in bad_sets]
-    good = current[ok]
-    # Every fold is a row; a failed one has an empty error (the missing-result policy).
-    results = current[list(KEY)].assign(error=current["loss"].where(ok))
-    for measure in MEASURES:
-        results[measure] = current[measure].where(ok)
-    noise = _noise(good)
-    names = [d.name for d in experiment.datasets]
-    profiles = {m: _profile(m, good, noise, experiment, names) for m in MEASURES} \
-        if len(good) else {}
-    return {"results": results, "failures": failures[list(KEY) + ["status", "error"]],
-            "profiles": profiles, "noise": noise, "ranked": ranked, "dropped": bad_sets,
-            "notes": notes}
-
-
-def _drop_note(name, rows):
-    first = rows.iloc[0]
-    what = f"{first['algorithm']} fold {first['replication']}.{first['fold']} " \
-           f"{first['status']}" + (f": {first['error']}" if first["error"] else "")
-    return (f"data set {name!r} has {len(rows)} failed or missing fold(s) ({what}); see "
-            "failures.csv; they are empty errors in results.csv, which `multitest rank "
-            "--missing` handles")
-
-
-def _noise(good):
-    """Spread of the repeated fits of one fold: coefficient of variation per measure."""
-    rows = []
-    for _, row in good[good["repeats"].notna()].iterrows():
-        repeats = json.loads(row["repeats"])
-        for measure in TIMED_MEASURES:
-            values = np.array([r[measure] for r in repeats], dtype=float)
-            mean = values.mean()
-            rows.append({"dataset": row["dataset"], "algorithm": row["algorithm"],
-                         "measure": measure, "repeats": len(values), "mean": mean,
-                         "std": values.std(ddof=1),
-                         "cv": values.std(ddof=1) / mean if mean > 0 else 0.0})
-    return pd.DataFrame(rows, columns=["dataset", "algorithm", "measure", "repeats", "mean",
-                                       "std", "cv"])
-
-
-def _profile(measure, good, noise, experiment, datasets):
-    grouped = good.groupby(["dataset", "algorithm"], sort=False)[measure]
-    table, deviation = {}, {}
-    # The noise of each cost: its standard deviation over the folds (ddof=0, as
-    # scikit-learn's std_fit_time); costs closer than it are ties (--cost-tolerance).
-    for (dataset, algorithm), value in grouped.mean().items():
-        table.setdefault(str(dataset), {})[str(algorithm)] = float(value)
-    for (dataset, algorithm), value in grouped.std(ddof=0).items():
-        deviation.setdefault(str(dataset), {})[str(algorithm)] = float(value)
-    unit, description = _UNITS[measure]
-    description += "; noise of each cost: its standard deviation over the folds"
-    # A learner with no fold done on a data set: its average where it ran (stated).
-    by_learner = good.groupby("algorithm", sort=False)[measure]
-    overall, overall_std = by_learner.mean(), by_learner.std(ddof=0)
-    filled = [(d, str(a)) for d in datasets for a in overall.index
-              if str(a) not in table.setdefault(d, {})]
-    for dataset, algorithm in filled:
-        table[dataset][algorithm] = float(overall[algorithm])
-        deviation.setdefault(dataset, {})[algorithm] = float(overall_std[algorithm])
-    if filled:
-        description += (f"; {len(filled)} (data set, learner) pair(s) without a finished fold "
-                        "take the learner's mean over the folds it finished elsewhere")
-    spread = noise.loc[noise["measure"] == measure, "cv"]
-    if len(spread):
-        description += (f"; noise of {experiment.repeats} repeated fits of one fold: median "
-                        f"coefficient of variation {spread.median():.1%} over {len(spread)} "
-                        "data set x algorithm pairs (costs/noise.csv)")
-    return {"name": measure, "description": description,
-            "source": f"measured by multitest run ({os.path.basename(experiment.path)})",
-            "unit": unit, "normalization": "none", "per_dataset": table,
-            "noise": deviation}
-
-
-def _provenance(experiment, start, run, engine, worker_info, derived, counts, timeout,
-                digests):
-    import importlib.metadata as metadata
-
-    versions = {}
-    for package in ("multitest", "numpy", "scipy", "pandas", "scikit-learn", "dask",
-                    "distributed", "threadpoolctl"):
-        with contextlib.suppress(metadata.PackageNotFoundError):
-            versions[package] = metadata.version(package)
-    with open(experiment.path, "rb") as handle:
-        digest = hashlib.sha256(handle.read()).hexdigest()
-    fold_seeds = {r: int(np.random.SeedSequence([experiment.seed, r]).generate_state(1)[0])
-                  for r in range(1, experiment.replications + 1)}
-    noise = derived["noise"]
-    return {
-        "experiment": os.path.abspath(experiment.path), "experiment_sha256": digest,
-        "name": experiment.name, "run": run, "command": sys.argv,
-        "started": _iso(start), "finished": _iso(time.time()),
-        "cv": {"replications": experiment.replications, "folds": experiment.folds,
-               "seed": experiment.seed, "stratified": True,
-               "fold_seeds_by_replication": fold_seeds},
-        "metric": experiment.metric, "repeats": experiment.repeats,
-        "timeout": timeout, "isolate": experiment.isolate,
-        "data_sha256": digests, "versions": versions,
-        "client": _machine(),
-        "engine": engine, "workers": worker_info, "folds": counts,
-        "datasets_ranked": derived["ranked"], "datasets_dropped": derived["dropped"],
-        "notes": derived["notes"],
-        "noise_median_cv": {m: float(noise.loc[noise["measure"] == m, "cv"].median())
-                            for m in TIMED_MEASURES if (noise["measure"] == m).any()},
-        "measurement": ("each fit in a forked child process" if experiment.isolate else
-                        "each fit in the worker process") + ", single-threaded (threadpoolctl, "
-                       "n_jobs=1); wall and CPU time separately; peak memory = growth of the "
-                       "resident set during fit (VmHWM after clear_refs) less the file pages "
-                       "paged in (RssFile); model size = pickled bytes",
-    }
-
-
-def _iso(seconds):
-    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(
-        timespec="seconds")
-
-
-def _write_outputs(out, derived, provenance, raw_csv):
-    """Write the derived files in one batch; the store is not among them."""
-    from ..outputs._csv import neutralize_frame
-    from ..outputs._transaction import transaction
-
-    tables = {k: derived[k] if raw_csv else neutralize_frame(derived[k])
-              for k in ("results", "failures", "noise")}
-    settings = {"command": _COMMAND, "experiment": provenance["experiment"]}
-    with transaction(out, settings=dict(settings, raw_csv=True) if raw_csv else settings,
-                     inputs=[provenance["experiment"]]) as staging:
-        tables["results"].to_csv(os.path.join(staging, "results.csv"), index=False,
-                                 float_format="%.17g")
-        tables["failures"].to_csv(os.path.join(staging, "failures.csv"), index=False)
-        costs = os.path.join(staging, "costs")
-        os.makedirs(costs)
-        for measure, profile in derived["profiles"].items():
-            with open(os.path.join(costs, f"{measure}.yaml"), "w", encoding="utf-8") as handle:
-                yaml.safe_dump(profile, handle, sort_keys=False, allow_unicode=True)
-        tables["noise"].to_csv(os.path.join(costs, "noise.csv"), index=False)
-        with open(os.path.join(staging, "provenance.json"), "w", encoding="utf-8") as handle:
-            json.dump(provenance, handle, indent=1, default=str)
