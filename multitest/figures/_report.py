@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import os
 
-import numpy as np
-
 from .._files import write_atomically
 from .._format import escape_html as _e
 from .._format import format_number, format_p, format_rank
@@ -29,7 +27,7 @@ from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ..engine._frames import first_counts
 from ._bayes import bayes_section_html, caption_html
-from ._dot import _evidence, error_unit, second_pass_number
+from ._dot import _evidence, error_extremes, error_unit, second_pass_number
 from ._cd import power_warning
 from ._cd_diagrams import cd_diagrams
 from ._graphviz import (
@@ -224,10 +222,10 @@ def _ordinal(k):
 def error_rule_sentence(results):
     """The accuracy -> error rule, once, with the range of the errors of ``results``: in
     percentage points when an error exceeds 1 (accuracies given in percent), else fractions."""
-    errors = results.errors
-    if not results.has_folds or np.isnan(errors).all():
+    extremes = error_extremes(results) if results.has_folds else None
+    if extremes is None:
         return ""
-    low, high = float(np.nanmin(errors)), float(np.nanmax(errors))
+    low, high = extremes
     unit = error_unit(results) + (" (errors over 1: the input was in percent)" if high > 1
                                   else "")
     return (f"Errors (lower is better): an accuracy a is read as the error 100 - a when given "

@@ -387,20 +387,29 @@ class _PartRows(RowArray):
     def __init__(self, parts, shape, column):
         self._parts, self.shape, self._column = parts, shape, column
         self.ndim = len(shape)
+        self._last = (None, None)    # the part whose errors were read last, and its errors
 
     def __getitem__(self, key):
         row_key, rest = self._split(key)
         if not isinstance(row_key, (int, np.integer)) or len(rest) > 1:
             raise TypeError("the results of a cluster run are read one data set at a time")
         part, row = self._parts.locate(self._data_set(row_key))
-        with np.load(part, allow_pickle=False) as archive:
-            if self._column is None:
-                values = archive["errors"][row]
-            else:
+        if self._column is None:
+            values = self._errors_of(part)[row]
+        else:
+            with np.load(part, allow_pickle=False) as archive:
                 name = str(archive["datasets"][row])
-        if self._column is not None:
             values = read_pairwise(part, [name])[self._column].to_numpy()
         return values[rest[0]] if rest else values
+
+    def _errors_of(self, part):
+        """The per-fold errors of `part`, read once while its data sets are read in turn
+        (each read of a data set loaded its whole part: quadratic, and every row kept its
+        part alive)."""
+        if self._last[0] != part:
+            with np.load(part, allow_pickle=False) as archive:
+                self._last = (part, archive["errors"])
+        return self._last[1]
 
 
 def _labels(parts, answers):
