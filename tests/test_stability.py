@@ -8,7 +8,7 @@ import pytest
 from helpers import make_frame
 
 from multitest import MultitestError, load_results, profile_from_order, rank
-from multitest.engine import second_pass
+from multitest.engine import Settings, second_pass
 from multitest.engine._stability import (
     MAX_DRAWS,
     _bootstrap_orders,
@@ -107,9 +107,9 @@ def test_bootstrap_orders_match_second_pass(example, method, n_datasets, gate):
     mean_errors = reference.datasets[0].table.mean_errors
     keys = reference.profile.keys(results.datasets, results.algorithms)
     draws = np.random.default_rng(11).integers(0, n_datasets, size=(25, n_datasets))
+    settings = Settings.from_options(second_pass=method, friedman_gate=gate)   # holm: default
     orders, applied = _bootstrap_orders(ranks, mean_errors, keys, results.algorithms, draws,
-                                        method=method, alpha=0.05, correction="holm",
-                                        friedman_gate=gate)
+                                        settings)
     for idx, order, was_applied in zip(draws, orders, applied):
         _, full = second_pass(ranks[idx], mean_errors[idx], keys[:, idx], results.algorithms,
                               method=method, alpha=0.05, correction="holm",

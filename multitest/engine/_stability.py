@@ -191,13 +191,14 @@ def _friedman_pvalues(sums, n_datasets, n_algorithms, tie_terms):
     return stats.chi2.sf(chi2, n_algorithms - 1)
 
 
-def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, alpha,
-                      correction, friedman_gate, friedman_ties="corrected", tolerance=None):
+def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, settings, tolerance=None):
     """Final order (algorithm indices, best first) of every resample.
 
     Equivalent to :func:`multitest.engine.second_pass` on
     ``ranks[idx], mean_errors[idx], keys[:, idx]`` for each row ``idx`` of
-    ``draws``, without building result objects.
+    ``draws``, with the second pass of `settings` (:class:`~multitest.engine.Settings`:
+    its method, alpha, correction, gate and tie correction), without building result
+    objects.
 
     Returns
     -------
@@ -207,11 +208,12 @@ def _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, *, method, al
     """
     B, S = draws.shape
     L = len(algorithms)
-    entry = get_second_pass_method(method)
+    entry = get_second_pass_method(settings.second_pass)
+    alpha, correction = settings.alpha, settings.posthoc_correction
     sums = np.stack([ranks[idx].sum(axis=0) for idx in draws])
-    row_ties = rank_tie_terms(ranks) if friedman_ties == "corrected" else np.zeros(S)
+    row_ties = rank_tie_terms(ranks) if settings.friedman_ties == "corrected" else np.zeros(S)
     applied = (_friedman_pvalues(sums, S, L, row_ties[draws].sum(axis=1)) < alpha
-               ) | (not friedman_gate)
+               ) | (not settings.friedman_gate)
     orders = np.empty((B, L), dtype=np.intp)
     for b, idx in enumerate(draws):
         _, prior = average_cost_prior(keys[:, idx, :], algorithms,
@@ -305,11 +307,8 @@ def stability(results, costs, *, bootstrap=DEFAULT_BOOTSTRAP, seed=0,
                              f"{MAX_DRAWS:,} ({MAX_DRAWS * 8 / 2**30:g} GiB): ask for fewer "
                              "resamples")
     draws = np.random.default_rng(seed).integers(0, S, size=(n_bootstrap, S))
-    orders, applied = _bootstrap_orders(
-        ranks, mean_errors, keys, algorithms, draws, method=settings.second_pass,
-        alpha=settings.alpha, correction=settings.posthoc_correction,
-        friedman_gate=settings.friedman_gate, friedman_ties=settings.friedman_ties,
-        tolerance=tolerance)
+    orders, applied = _bootstrap_orders(ranks, mean_errors, keys, algorithms, draws, settings,
+                                        tolerance)
 
     counts = np.zeros((L, L))
     np.add.at(counts, (orders, np.broadcast_to(np.arange(L), orders.shape)), 1)
