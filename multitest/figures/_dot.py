@@ -443,7 +443,7 @@ def _error_unit_line(unit):
 def mean_errors_over_datasets(ranking):
     """``{algorithm: mean over the data sets of its mean error}``: what the Wilcoxon, sign
     and Bayesian second passes compare, pair by pair."""
-    names = ranking.algorithms
-    table = np.array([[errors[a] for a in names]      # each data set's dict made once
-                      for errors in (r.mean_errors for r in ranking.datasets)])
-    return dict(zip(names, np.nanmean(table, axis=0).tolist()))
+    # The run's (S, L) table, columns in input order (NaN where missing): what each data
+    # set's mean_errors gives, without a dict per data set (200,000 of them on a cluster).
+    return dict(zip(ranking.algorithms,
+                    np.nanmean(ranking.table.mean_errors, axis=0).tolist()))
