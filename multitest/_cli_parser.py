@@ -139,7 +139,8 @@ def _add_analysis_parsers(sub):
     demo.add_argument("--format", metavar="svg[,png,pdf]", help="figure formats")
     demo.add_argument("--report", action="store_true", help="write report.html per profile")
     demo.add_argument("--dpi", type=int, metavar="N", help="resolution of PNG figures")
-    demo.add_argument("--raw-csv", action="store_true", help=option_of("rank", "raw_csv").help_text)
+    demo.add_argument("--raw-csv", action="store_true",
+                      help=option_of("rank", "raw_csv").help_text)
     _add_quiet(demo, default=argparse.SUPPRESS)
     explain = sub.add_parser("explain", help="why each algorithm holds its position, from "
                              "a finished run", description="Print the explanation of every "

@@ -78,9 +78,10 @@ def _second_pass_heading(sp):
 
 def _pair_rows(pairs, adjusted, bound=True):
     """The ``<tr>`` of each pair of :meth:`~multitest.engine.DataSetResult.pair_columns`
-    (``pairs``), as :func:`~multitest.figures._html.html_table` writes them: one format string a row, each name
-    escaped and each mean error formatted once, the numbers (digits, ``.``, ``e``, ``+``,
-    ``-``, ``nan``, ``inf``: nothing to escape) formatted straight into their cells."""
+    (``pairs``), as :func:`~multitest.figures._html.html_table` writes them: one format
+    string a row, each name escaped and each mean error formatted once, the numbers
+    (digits, ``.``, ``e``, ``+``, ``-``, ``nan``, ``inf``: nothing to escape) formatted
+    straight into their cells."""
     a, b = pairs["a"].tolist(), pairs["b"].tolist()
     names = {name: _e(name) for name in set(a) | set(b)}
     mean_a, mean_b = pairs["mean_error_a"].tolist(), pairs["mean_error_b"].tolist()
