@@ -49,7 +49,7 @@ def _first_pair(ranking):
     result = ranking.datasets[0]
     prior = result.table.prior[0]
     errors = ranking.results.errors[0]
-    return errors[prior[result.table.first[0]]] - errors[prior[result.table.second[0]]]
+    return errors[prior[result.table.cheaper[0]]] - errors[prior[result.table.costlier[0]]]
 
 
 # --------------------------------------------------------------------------

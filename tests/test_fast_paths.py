@@ -264,10 +264,10 @@ def test_blocks_and_differences_change_nothing(name, block, monkeypatch):
 @pytest.mark.parametrize("S, L", [(40, 12), (3, 130)])   # int8 and int16 counts
 def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeypatch):
     rng = np.random.default_rng(6)
-    first, second = np.triu_indices(L, k=1)
-    override = rng.random((S, first.size)) < rng.uniform(0, 0.6, (S, 1))
+    cheaper, costlier = np.triu_indices(L, k=1)
+    override = rng.random((S, cheaper.size)) < rng.uniform(0, 0.6, (S, 1))
     table = stage1.PairwiseTable(
-        prior=np.tile(np.arange(L), (S, 1)), first=first, second=second,
+        prior=np.tile(np.arange(L), (S, 1)), cheaper=cheaper, costlier=costlier,
         statistic=np.zeros(override.shape), pvalue=np.zeros(override.shape),
         pvalue_adjusted=np.zeros(override.shape), override=override,
         mean_errors=np.zeros((S, L)))
@@ -275,7 +275,7 @@ def test_all_data_sets_sorted_at_once_as_one_by_one(sort_elements, S, L, monkeyp
     orders = per_dataset._cost_ordered_sorts(table)
     for s in range(S):
         matrix = np.zeros((L, L), dtype=bool)
-        matrix[first, second] = override[s]
+        matrix[cheaper, costlier] = override[s]
         np.testing.assert_array_equal(orders[s], cost_ordered_sort(matrix))
 
 

@@ -161,7 +161,7 @@ def test_bayesian_interval_decides_as_the_posterior():
             assert_array_equal(effects.low > rope, result.table.override[result.index])
         errors, table = ranking.results.errors[0], result.table
         prior = table.prior[0]
-        low, high = correlated_t(errors[prior[table.first]], errors[prior[table.second]],
+        low, high = correlated_t(errors[prior[table.cheaper]], errors[prior[table.costlier]],
                                  design=ranking.results.design).interval(2 * threshold - 1)
         effects = dataset_effects(ranking, ranking.datasets[0])
         assert_allclose(effects.low, low, rtol=1e-12)

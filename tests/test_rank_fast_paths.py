@@ -63,14 +63,14 @@ def test_cost_ordered_sorts_take_the_cheapest_unbeaten_node(L):
     # (edges only from cheaper to costlier); L = 130 counts in int16.
     rng = np.random.default_rng(L)
     S = 6
-    first, second = np.triu_indices(L, k=1)
-    override = rng.random((S, first.size)) < 0.3
-    table = PairwiseTable(prior=np.tile(np.arange(L), (S, 1)), first=first, second=second,
+    cheaper, costlier = np.triu_indices(L, k=1)
+    override = rng.random((S, cheaper.size)) < 0.3
+    table = PairwiseTable(prior=np.tile(np.arange(L), (S, 1)), cheaper=cheaper, costlier=costlier,
                           statistic=None, pvalue=None, pvalue_adjusted=None,
                           override=override, mean_errors=np.zeros((S, L)))
     got = _cost_ordered_sorts(table)
     for s in range(S):
-        beats = {(int(i), int(j)) for i, j, o in zip(first, second, override[s]) if o}
+        beats = {(int(i), int(j)) for i, j, o in zip(cheaper, costlier, override[s]) if o}
         remaining, expected = list(range(L)), []
         while remaining:
             node = next(n for n in remaining

@@ -143,8 +143,8 @@ def test_test_train_ratio_sets_rho_of_the_bayesian_correlated_t():
     assert table.rho == pytest.approx(r / (1 + r)) and ranking.settings.test_train_ratio == r
     assert any(f"rho = n_test/n_total = {r / (1 + r):g}" in note for note in ranking.notes)
     for s in range(3):
-        cheaper = errors[s, table.prior[s, table.first]]
-        costlier = errors[s, table.prior[s, table.second]]
+        cheaper = errors[s, table.prior[s, table.cheaper]]
+        costlier = errors[s, table.prior[s, table.costlier]]
         posterior = correlated_t(cheaper, costlier, rope=0.005, rho=r / (1 + r))
         assert_allclose(table.pvalue[s], 1 - posterior.costlier_better, rtol=1e-12)
 

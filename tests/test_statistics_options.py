@@ -104,7 +104,7 @@ def test_corrected_t_with_a_test_train_ratio_accepts_random_subsampling():
     assert ranking.settings.test_train_ratio == 1 / 9
     table = ranking.datasets[0].table
     for s in range(3):
-        for pair, (i, j) in enumerate(zip(table.first, table.second)):
+        for pair, (i, j) in enumerate(zip(table.cheaper, table.costlier)):
             d = errors[s, table.prior[s, i]] - errors[s, table.prior[s, j]]  # cheaper - costlier
             t = d.mean() / np.sqrt((1 / 10 + 1 / 9) * d.var(ddof=1))
             assert_allclose(table.statistic[s, pair], t, rtol=1e-12)

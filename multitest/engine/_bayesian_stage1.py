@@ -58,7 +58,7 @@ def pair_probabilities(errors, table, index):
         ``1 - table.pvalue[index]``).
     """
     prior = table.prior[index]
-    return correlated_t(errors[index, prior[table.first]], errors[index, prior[table.second]],
+    return correlated_t(errors[index, prior[table.cheaper]], errors[index, prior[table.costlier]],
                         rope=table.rope, rho=table.rho)
 
 
@@ -87,24 +87,24 @@ def run_bayesian_tests(errors, prior, design, bayes, correction="none"):
     bayes = BayesSettings() if bayes is None else bayes
     rho = fold_correlation(design)
     S, L, F = errors.shape
-    first, second = np.triu_indices(L, k=1)
-    P = first.size
+    cheaper, costlier = np.triu_indices(L, k=1)
+    P = cheaper.size
     statistic, pvalue = np.empty((S, P)), np.empty((S, P))
     override = np.empty((S, P), dtype=bool)
     rows = max(1, (1 << 20) // max(1, P * F))
     for s0 in range(0, S, rows):
         s1 = min(S, s0 + rows)
         in_prior = np.take_along_axis(errors[s0:s1], prior[s0:s1, :, None], axis=1)
-        d = (in_prior[:, first] - in_prior[:, second]).reshape(-1, F)
+        d = (in_prior[:, cheaper] - in_prior[:, costlier]).reshape(-1, F)
         result = _posterior(d, bayes.rope, rho)
         statistic[s0:s1] = _standardized(result)[0].reshape(s1 - s0, P)
-        costlier = result.costlier_better.reshape(s1 - s0, P)
-        pvalue[s0:s1] = 1 - costlier
-        override[s0:s1] = costlier >= bayes.threshold
+        better = result.costlier_better.reshape(s1 - s0, P)
+        pvalue[s0:s1] = 1 - better
+        override[s0:s1] = better >= bayes.threshold
     mean_errors = errors.mean(axis=2)
     for array in (statistic, pvalue, override, mean_errors):
         array.setflags(write=False)
-    return BayesianPairwiseTable(prior=prior, first=first, second=second, statistic=statistic,
-                                 pvalue=pvalue, pvalue_adjusted=pvalue, override=override,
-                                 mean_errors=mean_errors, rope=bayes.rope,
+    return BayesianPairwiseTable(prior=prior, cheaper=cheaper, costlier=costlier,
+                                 statistic=statistic, pvalue=pvalue, pvalue_adjusted=pvalue,
+                                 override=override, mean_errors=mean_errors, rope=bayes.rope,
                                  threshold=bayes.threshold, rho=rho)

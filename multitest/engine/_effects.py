@@ -64,7 +64,7 @@ def dataset_effects(ranking, result):
     prior = table.prior[result.index]
     errors = ranking.results.errors[result.index]
     design = decision_design(ranking.results.design, ranking.settings.test_train_ratio)
-    return entry.interval(errors[prior[table.first]], errors[prior[table.second]], design,
+    return entry.interval(errors[prior[table.cheaper]], errors[prior[table.costlier]], design,
                           decision_level(ranking, result), ranking.settings.alternative)
 
 
@@ -148,7 +148,7 @@ def pairwise_columns(ranking, results=None):
     parts = {key: [] for key in ("mean_difference", *keys)}
     for r in tested:
         prior = r.table.prior[r.index]
-        d = errors[r.index, prior[r.table.first]] - errors[r.index, prior[r.table.second]]
+        d = errors[r.index, prior[r.table.cheaper]] - errors[r.index, prior[r.table.costlier]]
         parts["mean_difference"].append(d.mean(axis=1))
         effects = dataset_effects(ranking, r)
         if effects is None:

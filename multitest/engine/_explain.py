@@ -423,7 +423,7 @@ def _explain_dataset(ranking):
     t, s = r.table, r.index
     L = len(r.algorithms)
     pvalues = np.full((L, L), np.nan)
-    pvalues[t.first, t.second] = pvalues[t.second, t.first] = t.pvalue_adjusted[s]
+    pvalues[t.cheaper, t.costlier] = pvalues[t.costlier, t.cheaper] = t.pvalue_adjusted[s]
     means = t.mean_errors[s][list(t.prior[s])]       # in prior order
     better = means[:, None] < means[None, :]
     test = ranking.pairwise_test

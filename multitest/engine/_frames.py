@@ -153,7 +153,7 @@ def pairwise_frame(ranking):
         return pd.DataFrame(columns=list(PAIRWISE_COLUMNS))
     names, datasets = ranking.algorithms, [r.name for r in ranking.datasets]
     S, P = table.statistic.shape
-    cheaper, costlier = table.prior[:, table.first], table.prior[:, table.second]
+    cheaper, costlier = table.prior[:, table.cheaper], table.prior[:, table.costlier]
     means = table.mean_errors
     rows = np.arange(S)[:, None]
     return pd.DataFrame({

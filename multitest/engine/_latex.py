@@ -161,7 +161,7 @@ def _posthoc_table(ranking):
         t, s = r.table, r.index
         L = len(r.algorithms)
         values = np.full((L, L), np.nan)
-        cheaper, costlier = t.prior[s][t.first], t.prior[s][t.second]
+        cheaper, costlier = t.prior[s][t.cheaper], t.prior[s][t.costlier]
         values[cheaper, costlier] = values[costlier, cheaper] = t.pvalue_adjusted[s]
         values = values[np.ix_(index, index)]
         test = ranking.pairwise_test

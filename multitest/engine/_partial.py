@@ -100,8 +100,8 @@ class _Merged:
 
     def __init__(self, S, L):
         self.L = L
-        self.first, self.second = np.triu_indices(L, k=1)
-        P = self.first.size
+        self.cheaper, self.costlier = np.triu_indices(L, k=1)
+        P = self.cheaper.size
         self.prior = np.empty((S, L), dtype=np.intp)
         self.arrays = {name: np.full((S, P), np.nan) for name in
                        ("statistic", "pvalue", "pvalue_adjusted")}
@@ -115,7 +115,7 @@ class _Merged:
             self.prototype = table
         n = present.size
         start = np.concatenate(([0], np.cumsum(np.arange(self.L - 1, 0, -1))))
-        columns = start[table.first] + table.second - table.first - 1
+        columns = start[table.cheaper] + table.costlier - table.cheaper - 1
         for k, s in enumerate(rows):
             cheapest_absent = [j for j in full_prior[s] if absent[s, j]]
             self.prior[s] = np.concatenate([present[table.prior[k]], cheapest_absent]) \
@@ -125,7 +125,7 @@ class _Merged:
             self.mean_errors[s, present] = table.mean_errors[k]
 
     def table(self):
-        fields = dict(self.arrays, prior=self.prior, first=self.first, second=self.second,
+        fields = dict(self.arrays, prior=self.prior, cheaper=self.cheaper, costlier=self.costlier,
                       mean_errors=self.mean_errors)
         for array in fields.values():
             array.setflags(write=False)

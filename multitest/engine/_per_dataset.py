@@ -238,9 +238,9 @@ class DataSetResult:
         if not self.tested:
             return {key: np.empty(0, dtype=kind) for key, kind in _PAIR_COLUMNS.items()}
         t, s = self.table, self.index
-        keep = t.second < len(self.prior_order)     # all but under missing='partial'
+        keep = t.costlier < len(self.prior_order)     # all but under missing='partial'
         prior = t.prior[s]
-        cheaper, costlier = prior[t.first[keep]], prior[t.second[keep]]
+        cheaper, costlier = prior[t.cheaper[keep]], prior[t.costlier[keep]]
         names = np.asarray(self.algorithms, dtype=object)
         means = t.mean_errors[s]
         return {"a": names[cheaper], "b": names[costlier],
@@ -285,7 +285,7 @@ class DataSetResult:
         prior = t.prior[s]
         names = self.algorithms
         return [(names[a], names[b], st, p) for a, b, st, p in
-                zip(prior[t.first[hit]].tolist(), prior[t.second[hit]].tolist(),
+                zip(prior[t.cheaper[hit]].tolist(), prior[t.costlier[hit]].tolist(),
                     t.statistic[s, hit].tolist(), t.pvalue[s, hit].tolist())]
 
     def overrides(self):
@@ -294,8 +294,8 @@ class DataSetResult:
         out = np.zeros((n, n), dtype=bool)
         if self.tested:
             t = self.table
-            tested = t.second < n
-            out[t.first[tested], t.second[tested]] = t.override[self.index][tested]
+            tested = t.costlier < n
+            out[t.cheaper[tested], t.costlier[tested]] = t.override[self.index][tested]
         return out
 
     def graph(self):
@@ -488,6 +488,6 @@ def _sort_block(override, out, count, block):
 def _untested_table(errors, prior):
     mean_errors = errors.mean(axis=2)
     empty = np.empty((errors.shape[0], 0))
-    return PairwiseTable(prior=prior, first=np.empty(0, int), second=np.empty(0, int),
+    return PairwiseTable(prior=prior, cheaper=np.empty(0, int), costlier=np.empty(0, int),
                          statistic=empty, pvalue=empty, pvalue_adjusted=empty,
                          override=empty.astype(bool), mean_errors=mean_errors)

@@ -32,12 +32,13 @@ class PairwiseTable:
     """Every pairwise test of every data set, pairs in prior (cost) order.
 
     Pair ``p`` of data set ``s`` compares the algorithms at cost positions
-    ``first[p] < second[p]``: ``prior[s, first[p]]`` is the cheaper.
+    ``cheaper[p] < costlier[p]``: ``prior[s, cheaper[p]]`` is the cheaper algorithm.
 
     Attributes
     ----------
     prior : ndarray of int, shape (S, L)
-    first, second : ndarray of int, shape (P,)
+    cheaper, costlier : ndarray of int, shape (P,)
+        The cost positions of the cheaper and the costlier algorithm of each pair.
     statistic, pvalue, pvalue_adjusted : ndarray, shape (S, P)
         ``statistic`` is oriented cheaper minus costlier (positive t: the
         costlier has the lower error).  ``pvalue_adjusted`` is ``pvalue``
@@ -63,8 +64,8 @@ class PairwiseTable:
     evidence: ClassVar[str] = "p-value"
 
     prior: np.ndarray
-    first: np.ndarray
-    second: np.ndarray
+    cheaper: np.ndarray
+    costlier: np.ndarray
     statistic: np.ndarray
     pvalue: np.ndarray
     pvalue_adjusted: np.ndarray
@@ -145,14 +146,14 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
                                                           None, means)
             else:
                 rows = stage.block(s0, s1)
-                np.logical_and(rows[2] < alpha, means[:, stage.second] < means[:, stage.first],
+                np.logical_and(rows[2] < alpha, means[:, stage.costlier] < means[:, stage.cheaper],
                                out=override[s0:s1])
                 if not lazy:
                     statistic[s0:s1], pvalue[s0:s1], adjusted[s0:s1] = rows
             bar.update(s1 - s0)
     for array in (statistic, pvalue, adjusted, override, mean_errors):
         array.setflags(write=False)
-    return PairwiseTable(prior=prior, first=stage.first, second=stage.second,
+    return PairwiseTable(prior=prior, cheaper=stage.cheaper, costlier=stage.costlier,
                          statistic=statistic, pvalue=pvalue, pvalue_adjusted=adjusted,
                          override=override, mean_errors=mean_errors)
 
@@ -164,9 +165,9 @@ class _Stage1:
         S, L, F = errors.shape
         self.errors, self.prior, self.test, self.design = errors, prior, test, design
         self.correction, self.alternative = correction, alternative
-        self.first, self.second = np.triu_indices(L, k=1)
-        self.shape = (S, self.first.size)
-        self.step = max(1, _BLOCK_ELEMENTS // max(1, self.first.size * F))
+        self.cheaper, self.costlier = np.triu_indices(L, k=1)
+        self.shape = (S, self.cheaper.size)
+        self.step = max(1, _BLOCK_ELEMENTS // max(1, self.cheaper.size * F))
         self._last = None      # the last block read by :meth:`row`: (s0, its rows)
 
     def blocks(self, errors_only=False):
@@ -191,14 +192,14 @@ class _Stage1:
         F = in_prior.shape[2]
         if self.test.fold_major:     # the folds as rows: (F, data sets, L), then pairs
             in_prior = np.ascontiguousarray(in_prior.transpose(2, 0, 1))
-            a = (in_prior[:, :, self.first] - in_prior[:, :, self.second]).reshape(F, -1).T
+            a = (in_prior[:, :, self.cheaper] - in_prior[:, :, self.costlier]).reshape(F, -1).T
             b = np.broadcast_to(0.0, a.shape)
         elif self.test.difference_only:
-            a = (in_prior[:, self.first] - in_prior[:, self.second]).reshape(-1, F)
+            a = (in_prior[:, self.cheaper] - in_prior[:, self.costlier]).reshape(-1, F)
             b = np.broadcast_to(0.0, a.shape)
         else:
-            a, b = (in_prior[:, self.first].reshape(-1, F),
-                    in_prior[:, self.second].reshape(-1, F))
+            a, b = (in_prior[:, self.cheaper].reshape(-1, F),
+                    in_prior[:, self.costlier].reshape(-1, F))
         statistic, pvalue = (x.reshape(s1 - s0, -1) for x in self.test._call_unchecked(
             a, b, self.design, alternative=self.alternative))
         adjusted = pvalue if self.correction == "none" else \

@@ -456,7 +456,7 @@ def bayes_figures(ranking, captions="inside", per_dataset=True, figures_for=None
     if ranking.second_pass is not None and L * (L - 1) // 2 <= SECOND_PASS_PAIRS_LIMIT:
         out["effects_second_pass"] = _second_pass_figure(ranking, captions)
     first = ranking.datasets[0]
-    if per_dataset and first.tested and first.table.first.size <= DATASET_PAIRS_LIMIT:
+    if per_dataset and first.tested and first.table.cheaper.size <= DATASET_PAIRS_LIMIT:
         for result, stem in drawn_datasets(ranking, figures_for):
             out[f"dataset_effects_{stem}"] = _dataset_figure(ranking, result, captions,
                                                              f"dataset_effects_{stem}")

@@ -146,7 +146,7 @@ def _override_edges(r, adjusted):
     pvalues = (t.pvalue_adjusted if adjusted else t.pvalue)[s, hit].tolist()
     prior, names = t.prior[s], r.algorithms
     return [(names[a], names[b], p) for a, b, p in
-            zip(prior[t.first[hit]].tolist(), prior[t.second[hit]].tolist(), pvalues)]
+            zip(prior[t.cheaper[hit]].tolist(), prior[t.costlier[hit]].tolist(), pvalues)]
 
 
 def _settings_line(settings, profile, test=None):

@@ -320,7 +320,7 @@ def _datasets(ranking, inline_pairs, effects):
     effects = {key: _finite_list(values) for key, values in effects.items()}
     doc, start = {}, 0
     for r in ranking.datasets:
-        stop = start + (r.table.first.size if r.tested else 0)
+        stop = start + (r.table.cheaper.size if r.tested else 0)
         doc[r.name] = _dataset(r, True, {k: v[start:stop] for k, v in effects.items()})
         start = stop
     return doc
@@ -382,7 +382,7 @@ def _json_pairs(result):
     t, s = result.table, result.index
     names = np.asarray(result.algorithms, dtype=object)
     prior, means = t.prior[s], t.mean_errors[s]
-    cheaper, costlier = prior[t.first], prior[t.second]
+    cheaper, costlier = prior[t.cheaper], prior[t.costlier]
     columns = {"a": names[cheaper].tolist(), "b": names[costlier].tolist(),
                "statistic": _json_floats(t.statistic[s]), "pvalue": _json_floats(t.pvalue[s]),
                "pvalue_adjusted": _json_floats(t.pvalue_adjusted[s]),

@@ -264,7 +264,7 @@ def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
     datasets = [name for answer in answers for name in answer["datasets"]]
     L = len(algorithms)
     P = L * (L - 1) // 2
-    first, second = np.triu_indices(L, k=1)
+    cheaper, costlier = np.triu_indices(L, k=1)
     S = len(datasets)
     override = _BitRows(_joined(answers, "override"), P)
     prior = _joined(answers, "prior")   # int32: half the bytes of intp
@@ -285,7 +285,7 @@ def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
         override = pairs["override"].to_numpy().reshape(S, P)
     for array in (prior, mean_errors):
         array.setflags(write=False)
-    table = PairwiseTable(prior=prior, first=first, second=second, statistic=statistic,
+    table = PairwiseTable(prior=prior, cheaper=cheaper, costlier=costlier, statistic=statistic,
                           pvalue=pvalue, pvalue_adjusted=adjusted, override=override,
                           mean_errors=mean_errors)
     head = answers[0]
