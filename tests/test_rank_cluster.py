@@ -449,9 +449,7 @@ def test_the_errors_of_a_cluster_run_are_read_one_part_at_a_time(tmp_path, monke
     # data set loads each part once (it loaded the whole part per data set, and the rows
     # kept every part alive: 20,000 data sets x 100 algorithms filled 23 GB), and the
     # error range of the figures and the report is read the same way.
-    from types import SimpleNamespace
-
-    from multitest.figures._dot import error_extremes
+    from multitest.inputs import Results
     from multitest.run._rank_cluster import _PartRows, _Parts
 
     rng = np.random.default_rng(3)
@@ -464,6 +462,9 @@ def test_the_errors_of_a_cluster_run_are_read_one_part_at_a_time(tmp_path, monke
     monkeypatch.setattr(np, "load", lambda path, **kw: loads.append(path) or real_load(path, **kw))
     rows = _PartRows(_Parts(str(tmp_path), np.array([0, 4, 6])), (6, 3, 10), None)
     whole = np.concatenate(parts)
-    assert error_extremes(SimpleNamespace(errors=rows)) == (whole.min(), 0.9)
+    results = Results(errors=rows, datasets=tuple("abcdef"), algorithms=("x", "y", "z"),
+                      replications=5, folds_per_replication=2, has_folds=True, source="parts")
+    assert results.error_range == (whole.min(), 0.9)
+    assert results.error_range == (whole.min(), 0.9)     # read once, not per call
     assert len(loads) == 2
     np.testing.assert_array_equal(np.stack([rows[s] for s in range(6)]), whole)

@@ -401,36 +401,16 @@ def error_unit(results):
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from types import SimpleNamespace as N
-    >>> error_unit(N(errors=np.array([3.5, 12.0]))), error_unit(N(errors=np.array([0.2])))
+    >>> from multitest import example_results
+    >>> error_unit(example_results())      # Ulas et al.'s errors are in percent
+    'percentage points'
+    >>> from types import SimpleNamespace as N      # what it reads: the range of the errors
+    >>> error_unit(N(error_range=(3.5, 12.0))), error_unit(N(error_range=None))
     ('percentage points', 'fractions of 1')
     """
-    extremes = error_extremes(results)
+    extremes = results.error_range
     return "percentage points" if extremes is not None and extremes[1] > 1 else \
         "fractions of 1"
-
-
-def error_extremes(results):
-    """``(lowest, highest)`` error of ``results`` (NaN, a missing result, left out), or None
-    when there is none; read one data set at a time, as the errors of a run ranked on a
-    cluster are (from its parts: the whole array would not fit the client's memory).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from types import SimpleNamespace as N
-    >>> error_extremes(N(errors=np.array([[3.5, np.nan], [12.0, 0.5]])))
-    (0.5, 12.0)
-    >>> error_extremes(N(errors=np.full((2, 2), np.nan))) is None
-    True
-    """
-    low, high = np.inf, -np.inf
-    for s in range(len(results.errors)):
-        row = np.asarray(results.errors[s], dtype=float)
-        if not np.isnan(row).all():
-            low, high = min(low, float(np.nanmin(row))), max(high, float(np.nanmax(row)))
-    return None if low > high else (low, high)
 
 
 def _error_unit_line(unit):

@@ -27,7 +27,7 @@ from ..engine._cost_ties import prior_text
 from ..engine._explain import cost_unit_sentence, friedman_power
 from ..engine._frames import first_counts
 from ._bayes import bayes_section_html, caption_html
-from ._dot import _evidence, error_extremes, error_unit, second_pass_number
+from ._dot import _evidence, error_unit, second_pass_number
 from ._cd import power_warning
 from ._cd_diagrams import cd_diagrams
 from ._graphviz import (
@@ -223,7 +223,7 @@ def _ordinal(k):
 def error_rule_sentence(results):
     """The accuracy -> error rule, once, with the range of the errors of ``results``: in
     percentage points when an error exceeds 1 (accuracies given in percent), else fractions."""
-    extremes = error_extremes(results) if results.has_folds else None
+    extremes = results.error_range if results.has_folds else None
     if extremes is None:
         return ""
     low, high = extremes

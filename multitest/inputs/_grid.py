@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._errors import InputError, abbreviate
+from .._errors import InputError, MultitestError, abbreviate
 
 __all__ = []
 
@@ -150,3 +150,19 @@ def _fold_design(fold_labels, keys, columns, name):
                          f"{len(fold_labels)} distinct folds)", source=name,
                          field=columns["fold"])
     return len(reps), len(folds)
+
+
+def _indices(names, valid, parameter):
+    """Positions of `names` in `valid` (all of them when None); unknown or repeated names
+    are a MultitestError naming `parameter`."""
+    if names is None:
+        return list(range(len(valid)))
+    names = list(names)
+    unknown = [n for n in names if n not in valid]
+    if unknown:
+        raise MultitestError(f"`{parameter}`: unknown name(s) {', '.join(map(str, unknown))}; "
+                             f"valid names are {', '.join(valid)}")
+    duplicated = sorted({n for n in names if names.count(n) > 1})
+    if duplicated:
+        raise MultitestError(f"`{parameter}`: name(s) given twice: {', '.join(duplicated)}")
+    return [valid.index(n) for n in names]

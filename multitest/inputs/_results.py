@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -21,7 +22,7 @@ from ._columns import (_ACCURACY_NAMES, _ERROR_NAMES, _csv_roles, _melted,
                        _one_role_per_column, _resolve_columns, _wanted, _wide_columns)
 from ._design import RATIO_COLUMN, frame_attrs, ratio_column, with_frame_design
 from ._grid import (_check_complete, _check_duplicates, _fold_design, _fold_keys,
-                    _grid, _sorted_codes)
+                    _grid, _indices, _sorted_codes)
 from ._metrics import column_errors, metric_scales
 from ._parts import csv_parts, join_parts
 from ._rows import (_columns_named_once, _header, _raise_ragged, _read, check_file_or_folder,
@@ -103,6 +104,18 @@ class Results:
         return FoldDesign(replications=self.replications, folds=self.folds_per_replication,
                           test_train_ratio=self.test_train_ratio)
 
+    @cached_property
+    def error_range(self):
+        """``(lowest, highest)`` error, NaN (a missing result) left out; None when there is
+        none.  Computed once, reading one data set at a time, as a run ranked on a cluster
+        holds its errors (in parts: the whole array would not fit the client's memory)."""
+        low, high = np.inf, -np.inf
+        for s in range(len(self.errors)):
+            row = np.asarray(self.errors[s], dtype=float)
+            if not np.isnan(row).all():
+                low, high = min(low, float(np.nanmin(row))), max(high, float(np.nanmax(row)))
+        return None if low > high else (low, high)
+
     def subset(self, datasets=None, algorithms=None):
         """Keep only the named data sets and/or algorithms, in the order given.
 
@@ -146,20 +159,6 @@ class Results:
             frame[RATIO_COLUMN] = self.test_train_ratio
             frame.attrs = frame_attrs(self.test_train_ratio, ())
         return frame if self.has_folds else frame.drop(columns=["replication", "fold"])
-
-
-def _indices(names, valid, parameter):
-    if names is None:
-        return list(range(len(valid)))
-    names = list(names)
-    unknown = [n for n in names if n not in valid]
-    if unknown:
-        raise MultitestError(f"`{parameter}`: unknown name(s) {', '.join(map(str, unknown))}; "
-                             f"valid names are {', '.join(valid)}")
-    duplicated = sorted({n for n in names if names.count(n) > 1})
-    if duplicated:
-        raise MultitestError(f"`{parameter}`: name(s) given twice: {', '.join(duplicated)}")
-    return [valid.index(n) for n in names]
 
 
 def load_results(source, *, dataset="dataset", algorithm="algorithm",
