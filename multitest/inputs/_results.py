@@ -98,7 +98,7 @@ class Results:
 
     @property
     def design(self):
-        """The :class:`multitest.stats.FoldDesign` of the folds."""
+        """The :class:`multitest.inputs.FoldDesign` of the folds."""
         from ._design import FoldDesign
 
         return FoldDesign(replications=self.replications, folds=self.folds_per_replication,
