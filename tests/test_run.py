@@ -215,6 +215,8 @@ def test_timeouts_are_recorded_and_rank_refuses_an_empty_folder(tmp_path, capsys
                  "--timeout", "0.5"]) == 0
     failures = pd.read_csv(tmp_path / "out" / "failures.csv")
     assert list(failures["status"]) == ["timeout"] * 4
+    # --timeout overrides the experiment's (none here), and the provenance says so.
+    assert json.loads((tmp_path / "out" / "provenance.json").read_text())["timeout"] == 0.5
     # Each fold ended before its learner's sleep would have, timed on its worker (the
     # start of the cluster and the imports, seconds on a loaded machine, are not in it).
     with Store(str(tmp_path / "out" / "store.sqlite")) as store:

@@ -70,7 +70,7 @@ def run_bayesian_tests(errors, prior, design, bayes, correction="none"):
     errors : ndarray, shape (S, L, F)
     prior : ndarray of int, shape (S, L)
         Cost positions (see :func:`multitest.engine._per_dataset.prior_positions`).
-    design : multitest.stats.FoldDesign
+    design : multitest.inputs.FoldDesign
     bayes : BayesSettings or None
         None: the defaults (rope 0, threshold 0.95).
     correction : str

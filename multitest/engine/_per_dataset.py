@@ -351,7 +351,7 @@ def multitest_per_dataset(results, keys, test, *, alpha, correction, alternative
         Cost sort keys from :meth:`multitest.inputs.CostProfile.keys`.
     test : multitest.stats.PairwiseTest or None
         None for a score matrix: each data set is then ordered by its values.
-    design : multitest.stats.FoldDesign, optional
+    design : multitest.inputs.FoldDesign, optional
         Overrides ``results.design`` (e.g. with a test/train ratio).
     bayes : multitest.stats.BayesSettings, optional
         ROPE and threshold of a Bayesian test (``test.bayesian``; default

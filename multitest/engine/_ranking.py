@@ -474,7 +474,7 @@ def rank_datasets(results, profile, settings, per_dataset, input_notes=(), missi
     # As floats: the second pass reads them so (a copy fewer of S x L); the same numbers.
     ranks = orders.rank_matrix(dtype=float)
     notes = (([] if missing is None else [missing.sentence()]) + list(input_notes)
-             + list(results.notes) + _notes(results, per_dataset, pairwise_test, tolerance))
+             + list(results.notes) + _notes(per_dataset, pairwise_test, tolerance))
     if pairwise_test is not None and pairwise_test.bayesian:
         rho = table.rho
         notes.append(f"Bayesian correlated t-test (rho = n_test/n_total = {rho:g}, rope = "
@@ -571,7 +571,7 @@ def _unused_costs_note(profile, results):
             f"used: {', '.join(map(str, unused))}"]
 
 
-def _notes(results, per_dataset, pairwise_test, tolerance):
+def _notes(per_dataset, pairwise_test, tolerance):
     notes = []
     if pairwise_test is None:
         notes.append("score-matrix input (one value per data set and algorithm): no "

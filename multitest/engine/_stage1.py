@@ -87,7 +87,7 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     prior : ndarray of int, shape (S, L)
         From :func:`prior_positions`.
     test : multitest.stats.PairwiseTest
-    design : multitest.stats.FoldDesign
+    design : multitest.inputs.FoldDesign
     alpha : float
     correction : str
         Within-data-set correction (see :mod:`multitest.stats._corrections`).

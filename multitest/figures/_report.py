@@ -352,12 +352,11 @@ def _control_section(ranking):
             + "</section>")
 
 
-def _dataset_section(result, stem, figs, settings, error_rank, back="#contents", exact=True,
-                     number=("p-value", True), pareto=""):
-    """One data set; `error_rank`: ``{algorithm: rank of its mean error there}``; `exact`:
-    whether costs are compared exactly (no cost tolerance); `number`: what the test's
-    numbers are called, and whether they are p-values (:func:`~multitest._format.format_p`)."""
-    r = result
+def _dataset_section(ranking, r, stem, figs, error_rank, back="#contents", pareto=""):
+    """Data set `r` of `ranking`; `error_rank`: ``{algorithm: rank of its mean error
+    there}``."""
+    settings, exact = ranking.settings, ranking.tolerance.exact
+    number = _heading(ranking.pairwise_test)   # the numbers' name, whether p-values
     parts = [f'<section id="ds-{_e(stem)}"><h3>{_e(r.name)}</h3>',
              f"<p>Order (best first): <b>{_e(', '.join(r.order))}</b>.<br>"
              f"Prior (cheapest first): {_e(prior_text(r.prior_order, r.cost_ties))}.</p>"]
@@ -373,8 +372,8 @@ def _dataset_section(result, stem, figs, settings, error_rank, back="#contents",
     if n_pairs:
         adjusted = settings.correction != "none"
         header = ["cheaper", "costlier", "statistic", number[0]] + (
-            [f"{settings.correction.capitalize()}-adjusted p"] if adjusted else []) + ["mean error (cheaper)",
-                                                    "mean error (costlier)", "override"]
+            [f"{settings.correction.capitalize()}-adjusted p"] if adjusted else []) + [
+            "mean error (cheaper)", "mean error (costlier)", "override"]
         shown = {key: column[:PAIRWISE_ROWS_LIMIT] for key, column in pairs.items()}
         n_shown = shown["a"].size
         parts.append("<details><summary>Pairwise tests "
@@ -499,21 +498,18 @@ def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
         return figs.html(f"pareto_{stem}", "Error against cost on this data set")
 
     error_ranks = [dict(zip(ranking.algorithms, row)) for row in ranking.error_ranks().tolist()]
-    exact = ranking.tolerance.exact
-    number = _heading(ranking.pairwise_test)
     if paged:
         body.append(_datasets_table(ranking, stems))
 
         def page(k):
             r = ranking.datasets[k]
-            section = _dataset_section(r, stems[k], figs, ranking.settings, error_ranks[k],
-                                       back="../report.html#datasets", exact=exact,
-                                       number=number, pareto=dataset_pareto(stems[k]))
+            section = _dataset_section(ranking, r, stems[k], figs, error_ranks[k],
+                                       back="../report.html#datasets",
+                                       pareto=dataset_pareto(stems[k]))
             return stems[k], html_page(f"multitest: {r.name}", [
                 '<p><a href="../report.html">multitest report</a> › data set</p>', section])
     else:
-        body += [_dataset_section(r, stem, figs, ranking.settings, ranks, exact=exact,
-                                  number=number, pareto=dataset_pareto(stem))
+        body += [_dataset_section(ranking, r, stem, figs, ranks, pareto=dataset_pareto(stem))
                  for r, stem, ranks in zip(ranking.datasets, stems, error_ranks)]
     body += ["</section>", _settings_section(ranking), _notes_section(ranking)]
     return html_page("multitest report", body), page

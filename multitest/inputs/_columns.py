@@ -31,8 +31,13 @@ def _one_role_per_column(columns):
                                  f"{roles[column]} column; name another column")
 
 
-def _resolve_columns(present, name, dataset, algorithm, replication, fold, value, metric):
-    algorithm = layout_algorithm(present, algorithm, metric)
+def _resolve_columns(present, name, columns):
+    """``{role: column}`` of the input `name` (its columns `present`) from the columns asked
+    for (``{role: column or None}``: dataset, algorithm, replication, fold, value, metric):
+    a missing one is refused, an optional one absent is None, the value column found."""
+    dataset, replication, fold, value, metric = (
+        columns[role] for role in ("dataset", "replication", "fold", "value", "metric"))
+    algorithm = layout_algorithm(present, columns["algorithm"], metric)
     # A replication or fold column is optional under its own name only: one named otherwise
     # was asked for (--fold-column split).
     asked = [(f, c) for f, c in (("replication", replication), ("fold", fold))

@@ -98,7 +98,7 @@ class Results:
 
     @property
     def design(self):
-        """The :class:`multitest.stats.FoldDesign` of the folds."""
+        """The :class:`multitest.inputs.FoldDesign` of the folds."""
         from ._design import FoldDesign
 
         return FoldDesign(replications=self.replications, folds=self.folds_per_replication,
@@ -322,7 +322,7 @@ def _load(frame, name, row_offset, columns, rule, *, fast, present=None,
         columns = dict(columns, algorithm="algorithm", value="value", replication=None,
                        fold=None, metric=None)
     asked = columns["algorithm"]
-    columns = _resolve_columns(present, name, **columns)
+    columns = _resolve_columns(present, name, columns)
     values, first_blank = _numeric(frame, columns["value"], name, row_offset, fast)
     keys = _key_columns(frame, columns, name, row_offset, fast)
     unused = _unused_key_columns(present, columns)
@@ -405,7 +405,7 @@ def _read_arrow(name, columns, kind, missing_ok=False):
 
 def _load_columns(numbers, names, raw, name, row_offset, columns, rule, missing_ok=False):
     """:func:`_load` of decoded columns (:func:`~._arrow_tables.table_columns`)."""
-    columns = _resolve_columns(list(raw), name, **columns)
+    columns = _resolve_columns(list(raw), name, columns)
     if columns["metric"] is not None:
         raise _Fallback   # a metric per row: the text path
     values = _fast_values(numbers.pop(raw[columns["value"]]))

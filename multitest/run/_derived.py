@@ -137,8 +137,7 @@ def _profile(measure, good, noise, experiment, datasets):
             "noise": deviation}
 
 
-def _provenance(experiment, start, run, engine, worker_info, derived, counts, timeout,
-                digests):
+def _provenance(experiment, start, run, engine, worker_info, derived, counts, digests):
     import importlib.metadata as metadata
 
     versions = {}
@@ -159,7 +158,7 @@ def _provenance(experiment, start, run, engine, worker_info, derived, counts, ti
                "seed": experiment.seed, "stratified": True,
                "fold_seeds_by_replication": fold_seeds},
         "metric": experiment.metric, "repeats": experiment.repeats,
-        "timeout": timeout, "isolate": experiment.isolate,
+        "timeout": experiment.timeout, "isolate": experiment.isolate,
         "data_sha256": digests, "versions": versions,
         "client": _machine(),
         "engine": engine, "workers": worker_info, "folds": counts,

@@ -50,7 +50,7 @@ _SCRATCH = ".dask-scratch"
 
 def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=None,
                     load_options=None, extra=None, inputs=(), raw_csv=False,
-                    all_intervals=False, range_bytes=None, group_rows=None):
+                    all_intervals=False):
     """Rank a partitioned input on a Dask cluster and write the run to `out`.
 
     Parameters
@@ -79,9 +79,6 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
         More files read, which no output may replace.
     raw_csv, all_intervals : bool
         As in :func:`multitest.outputs.write_outputs`.
-    range_bytes, group_rows : int, optional
-        Bytes of a CSV part, fewest rows of a part of a Parquet file's row groups
-        (:func:`~multitest.inputs._split.split_input`).
 
     Returns
     -------
@@ -96,8 +93,7 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
     """
     require_extra()
     options = dict(load_options or {})
-    parts = split_input(folder, dataset=options.get("dataset", "dataset"),
-                        range_bytes=range_bytes, group_rows=group_rows)
+    parts = split_input(folder, dataset=options.get("dataset", "dataset"))
     if not parts:
         raise MultitestError(f"{folder}: --workers and --scheduler rank a Parquet or CSV "
                              "file, or a folder of them, partitioned by data set; none found")
@@ -121,8 +117,7 @@ def rank_on_cluster(folder, costs, out, *, settings, workers=None, scheduler=Non
             algorithms, answers = _part_answers(client, parts, profile, settings, options,
                                                 staging)
         _remove_leftovers(os.path.join(staging, PAIRWISE_FILE), len(parts))
-        where, ranking = _ranking(folder, parts, answers, algorithms, profile, settings,
-                                  staging)
+        where, ranking = _ranking(folder, answers, algorithms, profile, settings, staging)
         write_run_files(ranking, staging, extra=None if extra is None else extra(ranking),
                         raw_csv=raw_csv, pairwise_written=True, all_intervals=all_intervals)
     where.moved(os.path.join(out, PAIRWISE_FILE))
@@ -259,7 +254,7 @@ def _no_data_sets(L, lines):
             "override": np.empty((0, -(-P // 8)), np.uint8)}
 
 
-def _ranking(folder, parts, answers, algorithms, profile, settings, staging):
+def _ranking(folder, answers, algorithms, profile, settings, staging):
     """``(where the parts are, the Ranking)`` from the answers of the tasks."""
     datasets = [name for answer in answers for name in answer["datasets"]]
     L = len(algorithms)

@@ -39,6 +39,7 @@ they are the optional ``run`` extra.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import logging
 import math
@@ -205,17 +206,18 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
     start = time.time()
     if not isinstance(experiment, Experiment):
         experiment = load_experiment(experiment)
-    timeout = experiment.timeout if timeout is None else parse_timeout(timeout)
+    if timeout is not None:     # the command's own overrides the file's
+        experiment = dataclasses.replace(experiment, timeout=parse_timeout(timeout))
     check_estimators(experiment)
     _check_metric(experiment)
-    if timeout is not None and not experiment.isolate:
+    if experiment.timeout is not None and not experiment.isolate:
         raise MultitestError("`timeout` needs each fit in its own process: the experiment "
                              "sets isolate: false")
     from ..outputs._transaction import hold
 
     loaded = {}
     digests = _digests(experiment, loaded)
-    tasks = _tasks(experiment, timeout, digests)
+    tasks = _tasks(experiment, digests)
     # Every data set is loaded and checked before the folder is touched: a data set
     # refused leaves no folder (nor store) behind.  A resumed run reads those it will
     # not fit again too; their files were read for their digests already.
@@ -243,7 +245,7 @@ def run_experiment(experiment, out, *, workers=None, scheduler=None, timeout=Non
         derived = _derive(experiment, tasks, frame)
         provenance = _provenance(experiment, start, run, engine, worker_info, derived,
                                  dict(total=len(tasks), computed=computed, reused=reused,
-                                      failed=failed, lost=lost), timeout, digests)
+                                      failed=failed, lost=lost), digests)
         _write_outputs(out, derived, provenance, raw_csv)
     notes = tuple(derived["notes"])
     if lost:
@@ -334,7 +336,7 @@ def _check_metric(experiment):
                          row=row, field="metric")
 
 
-def _tasks(experiment, timeout, digests):
+def _tasks(experiment, digests):
     """Every fold of the experiment, data set-major (the order of the file)."""
     tasks = []
     for dataset in experiment.datasets:
@@ -349,7 +351,7 @@ def _tasks(experiment, timeout, digests):
                                       replication=replication, fold=fold,
                                       folds=experiment.folds, seed=experiment.seed,
                                       metric=experiment.metric, spec=spec, repeats=repeats,
-                                      timeout=timeout, isolate=experiment.isolate))
+                                      timeout=experiment.timeout, isolate=experiment.isolate))
     return tasks
 
 

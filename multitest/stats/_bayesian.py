@@ -192,7 +192,7 @@ def correlated_t(a, b, *, rope=0.0, rho=None, design=None):
         Half-width of the region of practical equivalence (error units).
     rho : float, optional
         Correlation of the folds, ``0 <= rho < 1``.  Default: from ``design``.
-    design : multitest.stats.FoldDesign, optional
+    design : multitest.inputs.FoldDesign, optional
         Gives ``rho = 1/k`` (see :func:`fold_correlation`); needed when
         ``rho`` is not given.
 
