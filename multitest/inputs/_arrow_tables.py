@@ -88,18 +88,15 @@ def _csv_table(source, roles, read_options=None):
     return pcsv.read_csv(source, read_options=read_options, convert_options=convert)
 
 
-def read_csv_range(path, start, stop, column_names, roles, integer_bound):
-    """:func:`table_columns` of bytes ``[start, stop)`` of a CSV file (whole lines, no
+def read_csv_range(data, column_names, roles, integer_bound):
+    """:func:`table_columns` of the bytes `data` of a range of a CSV file (whole lines, no
     header: its names are `column_names`), read as :func:`read_csv_columns` reads a file."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        data = pa.py_buffer(handle.read(stop - start))
     read = pcsv.ReadOptions(column_names=list(column_names))
-    return table_columns(lambda: _csv_table(pa.BufferReader(data), roles, read), roles,
-                        integer_bound)
+    return table_columns(lambda: _csv_table(pa.BufferReader(pa.py_buffer(data)), roles, read),
+                         roles, integer_bound)
 
 
 def table_columns(read, roles, integer_bound):

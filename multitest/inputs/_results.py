@@ -16,8 +16,8 @@ from .._errors import InputError, MultitestError, abbreviate
 from .._progress import progress
 from ._arrow_tables import arrow, parquet_module, read_csv_columns, table_columns
 from ._automl import automl_columns, automl_frame, is_automl_file
-from ._cells import (MAX_ABS_VALUE, MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values,
-                     _key_columns, _numeric, _strip_names)
+from ._cells import (MAX_FOLD_NUMBER, _Fallback, _fast_integers, _fast_values, _key_columns,
+                     _numeric, _strip_names)
 from ._columns import (_ACCURACY_NAMES, _ERROR_NAMES, _csv_roles, _melted,
                        _one_role_per_column, _resolve_columns, _wanted, _wide_columns)
 from ._design import RATIO_COLUMN, frame_attrs, ratio_column, with_frame_design
@@ -107,11 +107,12 @@ class Results:
     @cached_property
     def error_range(self):
         """``(lowest, highest)`` error, NaN (a missing result) left out; None when there is
-        none.  Computed once, reading one data set at a time, as a run ranked on a cluster
-        holds its errors (in parts: the whole array would not fit the client's memory)."""
+        none.  Computed once: an array at once, a run ranked on a cluster's errors one data
+        set at a time (they stay in its parts: the whole would not fit the client's memory)."""
+        errors = self.errors
         low, high = np.inf, -np.inf
-        for s in range(len(self.errors)):
-            row = np.asarray(self.errors[s], dtype=float)
+        for row in [errors] if isinstance(errors, np.ndarray) else errors:
+            row = np.asarray(row, dtype=float)
             if not np.isnan(row).all():
                 low, high = min(low, float(np.nanmin(row))), max(high, float(np.nanmax(row)))
         return None if low > high else (low, high)

@@ -285,43 +285,44 @@ def _load_range(part, options):
     start, stop, lines = _owned(part, list(raw).index(columns["dataset"]))
     if start == stop:
         return None, 0
+    with open(part.path, "rb") as handle:
+        handle.seek(start)
+        data = handle.read(stop - start)    # read once, by either reader
     try:
-        return _arrow_range(part.path, start, stop, raw, columns, rule, missing_ok), lines
+        return _arrow_range(data, part.path, raw, columns, rule, missing_ok), lines
     except (_Fallback, LookupError, InputError, ValueError, OSError):
         pass
     with open(part.path, "rb") as handle:
         row = _count_lines(handle, 0, start) + 1
     try:
-        return _text_range(part.path, start, stop, raw, row, columns, rule, missing_ok), lines
+        return _text_range(data, part.path, raw, row, columns, rule, missing_ok), lines
     except InputError:
         _raise_ragged(part.path)   # a row with a field missing: say so
         raise
 
 
-def _arrow_range(path, start, stop, raw, columns, rule, missing_ok):
-    """:func:`_load_columns` of bytes ``[start, stop)`` read by pyarrow (``_Fallback``:
-    not installed, or a header the fast path does not take)."""
+def _arrow_range(data, path, raw, columns, rule, missing_ok):
+    """:func:`_load_columns` of the bytes `data` of a range of `path` read by pyarrow
+    (``_Fallback``: not installed, or a header the fast path does not take)."""
     pa = arrow()
     roles = _csv_roles(raw, columns)
     if pa is None or roles is None:
         raise _Fallback
     try:
-        numbers, names = read_csv_range(path, start, stop, raw.values(), roles,
-                                        MAX_FOLD_NUMBER)
+        numbers, names = read_csv_range(data, raw.values(), roles, MAX_FOLD_NUMBER)
     except pa.ArrowInvalid:
         raise _Fallback from None
     return _load_columns(numbers, names, raw, path, 0, columns, rule, missing_ok)
 
 
-def _text_range(path, start, stop, raw, row, columns, rule, missing_ok):
-    """:func:`_load` of bytes ``[start, stop)`` as text, the first at line `row`."""
+def _text_range(data, path, raw, row, columns, rule, missing_ok):
+    """:func:`_load` of the bytes `data` of a range of `path` as text, the first at line
+    `row`."""
     import warnings
 
     import pandas as pd
 
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        source = io.BytesIO(handle.read(stop - start))
+    source = io.BytesIO(data)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", pd.errors.ParserWarning)
