@@ -131,9 +131,11 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
     if lazy:
         statistic, pvalue, adjusted = (LazyRows(stage, field) for field in range(3))
     else:
-        statistic, pvalue, adjusted = (np.empty((S, P)) for _ in range(3))
+        statistic, pvalue, adjusted = np.empty((S, P)), np.empty((S, P)), None
     if correction == "none":    # the adjusted p-values are the p-values (no copy)
         adjusted = pvalue
+    elif adjusted is None:
+        adjusted = np.empty((S, P))
     decisions_only = lazy and correction == "none" and test.all_pairs_decision is not None
     if decisions_only:      # the test's errors, if any, before the first block
         test._check_design(design)
@@ -149,7 +151,9 @@ def run_pairwise_tests(errors, prior, test, design, *, alpha, correction, altern
                 np.logical_and(rows[2] < alpha, means[:, stage.costlier] < means[:, stage.cheaper],
                                out=override[s0:s1])
                 if not lazy:
-                    statistic[s0:s1], pvalue[s0:s1], adjusted[s0:s1] = rows
+                    statistic[s0:s1], pvalue[s0:s1] = rows[:2]
+                    if adjusted is not pvalue:
+                        adjusted[s0:s1] = rows[2]
             bar.update(s1 - s0)
     for array in (statistic, pvalue, adjusted, override, mean_errors):
         array.setflags(write=False)

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 
 from .._errors import OutputError, abbreviate
 from .._files import file_digest, fsync_directory, write_atomically
-from ._lock import LOCK, FolderLock, link_error
+from ._lock import FolderLock, link_error
 
 __all__ = ["transaction", "RunManifest"]
 

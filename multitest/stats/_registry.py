@@ -261,21 +261,20 @@ def _import_path(path):
 #: What the built-in tests can do, beyond what their signatures say (see the
 #: attributes of :class:`PairwiseTest`).  All see the errors only through ``a - b``;
 #: each interval inverts its own test (:mod:`multitest.stats._fold_intervals`).
-_T_TEST = dict(vectorized=True, difference_only=True)
-_FIVE_BY_TWO = dict(_T_TEST, requires_5x2=True, fold_major=True)
-_RANK_TEST = dict(vectorized=True, difference_only=True)
+_DIFFERENCE_TEST = dict(vectorized=True, difference_only=True)
+_FIVE_BY_TWO = dict(_DIFFERENCE_TEST, requires_5x2=True, fold_major=True)
 _BUILTINS = (
     ("combined-5x2cv-f", combined_5x2cv_f,
      dict(_FIVE_BY_TWO, interval=_combined_f_interval,
           all_pairs_decision=combined_f_significant_all_pairs)),
     ("5x2cv-t", paired_5x2cv_t, dict(_FIVE_BY_TWO, interval=_paired_5x2_interval)),
     ("combined-5x2cv-t", combined_5x2cv_t, dict(_FIVE_BY_TWO, interval=_combined_t_interval)),
-    ("kfold-t", kfold_t, dict(_T_TEST, interval=_kfold_interval)),
-    ("corrected-t", corrected_t, dict(_T_TEST, interval=_corrected_interval)),
-    ("wilcoxon", wilcoxon_signed_rank, dict(_RANK_TEST, interval=_wilcoxon_interval)),
-    ("wilcoxon-pratt", wilcoxon_pratt, dict(_RANK_TEST, interval=_wilcoxon_pratt_interval)),
-    ("wilcoxon-scipy", wilcoxon_scipy, dict(_RANK_TEST, interval=_wilcoxon_scipy_interval)),
-    ("sign", sign_test, dict(_RANK_TEST, interval=_sign_interval)),
+    ("kfold-t", kfold_t, dict(_DIFFERENCE_TEST, interval=_kfold_interval)),
+    ("corrected-t", corrected_t, dict(_DIFFERENCE_TEST, interval=_corrected_interval)),
+    ("wilcoxon", wilcoxon_signed_rank, dict(_DIFFERENCE_TEST, interval=_wilcoxon_interval)),
+    ("wilcoxon-pratt", wilcoxon_pratt, dict(_DIFFERENCE_TEST, interval=_wilcoxon_pratt_interval)),
+    ("wilcoxon-scipy", wilcoxon_scipy, dict(_DIFFERENCE_TEST, interval=_wilcoxon_scipy_interval)),
+    ("sign", sign_test, dict(_DIFFERENCE_TEST, interval=_sign_interval)),
     ("bayes-correlated-t", bayes_correlated_t,
      dict(vectorized=True, interval=_credible_interval, bayesian=True,
           evidence=POSTERIOR_EVIDENCE)),
