@@ -212,7 +212,13 @@ class DataSetResult:
     def has_overrides(self):
         """Whether a costlier algorithm overrode a cheaper one on this data set (read from
         the decisions alone: no statistic or p-value is computed)."""
-        return self.tested and bool(self.table.override[self.index].any())
+        return self.n_overrides > 0
+
+    @property
+    def n_overrides(self):
+        """How many times a costlier algorithm overrode a cheaper one on this data set
+        (read from the decisions alone)."""
+        return int(self.table.override[self.index].sum()) if self.tested else 0
 
     def pairs(self):
         """Every tested pair, cheaper first, as a list of dicts (the rows of
@@ -325,9 +331,8 @@ class DataSetResult:
 
     def __repr__(self):
         # Short: the dataclass repr would print the arrays of every data set.
-        n_edges = int(self.table.override[self.index].sum()) if self.tested else 0
         return (f"DataSetResult(name={self.name!r}, order={list(self.order)}, "
-                f"prior_order={list(self.prior_order)}, overrides={n_edges})")
+                f"prior_order={list(self.prior_order)}, overrides={self.n_overrides})")
 
     def trace(self):
         """Steps of the cost-ordered sort, with algorithm names.
@@ -449,13 +454,12 @@ def _cost_ordered_sorts(table):
     count = np.int8 if L < 127 else np.int16 if L < 32767 else np.int32
     rows = max(1, _SORT_ELEMENTS // (2 * L * L * np.dtype(count).itemsize))
     for s0 in range(0, S, rows):
-        _sort_block(table.override, out, count, (s0, min(S, s0 + rows)))
+        _sort_block(table.override, out, count, s0, min(S, s0 + rows))
     return out
 
 
-def _sort_block(override, out, count, block):
-    """:func:`_cost_ordered_sorts` of the data sets ``block = (s0, s1)`` into ``out``."""
-    s0, s1 = block
+def _sort_block(override, out, count, s0, s1):
+    """:func:`_cost_ordered_sorts` of the data sets ``s0:s1`` into ``out``."""
     n, L = s1 - s0, out.shape[1]
     start = np.concatenate(([0], np.cumsum(np.arange(L - 1, 0, -1))))
     # The decisions as the counts' integers (True is 1; for one-byte counts a view, whose

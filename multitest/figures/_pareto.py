@@ -446,12 +446,12 @@ def pareto_caption(ranking, dataset=None):
              "and lower in mean error); (k): position on this data set"]
     if dataset is None and ranking.second_pass is not None:
         source = f"the second pass ({ranking.second_pass.method_entry.caption})"
-        edges = ranking.second_pass.edges()
+        arrows = bool(ranking.second_pass.edges())
     else:
         result = ranking.datasets[0] if dataset is None else dataset
-        source, edges = "the pairwise tests", result.edges()
+        source, arrows = "the pairwise tests", result.has_overrides   # no p-value computed
     lines.append(f"arrows: the overrides of {source}, from the cheaper algorithm to the "
-                 "costlier one that beat it" if edges else f"no arrows: no overrides in "
+                 "costlier one that beat it" if arrows else f"no arrows: no overrides in "
                  f"{source}: the costlier algorithms are not found better than the cheaper ones")
     lines.append(cost_unit_sentence(ranking.profile))
     return lines

@@ -461,14 +461,11 @@ def _index(ranking, stems):
 
 def _datasets_table(ranking, stems):
     """One row per data set, linking to its page (when the data sets have pages)."""
-    rows = []
-    for r, stem in zip(ranking.datasets, stems):
-        n_edges = int(r.table.override[r.index].sum()) if r.tested else 0
-        rows.append(f'<tr><td><a href="{_dataset_href(ranking, stem)}">{_e(r.name)}</a></td>'
-                    f"<td>{_e(', '.join(r.order[:3]))}{', …' if len(r.order) > 3 else ''}</td>"
-                    f'<td class="num">{n_edges}</td></tr>')
-    return ("<table><thead><tr><th>data set</th><th>order (best first)</th><th>overrides</th>"
-            "</tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
+    rows = [f'<tr><td><a href="{_dataset_href(ranking, stem)}">{_e(r.name)}</a></td>'
+            f"<td>{_e(', '.join(r.order[:3]))}{', …' if len(r.order) > 3 else ''}</td>"
+            f'<td class="num">{r.n_overrides}</td></tr>'
+            for r, stem in zip(ranking.datasets, stems)]
+    return html_table(["data set", "order (best first)", "overrides"], (), body=rows)
 
 
 def _report_pages(ranking, graphs=None, captions="inside", figures_for=None):
