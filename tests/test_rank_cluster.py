@@ -468,3 +468,30 @@ def test_the_errors_of_a_cluster_run_are_read_one_part_at_a_time(tmp_path, monke
     assert results.error_range == (whole.min(), 0.9)     # read once, not per call
     assert len(loads) == 2
     np.testing.assert_array_equal(np.stack([rows[s] for s in range(6)]), whole)
+
+
+def test_the_tests_of_a_data_set_are_rerun_once_for_all_their_columns(partitioned, tmp_path,
+                                                                      monkeypatch):
+    # Reference: the single-process run's pairwise file. A cluster run's statistics and
+    # p-values are rerun from its parts when read; the report reads a data set's columns
+    # one after the other, and each column reran the data set's tests.
+    from multitest.run import _rank_cluster
+
+    folder, argv, _ = partitioned
+    out = tmp_path / "workers"
+    run = _cli(argv + ["--out", str(out), "--workers", "2"])
+    assert run.returncode == 0, run.stderr
+    reruns = []
+    real = _rank_cluster.read_pairwise
+    monkeypatch.setattr(_rank_cluster, "read_pairwise",
+                        lambda *args: reruns.append(args) or real(*args))
+    parts = _rank_cluster._Parts(str(out / "pairwise.npz"), np.arange(0, S + 1, S // PARTS))
+    P = L * (L - 1) // 2
+    columns = ("statistic", "pvalue", "pvalue_adjusted")
+    rows = {c: _rank_cluster._PartRows(parts, (S, P), c) for c in columns}
+    single = read_pairwise(folder / "single" / "pairwise.npz", ["ds0003", "ds0045"])
+    for s, name in ((3, "ds0003"), (45, "ds0045")):
+        expected = single[single["dataset"] == name]
+        for c in columns:
+            np.testing.assert_array_equal(rows[c][s], expected[c].to_numpy())
+    assert len(reruns) == 2

@@ -325,10 +325,35 @@ def _check_partitioned(parts, answers):
 
 
 class _Parts:
-    """Where each data set of a cluster run is: its part file and row there."""
+    """Where each data set of a cluster run is: its part file and row there; what was read
+    last is kept, as the data sets are read in turn: the per-fold errors of a part (each
+    read of a data set loaded its whole part: quadratic, and every row kept its part
+    alive), and the tests of a data set (its statistics and p-values, read one column after
+    the other, are one rerun)."""
 
     def __init__(self, folder, starts):
         self.folder, self._starts = folder, starts
+        self._errors = (None, None)     # a part file, its errors
+        self._tests = (None, None)      # (part file, row), the data set's tests
+
+    def errors(self, s):
+        """The per-fold errors of data set ``s``."""
+        part, row = self.locate(s)
+        if self._errors[0] != part:
+            with np.load(part, allow_pickle=False) as archive:
+                self._errors = (part, archive["errors"])
+        return self._errors[1][row]
+
+    def tests(self, s):
+        """The tests of data set ``s`` (:func:`~multitest.outputs.read_pairwise`: rerun from
+        the stored errors, bit for bit)."""
+        where = self.locate(s)
+        if self._tests[0] != where:
+            part, row = where
+            with np.load(part, allow_pickle=False) as archive:
+                name = str(archive["datasets"][row])
+            self._tests = (where, read_pairwise(part, [name]))
+        return self._tests[1]
 
     def moved(self, folder):
         """The parts are now in `folder` (the transaction committed)."""
@@ -382,29 +407,15 @@ class _PartRows(RowArray):
     def __init__(self, parts, shape, column):
         self._parts, self.shape, self._column = parts, shape, column
         self.ndim = len(shape)
-        self._last = (None, None)    # the part whose errors were read last, and its errors
 
     def __getitem__(self, key):
         row_key, rest = self._split(key)
         if not isinstance(row_key, (int, np.integer)) or len(rest) > 1:
             raise TypeError("the results of a cluster run are read one data set at a time")
-        part, row = self._parts.locate(self._data_set(row_key))
-        if self._column is None:
-            values = self._errors_of(part)[row]
-        else:
-            with np.load(part, allow_pickle=False) as archive:
-                name = str(archive["datasets"][row])
-            values = read_pairwise(part, [name])[self._column].to_numpy()
+        s = self._data_set(row_key)
+        values = self._parts.errors(s) if self._column is None else \
+            self._parts.tests(s)[self._column].to_numpy()
         return values[rest[0]] if rest else values
-
-    def _errors_of(self, part):
-        """The per-fold errors of `part`, read once while its data sets are read in turn
-        (each read of a data set loaded its whole part: quadratic, and every row kept its
-        part alive)."""
-        if self._last[0] != part:
-            with np.load(part, allow_pickle=False) as archive:
-                self._last = (part, archive["errors"])
-        return self._last[1]
 
 
 def _labels(parts, answers):
