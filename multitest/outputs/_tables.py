@@ -102,8 +102,7 @@ def _orders_parts(ranking, step):
     hashed per cell): the names of a column are its categories, written once each.
     """
     datasets = ranking.results.datasets
-    first = ranking.datasets[0]
-    order, prior = first.orders.order, first.table.prior
+    order, prior = ranking.orders.order, ranking.table.prior
     L = order.shape[1]
     # Index -1 (after the ordered algorithms, under missing='partial') is a blank.
     algorithms = list(ranking.algorithms)
